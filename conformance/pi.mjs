@@ -7,12 +7,11 @@
 process.env.TZ = "UTC";
 
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { DATA_CONFORMANCE, HERE, REPO } from "./paths.mjs";
 
-export const HERE = dirname(fileURLToPath(import.meta.url));
-export const REPO = dirname(HERE);
-export const DATA_CONFORMANCE = join(REPO, "data", "conformance");
+export { DATA_CONFORMANCE, HERE, REPO };
 export const PI_VERSION = "0.87.1";
 
 export function nodeModulesDir() {

@@ -59,7 +59,7 @@ function findCycle(entries, leafId) {
   const seen = new Map(); // entry object -> position in walk
   const walk = [];
   let current = leaf;
-  while (current !== undefined && current !== null && current !== false && current !== 0 && current !== "") {
+  while (current) {
     if (seen.has(current)) return walk.slice(seen.get(current)).map(idOf);
     seen.set(current, walk.length);
     walk.push(current);
@@ -70,9 +70,9 @@ function findCycle(entries, leafId) {
 }
 
 /** Choose leaves: null (Pi's default) + for version >= 2 files tree leaves and a few interior ids. */
-function chooseLeaves(entries, headerVersion) {
+function chooseLeaves(entries, idsStable) {
   const leaves = [null];
-  if (!(typeof headerVersion === "number" && headerVersion >= 2)) return leaves;
+  if (!idsStable) return leaves;
   const ids = [];
   const seenIds = new Set();
   for (const e of entries) {
@@ -97,45 +97,39 @@ function chooseLeaves(entries, headerVersion) {
   return leaves;
 }
 
-function errorCase(leaf, stage, err) {
-  return { leaf, error: "exception", stage, message: String(err && err.message !== undefined ? err.message : err) };
+function errorCase(partial, stage, err) {
+  return { ...partial, error: "exception", stage, message: String(err && err.message !== undefined ? err.message : err) };
 }
 
 function recordCase(entries, leaf) {
   const cycle = findCycle(entries, leaf ?? undefined);
   if (cycle) return { leaf, error: "cycle", cycle };
   const leafArg = leaf ?? undefined;
-  let context, projection;
-  try {
-    context = buildSessionContext(entries, leafArg);
-  } catch (err) {
-    return errorCase(leaf, "context", err);
+  const out = { leaf };
+  // Each stage is recorded when it succeeds; the first failing stage ends the case with
+  // {error: "exception", stage, message} (later fields absent).
+  const stages = [
+    ["context", () => buildSessionContext(entries, leafArg)],
+    [
+      "projection",
+      () =>
+        buildSessionProjection(entries, leafArg).entries.map((item) => [
+          entries.indexOf(item.sourceEntry),
+          item.messages.length,
+        ]),
+    ],
+    ["llm", () => convertToLlm(out.context.messages)],
+    ["systemMessage", () => getCurrentSystemMessage(out.context.messages) ?? null],
+    ["systemPrompt", () => getCurrentSystemPrompt(out.context.messages)],
+  ];
+  for (const [stage, fn] of stages) {
+    try {
+      out[stage] = fn();
+    } catch (err) {
+      return errorCase(out, stage, err);
+    }
   }
-  try {
-    projection = buildSessionProjection(entries, leafArg).entries.map((item) => [
-      entries.indexOf(item.sourceEntry),
-      item.messages.length,
-    ]);
-  } catch (err) {
-    return errorCase(leaf, "projection", err);
-  }
-  let llm, systemMessage, systemPrompt;
-  try {
-    llm = convertToLlm(context.messages);
-  } catch (err) {
-    return errorCase(leaf, "llm", err);
-  }
-  try {
-    systemMessage = getCurrentSystemMessage(context.messages) ?? null;
-  } catch (err) {
-    return errorCase(leaf, "systemMessage", err);
-  }
-  try {
-    systemPrompt = getCurrentSystemPrompt(context.messages);
-  } catch (err) {
-    return errorCase(leaf, "systemPrompt", err);
-  }
-  return { leaf, context, projection, llm, systemMessage, systemPrompt };
+  return out;
 }
 
 /** Detect whether Pi's getTree() traversal would loop (a node reachable from itself). */
@@ -206,14 +200,28 @@ export function recordFile(absPath) {
     copyFileSync(absPath, tmpFile);
     const fileEntries = loadEntriesFromFile(tmpFile);
     if (fileEntries.length === 0) {
-      return { pi: PI_VERSION, file, error: "no-valid-header", headerVersion: null, entryCount: 0, cases: [] };
+      return {
+        pi: PI_VERSION,
+        file,
+        headerVersion: null,
+        entryCount: 0,
+        sessionName: null,
+        error: "no-valid-header",
+        cases: [],
+      };
     }
     const originalVersion = fileEntries[0].version;
     const headerVersion = originalVersion === undefined ? null : originalVersion;
-    const migratedFrom = fileEntries.find((e) => isObj(e) && e.type === "session")?.version ?? 1;
-    migrateSessionEntries(fileEntries);
+    // Pi: version = header.version ?? 1; v1->v2 (fresh random ids) runs when version < 2 (JS comparison).
+    const effectiveVersion = fileEntries[0].version ?? 1;
+    const idsStable = !(effectiveVersion < 2);
+    let migrationError = null;
+    try {
+      migrateSessionEntries(fileEntries);
+    } catch (err) {
+      migrationError = String(err && err.message !== undefined ? err.message : err);
+    }
     const entries = fileEntries.filter((e) => e.type !== "session");
-    const idsStable = typeof migratedFrom === "number" && migratedFrom >= 2 && typeof headerVersion === "number";
 
     const golden = {
       pi: PI_VERSION,
@@ -222,6 +230,14 @@ export function recordFile(absPath) {
       entryCount: entries.length,
       sessionName: null,
     };
+    if (migrationError !== null) {
+      // Pi cannot open such a file (the exception propagates out of SessionManager).
+      golden.error = "exception";
+      golden.stage = "migration";
+      golden.message = migrationError;
+      golden.cases = [];
+      return golden;
+    }
     // A fresh copy for the manager (migration mutates in place; the manager must not share objects).
     let manager = null;
     try {
@@ -247,7 +263,7 @@ export function recordFile(absPath) {
         golden.treeError = String(err && err.message !== undefined ? err.message : err);
       }
     }
-    golden.cases = chooseLeaves(entries, idsStable ? headerVersion : 1).map((leaf) => recordCase(entries, leaf));
+    golden.cases = chooseLeaves(entries, idsStable).map((leaf) => recordCase(entries, leaf));
     return golden;
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -1,0 +1,39 @@
+"""pisession: which lines of a Pi session file reached the model, and why.
+
+Reads Pi 0.87.1 session files (JSON Lines) losslessly, migrates v1/v2 to v3 in memory,
+builds the entry tree and the model context exactly as Pi does, with the source entry
+of every message. Chapter 27 ("The Session File Format") of *Pi Agents*.
+
+>>> import pisession
+>>> session = pisession.load(pisession.sample_path("tour"))
+>>> [m["role"] for m in session.context().messages][:3]
+['system', 'compactionSummary', 'user']
+"""
+
+from .errors import CycleError, PisessionError, SessionFormatError, UnknownLeafError
+from .llm import to_llm
+from .migration import migrate, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
+from .samples import sample_names, sample_path
+from .session import Context, Projection, ProjectedEntry, Session, load, loads
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Context",
+    "CycleError",
+    "PisessionError",
+    "ProjectedEntry",
+    "Projection",
+    "Session",
+    "SessionFormatError",
+    "UnknownLeafError",
+    "load",
+    "loads",
+    "migrate",
+    "migrate_v1_to_v2",
+    "migrate_v2_to_v3",
+    "sample_names",
+    "sample_path",
+    "sequential_ids",
+    "to_llm",
+]

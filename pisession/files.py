@@ -1,0 +1,251 @@
+"""Session files on disk: where Pi keeps them, listing them, and writing safely.
+
+Pi stores a session at ``<agentDir>/sessions/--<cwd>--/<timestamp>_<sessionId>.jsonl``.
+``agentDir`` is ``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent`` (PiG: ``$PIG_CODING_AGENT_DIR``
+or ``~/.pig/agent``); ``$PI_CODING_AGENT_SESSION_DIR`` replaces the sessions root.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .jsdate import js_time_ms
+from .jsjson import LineDecodeError, loads
+from .jsvalue import field
+
+AGENTS = {"pi": ("PI", ".pi"), "pig": ("PIG", ".pig")}
+
+
+def session_dir_name(cwd: str) -> str:
+    """The folder name Pi derives from a working directory.
+
+    One leading ``/`` or ``\\`` is removed, then every ``/``, ``\\`` and ``:`` becomes ``-``.
+
+    >>> session_dir_name("/home/reader/projects/demo-app")
+    '--home-reader-projects-demo-app--'
+    >>> session_dir_name("C:\\\\work\\\\api")
+    '--C--work-api--'
+    """
+    return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
+
+
+def session_file_name(timestamp: str, session_id: str) -> str:
+    """``<timestamp>_<sessionId>.jsonl`` with ``:`` and ``.`` of the time made ``-``.
+
+    >>> session_file_name("2026-11-30T02:48:34.392Z", "01a2")
+    '2026-11-30T02-48-34-392Z_01a2.jsonl'
+    """
+    return re.sub(r"[:.]", "-", timestamp) + f"_{session_id}.jsonl"
+
+
+def agent_dir(agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
+    """``$PI_CODING_AGENT_DIR`` (or ``$PIG_...`` for PiG), else ``~/.pi/agent``.
+
+    >>> str(agent_dir("pig", {"PIG_CODING_AGENT_DIR": "/tmp/pig"}))
+    '/tmp/pig'
+    """
+    env = os.environ if env is None else env
+    prefix, folder = AGENTS[agent]
+    configured = env.get(f"{prefix}_CODING_AGENT_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / folder / "agent"
+
+
+def sessions_root(agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
+    """Where the per-cwd session folders live: ``$..._CODING_AGENT_SESSION_DIR`` if set,
+    else ``<agentDir>/sessions``."""
+    env = os.environ if env is None else env
+    prefix, _ = AGENTS[agent]
+    configured = env.get(f"{prefix}_CODING_AGENT_SESSION_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    return agent_dir(agent, env) / "sessions"
+
+
+def default_session_dir(cwd: str, agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
+    """The folder Pi uses for sessions started in ``cwd``."""
+    return agent_dir(agent, env) / "sessions" / session_dir_name(os.path.abspath(cwd))
+
+
+@dataclass
+class SessionInfo:
+    """One row of a session listing (the fields of Pi's session picker)."""
+
+    path: Path
+    id: str
+    cwd: str
+    name: str | None
+    parent_session: str | None
+    created: datetime | None
+    modified: datetime
+    message_count: int
+    first_message: str
+
+
+def _iso(ms: float) -> datetime | None:
+    if ms != ms:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def _text_of(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return " ".join(str(b.get("text", "")) for b in content if field(b, "type") == "text")
+
+
+def session_info(path: str | os.PathLike) -> SessionInfo | None:
+    """Summarise one file as Pi's session list does; None if it is not a session.
+
+    Reads line by line (no migration, nothing written).
+    """
+    path = Path(path)
+    header = None
+    name = None
+    count = 0
+    first = ""
+    last_activity = None
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                try:
+                    entry = loads(raw.rstrip(b"\n")) if raw.strip() else None
+                except LineDecodeError:
+                    continue
+                if not entry:
+                    continue
+                if header is None:
+                    if field(entry, "type") != "session":
+                        return None
+                    header = entry
+                    continue
+                kind = field(entry, "type")
+                if kind == "session_info":
+                    value = field(entry, "name")
+                    name = value.strip() or None if isinstance(value, str) else None
+                if kind != "message":
+                    continue
+                count += 1
+                message = field(entry, "message")
+                if not isinstance(message, dict) or "content" not in message:
+                    continue
+                role = message.get("role")
+                if role not in ("user", "assistant"):
+                    continue
+                stamp = message.get("timestamp")
+                when = stamp if isinstance(stamp, (int, float)) else js_time_ms(entry.get("timestamp"))
+                if when == when:
+                    last_activity = max(last_activity or 0, when)
+                text = _text_of(message)
+                if text and not first and role == "user":
+                    first = text
+        stat = path.stat()
+    except OSError:
+        return None
+    if header is None or not isinstance(header, dict) or not isinstance(header.get("id"), str):
+        return None
+    created = _iso(js_time_ms(header.get("timestamp")))
+    if last_activity:
+        modified = _iso(last_activity)
+    elif created:
+        modified = created
+    else:
+        modified = datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc)
+    cwd = header.get("cwd")
+    return SessionInfo(
+        path=path,
+        id=header["id"],
+        cwd=cwd if isinstance(cwd, str) else "",
+        name=name,
+        parent_session=header.get("parentSession"),
+        created=created,
+        modified=modified,  # type: ignore[arg-type]
+        message_count=count,
+        first_message=first or "(no messages)",
+    )
+
+
+def iter_session_files(root: str | os.PathLike) -> Iterator[Path]:
+    """``*.jsonl`` files in ``root`` and in its per-cwd subfolders (one level down)."""
+    root = Path(root)
+    if not root.is_dir():
+        return
+    for child in sorted(root.iterdir()):
+        if child.is_file() and child.suffix == ".jsonl":
+            yield child
+        elif child.is_dir():
+            yield from sorted(p for p in child.glob("*.jsonl") if p.is_file())
+
+
+def list_sessions(
+    root: str | os.PathLike | None = None,
+    agent: str = "pi",
+    env: Mapping[str, str] | None = None,
+) -> list[SessionInfo]:
+    """Every session under ``root`` (default: Pi's sessions root), newest first.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.jsonl").write_text('{"type":"session","id":"x","cwd":"/w",'
+    ...     '"timestamp":"2026-01-01T00:00:00Z"}\\n')
+    >>> [i.id for i in list_sessions(d)]
+    ['x']
+    """
+    root = sessions_root(agent, env) if root is None else Path(root)
+    infos = [info for p in iter_session_files(root) if (info := session_info(p)) is not None]
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) -> Path:
+    """Write ``data`` to ``path`` through a temp file in the same folder, fsync, rename.
+
+    A crash leaves either the old file or the new one, never half of one. Refuses to
+    replace an existing file unless ``overwrite`` is true.
+    """
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path}: exists (pass overwrite=True / --in-place to replace it)")
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(temp, path.stat().st_mode & 0o7777)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+    try:
+        directory = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+    except OSError:
+        pass
+    return path
+
+
+def to_jsonable(info: SessionInfo) -> dict:
+    """A ``SessionInfo`` as plain JSON-ready values (for ``pisession ls --json``)."""
+    out = dict(info.__dict__)
+    out["path"] = str(info.path)
+    for key in ("created", "modified"):
+        out[key] = out[key].isoformat().replace("+00:00", "Z") if out[key] else None
+    return json.loads(json.dumps(out, default=str))

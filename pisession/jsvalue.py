@@ -1,0 +1,155 @@
+"""JavaScript value semantics that Pi's session code relies on.
+
+Pi reads entries without validating them, so a hand-edited file exercises JavaScript's
+rules for property access on non-objects, truthiness, ``===`` and string conversion.
+These helpers reproduce the ones the context rules touch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+
+class _Undefined:
+    """JavaScript's ``undefined``: a field that is absent (JSON output omits it)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNDEFINED = _Undefined()
+
+
+def field(value: object, name: str) -> object:
+    """``value.name`` in JavaScript: ``UNDEFINED`` when absent or when value is no object.
+
+    >>> field({"id": "a1"}, "id"), field({"id": "a1"}, "parentId"), field(5, "id")
+    ('a1', undefined, undefined)
+    """
+    if isinstance(value, dict):
+        return value.get(name, UNDEFINED)
+    return UNDEFINED
+
+
+def truthy(value: object) -> bool:
+    """JavaScript truthiness of a JSON value (empty arrays and objects are true).
+
+    >>> [truthy(v) for v in ("", "x", 0, 0.0, 1, None, [], {}, UNDEFINED)]
+    [False, True, False, False, True, False, True, True, False]
+    """
+    if value is None or value is UNDEFINED or value is False:
+        return False
+    if isinstance(value, str):
+        return value != ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value == value and value != 0
+    return True
+
+
+def nullish(value: object) -> bool:
+    """``value == null`` in JavaScript (``null`` or absent)."""
+    return value is None or value is UNDEFINED
+
+
+def strict_equal(a: object, b: object) -> bool:
+    """``a === b`` for JSON values (objects compare by identity, as in JavaScript).
+
+    >>> strict_equal("a", "a"), strict_equal(1, 1.0), strict_equal(True, 1)
+    (True, True, False)
+    """
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+        return a is b
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def map_key(value: object) -> Hashable | None:
+    """A dict key that behaves like a JavaScript ``Map`` key, or None if none can
+    (objects and arrays are identity keys in JavaScript and never match a JSON value)."""
+    if isinstance(value, (dict, list)):
+        return None
+    if isinstance(value, bool):
+        return ("bool", value)
+    return value
+
+
+def js_string(value: object) -> str:
+    """``String(value)`` / template-literal conversion for JSON values.
+
+    >>> [js_string(v) for v in (None, UNDEFINED, True, 3, 2.5, "s", [1, None], {})]
+    ['null', 'undefined', 'true', '3', '2.5', 's', '1,', '[object Object]']
+    """
+    from .jsjson import js_number
+
+    if value is UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (float("inf"), float("-inf")):
+            return "Infinity" if value > 0 else "-Infinity"
+        return js_number(repr(value))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ",".join("" if v is None or v is UNDEFINED else js_string(v) for v in value)
+    return "[object Object]"
+
+
+def to_number(value: object) -> float:
+    """``Number(value)`` for the header ``version`` comparison (``"3" >= 3`` is true).
+
+    >>> to_number("3"), to_number(True), to_number(None), to_number("x") != to_number("x")
+    (3.0, 1.0, 0.0, True)
+    """
+    if value is None:
+        return 0.0
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, list):
+        return to_number(js_string(value))
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return 0.0
+        try:
+            if text[:2].lower() in ("0x", "0o", "0b"):
+                return float(int(text, 0))
+            if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+                raise ValueError
+            return float(text)
+        except ValueError:
+            if text in ("Infinity", "+Infinity", "-Infinity"):
+                return float(text.replace("Infinity", "inf"))
+            return float("nan")
+    return float("nan")
+
+
+def js_falsy(value: object) -> bool:
+    """True for the values JavaScript treats as false.
+
+    >>> [js_falsy(v) for v in (None, 0, False, "", [], {}, "0")]
+    [True, True, True, True, False, False, False]
+    """
+    return not truthy(value)

@@ -1,0 +1,92 @@
+"""Layer 4: context messages turned into provider messages (Pi's ``convertToLlm``).
+
+Summaries, custom and bash-execution messages become user messages with Pi's exact
+wording; system, user, assistant and toolResult messages pass through unchanged;
+any other role is dropped. (Request-time hooks in Pi may still rewrite the result:
+this is Pi's projection of the context, not a captured provider payload.)
+"""
+
+from __future__ import annotations
+
+from .jsvalue import UNDEFINED, field, js_string, nullish, truthy
+
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:"
+    "\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:"
+    "\n\n<summary>\n"
+)
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+
+PASS_THROUGH_ROLES = ("system", "user", "assistant", "toolResult")
+
+
+def bash_execution_text(message: dict) -> str:
+    """The user-message text Pi writes for a ``bashExecution`` message.
+
+    >>> print(bash_execution_text({"command": "ls", "output": "a", "exitCode": 2}))
+    Ran `ls`
+    ```
+    a
+    ```
+    <BLANKLINE>
+    Command exited with code 2
+    """
+    text = f"Ran `{js_string(field(message, 'command'))}`\n"
+    output = field(message, "output")
+    text += f"```\n{js_string(output)}\n```" if truthy(output) else "(no output)"
+    exit_code = field(message, "exitCode")
+    if truthy(field(message, "cancelled")):
+        text += "\n\n(command cancelled)"
+    elif not nullish(exit_code) and exit_code != 0:
+        text += f"\n\nCommand exited with code {js_string(exit_code)}"
+    if truthy(field(message, "truncated")) and truthy(field(message, "fullOutputPath")):
+        text += f"\n\n[Output truncated. Full output: {js_string(field(message, 'fullOutputPath'))}]"
+    return text
+
+
+def _user(content: object, timestamp: object) -> dict:
+    out: dict = {"role": "user", "content": content, "timestamp": timestamp}
+    return {k: v for k, v in out.items() if v is not UNDEFINED}
+
+
+def _text(text: str) -> list:
+    return [{"type": "text", "text": text}]
+
+
+def to_llm_message(message: object) -> dict | None:
+    """One context message as a provider message, or None when Pi drops it."""
+    role = field(message, "role")
+    timestamp = field(message, "timestamp")
+    if role in PASS_THROUGH_ROLES:
+        return message  # type: ignore[return-value]
+    if role == "bashExecution":
+        if truthy(field(message, "excludeFromContext")):
+            return None
+        return _user(_text(bash_execution_text(message)), timestamp)  # type: ignore[arg-type]
+    if role == "custom":
+        content = field(message, "content")
+        return _user(_text(content) if isinstance(content, str) else content, timestamp)
+    if role == "branchSummary":
+        summary = js_string(field(message, "summary"))
+        return _user(_text(BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX), timestamp)
+    if role == "compactionSummary":
+        summary = js_string(field(message, "summary"))
+        return _user(
+            _text(COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX), timestamp
+        )
+    return None
+
+
+def to_llm(messages: list) -> list:
+    """Pi's ``convertToLlm``: context messages -> provider messages.
+
+    >>> to_llm([{"role": "custom", "content": "note", "timestamp": 5},
+    ...         {"role": "hookMessage", "content": "dropped"}])
+    [{'role': 'user', 'content': [{'type': 'text', 'text': 'note'}], 'timestamp': 5}]
+    """
+    converted = (to_llm_message(m) for m in messages)
+    return [m for m in converted if m is not None]

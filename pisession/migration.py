@@ -1,0 +1,187 @@
+"""Layer 2: legacy session versions brought to version 3, one step at a time.
+
+Each step takes the list of parsed values *with the header at index 0* (that is what
+``firstKeptEntryIndex`` counts in) and returns a new list plus a report of what it
+changed. Input values are never modified: changed entries are copies.
+
+- v1 -> v2: fresh ids, ``parentId`` chains each entry to the previous one, and a
+  compaction's ``firstKeptEntryIndex`` becomes ``firstKeptEntryId``.
+- v2 -> v3: ``message.role == "hookMessage"`` becomes ``"custom"`` inside ``message``
+  entries (the ``custom`` *entry type* is something else and is left alone).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from .errors import SessionFormatError
+from .jsvalue import UNDEFINED, to_number
+
+CURRENT_VERSION = 3
+
+IdFactory = Callable[[], str]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One field one migration step changed. ``index`` counts parsed values, header = 0."""
+
+    index: int
+    field: str
+    before: object
+    after: object
+    note: str = ""
+
+
+@dataclass
+class MigrationStep:
+    """What one step (``from_version`` -> ``to_version``) changed."""
+
+    from_version: int
+    to_version: int
+    changes: list[Change] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """A one-line account, e.g. ``v1 -> v2: 12 changes``."""
+        kinds: dict[str, int] = {}
+        for c in self.changes:
+            kinds[c.field] = kinds.get(c.field, 0) + 1
+        detail = ", ".join(f"{n} {k}" for k, n in kinds.items()) or "nothing to change"
+        return f"v{self.from_version} -> v{self.to_version}: {detail}"
+
+
+def random_ids() -> IdFactory:
+    """Pi's id scheme: the first 8 hex characters of a random UUID."""
+    return lambda: uuid.uuid4().hex[:8]
+
+
+def sequential_ids(prefix: str = "m") -> IdFactory:
+    """Deterministic ids for teaching output: ``m0000001``, ``m0000002``, ...
+
+    >>> make = sequential_ids(); make(), make()
+    ('m0000001', 'm0000002')
+    """
+    counter: Iterator[int] = iter(range(1, 10**9))
+    width = 8 - len(prefix)
+    return lambda: f"{prefix}{next(counter):0{width}d}"
+
+
+def header_version(header: dict) -> float:
+    """The header's version as Pi compares it (missing or null means 1).
+
+    >>> header_version({}), header_version({"version": 2}), header_version({"version": "3"})
+    (1.0, 2.0, 3.0)
+    """
+    version = header.get("version")
+    return 1.0 if version is None else to_number(version)
+
+
+def _is_session(value: object) -> bool:
+    return isinstance(value, dict) and value.get("type") == "session"
+
+
+def _set(entry: dict, key: str, value: object, index: int, changes: list, note: str = "") -> None:
+    before = entry.get(key, UNDEFINED)
+    entry[key] = value
+    changes.append(Change(index, key, before, value, note))
+
+
+def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[list, MigrationStep]:
+    """Give every entry an id and chain it to the previous one (Pi's ``migrateV1ToV2``).
+
+    ``values`` is the list of parsed values, header first. Existing ids are overwritten.
+    A compaction's ``firstKeptEntryIndex`` (header = 0) becomes ``firstKeptEntryId``
+    unless it points at the header, past the end or at a later entry without an id.
+
+    >>> out, step = migrate_v1_to_v2(
+    ...     [{"type": "session", "id": "s"}, {"type": "message"}, {"type": "message"}],
+    ...     new_id=sequential_ids())
+    >>> [(e.get("id"), e.get("parentId")) for e in out[1:]]
+    [('m0000001', None), ('m0000002', 'm0000001')]
+    """
+    make_id = new_id or random_ids()
+    step = MigrationStep(1, 2)
+    out = list(values)
+    previous_id = None
+    for index, value in enumerate(values):
+        if not isinstance(value, dict):
+            raise SessionFormatError(
+                "<entries>", None, f"value {index} is not an object; Pi 0.87.1 fails to migrate it"
+            )
+        entry = dict(value)
+        out[index] = entry
+        if entry.get("type") == "session":
+            _set(entry, "version", 2, index, step.changes, "header")
+            continue
+        _set(entry, "id", make_id(), index, step.changes, "fresh id")
+        _set(entry, "parentId", previous_id, index, step.changes, "chained to previous entry")
+        previous_id = entry["id"]
+        if entry.get("type") != "compaction":
+            continue
+        kept_index = entry.get("firstKeptEntryIndex", UNDEFINED)
+        if isinstance(kept_index, bool) or not isinstance(kept_index, (int, float)):
+            continue
+        target = None
+        if float(kept_index).is_integer() and 0 <= kept_index < len(out):
+            target = out[int(kept_index)]
+        if isinstance(target, dict) and target.get("type") != "session" and "id" in target:
+            _set(entry, "firstKeptEntryId", target["id"], index, step.changes,
+                 f"firstKeptEntryIndex {kept_index} resolved")
+        del entry["firstKeptEntryIndex"]
+        step.changes.append(Change(index, "firstKeptEntryIndex", kept_index, UNDEFINED, "deleted"))
+    return out, step
+
+
+def migrate_v2_to_v3(values: list) -> tuple[list, MigrationStep]:
+    """Rename the ``hookMessage`` role to ``custom`` inside message entries.
+
+    >>> out, step = migrate_v2_to_v3([{"type": "session", "version": 2},
+    ...     {"type": "message", "message": {"role": "hookMessage", "content": "hi"}}])
+    >>> out[1]["message"]["role"], step.summary()
+    ('custom', 'v2 -> v3: 1 version, 1 message.role')
+    """
+    step = MigrationStep(2, 3)
+    out = list(values)
+    for index, value in enumerate(values):
+        if _is_session(value):
+            entry = dict(value)
+            _set(entry, "version", 3, index, step.changes, "header")
+            out[index] = entry
+        elif isinstance(value, dict) and value.get("type") == "message":
+            message = value.get("message")
+            if isinstance(message, dict) and message.get("role") == "hookMessage":
+                entry = dict(value)
+                entry["message"] = {**message, "role": "custom"}
+                step.changes.append(
+                    Change(index, "message.role", "hookMessage", "custom", "renamed")
+                )
+                out[index] = entry
+    return out, step
+
+
+def migrate(
+    values: list, to: int = CURRENT_VERSION, new_id: IdFactory | None = None
+) -> tuple[list, list[MigrationStep]]:
+    """Run the steps the header version calls for (Pi's ``migrateToCurrentVersion``).
+
+    Returns the migrated values and the steps applied (empty when already current).
+
+    >>> out, steps = migrate([{"type": "session", "id": "s"}, {"type": "message",
+    ...     "message": {"role": "hookMessage"}}], new_id=sequential_ids())
+    >>> [s.summary() for s in steps]
+    ['v1 -> v2: 1 version, 1 id, 1 parentId', 'v2 -> v3: 1 version, 1 message.role']
+    """
+    header = next((v for v in values if _is_session(v)), None)
+    version = header_version(header) if header is not None else 1.0
+    steps: list[MigrationStep] = []
+    if version >= CURRENT_VERSION:
+        return values, steps
+    if version < 2 and to >= 2:
+        values, step = migrate_v1_to_v2(values, new_id)
+        steps.append(step)
+    if version < 3 and to >= 3:
+        values, step = migrate_v2_to_v3(values)
+        steps.append(step)
+    return values, steps

@@ -1,0 +1,447 @@
+"""The ``Session``: a session file read losslessly, with its tree and its contexts.
+
+``load`` reads bytes (never writing to the file), parses them as Pi does, migrates
+legacy versions in memory and returns a ``Session``. Its methods answer the chapter's
+question for any leaf: which entries reached the model, with which messages, and why.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from . import context as ctx
+from . import jsjson
+from .errors import CycleError, SessionFormatError, UnknownLeafError
+from .jsvalue import UNDEFINED, map_key
+from .jsvalue import field as js_field
+from .llm import to_llm
+from .migration import CURRENT_VERSION, IdFactory, MigrationStep, header_version, migrate
+from .reader import Diagnostic, Record, full_value, parse_records
+from .stats import SessionStats, session_stats
+from .system_prompt import SystemPrompt, replay_system_prompt
+from .tree import (
+    children_of,
+    dangling_parents,
+    duplicate_ids,
+    entry_graph,
+    find_cycles,
+    leaves,
+    resolved_labels,
+    roots,
+    session_name,
+)
+
+#: Why an entry is in the selection (see ``ProjectedEntry.why``).
+WHY_PATH = "on the path"
+WHY_COMPACTION = "newest compaction on the path"
+WHY_KEPT = "kept range of the compaction"
+WHY_AFTER = "after the compaction"
+
+
+@dataclass
+class ProjectedEntry:
+    """One selected entry and the messages it contributed (after context edits)."""
+
+    position: int
+    line: int
+    entry: dict
+    messages: list
+    why: str
+    edit: dict | None = None
+
+    @property
+    def id(self) -> object:
+        """The entry's id (None when it has none)."""
+        value = js_field(self.entry, "id")
+        return None if value is UNDEFINED else value
+
+
+@dataclass
+class Context:
+    """The model context at a leaf: Pi's ``buildSessionContext`` result."""
+
+    messages: list
+    thinking_level: object
+    model: dict | None
+    leaf: int | None = None
+
+    def to_dict(self) -> dict:
+        """Exactly Pi's JSON shape: ``{"messages", "thinkingLevel", "model"}``."""
+        out: dict = {"messages": self.messages}
+        if self.thinking_level is not UNDEFINED:
+            out["thinkingLevel"] = self.thinking_level
+        out["model"] = self.model
+        return out
+
+    def to_llm(self) -> list:
+        """The provider messages (Pi's ``convertToLlm``)."""
+        return to_llm(self.messages)
+
+    def to_json(self, indent: int | None = None) -> str:
+        """``to_dict()`` serialised as ``JSON.stringify`` would."""
+        return jsjson.dumps(self.to_dict(), indent)
+
+
+@dataclass
+class Projection:
+    """Every selected entry with its messages: the provenance of each context message."""
+
+    entries: list[ProjectedEntry]
+    context: Context
+    path: list[int] = field(default_factory=list)
+    compaction: int | None = None
+
+    @property
+    def messages(self) -> list:
+        """All context messages in order (the same list as ``context.messages``)."""
+        return self.context.messages
+
+    def source_of(self, message_index: int) -> ProjectedEntry:
+        """The selected entry that contributed context message number ``message_index``."""
+        seen = 0
+        for item in self.entries:
+            seen += len(item.messages)
+            if message_index < seen:
+                return item
+        raise IndexError(message_index)
+
+
+class Session:
+    """A parsed session file. Create one with ``pisession.load``.
+
+    Entries stay the raw dicts of the file (unknown types and fields included), in file
+    order, header excluded; ``entry_lines`` gives each one's line number.
+    """
+
+    def __init__(
+        self,
+        data: bytes,
+        records: list[Record],
+        diagnostics: list[Diagnostic],
+        source: str = "<bytes>",
+        new_id: IdFactory | None = None,
+        migrate_legacy: bool = True,
+    ):
+        self.source = source
+        self._data = data
+        self.diagnostics = diagnostics
+        self._header_record = records[0]
+        self._records = records
+        entry_records = []
+        for record in records[1:]:
+            if js_field(record.skeleton, "type") == "session":
+                diagnostics.append(
+                    Diagnostic(
+                        record.line, "extra-header",
+                        "a second session header; Pi does not treat it as an entry",
+                    )
+                )
+            else:
+                entry_records.append(record)
+        diagnostics.sort(key=lambda d: d.line)
+        self._entry_records = entry_records
+        self.entry_lines: list[int] = [r.line for r in entry_records]
+        header = self._full(self._header_record)
+        self.original_version = header.get("version")
+        self.migration_steps: list[MigrationStep] = []
+        self._migrated: list | None = None
+        if migrate_legacy and header_version(header) < CURRENT_VERSION:
+            values = [self._full(r) for r in records]
+            migrated, steps = migrate(values, new_id=new_id)
+            self.migration_steps = steps
+            if steps:
+                by_record = dict(zip(map(id, records), migrated))
+                self._header_migrated = by_record[id(self._header_record)]
+                self._migrated = [by_record[id(r)] for r in entry_records]
+
+    # --- reading ------------------------------------------------------------------
+
+    def _full(self, record: Record) -> object:
+        return full_value(self._data, record)
+
+    @property
+    def header(self) -> dict:
+        """The header object (migrated when the file was a legacy version)."""
+        if self._migrated is not None:
+            return self._header_migrated
+        return self._full(self._header_record)  # type: ignore[return-value]
+
+    @property
+    def id(self) -> str:
+        """The session id (the header's ``id``)."""
+        return self.header["id"]
+
+    @property
+    def migrated(self) -> bool:
+        """True when loading migrated a legacy (v1/v2) file in memory."""
+        return self._migrated is not None
+
+    def __len__(self) -> int:
+        return len(self._entry_records)
+
+    def entry(self, position: int) -> dict:
+        """The full entry at ``position`` (file order, header excluded)."""
+        if self._migrated is not None:
+            return self._migrated[position]
+        return self._full(self._entry_records[position])  # type: ignore[return-value]
+
+    @cached_property
+    def entries(self) -> list:
+        """All entries in file order, fully decoded (header excluded)."""
+        return [self.entry(p) for p in range(len(self))]
+
+    @cached_property
+    def _structure(self) -> list:
+        """Light views of the entries (type, id, parentId, role, ...) for walking."""
+        if self._migrated is not None:
+            return self._migrated
+        return [r.skeleton for r in self._entry_records]
+
+    @cached_property
+    def _index(self) -> dict:
+        return ctx.entry_index(self._structure)
+
+    def line_of(self, position: int) -> int:
+        """File line number of the entry at ``position``."""
+        return self.entry_lines[position]
+
+    def position_of(self, entry_id: object) -> int:
+        """Position of the entry with this id (the later one when ids repeat)."""
+        key = map_key(entry_id)
+        if key is None or key not in self._index:
+            raise UnknownLeafError(self.source, entry_id)
+        return self._index[key]
+
+    # --- the tree -----------------------------------------------------------------
+
+    @property
+    def default_leaf(self) -> int | None:
+        """Pi's leaf after loading: the last entry in file order, whatever its type."""
+        return len(self) - 1 if len(self) else None
+
+    def leaves(self) -> list[int]:
+        """Positions of the branch ends (entries no other entry has as parent)."""
+        return leaves(self._structure, self._index)
+
+    def roots(self) -> list[int]:
+        """Positions of root entries (no parent, or a parent id not in the file)."""
+        return roots(self._structure, self._index)
+
+    def children(self) -> dict[int, list[int]]:
+        """Children of every entry in Pi's order (timestamp, then file order)."""
+        return children_of(self._structure, self._index)
+
+    def tree(self):
+        """The entry tree as a ``networkx.DiGraph`` (nodes are positions)."""
+        return entry_graph(self._structure, self.entry_lines, self.labels)
+
+    @cached_property
+    def labels(self) -> dict:
+        """Resolved labels: target id -> label."""
+        return resolved_labels(self._structure)
+
+    @cached_property
+    def name(self) -> str | None:
+        """The session name (latest ``session_info``), or None."""
+        return session_name(self._structure)
+
+    def problems(self) -> dict:
+        """Structural damage: dangling parents, duplicate ids and cycles (positions)."""
+        return {
+            "dangling_parents": dangling_parents(self._structure, self._index),
+            "duplicate_ids": duplicate_ids(self._structure),
+            "cycles": find_cycles(self._structure, self._index),
+        }
+
+    # --- the context ----------------------------------------------------------------
+
+    def _leaf_position(self, leaf_id: object = None) -> int | None:
+        if leaf_id is None:
+            return self.default_leaf
+        return self.position_of(leaf_id)
+
+    def _located(self, error: SessionFormatError, ids: Sequence = ()) -> SessionFormatError:
+        line = None
+        for entry_id in ids:
+            key = map_key(entry_id)
+            if key is not None and key in self._index:
+                line = self.line_of(self._index[key])
+                break
+        if isinstance(error, CycleError):
+            return CycleError(self.source, line, error.cycle)
+        return type(error)(self.source, line, error.reason)
+
+    def path_positions(self, leaf_id: object = None) -> list[int]:
+        """Positions from the root to the leaf (default: the last entry)."""
+        leaf = self._leaf_position(leaf_id)
+        if leaf is None:
+            return []
+        try:
+            return ctx.path_to(self._structure, leaf, self._index, self.source)
+        except CycleError as exc:
+            raise self._located(exc, exc.cycle) from None
+
+    def path(self, leaf_id: object = None) -> list:
+        """The entries from the root to the leaf (default leaf: the last entry)."""
+        return [self.entry(p) for p in self.path_positions(leaf_id)]
+
+    def context_positions(self, leaf_id: object = None) -> list[int]:
+        """Positions of the selected entries (Pi's ``buildContextEntries``)."""
+        path = self.path_positions(leaf_id)
+        try:
+            return ctx.kept_range(self._structure, path, self.source)
+        except ctx.PiFailure as exc:
+            raise self._located(exc) from None
+
+    def context_entries(self, leaf_id: object = None) -> list:
+        """The selected entries: compaction-aware, in context order."""
+        return [self.entry(p) for p in self.context_positions(leaf_id)]
+
+    def projection(self, leaf_id: object = None) -> Projection:
+        """Each selected entry with the messages it contributed, after context edits."""
+        path = self.path_positions(leaf_id)
+        try:
+            settings = ctx.context_settings(self._structure, path, self.source)
+            selected = ctx.kept_range(self._structure, path, self.source)
+            compaction = ctx.latest_compaction(self._structure, path)
+            full = [self.entry(p) for p in selected]
+            edits = ctx.context_edits(full)
+            items = []
+            for rank, (position, entry) in enumerate(zip(selected, full)):
+                edit = ctx.edit_for(edits, entry)
+                if js_field(entry, "type") == "compaction" and rank > 0:
+                    messages = []
+                else:
+                    messages = ctx.apply_context_edit(
+                        ctx.entry_messages(entry, self.source), edit, self.source
+                    )
+                items.append(
+                    ProjectedEntry(
+                        position, self.line_of(position), entry, messages,
+                        _why(rank, position, compaction, path), edit,
+                    )
+                )
+        except ctx.PiFailure as exc:
+            raise self._located(exc) from None
+        messages = [m for item in items for m in item.messages]
+        leaf = path[-1] if path else None
+        context = Context(messages, settings.thinking_level, settings.model, leaf)
+        return Projection(items, context, path, compaction)
+
+    def context(self, leaf_id: object = None) -> Context:
+        """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""
+        return self.projection(leaf_id).context
+
+    def system_prompt(self, leaf_id: object = None) -> SystemPrompt:
+        """The system prompt and tools in force at a leaf, replayed from its context."""
+        return replay_system_prompt(self.context(leaf_id).messages)
+
+    def stats(self, leaf_id: object = None, branch: bool = False) -> SessionStats:
+        """Usage, cost and counts for the whole session, or for one branch's path."""
+        entries = self.path(leaf_id) if branch else self.entries
+        return session_stats(entries)
+
+    # --- writing ----------------------------------------------------------------------
+
+    def dumps(self) -> bytes:
+        """The file's bytes: the original ones, exactly, unless loading migrated it.
+
+        A migrated session is written line for line: changed entries are serialised as
+        Pi would, every other line (including skipped ones) is kept byte for byte.
+        """
+        if self._migrated is None:
+            return self._data
+        replaced = {r.line: v for r, v in zip(self._entry_records, self._migrated)}
+        replaced[self._header_record.line] = self._header_migrated
+        out = []
+        from .reader import iter_line_ranges
+
+        for number, start, end in iter_line_ranges(self._data):
+            raw = self._data[start:end]
+            if number in replaced:
+                ending = b"\r" if raw.endswith(b"\r") else b""
+                raw = jsjson.dumps(replaced[number]).encode("utf-8") + ending
+            out.append(raw)
+        text = b"\n".join(out)
+        return text + b"\n" if self._data.endswith(b"\n") else text
+
+    def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
+        """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
+
+        Refuses to replace an existing file unless ``overwrite`` is true.
+        """
+        from .files import atomic_write
+
+        return atomic_write(path, self.dumps(), overwrite=overwrite)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Session {self.source!r} id={self.header.get('id')!r} "
+            f"entries={len(self)} skipped={len(self.diagnostics)}>"
+        )
+
+
+def _why(rank: int, position: int, compaction: int | None, path: list[int]) -> str:
+    if compaction is None:
+        return WHY_PATH
+    if rank == 0:
+        return WHY_COMPACTION
+    return WHY_KEPT if path.index(position) < path.index(compaction) else WHY_AFTER
+
+
+def loads(
+    data: bytes, source: str = "<bytes>", new_id: IdFactory | None = None, migrate: bool = True
+) -> Session:
+    """Parse session bytes. Raises ``SessionFormatError`` when there is no valid header.
+
+    >>> s = loads(b'{"type":"session","version":3,"id":"s1","timestamp":"t","cwd":"/"}\\n'
+    ...           b'{"type":"message","id":"a","parentId":null,"timestamp":"t",'
+    ...           b'"message":{"role":"user","content":"hi"}}\\n')
+    >>> s.context().to_dict()["messages"]
+    [{'role': 'user', 'content': 'hi'}]
+    """
+    records, diagnostics = parse_records(data)
+    if not records:
+        raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
+    first = records[0]
+    header = first.skeleton
+    if not isinstance(header, dict) or header.get("type") != "session":
+        raise SessionFormatError(
+            source, first.line,
+            "the first JSON object is not a session header (type \"session\"); "
+            "Pi reads such a file as holding no entries",
+        )
+    if not isinstance(header.get("id"), str):
+        raise SessionFormatError(
+            source, first.line, "the session header has no string \"id\"; Pi rejects the file"
+        )
+    return Session(data, records, diagnostics, source, new_id, migrate)
+
+
+def load(
+    path_or_bytes: str | os.PathLike | bytes,
+    new_id: IdFactory | None = None,
+    migrate: bool = True,
+) -> Session:
+    """Read a session file (or bytes) without modifying it, migrating in memory like Pi.
+
+    ``new_id`` sets how a v1 migration makes ids (``pisession.sequential_ids()`` for
+    stable teaching output); ``migrate=False`` keeps legacy entries as they are.
+
+    >>> from pisession.samples import sample_path
+    >>> load(sample_path("tour")).name
+    'Tour of the session format'
+    """
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        return loads(bytes(path_or_bytes), "<bytes>", new_id, migrate)
+    path = Path(path_or_bytes)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise SessionFormatError(str(path), None, f"cannot read: {exc.strerror}") from None
+    return loads(data, str(path), new_id, migrate)
