@@ -90,8 +90,10 @@ def _message_role(entry: object, source: str) -> object:
     message = field(entry, "message")
     if nullish(message):
         raise PiFailure(
-            source, None, f"message entry {field(entry, 'id')!r} has no message object "
-            "(Pi 0.87.1 throws a TypeError here)"
+            source,
+            None,
+            f"message entry {field(entry, 'id')!r} has no message object "
+            "(Pi 0.87.1 throws a TypeError here)",
         )
     return field(message, "role")
 
@@ -121,10 +123,14 @@ def context_settings(entries: Sequence, path: Sequence[int], source: str = "<ses
         if kind == "thinking_level_change":
             thinking = field(entry, "thinkingLevel")
         elif kind == "model_change":
-            model = _built([("provider", field(entry, "provider")), ("modelId", field(entry, "modelId"))])
+            model = _built(
+                [("provider", field(entry, "provider")), ("modelId", field(entry, "modelId"))]
+            )
         elif kind == "message" and _message_role(entry, source) == "assistant":
             message = field(entry, "message")
-            model = _built([("provider", field(message, "provider")), ("modelId", field(message, "model"))])
+            model = _built(
+                [("provider", field(message, "provider")), ("modelId", field(message, "model"))]
+            )
     return Settings(thinking, model)
 
 
@@ -163,9 +169,7 @@ def kept_range(entries: Sequence, path: Sequence[int], source: str = "<session>"
         entry = entries[position]
         if not found and strict_equal(field(entry, "id"), first_kept):
             found = True
-        if found and not (
-            _is_type(entry, "message") and _message_role(entry, source) == "system"
-        ):
+        if found and not (_is_type(entry, "message") and _message_role(entry, source) == "system"):
             selected.append(position)
     selected.extend(path[cut + 1 :])
     return selected
@@ -278,8 +282,10 @@ def apply_context_edit(messages: list, edit: dict | None, source: str = "<sessio
             continue
         if nullish(replacement):
             raise PiFailure(
-                source, None, f"context edit {field(edit, 'id')!r} has no replacement "
-                "(Pi 0.87.1 throws a TypeError here)"
+                source,
+                None,
+                f"context edit {field(edit, 'id')!r} has no replacement "
+                "(Pi 0.87.1 throws a TypeError here)",
             )
         content = field(replacement, "content")
         if role in ("assistant", "toolResult") and isinstance(content, str):

@@ -144,7 +144,9 @@ def session_info(path: str | os.PathLike) -> SessionInfo | None:
                 if role not in ("user", "assistant"):
                     continue
                 stamp = message.get("timestamp")
-                when = stamp if isinstance(stamp, (int, float)) else js_time_ms(entry.get("timestamp"))
+                when = (
+                    stamp if isinstance(stamp, (int, float)) else js_time_ms(entry.get("timestamp"))
+                )
                 if when == when:
                     last_activity = max(last_activity or 0, when)
                 text = _text_of(message)

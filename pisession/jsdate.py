@@ -30,6 +30,27 @@ _ISO = re.compile(
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
+# V8's fallback ("legacy") parser accepts more than ISO; these are the common forms.
+_TIME = r"(?:[ T]+(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::(?P<second>\d{2}))?)?"
+_ZONE = r"(?:\s*(?:(?P<utc>UTC|GMT|UT|Z)|(?:GMT|UTC)?(?P<offset>[+-]\d{4})))?"
+_WEEKDAY = r"(?:[A-Za-z]+,?\s+)?"
+_LEGACY = [
+    re.compile(
+        _WEEKDAY
+        + r"(?P<day>\d{1,2})[\s-]+(?P<mon>[A-Za-z]{3,})[\s-]+(?P<year>\d{4})"
+        + _TIME
+        + _ZONE,
+        re.I,
+    ),
+    re.compile(
+        _WEEKDAY + r"(?P<mon>[A-Za-z]{3,})\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{4})" + _TIME + _ZONE,
+        re.I,
+    ),
+    re.compile(r"(?P<year>\d{4})/(?P<month>\d{1,2})/(?P<day>\d{1,2})" + _TIME + _ZONE, re.I),
+    re.compile(r"(?P<month>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4})" + _TIME + _ZONE, re.I),
+]
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
 
 def _days_from_civil(year: int, month: int, day: int) -> int:
     """Days since 1970-01-01 for a proleptic Gregorian date (any year)."""
@@ -63,7 +84,7 @@ def parse_iso_ms(text: str) -> int | float:
     """
     m = _ISO.fullmatch(text)
     if not m:
-        return NAN
+        return _parse_legacy_ms(text.strip())
     g = m.groupdict()
     if g["year"] == "-000000":
         return NAN
@@ -79,7 +100,7 @@ def parse_iso_ms(text: str) -> int | float:
     if hour > 24 or (hour == 24 and (minute or second or ms)):
         return NAN
     days = _days_from_civil(year, month, 1) + day - 1
-    value = (days * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + ms)
+    value = days * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + ms
     zone = g["zone"]
     if zone in ("Z", "z") or (zone is None and g["hour"] is None):
         pass  # UTC: explicit, or a date-only form
@@ -92,6 +113,37 @@ def parse_iso_ms(text: str) -> int | float:
             return NAN
         value -= sign * (zh * 60 + zm) * 60_000
     return value if abs(value) <= _MAX_MS else NAN
+
+
+def _parse_legacy_ms(text: str) -> int | float:
+    """The non-ISO forms V8 also parses (``Thu, 15 Jan 2026 10:00:00 GMT``, ...)."""
+    for pattern in _LEGACY:
+        m = pattern.fullmatch(text)
+        if not m:
+            continue
+        g = m.groupdict()
+        if g.get("mon"):
+            name = g["mon"][:3].lower()
+            if name not in _MONTHS:
+                return NAN
+            month = _MONTHS.index(name) + 1
+        else:
+            month = int(g["month"])
+        day, year = int(g["day"]), int(g["year"])
+        hour, minute, second = int(g["hour"] or 0), int(g["minute"] or 0), int(g["second"] or 0)
+        if not (
+            1 <= month <= 12 and 1 <= day <= 31 and hour <= 24 and minute <= 59 and second <= 59
+        ):
+            return NAN
+        value = (_days_from_civil(year, month, 1) + day - 1) * 86_400_000
+        value += ((hour * 60 + minute) * 60 + second) * 1000
+        if g["offset"]:
+            sign = 1 if g["offset"][0] == "+" else -1
+            value -= sign * (int(g["offset"][1:3]) * 60 + int(g["offset"][3:5])) * 60_000
+        elif not g["utc"]:
+            value -= _local_offset_ms(value)
+        return value
+    return NAN
 
 
 def js_time_ms(value: object) -> float | int:

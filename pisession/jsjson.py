@@ -53,7 +53,9 @@ def loads(raw: bytes | memoryview) -> object:
 
 # --- writing ---------------------------------------------------------------------------
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?(?:Infinity|NaN)|NaN|-?\d+\.\d+(?:e[+-]?\d+)?|-?\d+e[+-]?\d+')
+_TOKEN = re.compile(
+    r'"(?:[^"\\]|\\.)*"|-?(?:Infinity|NaN)|-?\d+\.\d+(?:e[+-]?\d+)?|-?\d+e[+-]?\d+|-?\d{16,}'
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -82,7 +84,13 @@ def js_number(text: str) -> str:
         out = "0." + "0" * -n + digits
     else:
         e = n - 1
-        out = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+        out = (
+            digits[0]
+            + ("." + digits[1:] if k > 1 else "")
+            + "e"
+            + ("+" if e >= 0 else "-")
+            + str(abs(e))
+        )
     return sign + out
 
 
@@ -92,6 +100,8 @@ def _fix_token(match: re.Match) -> str:
         return token
     if token.endswith(("NaN", "Infinity")):
         return "null"
+    if token.lstrip("-").isdigit():  # a big integer: JavaScript only has doubles
+        return js_number(repr(float(int(token))))
     return js_number(token)
 
 
@@ -104,6 +114,5 @@ def dumps(value: object, indent: int | None = None) -> str:
     """
     separators = (",", ":") if indent is None else (",", ": ")
     text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators)
-    if "." in text or "e" in text or "N" in text:
-        text = _TOKEN.sub(_fix_token, text)
+    text = _TOKEN.sub(_fix_token, text)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

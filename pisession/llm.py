@@ -16,8 +16,7 @@ COMPACTION_SUMMARY_PREFIX = (
 )
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = (
-    "The following is a summary of a branch that this conversation came back from:"
-    "\n\n<summary>\n"
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 )
 BRANCH_SUMMARY_SUFFIX = "</summary>"
 
@@ -44,7 +43,9 @@ def bash_execution_text(message: dict) -> str:
     elif not nullish(exit_code) and exit_code != 0:
         text += f"\n\nCommand exited with code {js_string(exit_code)}"
     if truthy(field(message, "truncated")) and truthy(field(message, "fullOutputPath")):
-        text += f"\n\n[Output truncated. Full output: {js_string(field(message, 'fullOutputPath'))}]"
+        text += (
+            f"\n\n[Output truncated. Full output: {js_string(field(message, 'fullOutputPath'))}]"
+        )
     return text
 
 

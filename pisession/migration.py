@@ -127,8 +127,14 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
         if float(kept_index).is_integer() and 0 <= kept_index < len(out):
             target = out[int(kept_index)]
         if isinstance(target, dict) and target.get("type") != "session" and "id" in target:
-            _set(entry, "firstKeptEntryId", target["id"], index, step.changes,
-                 f"firstKeptEntryIndex {kept_index} resolved")
+            _set(
+                entry,
+                "firstKeptEntryId",
+                target["id"],
+                index,
+                step.changes,
+                f"firstKeptEntryIndex {kept_index} resolved",
+            )
         del entry["firstKeptEntryIndex"]
         step.changes.append(Change(index, "firstKeptEntryIndex", kept_index, UNDEFINED, "deleted"))
     return out, step

@@ -136,7 +136,8 @@ class Session:
             if js_field(record.skeleton, "type") == "session":
                 diagnostics.append(
                     Diagnostic(
-                        record.line, "extra-header",
+                        record.line,
+                        "extra-header",
                         "a second session header; Pi does not treat it as an entry",
                     )
                 )
@@ -321,8 +322,12 @@ class Session:
                     )
                 items.append(
                     ProjectedEntry(
-                        position, self.line_of(position), entry, messages,
-                        _why(rank, position, compaction, path), edit,
+                        position,
+                        self.line_of(position),
+                        entry,
+                        messages,
+                        _why(rank, position, compaction, path),
+                        edit,
                     )
                 )
         except ctx.PiFailure as exc:
@@ -411,13 +416,14 @@ def loads(
     header = first.skeleton
     if not isinstance(header, dict) or header.get("type") != "session":
         raise SessionFormatError(
-            source, first.line,
-            "the first JSON object is not a session header (type \"session\"); "
+            source,
+            first.line,
+            'the first JSON object is not a session header (type "session"); '
             "Pi reads such a file as holding no entries",
         )
     if not isinstance(header.get("id"), str):
         raise SessionFormatError(
-            source, first.line, "the session header has no string \"id\"; Pi rejects the file"
+            source, first.line, 'the session header has no string "id"; Pi rejects the file'
         )
     return Session(data, records, diagnostics, source, new_id, migrate)
 

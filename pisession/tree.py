@@ -61,6 +61,23 @@ def leaves(entries: Sequence, index: dict | None = None) -> list[int]:
     return [p for p in range(len(entries)) if p not in parents]
 
 
+def preorder(entries: Sequence, index: dict | None = None):
+    """Yield ``(position, depth)`` walking the tree as Pi's ``getTree`` orders it:
+    roots in file order, children by timestamp. Entries caught in a parent cycle are
+    not reachable from a root and are not yielded (``find_cycles`` reports them).
+
+    >>> list(preorder([{"id": "a"}, {"id": "b", "parentId": "a"}, {"id": "c"}]))
+    [(0, 0), (1, 1), (2, 0)]
+    """
+    index = entry_index(entries) if index is None else index
+    kids = children_of(entries, index)
+    stack = [(p, 0) for p in reversed(roots(entries, index))]
+    while stack:
+        position, depth = stack.pop()
+        yield position, depth
+        stack.extend((c, depth + 1) for c in reversed(kids[position]))
+
+
 def dangling_parents(entries: Sequence, index: dict | None = None) -> list[int]:
     """Entries whose ``parentId`` is set but names no entry (Pi treats them as roots)."""
     index = entry_index(entries) if index is None else index
