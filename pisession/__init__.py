@@ -14,7 +14,7 @@ from .errors import CycleError, PisessionError, SessionFormatError, UnknownLeafE
 from .llm import to_llm
 from .migration import migrate, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
 from .samples import sample_names, sample_path
-from .session import Context, Projection, ProjectedEntry, Session, load, loads
+from .session import Context, ProjectedEntry, Projection, Session, load, loads
 
 __version__ = "0.1.0"
 

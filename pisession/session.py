@@ -85,6 +85,11 @@ class Context:
         """``to_dict()`` serialised as ``JSON.stringify`` would."""
         return jsjson.dumps(self.to_dict(), indent)
 
+    def _repr_html_(self) -> str:
+        from .display import context_html
+
+        return context_html(self)
+
 
 @dataclass
 class Projection:
@@ -99,6 +104,11 @@ class Projection:
     def messages(self) -> list:
         """All context messages in order (the same list as ``context.messages``)."""
         return self.context.messages
+
+    def _repr_html_(self) -> str:
+        from .display import projection_html
+
+        return projection_html(self)
 
     def source_of(self, message_index: int) -> ProjectedEntry:
         """The selected entry that contributed context message number ``message_index``."""
@@ -382,6 +392,17 @@ class Session:
         from .files import atomic_write
 
         return atomic_write(path, self.dumps(), overwrite=overwrite)
+
+    def fates(self, leaf_id: object = None) -> list:
+        """What happened to every entry for this leaf (see ``pisession.provenance``)."""
+        from .provenance import entry_fates
+
+        return entry_fates(self, leaf_id)
+
+    def _repr_html_(self) -> str:
+        from .display import session_html
+
+        return session_html(self)
 
     def __repr__(self) -> str:
         return (

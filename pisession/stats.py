@@ -22,8 +22,8 @@ class UsageTotals:
 
     input: float = 0
     output: float = 0
-    cacheRead: float = 0  # noqa: N815 - Pi's field names
-    cacheWrite: float = 0  # noqa: N815
+    cacheRead: float = 0
+    cacheWrite: float = 0
     cost: float = 0
 
     @property

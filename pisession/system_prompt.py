@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import PisessionError
-from .jsvalue import UNDEFINED, field as js_field
-from .jsvalue import js_string, nullish
+from .jsvalue import UNDEFINED, js_string, nullish
+from .jsvalue import field as js_field
 
 
 def content_text(content: object, separator: str = "\n") -> str:
