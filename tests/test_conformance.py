@@ -19,7 +19,8 @@ from pisession.jsvalue import UNDEFINED, field, strict_equal
 from pisession.tree import preorder
 
 ROOT = Path(__file__).resolve().parent.parent / "data" / "conformance"
-GOLDENS = sorted(ROOT.glob("*/*.golden.json"))
+SAMPLES = Path(__file__).resolve().parent.parent / "pisession" / "samples"
+GOLDENS = sorted(ROOT.glob("*/*.golden.json")) + sorted(SAMPLES.glob("*.golden.json"))
 
 
 def as_json(value):
