@@ -15,6 +15,15 @@ HEADER = {
 }
 
 
+V1_HEADER = {
+    "type": "session",
+    "version": 1,
+    "id": "old",
+    "timestamp": "2025-01-01T00:00:00Z",
+    "cwd": "/",
+}
+
+
 def stamp(n: int) -> str:
     return f"2026-01-01T00:{n // 60:02d}:{n % 60:02d}.000Z"
 

@@ -130,7 +130,7 @@ def files() -> dict[str, bytes]:
         ),
         # Duplicate ids from a botched merge: the later u2 wins for lookups.
         "duplicate-ids.jsonl": lines(
-            h, *CHAT, LAST, msg("u2", "a2", "user", "A second u2.", 5), msg("a3", "u2", "assistant", "ok", 6)
+            h, *CHAT, LAST, msg("u2", "u1", "user", "A second u2.", 5), msg("a3", "u2", "assistant", "ok", 6)
         ),
         # An entry was deleted by hand: its child's parentId now names nothing.
         "dangling-parent.jsonl": lines(h, CHAT[0], CHAT[2], LAST),
