@@ -213,8 +213,48 @@ class Session:
         return [r.skeleton for r in self._entry_records]
 
     @cached_property
+    def _types(self) -> list:
+        """``type`` of every entry as JavaScript reads it (``UNDEFINED`` when absent)."""
+        return [
+            e.get("type", UNDEFINED) if isinstance(e, dict) else UNDEFINED for e in self._structure
+        ]
+
+    @cached_property
+    def _ids(self) -> list:
+        """``id`` of every entry as JavaScript reads it (``UNDEFINED`` when absent)."""
+        return [
+            e.get("id", UNDEFINED) if isinstance(e, dict) else UNDEFINED for e in self._structure
+        ]
+
+    @cached_property
     def _index(self) -> dict:
+        ids = self._ids
+        if all(type(i) is str for i in ids):  # the usual case: ctx.entry_index, faster
+            return dict(zip(ids, range(len(ids))))
         return ctx.entry_index(self._structure)
+
+    @cached_property
+    def _parents(self) -> list:
+        """Parent position of every entry (None for a root), as ``ctx.parent_position``."""
+        structure, index = self._structure, self._index
+        get = index.get
+        parent_ids = [e.get("parentId") if isinstance(e, dict) else None for e in structure]
+        return [
+            (get(pid) if pid else None)
+            if type(pid) is str
+            else ctx.parent_position(structure, position, index)
+            for position, pid in enumerate(parent_ids)
+        ]
+
+    @cached_property
+    def _message_gaps(self) -> frozenset:
+        """Positions of ``message`` entries without a message object (Pi throws on them)."""
+        structure = self._structure
+        return frozenset(
+            p
+            for p, kind in enumerate(self._types)
+            if kind == "message" and structure[p].get("message") is None
+        )
 
     def line_of(self, position: int) -> int:
         """File line number of the entry at ``position``."""
@@ -291,10 +331,69 @@ class Session:
         leaf = self._leaf_position(leaf_id)
         if leaf is None:
             return []
-        try:
+        parents = self._parents
+        path: list[int] = []
+        append = path.append
+        current: int | None = leaf
+        for _ in range(len(parents) + 1):
+            if current is None:
+                path.reverse()
+                return path
+            append(current)
+            current = parents[current]
+        try:  # more steps than entries: a parent cycle, which ctx.path_to reports
             return ctx.path_to(self._structure, leaf, self._index, self.source)
         except CycleError as exc:
             raise self._located(exc, exc.cycle) from None
+
+    def _settings(self, path: list[int]) -> ctx.Settings:
+        """``ctx.context_settings`` for a path, reading only the entries that decide it
+        (the last thinking-level change and the last model-deciding entry)."""
+        structure, types = self._structure, self._types
+        gaps = self._message_gaps
+        if gaps and not gaps.isdisjoint(path):
+            return ctx.context_settings(structure, path, self.source)  # Pi throws there
+        thinking_at = model_at = None
+        for rank in range(len(path) - 1, -1, -1):
+            kind = types[path[rank]]
+            if kind == "thinking_level_change":
+                if thinking_at is None:
+                    thinking_at = rank
+            elif kind == "model_change" or (
+                kind == "message"
+                and js_field(structure[path[rank]]["message"], "role") == "assistant"
+            ):
+                if model_at is None:
+                    model_at = rank
+            else:
+                continue
+            if thinking_at is not None and model_at is not None:
+                break
+        deciding = sorted(r for r in (thinking_at, model_at) if r is not None)
+        return ctx.context_settings(structure, [path[r] for r in deciding], self.source)
+
+    def _selection(self, path: list[int]) -> tuple[list[int], int | None, int]:
+        """``ctx.kept_range`` for a path, plus the newest compaction and the number of
+        entries kept from before it. The path is first trimmed to start at the first
+        kept entry, which gives ``kept_range`` the same result without a full scan."""
+        types = self._types
+        for cut in range(len(path) - 1, -1, -1):
+            if types[path[cut]] == "compaction":
+                break
+        else:
+            return list(path), None, 0
+        compaction = path[cut]
+        first_kept = js_field(self._structure[compaction], "firstKeptEntryId")
+        if type(first_kept) is str:  # strict equality with a string is ==
+            ids = self._ids
+            try:
+                start = [ids[p] for p in path[:cut]].index(first_kept)
+            except ValueError:
+                start = cut
+            path = path[start:]
+        selected = ctx.kept_range(self._structure, path, self.source)
+        kept = len(selected) - (len(path) - path.index(compaction))
+        return selected, compaction, kept
 
     def path(self, leaf_id: object = None) -> list:
         """The entries from the root to the leaf (default leaf: the last entry)."""
@@ -304,7 +403,7 @@ class Session:
         """Positions of the selected entries (Pi's ``buildContextEntries``)."""
         path = self.path_positions(leaf_id)
         try:
-            return ctx.kept_range(self._structure, path, self.source)
+            return self._selection(path)[0]
         except ctx.PiFailure as exc:
             raise self._located(exc) from None
 
@@ -316,9 +415,8 @@ class Session:
         """Each selected entry with the messages it contributed, after context edits."""
         path = self.path_positions(leaf_id)
         try:
-            settings = ctx.context_settings(self._structure, path, self.source)
-            selected = ctx.kept_range(self._structure, path, self.source)
-            compaction = ctx.latest_compaction(self._structure, path)
+            settings = self._settings(path)
+            selected, compaction, kept = self._selection(path)
             full = [self.entry(p) for p in selected]
             edits = ctx.context_edits(full)
             items = []
@@ -336,7 +434,7 @@ class Session:
                         self.line_of(position),
                         entry,
                         messages,
-                        _why(rank, position, compaction, path),
+                        _why(rank, compaction, kept),
                         edit,
                     )
                 )
@@ -411,12 +509,14 @@ class Session:
         )
 
 
-def _why(rank: int, position: int, compaction: int | None, path: list[int]) -> str:
+def _why(rank: int, compaction: int | None, kept: int) -> str:
+    """Why the entry of this rank in the selection is there (``kept``: how many entries
+    the selection holds from before the compaction; they follow it)."""
     if compaction is None:
         return WHY_PATH
     if rank == 0:
         return WHY_COMPACTION
-    return WHY_KEPT if path.index(position) < path.index(compaction) else WHY_AFTER
+    return WHY_KEPT if rank <= kept else WHY_AFTER
 
 
 def loads(
@@ -453,22 +553,40 @@ def load(
     path_or_bytes: str | os.PathLike | bytes,
     new_id: IdFactory | None = None,
     migrate: bool = True,
+    complete_lines_only: bool = False,
 ) -> Session:
     """Read a session file (or bytes) without modifying it, migrating in memory like Pi.
 
     ``new_id`` sets how a v1 migration makes ids (``pisession.sequential_ids()`` for
     stable teaching output); ``migrate=False`` keeps legacy entries as they are.
+    ``complete_lines_only=True`` is for a file Pi is still appending to: bytes after the
+    last ``\\n`` are ignored (a diagnostic of kind ``"partial-line"`` says so), so a
+    half-written entry is never seen; ``dumps()`` then returns the complete lines only.
 
     >>> from pisession.samples import sample_path
     >>> load(sample_path("tour")).name
     'Tour of the session format'
+    >>> s = load(b'{"type":"session","version":3,"id":"s"}\\n{"type":"mess',
+    ...          complete_lines_only=True)
+    >>> len(s), [(d.line, d.kind) for d in s.diagnostics]
+    (0, [(2, 'partial-line')])
     """
+    from .reader import complete_lines
+
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-        return loads(bytes(path_or_bytes), "<bytes>", new_id, migrate)
-    path = Path(path_or_bytes)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise SessionFormatError(str(path), None, f"cannot read: {exc.strerror}") from None
-    return loads(data, str(path), new_id, migrate)
+        data, source = bytes(path_or_bytes), "<bytes>"
+    else:
+        path = Path(path_or_bytes)
+        source = str(path)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise SessionFormatError(source, None, f"cannot read: {exc.strerror}") from None
+    partial = None
+    if complete_lines_only:
+        data, partial = complete_lines(data)
+    session = loads(data, source, new_id, migrate)
+    if partial is not None:
+        session.diagnostics.append(partial)
+    return session

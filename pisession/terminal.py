@@ -24,8 +24,7 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # C0 controls, DEL, C1 controls, bidi embeddings/overrides/isolates, line and
 # paragraph separators, BOM, and lone surrogates (which cannot be encoded anyway).
 _UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff"
-    "\ud800-\udfff]"
+    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
 )
 
 

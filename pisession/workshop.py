@@ -28,8 +28,8 @@ from .context import kept_range as _kept_range
 from .files import session_dir_name as _session_dir_name
 from .jsvalue import UNDEFINED, field
 from .llm import to_llm_message
-from .session import load, loads
 from .samples import sample_path
+from .session import load, loads
 from .tree import resolved_labels
 
 #: The samples every tree exercise runs on.
@@ -56,8 +56,7 @@ class Case:
 
 def _session(lines: list[str], name: str):
     header = (
-        '{"type":"session","version":3,"id":"w0","timestamp":"2026-01-01T00:00:00Z",'
-        '"cwd":"/w"}'
+        '{"type":"session","version":3,"id":"w0","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}'
     )
     return loads(("\n".join([header, *lines]) + "\n").encode(), name)
 
@@ -257,14 +256,16 @@ def walk_cases() -> list[Case]:
 
 
 def _walk_hint(case: Case, got: object) -> str | None:
-    entries, _leaf = case.args
-    if isinstance(got, list) and got and got[-1] != case.expected[-1]:  # type: ignore[index]
-        return "the path ends at the leaf: reverse the walk so the root comes first."
-    file_order = [_id(e) for e in entries]
-    if isinstance(got, list) and got == sorted(got, key=file_order.index):
+    if not isinstance(got, list):
+        return "return a list of ids, root first."
+    expected = case.expected
+    if got and got == expected[::-1]:  # type: ignore[index]
+        return "you walked from the leaf up: reverse the list so the root comes first."
+    strangers = [i for i in got if i not in expected]  # type: ignore[operator]
+    if strangers:
         return (
-            "your path is in file order: follow parentId from the leaf instead; entries of "
-            "other branches sit between the ones on the path."
+            f"{strangers[0]!r} is not an ancestor of the leaf (another branch, or a later "
+            "entry): follow parentId from the leaf instead of file order or timestamps."
         )
     return "start at the leaf, repeat parent = entry with id == parentId, stop at a missing one."
 

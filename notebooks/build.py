@@ -1,0 +1,418 @@
+"""Build the chapter notebooks from their Python sources, execute them and store outputs.
+
+    python notebooks/build.py                  # every notebook, executed
+    python notebooks/build.py 03 05            # only the notebooks whose name starts so
+    python notebooks/build.py --no-execute     # write them without running (no outputs)
+    python notebooks/build.py --docs-only      # only rewrite docs/notebooks.md
+
+Sources live in ``notebooks/src/NN-name.py`` in the "percent" format:
+
+    # ruff: noqa: E402, E501, B018        (notebook style: imports sit where the story needs them)
+    # title: The file                      header lines before the first cell marker:
+    # summary: One line for the index.     title, one-line summary, and optionally
+    # variants: exercises, solutions       variants (one notebook per variant)
+
+    # %% [markdown]                        a markdown cell; "# " is removed from each line
+    # %% [setup]                           the generated setup cell (install, paths, PNG);
+    import pisession                       its body here only keeps linters happy
+    # %%                                   a code cell
+    # %% tags=nbval-ignore-output,other    a code cell with cell tags
+    # %% only=exercises                    a cell that goes only into that variant
+
+``title[exercises]: ...`` / ``summary[solutions]: ...`` give a variant its own header.
+Each notebook gets a generated first cell: its title and the Colab / Binder badges.
+
+The repository URL is read from ``[project.urls] Repository`` in ``pyproject.toml``
+(its only home); badges, the install line of the setup cell and ``docs/notebooks.md``
+are derived from it. To move the repository, edit that line and run this script.
+
+Execution uses nbclient with the ``python3`` kernel and ``notebooks/`` as the working
+directory. Outputs are then made reproducible: streams merged, the checkout's absolute
+path removed from text, widget model ids numbered, no timing or widget state stored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SRC = HERE / "src"
+DOCS = ROOT / "docs" / "notebooks.md"
+BRANCH = "main"
+TIMEOUT = 120  # seconds per cell
+KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+_MARKER = re.compile(r"^# %%(?: \[(markdown|setup)\])?(.*)$")
+_HEADER = re.compile(r"^# (title|summary|variants)(?:\[([\w-]+)\])?: (.*)$")
+
+
+# --- the repository URL ---------------------------------------------------------------
+
+
+def repository_url(pyproject: Path = ROOT / "pyproject.toml") -> str:
+    """``[project.urls] Repository`` from pyproject.toml (tomllib, or a small fallback)."""
+    text = pyproject.read_text(encoding="utf-8")
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        section = re.search(r"^\[project\.urls\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        match = section and re.search(r'^Repository\s*=\s*"([^"]+)"', section.group(1), re.M)
+        if not match:
+            raise SystemExit("pyproject.toml: no [project.urls] Repository") from None
+        return match.group(1)
+    try:
+        return tomllib.loads(text)["project"]["urls"]["Repository"]
+    except KeyError:
+        raise SystemExit("pyproject.toml: no [project.urls] Repository") from None
+
+
+def github_slug(url: str) -> str | None:
+    """``owner/name`` for a GitHub URL, else None (then no badges are written)."""
+    match = re.match(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?/?$", url)
+    return match.group(1) if match else None
+
+
+def badges(url: str, notebook: str) -> str:
+    """Markdown for the Colab and Binder badges of one notebook (``NN-name.ipynb``)."""
+    slug = github_slug(url)
+    if slug is None:
+        return ""
+    colab = f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{notebook}"
+    labpath = urllib.parse.quote(f"notebooks/{notebook}", safe="")
+    binder = f"https://mybinder.org/v2/gh/{slug}/{BRANCH}?labpath={labpath}"
+    return (
+        f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab}) "
+        f"[![Binder](https://mybinder.org/badge_logo.svg)]({binder})"
+    )
+
+
+def setup_code(url: str) -> str:
+    """The first code cell of every notebook: find or install pisession, PNG figures."""
+    return f"""\
+# Setup: the same cell works in a repository checkout, on Binder and on Colab.
+import importlib.util
+import os
+import subprocess
+import sys
+
+if os.path.isdir(os.path.join("..", "pisession")):  # a checkout: use its pisession
+    sys.path.insert(0, os.path.abspath(".."))
+missing = [m for m in ("pisession", "matplotlib") if importlib.util.find_spec(m) is None]
+if missing:  # e.g. on Colab: install pisession from its repository
+    wanted = ["git+{url}" if m == "pisession" else m for m in missing]
+    print("Installing", *wanted)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *wanted], check=True)
+
+%matplotlib inline
+%config InlineBackend.figure_formats = ['png']
+import pisession"""
+
+
+# --- reading the sources ----------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    kind: str  # "markdown", "code" or "setup"
+    source: str
+    tags: list[str] = field(default_factory=list)
+    only: str | None = None
+
+
+@dataclass
+class Source:
+    path: Path
+    header: dict  # (key, variant or None) -> value
+    cells: list[Cell]
+
+    @property
+    def variants(self) -> list[str | None]:
+        value = self.header.get(("variants", None))
+        return [v.strip() for v in value.split(",")] if value else [None]
+
+    def name(self, variant: str | None) -> str:
+        return self.path.stem + (f"-{variant}" if variant else "")
+
+    def get(self, key: str, variant: str | None) -> str:
+        return self.header.get((key, variant)) or self.header.get((key, None), "")
+
+
+def _options(text: str) -> dict:
+    out = {}
+    for part in text.split():
+        key, _, value = part.partition("=")
+        out[key] = value
+    return out
+
+
+def read_source(path: Path) -> Source:
+    """Parse one percent-format source into header values and cells."""
+    header: dict = {}
+    cells: list[Cell] = []
+    current: Cell | None = None
+    lines: list[str] = []
+
+    def close() -> None:
+        if current is None:
+            return
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if current.kind == "markdown":
+            lines[:] = [re.sub(r"^# ?", "", line) for line in lines]
+        current.source = "\n".join(lines)
+        cells.append(current)
+
+    for line in path.read_text(encoding="utf-8").splitlines():
+        marker = _MARKER.match(line)
+        if marker:
+            close()
+            kind = marker.group(1) or "code"
+            opts = _options(marker.group(2))
+            tags = [t for t in opts.get("tags", "").split(",") if t]
+            current, lines = Cell(kind, "", tags, opts.get("only") or None), []
+            continue
+        if current is None:
+            found = _HEADER.match(line)
+            if found:
+                header[(found.group(1), found.group(2))] = found.group(3).strip()
+            continue
+        if lines or line.strip():
+            lines.append(line)
+    close()
+    return Source(path, header, cells)
+
+
+def sources(prefixes: list[str] | None = None) -> list[Source]:
+    found = [read_source(p) for p in sorted(SRC.glob("[0-9][0-9]-*.py"))]
+    if prefixes:
+        found = [s for s in found if any(s.path.stem.startswith(p) for p in prefixes)]
+    return found
+
+
+# --- building, executing, normalising ---------------------------------------------------
+
+
+def make_notebook(source: Source, variant: str | None, url: str):
+    import nbformat
+
+    name = source.name(variant)
+    title = source.get("title", variant)
+    number = name[:2]
+    head = f"# {number} · {title}"
+    badge = badges(url, f"{name}.ipynb")
+    cells = [nbformat.v4.new_markdown_cell(head + ("\n\n" + badge if badge else ""))]
+    for cell in source.cells:
+        if cell.only and cell.only != variant:
+            continue
+        if cell.kind == "markdown":
+            new = nbformat.v4.new_markdown_cell(cell.source)
+        elif cell.kind == "setup":
+            new = nbformat.v4.new_code_cell(setup_code(url))
+        else:
+            new = nbformat.v4.new_code_cell(cell.source)
+        if cell.tags:
+            new.metadata["tags"] = list(cell.tags)
+        cells.append(new)
+    for index, cell in enumerate(cells):
+        cell["id"] = f"{name[:40]}-{index:02d}"
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    return nb
+
+
+def execute(nb) -> None:
+    from nbclient import NotebookClient
+
+    client = NotebookClient(
+        nb,
+        timeout=TIMEOUT,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(HERE)}},
+        record_timing=False,
+        store_widget_state=False,
+    )
+    client.execute()
+
+
+def _merge_streams(outputs: list) -> list:
+    merged: list = []
+    for out in outputs:
+        if (
+            out.get("output_type") == "stream"
+            and merged
+            and merged[-1].get("output_type") == "stream"
+            and merged[-1].get("name") == out.get("name")
+        ):
+            merged[-1]["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
+def normalise(nb) -> None:
+    """Make stored outputs independent of where and when the build ran."""
+    checkout = str(ROOT) + "/"
+    widget_ids: dict[str, str] = {}
+
+    def clean(value):
+        if isinstance(value, str):
+            return value.replace(checkout, "")
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.metadata.pop("execution", None)
+        cell.outputs = _merge_streams(cell.outputs)
+        for out in cell.outputs:
+            if "text" in out:
+                out["text"] = clean(out["text"])
+            data = out.get("data", {})
+            for mime in list(data):
+                if mime.startswith("text/") or mime == "application/json":
+                    data[mime] = clean(data[mime])
+            view = data.get("application/vnd.jupyter.widget-view+json")
+            if isinstance(view, dict) and "model_id" in view:
+                model = view["model_id"]
+                widget_ids.setdefault(model, f"widget-{len(widget_ids) + 1:03d}")
+                view["model_id"] = widget_ids[model]
+    language = nb.metadata.get("language_info", {})
+    nb.metadata["language_info"] = {
+        k: v for k, v in language.items() if k in ("name", "file_extension", "mimetype")
+    }
+    nb.metadata.pop("widgets", None)
+
+
+def write(nb, path: Path) -> None:
+    import nbformat
+
+    text = nbformat.writes(nb, version=4)
+    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+
+
+# --- docs/notebooks.md ------------------------------------------------------------------
+
+
+def docs_text(url: str, entries: list[tuple[str, str, str]]) -> str:
+    slug = github_slug(url)
+    rows = []
+    for name, title, summary in entries:
+        rows.append(f"| [{name}](../notebooks/{name}.ipynb) | {title} | {summary} |")
+    table = "\n".join(rows)
+    readme_block = ""
+    if slug:
+        first = entries[0][0] if entries else "01-the-file"
+        binder_tree = (
+            f"https://mybinder.org/v2/gh/{slug}/{BRANCH}?labpath=notebooks%2F{first}.ipynb"
+        )
+        colab_first = (
+            f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{first}.ipynb"
+        )
+        readme_block = f"""\
+[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_first})
+[![Binder](https://mybinder.org/badge_logo.svg)]({binder_tree})"""
+    return f"""\
+# Notebooks
+
+<!-- Generated by notebooks/build.py from notebooks/src/*.py: edit those, then rebuild. -->
+
+The notebooks follow chapter 27 of *Pi Agents* ("The Session File Format") in reading
+order. Each one says what you will learn, works on the sample sessions bundled with
+pisession (two written by the real Pi 0.87.1, a hand-made tour, two legacy files),
+and ends with a recap. Every notebook carries its own Colab and Binder badges.
+
+| Notebook | Title | What it covers |
+|---|---|---|
+{table}
+
+## Open them online
+
+- **Binder** builds an environment from `binder/requirements.txt` (pisession from this
+  repository, ipywidgets 8, matplotlib) with Python 3.11 (`binder/runtime.txt`) and opens
+  JupyterLab on the notebook. The first build takes a few minutes.
+- **Colab** opens the notebook alone. Its first code cell installs pisession from
+  `{url}` when it is missing (Colab already has matplotlib and ipywidgets 7.7, which
+  the explorers support); the sample sessions ship inside the package.
+- **A checkout**: `pip install -e ".[notebook]"`, then `jupyter lab notebooks/`. The setup
+  cell puts the checkout on `sys.path`, so the notebooks use the code next to them.
+
+Badge block for the README:
+
+```markdown
+{readme_block}
+```
+
+## Rebuild
+
+The notebooks are generated. Edit `notebooks/src/NN-name.py` (percent format, described
+at the top of `notebooks/build.py`), then run
+
+```sh
+python notebooks/build.py            # all notebooks, executed, outputs stored
+python notebooks/build.py 04         # only 04-compaction
+```
+
+Outputs and execution counts are committed on purpose: they are what the tests compare.
+
+The repository URL lives in exactly one place, `[project.urls] Repository` in
+`pyproject.toml`. To change it (a fork, a move), edit that line and run
+`python notebooks/build.py`: the badges, the install line of every setup cell and this
+page are rewritten from it.
+
+## Regression tests
+
+```sh
+python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitize.cfg -q
+```
+
+nbval re-runs every notebook and compares each cell's output with the stored one.
+Figures are PNG (ignored by nbval); widget cells are tagged `nbval-ignore-output`;
+`notebooks/nbval-sanitize.cfg` masks what legitimately varies (memory addresses, the
+folder the samples are read from).
+"""
+
+
+# --- main -----------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("only", nargs="*", help="build only notebooks starting with these")
+    parser.add_argument("--no-execute", action="store_true", help="do not run the notebooks")
+    parser.add_argument("--docs-only", action="store_true", help="only write docs/notebooks.md")
+    args = parser.parse_args(argv)
+    url = repository_url()
+    every = sources()
+    entries = [
+        (s.name(v), s.get("title", v), s.get("summary", v)) for s in every for v in s.variants
+    ]
+    DOCS.parent.mkdir(exist_ok=True)
+    DOCS.write_text(docs_text(url, entries), encoding="utf-8")
+    print(f"wrote {DOCS.relative_to(ROOT)}")
+    if args.docs_only:
+        return 0
+    for source in sources(args.only or None):
+        for variant in source.variants:
+            name = source.name(variant)
+            nb = make_notebook(source, variant, url)
+            if not args.no_execute:
+                print(f"executing {name} ...", flush=True)
+                execute(nb)
+                normalise(nb)
+            write(nb, HERE / f"{name}.ipynb")
+            print(f"wrote notebooks/{name}.ipynb")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+# ruff: noqa: E402, E501
+# title: The context rule
+# summary: From a leaf to the model context: the walk, the settings, what each entry type contributes, and the provenance of every message (projection, fates).
+
+# %% [markdown]
+# The model never sees the file. Before each request Pi builds a **context**: a list of
+# messages plus two settings (thinking level and model). This notebook follows Pi
+# 0.87.1's rule step by step on the tour.
+#
+# **You will learn**
+#
+# - the walk from the leaf to the root, written in five lines of plain Python;
+# - where the **thinking level** and the **model** come from (the whole path);
+# - what each of the eleven entry types **contributes** (most contribute nothing);
+# - the **projection**: every selected entry with the messages it produced, so each
+#   context message has a known source; and the **fate** of every line;
+# - the last step, `to_llm`: context messages turned into provider messages.
+
+# %% [setup]
+import pisession
+
+# %% [markdown]
+# ## Step 1: walk from the leaf to the root
+#
+# The rule fits in a few lines. Entries are plain dicts; a later entry with the same
+# id wins (that is how Pi's index behaves).
+
+# %%
+tour = pisession.load(pisession.sample_path("tour"))
+
+
+def walk(entries, leaf_id):
+    by_id = {e["id"]: e for e in entries}
+    path, entry = [], by_id[leaf_id]
+    while entry is not None:
+        path.append(entry)
+        parent = entry.get("parentId")
+        entry = by_id.get(parent) if parent else None
+    return path[::-1]
+
+
+mine = [e["id"] for e in walk(tour.entries, "cm000001")]
+print(mine)
+print("same as pisession:", mine == [e["id"] for e in tour.path("cm000001")])
+
+# %% [markdown]
+# ## Step 2: the settings
+#
+# The **thinking level** starts as `"off"` and each `thinking_level_change` on the path
+# sets it. The **model** starts as none; each `model_change` sets it, and so does each
+# assistant message (its `provider` and `model`). The whole path is scanned, even the
+# part a compaction summarized: settings survive compaction.
+
+# %%
+for leaf_id in ("a6000001", "cm000001"):
+    context = tour.context(leaf_id)
+    print(f"{leaf_id}: thinking level {context.thinking_level!r}, model {context.model}")
+
+# %% [markdown]
+# The settings come **only from the path**. In this tiny file the user raised the
+# thinking level to `"high"` on one branch; the other branch never saw that entry, so
+# its context says `"off"`:
+
+# %%
+branches = pisession.loads(
+    b"\n".join(
+        [
+            b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}',
+            b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:01:00Z","message":{"role":"user","content":"hi"}}',
+            b'{"type":"thinking_level_change","id":"t1","parentId":"u1","timestamp":"2026-01-01T00:02:00Z","thinkingLevel":"high"}',
+            b'{"type":"message","id":"u2","parentId":"t1","timestamp":"2026-01-01T00:03:00Z","message":{"role":"user","content":"think hard"}}',
+            b'{"type":"message","id":"u3","parentId":"u1","timestamp":"2026-01-01T00:04:00Z","message":{"role":"user","content":"other branch"}}',
+        ]
+    ),
+    "thinking-branches.jsonl",
+)
+print("leaf u2:", branches.context("u2").thinking_level)
+print("leaf u3:", branches.context("u3").thinking_level)
+
+# %% [markdown]
+# ## Step 3: what each entry contributes
+#
+# Without a compaction every entry of the path is **selected** (notebook 04 covers the
+# compaction case). Each selected entry then contributes zero, one or two messages:
+#
+# | entry type | contributes |
+# |---|---|
+# | `message` | its stored message, as is (role user, assistant, toolResult, system, bashExecution, custom, ...) |
+# | `custom_message` | a message with role `custom` (extension text meant for the model) |
+# | `branch_summary` | a `branchSummary` message, if its summary is not empty |
+# | `compaction` (the newest) | its stored system message, if any, then a `compactionSummary` message |
+# | `model_change`, `thinking_level_change`, `usage`, `context_edit`, `custom`, `label`, `session_info` | nothing (state only) |
+#
+# `pisession.context.entry_messages` is that table as a function. On the path to the
+# branch leaf `cm000001`:
+
+# %%
+from pisession.context import entry_messages
+
+for entry in tour.path("cm000001"):
+    roles = [m["role"] for m in entry_messages(entry)]
+    print(f"{entry['id']}  {entry['type']:22} -> {roles or 'nothing'}")
+
+# %% [markdown]
+# ## Step 4: the projection
+#
+# Pi 0.87.1 has a function for exactly the chapter's question, `buildSessionProjection`:
+# every selected entry paired with the messages it contributed (after context edits).
+# `session.projection(leaf_id)` is the same, plus *why* each entry was selected.
+
+# %%
+projection = tour.projection("cm000001")
+for item in projection.entries:
+    roles = [m["role"] for m in item.messages]
+    print(f"line {item.line:2}  {item.id}  {item.why:12}  -> {roles or 'nothing'}")
+
+# %% [markdown]
+# So every message of the context has a known source line. Message 8 of the context,
+# for example:
+
+# %%
+source = projection.source_of(8)
+print(
+    "message 8 is a",
+    projection.messages[8]["role"],
+    "message from line",
+    source.line,
+    f"({source.id})",
+)
+
+# %% [markdown]
+# In Jupyter a projection displays as a table (here asked for explicitly, as HTML only):
+
+# %%
+from IPython.display import display
+
+display(projection, include=["text/html"])
+
+# %% [markdown]
+# ## The fate of every line
+#
+# The projection lists what was selected. `session.fates(leaf_id)` covers **every**
+# entry of the file, selected or not, with one of nine fates: `sent`, `kept`,
+# `compaction`, `summarized`, `dropped-system`, `edited`, `omitted`, `state-only`,
+# `off-path`.
+
+# %%
+for fate in tour.fates("cm000001"):
+    mark = "reached" if fate.reached_model else "-      "
+    print(f"line {fate.line:2}  {fate.id}  {mark}  {fate.fate:10}  {fate.reason}")
+
+# %% [markdown]
+# ## Step 5: to the provider
+#
+# The context is still in Pi's own message types. Just before a request, Pi's
+# `convertToLlm` turns them into what a provider understands: `system`, `user`,
+# `assistant` and `toolResult` pass through; a branch summary, a compaction summary and
+# a `custom` message become **user** messages with fixed wording; unknown roles are
+# dropped.
+
+# %%
+context = tour.context("cm000001")
+llm = context.to_llm()
+print([m["role"] for m in context.messages])
+print([m["role"] for m in llm])
+print()
+print(llm[5]["content"][0]["text"])
+
+# %% [markdown]
+# (Pi may still change this list at request time through extension hooks; pisession
+# reconstructs what the file determines.)
+#
+# `context.to_dict()` has exactly the JSON shape of Pi's `buildSessionContext`. The
+# repository keeps Pi's own output for the real sample **a** next to it; the two agree:
+
+# %%
+import json
+
+a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+ours = json.loads(a.context().to_json())
+pi_output = pisession.sample_path("pi-0.87.1-a-print-multiturn-tools").with_suffix(".context.json")
+if pi_output.exists():
+    print("identical to Pi's buildSessionContext:", ours == json.loads(pi_output.read_text()))
+else:
+    print("(Pi's recorded output is only in a repository checkout)")
+print(len(ours["messages"]), "messages;", {k: v for k, v in ours.items() if k != "messages"})
+
+# %% [markdown]
+# ## Recap
+#
+# - **Path**: follow `parentId` from the leaf; read it root first.
+# - **Settings**: thinking level and model from the whole path, later entries win.
+# - **Contribution**: messages, custom messages, non-empty branch summaries and the
+#   newest compaction contribute; the other seven types are state only.
+# - **Projection** (`session.projection`) pairs each selected entry with its messages;
+#   **fates** (`session.fates`) explain every line; `to_llm()` is the provider view.
+# - Next: what a compaction changes.

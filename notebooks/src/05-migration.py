@@ -1,0 +1,179 @@
+# ruff: noqa: E402, E501
+# title: Migration: version 1 and 2 files
+# summary: Legacy files brought to version 3 step by step with deterministic ids: v1 ids and parents, firstKeptEntryIndex counting the header, the hookMessage rename; the migration stepper.
+
+# %% [markdown]
+# The format has changed twice. **Version 1** files have no ids at all: entries simply
+# follow each other. **Version 2** added `id`/`parentId` (the tree). **Version 3**
+# renamed one message role. Pi migrates old files when it opens them, in memory, and
+# then rewrites the file in place. pisession migrates in memory only, step by step, and
+# writes only when you ask.
+#
+# **You will learn**
+#
+# - what v1 -> v2 does: fresh ids, a parent chain in file order, and the translation of
+#   a compaction's `firstKeptEntryIndex` (which counts the **header as index 0**);
+# - what v2 -> v3 does: the `hookMessage` role becomes `custom` **inside message
+#   entries** (the `custom` entry type is something else and is not touched);
+# - how to get deterministic ids for teaching and tests, and how to step through a
+#   migration with the migration stepper.
+
+# %% [setup]
+import pisession  # noqa: I001
+
+# %% [markdown]
+# ## A version 1 file
+#
+# `legacy-v1` is a small hand-written v1 session (checked against Pi 0.87.1's own
+# reading). Its entries have no `id` and no `parentId`; the compaction on line 11 says
+# which entries it kept with an **index**:
+
+# %%
+import json
+
+v1_path = pisession.sample_path("legacy-v1")
+lines = v1_path.read_text().splitlines()
+for number, line in enumerate(lines, start=1):
+    value = json.loads(line)
+    if value["type"] == "message":
+        what = f"message/{value['message']['role']}"
+    elif value["type"] == "compaction":
+        what = f"compaction firstKeptEntryIndex={value['firstKeptEntryIndex']}"
+    else:
+        what = f"{value['type']} version={value.get('version')}"
+    print(f"line {number:2}  index {number - 1:2}  {what:40} id={value.get('id')}")
+
+# %% [markdown]
+# `firstKeptEntryIndex` is an index into the list of **parsed values with the header at
+# index 0**. Index 5 is therefore line 6 (the user's second question), the fifth entry,
+# not the sixth. (Blank or malformed lines are not parsed values and do not count.)
+#
+# ## Step 1: v1 -> v2
+#
+# `pisession.migrate_v1_to_v2(values, new_id=...)` takes the parsed values (header
+# first) and returns new values plus a report of every change. Pi uses random ids (the
+# first 8 hex characters of a UUID); `pisession.sequential_ids()` gives `m0000001`,
+# `m0000002`, ... so this notebook prints the same ids every time.
+
+# %%
+values = [json.loads(line) for line in lines]
+v2_values, step = pisession.migrate_v1_to_v2(values, new_id=pisession.sequential_ids())
+print(step.summary())
+for value in v2_values[1:7]:
+    print(f"  id={value['id']}  parentId={value['parentId']!s:9}  {value['type']}")
+print("  ...")
+
+# %% [markdown]
+# Every entry got an id and is chained to the entry before it in file order (the first
+# gets `parentId: null`). Any ids a v1 file already had would be overwritten. The
+# compaction's index became an id:
+
+# %%
+for change in step.changes:
+    if change.field.startswith("firstKept"):
+        print(
+            f"value {change.index}: {change.field}: {change.before!r} -> {change.after!r} ({change.note})"
+        )
+compaction = v2_values[10]
+print(
+    "the kept range now starts at",
+    compaction["firstKeptEntryId"],
+    "=",
+    v2_values[5]["message"]["content"][0]["text"],
+)
+
+# %% [markdown]
+# If the index pointed at the header, past the end, or at a later entry (which has no
+# id yet when the compaction is migrated), the compaction gets no `firstKeptEntryId`:
+# the index is deleted either way, and nothing before the compaction is kept.
+#
+# ## Step 2: v2 -> v3
+#
+# Version 3 renamed the `hookMessage` role to `custom`, **inside `message` entries**.
+# The v1 file has one such message (line 9):
+
+# %%
+v3_values, step2 = pisession.migrate_v2_to_v3(v2_values)
+print(step2.summary())
+for change in step2.changes:
+    print(f"value {change.index}: {change.field}: {change.before!r} -> {change.after!r}")
+print(v3_values[8]["message"]["role"], "-", v3_values[8]["message"]["content"])
+
+# %% [markdown]
+# The inputs were not modified: each step returns new values.
+
+# %%
+print(
+    values[8]["message"]["role"], v2_values[8]["message"]["role"], v3_values[8]["message"]["role"]
+)
+
+# %% [markdown]
+# ## A version 2 file: the role, not the entry type
+#
+# `legacy-v2` already has ids and a branch. It holds a `hookMessage` *message* and a
+# `custom` *entry* (extension state, which never reaches the model). Only the first is
+# renamed:
+
+# %%
+v2 = pisession.load(pisession.sample_path("legacy-v2"))
+print("original version:", v2.original_version, "-> migrated in memory:", v2.migrated)
+print([s.summary() for s in v2.migration_steps])
+for fate in v2.fates():
+    entry = v2.entry(fate.position)
+    role = entry.get("message", {}).get("role", "")
+    print(f"line {fate.line:2}  {fate.id}  {entry['type']:12} {role:10} {fate.fate}")
+
+# %% [markdown]
+# After the rename the hook's message reaches the model as a `custom` message, which
+# `to_llm` turns into a user message. In a file that already says version 3 nothing is
+# migrated: a stray `hookMessage` role would stay, and `to_llm` would drop it.
+
+# %%
+context = v2.context()
+print([m["role"] for m in context.messages])
+print([m["role"] for m in context.to_llm()])
+
+# %% [markdown]
+# ## Loading does it all
+#
+# `pisession.load` runs the steps the header's version asks for (a missing version
+# means 1). Pass `new_id` for predictable ids; by default ids are random, as in Pi.
+
+# %%
+v1 = pisession.load(v1_path, new_id=pisession.sequential_ids())
+print("version", v1.original_version, "->", v1.header["version"])
+for s in v1.migration_steps:
+    print(" ", s.summary())
+print([f.fate for f in v1.fates()])
+print([m["role"] for m in v1.context().to_llm()])
+
+# %% [markdown]
+# The file itself is untouched. `v1.dumps()` gives the migrated bytes (changed lines
+# re-serialised, the rest byte for byte) and `v1.save(path)` writes them atomically, never
+# over an existing file unless you pass `overwrite=True`.
+
+# %%
+print(v1_path.read_bytes() == "\n".join(lines).encode() + b"\n", "- the sample is unchanged")
+migrated_line = v1.dumps().decode().splitlines()[1]
+print("line 2 after migration ends with:", migrated_line[-40:])
+
+# %% [markdown]
+# ## The migration stepper
+#
+# `migration_stepper(path_or_bytes)` shows each step side by side, with the changed
+# fields highlighted. (Interactive; the stored output is not compared by the tests.)
+
+# %% tags=nbval-ignore-output
+from pisession.explorers import migration_stepper
+
+migration_stepper(v1_path)
+
+# %% [markdown]
+# ## Recap
+#
+# - **v1 -> v2**: every entry gets a fresh id and the previous entry as parent;
+#   `firstKeptEntryIndex` (header = index 0) becomes `firstKeptEntryId`, or nothing.
+# - **v2 -> v3**: `hookMessage` -> `custom` inside `message` entries only.
+# - pisession migrates in memory, reports every change, takes an id factory
+#   (`sequential_ids()`) for reproducible output, and writes only on request.
+# - Next: context edits, usage and the system prompt.

@@ -1,0 +1,219 @@
+# ruff: noqa: E402, E501
+# title: Context edits, usage and the system prompt
+# summary: Context edits (replace or omit a message; PiG ignores them), usage entries and session totals, and the system prompt replayed from system-message deltas.
+
+# %% [markdown]
+# Three more things decide what the model sees, or record what it cost.
+#
+# **You will learn**
+#
+# - **context edits**: a `context_edit` entry replaces the content of an earlier
+#   message, or removes it from the context, without touching the file's history; and
+#   why the same file gives PiG (the Go port) a different context;
+# - **usage**: `usage` entries and the usage stored on messages and compactions, and
+#   how Pi's session totals add them up (compacted history included);
+# - the **system prompt**: real files store it as *deltas* (sections and tools added or
+#   removed); pisession replays them to get the prompt in force at any leaf.
+
+# %% [setup]
+import pisession
+
+# %% [markdown]
+# ## Context edits
+#
+# In the tour, the assistant read a long file (`t2000001`, 40 helper functions). A
+# later `context_edit` (`ce000001`) replaced that tool result with a one-line note, to
+# save context:
+
+# %%
+tour = pisession.load(pisession.sample_path("tour"))
+edit = tour.entry(tour.position_of("ce000001"))
+print({k: v for k, v in edit.items() if k != "timestamp"})
+
+# %%
+projection = tour.projection()
+item = next(i for i in projection.entries if i.id == "t2000001")
+stored = item.entry["message"]["content"][0]["text"]
+sent = item.messages[0]["content"][0]["text"]
+print(f"stored in the file: {len(stored)} characters, starting {stored[:30]!r}")
+print(f"sent to the model:  {sent!r}")
+print("edited by:", item.edit["id"])
+
+# %% [markdown]
+# The rules (Pi 0.87.1):
+#
+# - edits are collected from the **selected** entries only; a later edit of the same
+#   target replaces an earlier one;
+# - `replacement: null` removes the target's messages from the context (fate
+#   `omitted`);
+# - otherwise user, assistant, toolResult and custom messages get
+#   `replacement.content` (a string becomes one text block for assistant and tool
+#   results); everything else about the message is unchanged;
+# - an edit that a compaction summarized away is not applied.
+#
+# Real Pi writes `replacement: null` edits itself: in sample **b**, after recovering
+# from a context overflow, it removed the empty assistant reply of the failed attempt:
+
+# %%
+b = pisession.load(pisession.sample_path("pi-0.87.1-b-rpc-compaction-manual-threshold-overflow"))
+for fate in b.fates():
+    if fate.type == "context_edit" or fate.fate == "omitted":
+        print(f"line {fate.line}  {fate.id}  {fate.type:12}  {fate.fate:10}  {fate.reason}")
+
+# %% [markdown]
+# ### The PiG difference
+#
+# PiG, the Go port of Pi described in the book, reads the same files but does **not**
+# apply `context_edit` entries yet. So the same file gives a different context. Building
+# the context without edits is easy with the pieces from notebook 03 (the selection, and
+# what each entry contributes):
+
+# %%
+from pisession.context import entry_messages
+
+
+def context_ignoring_edits(session, leaf_id=None):
+    """What PiG sends: the same selection, but no entry's messages are edited."""
+    projection = session.projection(leaf_id)
+    messages = []
+    for rank, item in enumerate(projection.entries):
+        if item.entry["type"] == "compaction" and rank > 0:
+            continue  # an older compaction in the kept range contributes nothing
+        messages.extend(entry_messages(item.entry))
+    return messages
+
+
+def size(messages):
+    return sum(len(str(m.get("content", ""))) for m in messages)
+
+
+for name, session in (("tour", tour), ("sample b", b)):
+    pi = session.context().messages
+    pig = context_ignoring_edits(session)
+    print(
+        f"{name}: Pi sends {len(pi)} messages ({size(pi)} chars of content), "
+        f"PiG {len(pig)} ({size(pig)} chars)"
+    )
+
+# %% [markdown]
+# In the tour PiG sends the whole 40-function file again; in sample b it sends the
+# failed, empty assistant message that Pi had removed.
+#
+# `pisession.explorers.context_without_edits` is the same view as a projection (the
+# source entry of every message included):
+
+# %%
+from pisession.explorers import context_edit_toggle, context_without_edits
+
+print(context_without_edits(tour).messages == context_ignoring_edits(tour))
+print(context_without_edits(b).messages == context_ignoring_edits(b))
+
+# %% [markdown]
+# The context-edit toggle switches between the two views for any leaf (interactive;
+# not compared by the tests):
+
+# %% tags=nbval-ignore-output
+
+context_edit_toggle(tour)
+
+# %% [markdown]
+# ## Usage and totals
+#
+# Assistant messages carry a `usage` object (tokens and cost). Work done outside the
+# conversation, such as generating a session title, is recorded in a `usage` entry with
+# a `kind`. Compactions and branch summaries carry the usage of the model call that
+# wrote their summary. None of these reach the model: a `usage` entry is state only.
+
+# %%
+usage_entry = tour.entry(tour.position_of("us000001"))
+print(
+    "kind:", usage_entry["kind"], "| model:", usage_entry["model"], "| usage:", usage_entry["usage"]
+)
+print([(f.id, f.fate) for f in tour.fates() if f.type == "usage"])
+
+# %% [markdown]
+# `kind` is an **open set**: Pi counts every usage entry, whatever its kind, so a new
+# kind written by an extension still adds to the totals. `session.stats()` adds up what
+# Pi's session statistics add up: usage entries, compactions, branch summaries,
+# assistant messages and tool results, over **all** entries, compacted history and
+# other branches included. `stats(leaf_id, branch=True)` counts one path only.
+
+# %%
+import json
+
+print(json.dumps(tour.stats().to_dict(), indent=1))
+
+# %%
+for leaf in tour.leaves():
+    leaf_id = tour.entry(leaf)["id"]
+    stats = tour.stats(leaf_id, branch=True)
+    print(
+        f"branch ending at {leaf_id}: cost {stats.usage.cost:.4f}, tokens {stats.usage.total_tokens:.0f}"
+    )
+
+# %% [markdown]
+# For the real sample **b**, the totals include the compactions' own model calls:
+
+# %%
+totals = b.stats()
+print(f"{totals.assistant_messages} assistant messages, {totals.tool_calls} tool calls")
+print(
+    f"tokens {totals.usage.total_tokens:.0f} (input {totals.usage.input:.0f}), cost {totals.usage.cost:.5f}"
+)
+compaction_cost = sum(e["usage"]["cost"]["total"] for e in b.entries if e["type"] == "compaction")
+print(f"of which the three compactions cost {compaction_cost:.5f}")
+
+# %% [markdown]
+# ## The system prompt, replayed
+#
+# Real Pi files keep the system prompt in **system messages** whose `content` is empty:
+# the text sits in named `sections`, and tools come as `toolsAdded` / `toolsRemoved`
+# deltas. Sample **a** has three system messages: the full prompt, then a delta that
+# adds the `ls` tool and rewrites two sections, then one that removes `ls` again.
+
+# %%
+a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+for entry in a.entries:
+    message = entry.get("message", {})
+    if message.get("role") == "system":
+        added = [t["name"] for t in message.get("toolsAdded", [])]
+        removed = [t["name"] for t in message.get("toolsRemoved", [])]
+        print(
+            f"{entry['id']}: content {message['content']!r}, sections {list(message['sections'])},"
+            f" tools +{added} -{removed}"
+        )
+
+# %% [markdown]
+# Replaying means: go through the context's system messages in order; append non-empty
+# content; patch sections by name (a section keeps its place when replaced, a new one
+# goes last, `null` deletes); remove `toolsRemoved`, then add or replace `toolsAdded`.
+# `session.system_prompt(leaf_id)` does this for the context at a leaf:
+
+# %%
+for leaf_id in ("4eb3863d", "51cccdb6", "ba97286b"):
+    prompt = a.system_prompt(leaf_id)
+    print(f"at {leaf_id}: tools {list(prompt.tools)}, {len(prompt.text)} characters")
+
+# %%
+print(a.system_prompt().text[:700], "...")
+
+# %% [markdown]
+# The system prompt view shows the prompt at a chosen leaf, section by section, with
+# the tools (interactive; not compared by the tests):
+
+# %% tags=nbval-ignore-output
+from pisession.explorers import system_prompt_view
+
+system_prompt_view(a)
+
+# %% [markdown]
+# ## Recap
+#
+# - A **context edit** rewrites (or, with `replacement: null`, removes) a selected
+#   entry's messages in the context; the file keeps the original. PiG does not apply
+#   them yet, so it sends more.
+# - **Usage** lives on assistant messages, tool results, compactions, branch summaries
+#   and `usage` entries (any `kind`); the totals count all of them, over the whole file.
+# - The **system prompt** is replayed from system-message deltas; a compaction's
+#   checkpoint (notebook 04) restarts it.
+# - Next: the workshop.

@@ -1,0 +1,110 @@
+"""Rich display: every piece of session text escaped, cleaned and shortened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from builders import HEADER, edit, entry, jsonl, msg
+
+import pisession
+from pisession import display
+from pisession.provenance import FATES
+
+EDGE = Path(__file__).resolve().parent.parent / "data" / "conformance" / "edge"
+EVIL = "<script>alert(1)</script>"
+ANSI = "\x1b[31mred\x1b[0m \x1b]0;title\x07done\x07"
+
+
+@pytest.fixture(scope="module")
+def evil():
+    header = {**HEADER, "id": EVIL}
+    data = jsonl(
+        entry("session_info", "n1", None, name=f"{EVIL} name"),
+        msg("u1", "n1", content=[{"type": "text", "text": f"{EVIL} {ANSI}"}]),
+        msg("a1", "u1", "assistant", content=[{"type": "text", "text": f"ok {EVIL}"}]),
+        entry("label", "l1", "a1", targetId="a1", label=EVIL),
+        edit("e1", "l1", "u1", {"content": f"edited {EVIL}"}),
+        msg(f"<b>{EVIL}</b>", "e1", content=ANSI * 3),
+        header=header,
+    )
+    return pisession.load(data)
+
+
+def rendered(session):
+    return [
+        display.session_html(session),
+        display.fates_html(session),
+        display.context_html(session.context()),
+        display.projection_html(session.projection()),
+        session._repr_html_(),
+        session.context()._repr_html_(),
+        session.projection()._repr_html_(),
+    ]
+
+
+def test_script_renders_as_text_everywhere(evil):
+    for text in rendered(evil):
+        assert "<script>" not in text
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+        assert "<b>&lt;script" not in text
+
+
+def test_ansi_and_control_characters_are_removed(evil):
+    for text in rendered(evil):
+        assert "\x1b" not in text and "\x07" not in text
+    assert "red done" in display.context_html(evil.context())
+
+
+def test_long_text_is_shortened():
+    data = jsonl(msg("u1", None, content="word " * 5000), msg("u2", "u1", content="x" * 20000))
+    session = pisession.load(data)
+    for text in rendered(session):
+        assert len(text) < 6000
+        assert "…" in text
+
+
+def test_many_rows_are_cut_with_a_count():
+    entries = [msg("m0", None)] + [msg(f"m{i}", f"m{i - 1}") for i in range(1, 300)]
+    session = pisession.load(jsonl(*entries))
+    assert "… 100 more rows" in display.session_html(session, max_rows=200)
+    assert "more rows" not in display.fates_html(session, max_rows=None)
+
+
+def test_tour_tables_show_fates_and_provenance():
+    session = pisession.load(pisession.sample_path("tour"))
+    fates = display.fates_html(session)
+    for fate in ("summarized", "kept", "edited", "dropped-system", "compaction", "off-path"):
+        assert f">{fate}</span>" in fates
+    assert f"background:{display.FATE_COLOURS['edited']}" in fates
+    projection = display.projection_html(session.projection())
+    assert "kept range of the compaction" in projection
+    assert "edited by <code>ce000001</code>" in projection
+    assert "[util.py: 40 one-line helpers" in projection
+    side = display.projection_html(session.projection("cm000001"))
+    assert "Remember: tests live in tests/." in side
+
+
+def test_session_without_a_context_still_renders():
+    session = pisession.load(EDGE / "parent-cycle.jsonl")
+    text = display.session_html(session)
+    assert "no context" in text and "parent cycle" in text
+
+
+def test_every_fate_has_a_distinct_colour_and_a_meaning():
+    assert set(display.FATE_COLOURS) == set(FATES) == set(display.FATE_MEANINGS)
+    assert len(set(display.FATE_COLOURS.values())) == len(FATES)
+
+
+def test_text_helpers():
+    assert display.clean_text("a\x1b[1mb\x1b[0m\x00c\nd") == "abc\nd"
+    assert display.shorten("  a\n\n b  ", 10) == "a b"
+    assert display.shorten("abcdefghij", 5) == "abcd…"
+    assert display.text_colour(display.FATE_COLOURS["compaction"]) == "#FFFFFF"
+    assert display.text_colour(display.FATE_COLOURS["summarized"]) == "#000000"
+    assert display.message_text({"role": "system", "content": "", "sections": {"a": "A"}}) == (
+        "[a] A"
+    )
+    assert display.entry_text({"type": "context_edit", "targetId": "t", "replacement": None}) == (
+        "t → (omitted)"
+    )
