@@ -9,7 +9,8 @@ Sources live in ``notebooks/src/NN-name.py`` in the "percent" format:
 
     # ruff: noqa: E402, E501, B018        (notebook style: imports sit where the story needs them)
     # title: The file                      header lines before the first cell marker:
-    # summary: One line for the index.     title, one-line summary, and optionally
+    # summary: One line for the index,     title, one-line summary (continued on lines
+    #   continued when long.               that start with "#   "), and optionally
     # variants: exercises, solutions       variants (one notebook per variant)
 
     # %% [markdown]                        a markdown cell; "# " is removed from each line
@@ -101,17 +102,19 @@ import os
 import subprocess
 import sys
 
+REPOSITORY = "{url}"
 if os.path.isdir(os.path.join("..", "pisession")):  # a checkout: use its pisession
     sys.path.insert(0, os.path.abspath(".."))
 missing = [m for m in ("pisession", "matplotlib") if importlib.util.find_spec(m) is None]
 if missing:  # e.g. on Colab: install pisession from its repository
-    wanted = ["git+{url}" if m == "pisession" else m for m in missing]
+    wanted = [f"git+{{REPOSITORY}}" if m == "pisession" else m for m in missing]
     print("Installing", *wanted)
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *wanted], check=True)
+    importlib.invalidate_caches()
 
 %matplotlib inline
 %config InlineBackend.figure_formats = ['png']
-import pisession"""
+import pisession  # noqa: E402"""
 
 
 # --- reading the sources ----------------------------------------------------------------
@@ -157,6 +160,7 @@ def read_source(path: Path) -> Source:
     cells: list[Cell] = []
     current: Cell | None = None
     lines: list[str] = []
+    key = None
 
     def close() -> None:
         if current is None:
@@ -180,7 +184,10 @@ def read_source(path: Path) -> Source:
         if current is None:
             found = _HEADER.match(line)
             if found:
-                header[(found.group(1), found.group(2))] = found.group(3).strip()
+                key = (found.group(1), found.group(2))
+                header[key] = found.group(3).strip()
+            elif key and line.startswith("#   "):  # a continuation of the previous value
+                header[key] += " " + line[1:].strip()
             continue
         if lines or line.strip():
             lines.append(line)

@@ -629,8 +629,16 @@ def _ls_table(infos: list, width: int | None, color: bool) -> str:
     cwd_w = min(max(len(heads[4]), *(text_width(r[4]) for r in rows)), 30)
     file_w = None
     if width is not None:
-        used = sum(fixed) + title_w + cwd_w + 2 * 5
-        file_w = max(width - used, 12)
+        # give the file column at least 36 columns, taking from the title, then the cwd
+        spare = width - (sum(fixed) + title_w + cwd_w + 2 * 5) - 36
+        if spare < 0:
+            cut = min(-spare, title_w - 20) if title_w > 20 else 0
+            title_w -= max(cut, 0)
+            spare += max(cut, 0)
+        if spare < 0:
+            cut = min(-spare, cwd_w - 16) if cwd_w > 16 else 0
+            cwd_w -= max(cut, 0)
+        file_w = max(width - (sum(fixed) + title_w + cwd_w + 2 * 5), 12)
     lines = []
     for k, r in enumerate([heads, *rows]):
         title = truncate(r[3], title_w)

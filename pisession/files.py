@@ -228,6 +228,10 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
             os.fsync(out.fileno())
         if path.exists():
             os.chmod(temp, path.stat().st_mode & 0o7777)
+        else:  # mkstemp makes the file 0600; give it the mode open() would have
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temp, 0o666 & ~umask)
         os.replace(temp, path)
     except BaseException:
         if os.path.exists(temp):

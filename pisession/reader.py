@@ -4,21 +4,24 @@ Pi splits the file on ``\\n`` only, skips blank lines and lines ``JSON.parse`` r
 and drops values that are falsy in JavaScript. pisession does the same, but writes
 down every line it skipped (``Diagnostic``) so that nothing goes missing silently.
 
-For speed, the first pass decodes only the *structural* fields of each line (type, id,
-parentId, the message role and model, and the few fields that steer the context);
-the full entry is decoded on demand from the byte range kept for it.
+For speed, the first pass decodes only the *core* of each line (type, id, parentId and
+the message role: what finding a path and its selection needs), many lines at a time;
+the *structural* view (a few more fields, for the tree) and the full entry are decoded
+on demand from the byte range kept for each line.
 """
 
 from __future__ import annotations
 
 import gc
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, TypedDict
 
 import msgspec
 
 from .jsjson import LineDecodeError, loads
-from .jsvalue import js_falsy
+from .jsvalue import UNDEFINED, js_falsy
 
 
 class _MessageFields(TypedDict, total=False):
@@ -44,9 +47,26 @@ class _StructuralFields(TypedDict, total=False):
     cwd: Any
 
 
-_structural_decoder = msgspec.json.Decoder(_StructuralFields)
-_structural_decode = _structural_decoder.decode
-_structural_decode_lines = _structural_decoder.decode_lines
+_structural_decode = msgspec.json.Decoder(_StructuralFields).decode
+
+
+class CoreMessage(msgspec.Struct, gc=False):
+    """The part of ``entry.message`` the core view keeps."""
+
+    role: Any = UNDEFINED
+
+
+class Core(msgspec.Struct, gc=False):
+    """The core view of an object line: fields absent from the line are ``UNDEFINED``;
+    ``message`` is ``None`` for ``"message": null``. Small, and not tracked by the GC."""
+
+    type: Any = UNDEFINED
+    id: Any = UNDEFINED
+    parentId: Any = UNDEFINED
+    message: CoreMessage | None = UNDEFINED
+
+
+_core_decode_lines = msgspec.json.Decoder(Core).decode_lines
 
 #: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
 _ASCII_BLANK = b" \t\r\n\x0b\x0c"
@@ -68,17 +88,45 @@ class Record:
     """One parsed line: its number, byte range, and its structural view.
 
     ``skeleton`` is a dict with the structural fields only (or the full value, when
-    the fast path could not be used). ``value`` is filled in on first full decode.
+    the structural decode refuses the line). ``value`` is filled in on first full
+    decode. ``core`` is the ``Core`` view when the fast path read the line (else None);
+    such a record then decodes its ``skeleton`` from ``data`` on first use.
     """
 
-    __slots__ = ("end", "line", "skeleton", "start", "value")
+    __slots__ = ("_skeleton", "core", "data", "end", "line", "start", "value")
 
-    def __init__(self, line: int, start: int, end: int, skeleton: object, value: object = None):
+    def __init__(
+        self,
+        line: int,
+        start: int,
+        end: int,
+        skeleton: object,
+        value: object = None,
+        core: Core | None = None,
+        data: bytes | None = None,
+    ):
         self.line = line
         self.start = start
         self.end = end
-        self.skeleton = skeleton
+        self._skeleton = skeleton
         self.value = value
+        self.core = core
+        self.data = data
+
+    @property
+    def skeleton(self) -> object:
+        """The structural view (decoded on first use for a fast-path record)."""
+        if self._skeleton is None:
+            raw = memoryview(self.data)[self.start : self.end]
+            try:
+                self._skeleton = _structural_decode(raw)
+            except msgspec.DecodeError:
+                self._skeleton = full_value(self.data, self)
+        return self._skeleton
+
+    @skeleton.setter
+    def skeleton(self, value: object) -> None:
+        self._skeleton = value
 
 
 def iter_line_ranges(data: bytes):
@@ -123,6 +171,17 @@ def _line_bounds(data: bytes) -> tuple[list[int], list[int]]:
 _BLOCK = 2048
 
 
+def _bytes_at(data: bytes, offsets: list[int]) -> bytes:
+    """The bytes at these offsets, as one bytes object.
+
+    >>> _bytes_at(b"abc", [2, 0])
+    b'ca'
+    """
+    if len(offsets) < 2:
+        return bytes(data[i] for i in offsets)
+    return bytes(itemgetter(*offsets)(data))
+
+
 def parse_records(data: bytes) -> tuple[list[Record], list[Diagnostic]]:
     """Parse every line of a session file; return the kept records and the diagnostics.
 
@@ -138,8 +197,8 @@ def parse_records(data: bytes) -> tuple[list[Record], list[Diagnostic]]:
     """
     starts, ends = _line_bounds(data)
     count = len(starts)
-    firsts = bytes(map(data.__getitem__, starts))
-    lasts = bytes(map(data.__getitem__, [end - 1 for end in ends]))  # [-1]: harmless
+    firsts = _bytes_at(data, starts)
+    lasts = _bytes_at(data, [end - 1 for end in ends])  # -1 (empty first line): harmless
     view = memoryview(data)
     records: list[Record] = []
     diagnostics: list[Diagnostic] = []
@@ -151,17 +210,20 @@ def parse_records(data: bytes) -> tuple[list[Record], list[Diagnostic]]:
             size = last - first
             if firsts.count(b"{", first, last) == size and lasts.count(b"}", first, last) == size:
                 try:
-                    values = _structural_decode_lines(view[starts[first] : ends[last - 1]])
+                    cores = _core_decode_lines(view[starts[first] : ends[last - 1]])
                 except msgspec.DecodeError:
-                    values = None
-                if values is not None and len(values) == size:
+                    cores = None
+                if cores is not None and len(cores) == size:
                     records.extend(
                         map(
                             Record,
                             range(first + 1, last + 1),
                             starts[first:last],
                             ends[first:last],
-                            values,
+                            repeat(None),
+                            repeat(None),
+                            cores,
+                            repeat(data),
                         )
                     )
                     continue

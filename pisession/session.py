@@ -16,11 +16,11 @@ from pathlib import Path
 from . import context as ctx
 from . import jsjson
 from .errors import CycleError, SessionFormatError, UnknownLeafError
-from .jsvalue import UNDEFINED, map_key
+from .jsvalue import UNDEFINED, map_key, nullish, strict_equal
 from .jsvalue import field as js_field
 from .llm import to_llm
 from .migration import CURRENT_VERSION, IdFactory, MigrationStep, header_version, migrate
-from .reader import Diagnostic, Record, full_value, parse_records
+from .reader import Core, Diagnostic, Record, full_value, parse_records
 from .stats import SessionStats, session_stats
 from .system_prompt import SystemPrompt, replay_system_prompt
 from .tree import (
@@ -141,20 +141,25 @@ class Session:
         self.diagnostics = diagnostics
         self._header_record = records[0]
         self._records = records
-        entry_records = []
-        for record in records[1:]:
-            if js_field(record.skeleton, "type") == "session":
-                diagnostics.append(
-                    Diagnostic(
-                        record.line,
-                        "extra-header",
-                        "a second session header; Pi does not treat it as an entry",
+        types = [_record_type(r) for r in records[1:]]
+        entry_records = records[1:]
+        if "session" in types:
+            entry_records, types = [], types
+            for record, kind in zip(records[1:], types):
+                if kind == "session":
+                    diagnostics.append(
+                        Diagnostic(
+                            record.line,
+                            "extra-header",
+                            "a second session header; Pi does not treat it as an entry",
+                        )
                     )
-                )
-            else:
-                entry_records.append(record)
+                else:
+                    entry_records.append(record)
+            types = [kind for kind in types if kind != "session"]
         diagnostics.sort(key=lambda d: d.line)
         self._entry_records = entry_records
+        self._record_types = types
         self.entry_lines: list[int] = [r.line for r in entry_records]
         header = self._full(self._header_record)
         self.original_version = header.get("version")
@@ -212,49 +217,65 @@ class Session:
             return self._migrated
         return [r.skeleton for r in self._entry_records]
 
-    @cached_property
-    def _types(self) -> list:
-        """``type`` of every entry as JavaScript reads it (``UNDEFINED`` when absent)."""
-        return [
-            e.get("type", UNDEFINED) if isinstance(e, dict) else UNDEFINED for e in self._structure
-        ]
+    # The context of a leaf is found from four columns (type, id, parentId and message
+    # role of every entry, as JavaScript reads them), taken from the records' core views
+    # without decoding anything else; only the entries that decide the answer are then
+    # decoded in full and handed to the pure steps of ``pisession.context``.
 
     @cached_property
+    def _columns(self) -> tuple[list, list, list, list]:
+        if self._migrated is not None:
+            return _value_columns(self._migrated)
+        records = self._entry_records
+        cores = [r.core for r in records]
+        if None in cores:  # some lines were read by the slow path: mixed sources
+            views = [r.core if r.core is not None else r.skeleton for r in records]
+            return _value_columns(views)
+        return (
+            self._record_types,
+            [c.id for c in cores],
+            [c.parentId for c in cores],
+            [_GAP if (m := c.message) is None or m is UNDEFINED else m.role for c in cores],
+        )
+
+    @property
+    def _types(self) -> list:
+        return self._columns[0]
+
+    @property
     def _ids(self) -> list:
-        """``id`` of every entry as JavaScript reads it (``UNDEFINED`` when absent)."""
-        return [
-            e.get("id", UNDEFINED) if isinstance(e, dict) else UNDEFINED for e in self._structure
-        ]
+        return self._columns[1]
 
     @cached_property
     def _index(self) -> dict:
         ids = self._ids
         if all(type(i) is str for i in ids):  # the usual case: ctx.entry_index, faster
             return dict(zip(ids, range(len(ids))))
-        return ctx.entry_index(self._structure)
+        return ctx.entry_index([{"id": i} for i in ids])
 
     @cached_property
     def _parents(self) -> list:
         """Parent position of every entry (None for a root), as ``ctx.parent_position``."""
-        structure, index = self._structure, self._index
+        index = self._index
         get = index.get
-        parent_ids = [e.get("parentId") if isinstance(e, dict) else None for e in structure]
         return [
             (get(pid) if pid else None)
             if type(pid) is str
-            else ctx.parent_position(structure, position, index)
-            for position, pid in enumerate(parent_ids)
+            else ctx.parent_position([{"parentId": pid}], 0, index)
+            for pid in self._columns[2]
         ]
 
     @cached_property
     def _message_gaps(self) -> frozenset:
         """Positions of ``message`` entries without a message object (Pi throws on them)."""
-        structure = self._structure
+        roles = self._columns[3]
         return frozenset(
-            p
-            for p, kind in enumerate(self._types)
-            if kind == "message" and structure[p].get("message") is None
+            p for p, kind in enumerate(self._types) if kind == "message" and roles[p] is _GAP
         )
+
+    def _full_entries(self, positions: list[int]) -> dict:
+        """Full entries by position (what the ``pisession.context`` steps index)."""
+        return {p: self.entry(p) for p in positions}
 
     def line_of(self, position: int) -> int:
         """File line number of the entry at ``position``."""
@@ -349,28 +370,26 @@ class Session:
     def _settings(self, path: list[int]) -> ctx.Settings:
         """``ctx.context_settings`` for a path, reading only the entries that decide it
         (the last thinking-level change and the last model-deciding entry)."""
-        structure, types = self._structure, self._types
+        types, roles = self._types, self._columns[3]
         gaps = self._message_gaps
-        if gaps and not gaps.isdisjoint(path):
-            return ctx.context_settings(structure, path, self.source)  # Pi throws there
+        if gaps and not gaps.isdisjoint(path):  # Pi throws there
+            first_gap = next(p for p in path if p in gaps)
+            return ctx.context_settings(self._full_entries([first_gap]), [first_gap], self.source)
         thinking_at = model_at = None
         for rank in range(len(path) - 1, -1, -1):
             kind = types[path[rank]]
             if kind == "thinking_level_change":
                 if thinking_at is None:
                     thinking_at = rank
-            elif kind == "model_change" or (
-                kind == "message"
-                and js_field(structure[path[rank]]["message"], "role") == "assistant"
-            ):
+            elif kind == "model_change" or (kind == "message" and roles[path[rank]] == "assistant"):
                 if model_at is None:
                     model_at = rank
             else:
                 continue
             if thinking_at is not None and model_at is not None:
                 break
-        deciding = sorted(r for r in (thinking_at, model_at) if r is not None)
-        return ctx.context_settings(structure, [path[r] for r in deciding], self.source)
+        deciding = [path[r] for r in sorted(r for r in (thinking_at, model_at) if r is not None)]
+        return ctx.context_settings(self._full_entries(deciding), deciding, self.source)
 
     def _selection(self, path: list[int]) -> tuple[list[int], int | None, int]:
         """``ctx.kept_range`` for a path, plus the newest compaction and the number of
@@ -383,15 +402,17 @@ class Session:
         else:
             return list(path), None, 0
         compaction = path[cut]
-        first_kept = js_field(self._structure[compaction], "firstKeptEntryId")
+        first_kept = js_field(self.entry(compaction), "firstKeptEntryId")
+        ids = self._ids
         if type(first_kept) is str:  # strict equality with a string is ==
-            ids = self._ids
             try:
                 start = [ids[p] for p in path[:cut]].index(first_kept)
             except ValueError:
                 start = cut
-            path = path[start:]
-        selected = ctx.kept_range(self._structure, path, self.source)
+        else:
+            start = next((r for r in range(cut) if strict_equal(ids[path[r]], first_kept)), cut)
+        path = path[start:]
+        selected = ctx.kept_range(self._full_entries(path), path, self.source)
         kept = len(selected) - (len(path) - path.index(compaction))
         return selected, compaction, kept
 
@@ -507,6 +528,36 @@ class Session:
             f"<Session {self.source!r} id={self.header.get('id')!r} "
             f"entries={len(self)} skipped={len(self.diagnostics)}>"
         )
+
+
+#: The role column's mark for a ``message`` entry without a message object.
+_GAP = object()
+
+
+def _record_type(record: Record) -> object:
+    """An entry's ``type`` from the record's core view (or its structural view)."""
+    core = record.core
+    return core.type if core is not None else js_field(record.skeleton, "type")
+
+
+def _value_columns(values: Sequence) -> tuple[list, list, list, list]:
+    """Type, id, parentId and message role of entries (dicts, other JSON values or
+    ``Core`` views), as JavaScript reads them; ``_GAP`` marks a null/absent message."""
+    types, ids, parent_ids, roles = [], [], [], []
+    for value in values:
+        if isinstance(value, Core):
+            types.append(value.type)
+            ids.append(value.id)
+            parent_ids.append(value.parentId)
+            message = value.message
+            roles.append(_GAP if nullish(message) else message.role)
+            continue
+        types.append(js_field(value, "type"))
+        ids.append(js_field(value, "id"))
+        parent_ids.append(js_field(value, "parentId"))
+        message = js_field(value, "message")
+        roles.append(_GAP if nullish(message) else js_field(message, "role"))
+    return types, ids, parent_ids, roles
 
 
 def _why(rank: int, compaction: int | None, kept: int) -> str:

@@ -570,3 +570,41 @@ def test_tree_text_function_matches_command(capsys):
     session = pisession.load(TOUR)
     _, out, _ = call(capsys, "tree", TOUR, "--ascii", "--no-color")
     assert out == tree_text(session, ascii=True)
+
+
+def _compaction_cases():
+    for path in sorted(EDGE.glob("*.jsonl")) + sorted(GENERATED.glob("*.jsonl")):
+        if "compaction" in path.read_text(encoding="utf-8", errors="replace"):
+            yield path
+
+
+def test_check_kept_range_findings_agree_with_the_projection():
+    """``check`` finds empty kept ranges with a tree walk; the projection finds them
+    by building each compaction's own path. Both must name the same compactions."""
+    from pisession.cli import check_findings
+    from pisession.errors import PisessionError
+    from pisession.explain import kept_range
+
+    checked = 0
+    for path in _compaction_cases():
+        try:
+            session = pisession.load(path, new_id=pisession.sequential_ids())
+        except PisessionError:
+            continue
+        flagged = {at for at, kind, _ in check_findings(session) if kind == "compaction-kept-range"}
+        expected = set()
+        for c, entry in enumerate(session.entries):
+            if not isinstance(entry, dict) or entry.get("type") != "compaction":
+                continue
+            ident = entry.get("id")
+            if ident == entry.get("firstKeptEntryId") or session.position_of(ident) != c:
+                continue
+            try:
+                own = session.path_positions(ident)
+            except PisessionError:
+                continue
+            checked += 1
+            if not kept_range(session, own, c):
+                expected.add(session.line_of(c))
+        assert flagged == expected, path.name
+    assert checked > 100

@@ -167,10 +167,32 @@ def dump_line(value: object, style: int) -> bytes:
 
 
 @st.composite
-def damaged_line(draw) -> bytes:
+def linked_entry(draw, position: int, ids: list) -> dict:
+    """An entry that usually joins the tree: a fresh id, a parent among earlier ids."""
+    entry = draw(ENTRY)
+    if draw(st.integers(0, 4)):
+        entry["id"] = f"e{position}"
+        choices = [None, *ids[-3:], *ids[:1]] if ids else [None]
+        entry["parentId"] = ids[-1] if ids and draw(st.booleans()) else draw(st.sampled_from(choices))
+        if ids:
+            for key in ("firstKeptEntryId", "targetId", "fromId"):
+                if key in entry and draw(st.booleans()):
+                    entry[key] = draw(st.sampled_from(ids))
+        if draw(st.integers(0, 2)):
+            entry["type"] = "message"
+            entry["message"] = draw(MESSAGE)
+    return entry
+
+
+@st.composite
+def damaged_line(draw, position: int = 0, ids: list | None = None) -> bytes:
+    ids = [] if ids is None else ids
     kind = draw(st.integers(0, 11))
     if kind <= 3:
-        return dump_line(draw(ENTRY), draw(st.integers(0, 2)))
+        entry = draw(linked_entry(position, ids))
+        if isinstance(entry.get("id"), str):
+            ids.append(entry["id"])
+        return dump_line(entry, draw(st.integers(0, 2)))
     if kind == 4:  # a torn write: a prefix of a valid line
         line = dump_line(draw(ENTRY), 0)
         return line[: draw(st.integers(0, max(0, len(line) - 1)))]
@@ -200,7 +222,9 @@ def session_bytes(draw) -> bytes:
     lines = [dump_line(draw(HEADER), draw(st.integers(0, 2)))]
     if draw(st.integers(0, 9)) == 0:
         lines.insert(0, draw(damaged_line()))
-    lines += draw(st.lists(damaged_line(), max_size=12))
+    ids: list = []
+    for position in range(draw(st.integers(0, 12))):
+        lines.append(draw(damaged_line(position, ids)))
     out = b""
     for line in lines:
         out += line + draw(st.sampled_from([b"\n", b"\n", b"\r\n"]))
@@ -220,12 +244,14 @@ def legacy_session_bytes(draw) -> bytes:
     if version is not None:
         header["version"] = version
     lines = [jsjson.dumps(header).encode("utf-8")]
+    ids: list = []
     for _ in range(draw(st.integers(0, 10))):
         choice = draw(st.integers(0, 9))
         if choice == 0:
             lines.append(draw(st.sampled_from([b"", b"not json", b'{"n": NaN}', b"null"])))
         else:
-            entry = draw(ENTRY)
+            entry = draw(linked_entry(len(lines), ids))
+            ids.append(entry["id"]) if isinstance(entry.get("id"), str) else None
             if entry["type"] == "session":
                 entry["type"] = "message"
             lines.append(dump_line(entry, draw(st.integers(0, 2))))

@@ -19,7 +19,8 @@ def test_dumps_returns_the_original_bytes_and_loading_never_writes(path):
     before = (path.read_bytes(), path.stat().st_mtime_ns)
     s = pisession.load(path)
     s.context()
-    assert s.dumps() == before[0]
+    if not s.migrated:  # a legacy sample is rewritten by dumps(); see the migration tests
+        assert s.dumps() == before[0]
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before
 
 

@@ -1,6 +1,7 @@
-# ruff: noqa: E402, E501, B018
+# ruff: noqa: E402, B018
 # title: The file
-# summary: Header, lines and entries of a real Pi session file; what pisession reports about damaged lines; which lines reached the model.
+# summary: Header, lines and entries of a real Pi session file; what pisession reports about damaged
+#   lines; which lines reached the model.
 
 # %% [markdown]
 # Pi, the coding agent, writes every conversation to a **session file**: one JSON object

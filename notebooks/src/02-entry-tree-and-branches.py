@@ -1,6 +1,7 @@
-# ruff: noqa: E402, E501
+# ruff: noqa: E402
 # title: The entry tree and its branches
-# summary: id/parentId make a tree: roots, leaves, the default leaf, the path to a leaf, labels and the session name; drawing the tree.
+# summary: id/parentId make a tree: roots, leaves, the default leaf, the path to a leaf, labels and
+#   the session name; drawing the tree.
 
 # %% [markdown]
 # Entries do not simply follow each other: each one names its **parent** with
@@ -46,8 +47,9 @@ print("entries with more than one child:", {p: c for p, c in children.items() if
 
 # %% [markdown]
 # Entry 7 (`a2000001`, the assistant's first answer) has two children: the label that
-# continues the original conversation, and the branch summary that opens the branch. A session can also have several **roots** (Pi's
-# `resetLeaf()` starts a new root in the same file); the tour has one.
+# continues the original conversation, and the branch summary that opens the branch. A
+# session can also have several **roots** (Pi's `resetLeaf()` starts a new root in the
+# same file); the tour has one.
 #
 # ## The leaf and the path
 #
@@ -115,20 +117,31 @@ print("node 9:", graph.nodes[9])
 # %% [markdown]
 # ## Several roots
 #
-# A file may hold several trees. This tiny file (made in memory) has two roots; each
-# leaf's path starts at its own root:
+# A file may hold several trees. This tiny file, made in memory with two small helpers,
+# has two roots; each leaf's path starts at its own root:
 
 # %%
-two_roots = pisession.loads(
-    b"\n".join(
-        [
-            b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}',
-            b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:01:00Z","message":{"role":"user","content":"first"}}',
-            b'{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:02:00Z","message":{"role":"assistant","content":[]}}',
-            b'{"type":"message","id":"u2","parentId":null,"timestamp":"2026-01-01T00:03:00Z","message":{"role":"user","content":"fresh start"}}',
-        ]
-    ),
-    "two-roots.jsonl",
+import json
+
+
+def new_entry(entry_type, entry_id, parent, minute, **fields):
+    """One entry as a dict; timestamps are one minute apart."""
+    stamp = f"2026-01-01T00:{minute:02d}:00Z"
+    return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
+
+
+def tiny_session(*entries, name="tiny.jsonl"):
+    """A small session file made in memory: a header, then one JSON line per entry."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"}
+    data = "".join(json.dumps(v) + "\n" for v in ({**header, "cwd": "/w"}, *entries))
+    return pisession.loads(data.encode(), name)
+
+
+two_roots = tiny_session(
+    new_entry("message", "u1", None, 1, message={"role": "user", "content": "first"}),
+    new_entry("message", "a1", "u1", 2, message={"role": "assistant", "content": []}),
+    new_entry("message", "u2", None, 3, message={"role": "user", "content": "fresh start"}),
+    name="two-roots.jsonl",
 )
 print("roots:", [two_roots.entry(p)["id"] for p in two_roots.roots()])
 for leaf in two_roots.leaves():

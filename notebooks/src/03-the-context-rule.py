@@ -1,6 +1,7 @@
 # ruff: noqa: E402, E501
 # title: The context rule
-# summary: From a leaf to the model context: the walk, the settings, what each entry type contributes, and the provenance of every message (projection, fates).
+# summary: From a leaf to the model context: the walk, the settings, what each entry type
+#   contributes, and the provenance of every message (projection, fates).
 
 # %% [markdown]
 # The model never sees the file. Before each request Pi builds a **context**: a list of
@@ -62,17 +63,28 @@ for leaf_id in ("a6000001", "cm000001"):
 # its context says `"off"`:
 
 # %%
-branches = pisession.loads(
-    b"\n".join(
-        [
-            b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}',
-            b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:01:00Z","message":{"role":"user","content":"hi"}}',
-            b'{"type":"thinking_level_change","id":"t1","parentId":"u1","timestamp":"2026-01-01T00:02:00Z","thinkingLevel":"high"}',
-            b'{"type":"message","id":"u2","parentId":"t1","timestamp":"2026-01-01T00:03:00Z","message":{"role":"user","content":"think hard"}}',
-            b'{"type":"message","id":"u3","parentId":"u1","timestamp":"2026-01-01T00:04:00Z","message":{"role":"user","content":"other branch"}}',
-        ]
-    ),
-    "thinking-branches.jsonl",
+import json
+
+
+def new_entry(entry_type, entry_id, parent, minute, **fields):
+    """One entry as a dict; timestamps are one minute apart."""
+    stamp = f"2026-01-01T00:{minute:02d}:00Z"
+    return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
+
+
+def tiny_session(*entries, name="tiny.jsonl"):
+    """A small session file made in memory: a header, then one JSON line per entry."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"}
+    data = "".join(json.dumps(v) + "\n" for v in ({**header, "cwd": "/w"}, *entries))
+    return pisession.loads(data.encode(), name)
+
+
+branches = tiny_session(
+    new_entry("message", "u1", None, 1, message={"role": "user", "content": "hi"}),
+    new_entry("thinking_level_change", "t1", "u1", 2, thinkingLevel="high"),
+    new_entry("message", "u2", "t1", 3, message={"role": "user", "content": "think hard"}),
+    new_entry("message", "u3", "u1", 4, message={"role": "user", "content": "other branch"}),
+    name="thinking-branches.jsonl",
 )
 print("leaf u2:", branches.context("u2").thinking_level)
 print("leaf u3:", branches.context("u3").thinking_level)
@@ -174,8 +186,6 @@ print(llm[5]["content"][0]["text"])
 # repository keeps Pi's own output for the real sample **a** next to it; the two agree:
 
 # %%
-import json
-
 a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
 ours = json.loads(a.context().to_json())
 pi_output = pisession.sample_path("pi-0.87.1-a-print-multiturn-tools").with_suffix(".context.json")

@@ -1,6 +1,7 @@
-# ruff: noqa: E402, E501
+# ruff: noqa: E402
 # title: Compaction
-# summary: The kept range, retain-none compactions, three compactions in a real Pi file, the system checkpoint and dropped system messages; the compaction stepper.
+# summary: The kept range, retain-none compactions, three compactions in a real Pi file, the system
+#   checkpoint and dropped system messages; the compaction stepper.
 
 # %% [markdown]
 # When a conversation grows too long for the model, Pi **compacts** it: a model writes
@@ -97,17 +98,36 @@ print(llm[1]["content"][0]["text"])
 # same happens when the id names an entry on another branch, or nothing at all.
 
 # %%
-retain_none = pisession.loads(
-    b"\n".join(
-        [
-            b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}',
-            b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:01:00Z","message":{"role":"user","content":"old question"}}',
-            b'{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:02:00Z","message":{"role":"assistant","content":[{"type":"text","text":"old answer"}]}}',
-            b'{"type":"compaction","id":"c1","parentId":"a1","timestamp":"2026-01-01T00:03:00Z","summary":"An old question was answered.","firstKeptEntryId":"c1","tokensBefore":900}',
-            b'{"type":"message","id":"u2","parentId":"c1","timestamp":"2026-01-01T00:04:00Z","message":{"role":"user","content":"new question"}}',
-        ]
+import json
+
+
+def new_entry(entry_type, entry_id, parent, minute, **fields):
+    """One entry as a dict; timestamps are one minute apart."""
+    stamp = f"2026-01-01T00:{minute:02d}:00Z"
+    return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
+
+
+def tiny_session(*entries, name="tiny.jsonl"):
+    """A small session file made in memory: a header, then one JSON line per entry."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"}
+    data = "".join(json.dumps(v) + "\n" for v in ({**header, "cwd": "/w"}, *entries))
+    return pisession.loads(data.encode(), name)
+
+
+retain_none = tiny_session(
+    new_entry("message", "u1", None, 1, message={"role": "user", "content": "old question"}),
+    new_entry("message", "a1", "u1", 2, message={"role": "assistant", "content": []}),
+    new_entry(
+        "compaction",
+        "c1",
+        "a1",
+        3,
+        summary="An old question was answered.",
+        firstKeptEntryId="c1",
+        tokensBefore=900,
     ),
-    "retain-none.jsonl",
+    new_entry("message", "u2", "c1", 4, message={"role": "user", "content": "new question"}),
+    name="retain-none.jsonl",
 )
 print([m["role"] for m in retain_none.context().messages])
 print([(f.id, f.fate) for f in retain_none.fates()])
@@ -124,8 +144,8 @@ for position, entry in enumerate(b.entries):
     if entry["type"] == "compaction":
         first_kept = b.position_of(entry["firstKeptEntryId"])
         print(
-            f"line {b.line_of(position)}: compaction {entry['id']}, tokensBefore {entry['tokensBefore']:>6},"
-            f" keeps from line {b.line_of(first_kept)}"
+            f"line {b.line_of(position)}: compaction {entry['id']},",
+            f"tokensBefore {entry['tokensBefore']:>6}, keeps from line {b.line_of(first_kept)}",
         )
 
 # %% [markdown]

@@ -1,6 +1,7 @@
-# ruff: noqa: E402, E501
+# ruff: noqa: E402
 # title: Migration: version 1 and 2 files
-# summary: Legacy files brought to version 3 step by step with deterministic ids: v1 ids and parents, firstKeptEntryIndex counting the header, the hookMessage rename; the migration stepper.
+# summary: Legacy files brought to version 3 step by step with deterministic ids: v1 ids and
+#   parents, firstKeptEntryIndex counting the header, the hookMessage rename; the migration stepper.
 
 # %% [markdown]
 # The format has changed twice. **Version 1** files have no ids at all: entries simply
@@ -71,9 +72,8 @@ print("  ...")
 # %%
 for change in step.changes:
     if change.field.startswith("firstKept"):
-        print(
-            f"value {change.index}: {change.field}: {change.before!r} -> {change.after!r} ({change.note})"
-        )
+        print(f"value {change.index}: {change.field}: {change.before!r} -> {change.after!r}")
+        print(f"   ({change.note})")
 compaction = v2_values[10]
 print(
     "the kept range now starts at",

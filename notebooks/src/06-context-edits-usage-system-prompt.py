@@ -1,6 +1,7 @@
-# ruff: noqa: E402, E501
+# ruff: noqa: E402
 # title: Context edits, usage and the system prompt
-# summary: Context edits (replace or omit a message; PiG ignores them), usage entries and session totals, and the system prompt replayed from system-message deltas.
+# summary: Context edits (replace or omit a message; PiG ignores them), usage entries and session
+#   totals, and the system prompt replayed from system-message deltas.
 
 # %% [markdown]
 # Three more things decide what the model sees, or record what it cost.
@@ -147,9 +148,8 @@ print(json.dumps(tour.stats().to_dict(), indent=1))
 for leaf in tour.leaves():
     leaf_id = tour.entry(leaf)["id"]
     stats = tour.stats(leaf_id, branch=True)
-    print(
-        f"branch ending at {leaf_id}: cost {stats.usage.cost:.4f}, tokens {stats.usage.total_tokens:.0f}"
-    )
+    usage = stats.usage
+    print(f"branch ending at {leaf_id}: cost {usage.cost:.4f}, tokens {usage.total_tokens:.0f}")
 
 # %% [markdown]
 # For the real sample **b**, the totals include the compactions' own model calls:
@@ -157,9 +157,8 @@ for leaf in tour.leaves():
 # %%
 totals = b.stats()
 print(f"{totals.assistant_messages} assistant messages, {totals.tool_calls} tool calls")
-print(
-    f"tokens {totals.usage.total_tokens:.0f} (input {totals.usage.input:.0f}), cost {totals.usage.cost:.5f}"
-)
+usage = totals.usage
+print(f"tokens {usage.total_tokens:.0f} (input {usage.input:.0f}), cost {usage.cost:.5f}")
 compaction_cost = sum(e["usage"]["cost"]["total"] for e in b.entries if e["type"] == "compaction")
 print(f"of which the three compactions cost {compaction_cost:.5f}")
 

@@ -1,8 +1,10 @@
-# ruff: noqa: E402, E501, F811
+# ruff: noqa: E402, F811
 # variants: exercises, solutions
 # title[exercises]: Workshop: exercises
 # title[solutions]: Workshop: solutions
-# summary[exercises]: Write the rules yourself (the walk, the default leaf, the kept range, the session folder name, labels, a bash execution for the model); self-checking cells say what is right or wrong.
+# summary[exercises]: Write the rules yourself (the walk, the default leaf, the kept range, the
+#   session folder name, labels, a bash execution for the model); self-checking cells say what is
+#   right or wrong.
 # summary[solutions]: The same exercises solved; every checker says correct.
 
 # %% [markdown] only=exercises

@@ -1,6 +1,7 @@
-# ruff: noqa: E402, E501
+# ruff: noqa: E402
 # title: Claim audit
-# summary: The chapter's claims checked against Pi 0.87.1's rules on real sample data and the conformance corpus, with a verdict per claim (holds / wrong / needs nuance).
+# summary: The chapter's claims checked against Pi 0.87.1's rules on real sample data and the
+#   conformance corpus, with a verdict per claim (holds / wrong / needs nuance).
 
 # %% [markdown]
 # A chapter about a file format makes many small claims: how many entry types there are,
@@ -67,10 +68,24 @@ def corpus_note(*names):
         return ""
     results = [pi_agrees(n) for n in names]
     cases, agree = sum(r[0] for r in results), sum(r[1] for r in results)
-    return f" Corpus: pisession agrees with Pi on {agree}/{cases} contexts of {', '.join(f'`{n}`' for n in names)}."
+    files = ", ".join(f"`{n}`" for n in names)
+    return f" Corpus: pisession agrees with Pi on {agree}/{cases} contexts of {files}."
 
 
 audit = []
+
+
+def new_entry(entry_type, entry_id, parent, minute, **fields):
+    """One entry as a dict; timestamps are one minute apart."""
+    stamp = f"2026-01-01T00:{minute:02d}:00Z"
+    return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
+
+
+def tiny_session(*entries, name="tiny.jsonl"):
+    """A small session file made in memory: a header, then one JSON line per entry."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"}
+    data = "".join(json.dumps(v) + "\n" for v in ({**header, "cwd": "/w"}, *entries))
+    return pisession.loads(data.encode(), name)
 
 
 def claim(text):
@@ -157,19 +172,19 @@ def _():
 
 @claim("A usage entry's `kind` is an open set: any kind counts.")
 def _():
-    base = (
-        b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}\n'
-    )
-    usage = b'{"type":"usage","id":"u","parentId":null,"timestamp":"2026-01-01T00:01:00Z","kind":"%s","usage":{"input":5,"output":1,"cost":{"total":0.5}}}\n'
+    usage = {"input": 5, "output": 1, "cost": {"total": 0.5}}
+    kinds = ("session-title", "invented-by-an-extension")
     costs = {
-        k: pisession.loads(base + usage % k.encode(), "k").stats().usage.cost
-        for k in ("session-title", "invented-by-an-extension")
+        kind: tiny_session(new_entry("usage", "u", None, 1, kind=kind, usage=usage))
+        .stats()
+        .usage.cost
+        for kind in kinds
     }
     verdict = HOLDS if len(set(costs.values())) == 1 and 0.5 in costs.values() else WRONG
-    kinds = sorted({e.get("kind") for e in tour.entries if e["type"] == "usage"})
+    used = sorted({e.get("kind") for e in tour.entries if e["type"] == "usage"})
     return verdict, (
-        f"A usage entry counts in the totals whatever its kind ({', '.join(repr(k) for k in costs)} "
-        f"both add 0.5). The tour uses {kinds}."
+        f"A usage entry counts in the totals whatever its kind ({' and '.join(map(repr, costs))} "
+        f"both add 0.5). The tour uses {used}."
     )
 
 
@@ -194,7 +209,8 @@ def _():
     verdict = HOLDS if computed == "--C-work-api--" else WRONG
     return verdict, (
         f"Pi's rule (remove one leading `/` or `\\`, turn every `/`, `\\` and `:` into `-`) gives "
-        f"`{computed}`: the drive colon becomes a dash too. For the real sample's cwd it gives `{unix}`."
+        f"`{computed}`: the drive colon becomes a dash too. For the real sample's cwd it "
+        f"gives `{unix}`."
     )
 
 
@@ -203,23 +219,20 @@ def _():
     dropped = [f.id for f in tour.fates() if f.fate == "dropped-system"]
     verdict = HOLDS if dropped else WRONG
     return verdict, (
-        f"In the tour `{', '.join(dropped)}` lies in the kept range and is not sent; the compaction's "
-        "stored system message stands in for it. A system message after the compaction is sent."
+        f"In the tour `{', '.join(dropped)}` lies in the kept range and is not sent; the "
+        "compaction's stored system message stands in for it. A system message after the "
+        "compaction is sent."
         + corpus_note("compaction-drops-system-in-kept-range", "compaction-first-kept-is-system")
     )
 
 
 @claim("The thinking level comes from the path only.")
 def _():
-    text = b"\n".join(
-        [
-            b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}',
-            b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:01:00Z","message":{"role":"user","content":"hi"}}',
-            b'{"type":"thinking_level_change","id":"t1","parentId":"u1","timestamp":"2026-01-01T00:02:00Z","thinkingLevel":"high"}',
-            b'{"type":"message","id":"u2","parentId":"u1","timestamp":"2026-01-01T00:03:00Z","message":{"role":"user","content":"other branch"}}',
-        ]
+    s = tiny_session(
+        new_entry("message", "u1", None, 1, message={"role": "user", "content": "hi"}),
+        new_entry("thinking_level_change", "t1", "u1", 2, thinkingLevel="high"),
+        new_entry("message", "u2", "u1", 3, message={"role": "user", "content": "other branch"}),
     )
-    s = pisession.loads(text, "branches")
     levels = (s.context("t1").thinking_level, s.context("u2").thinking_level)
     verdict = HOLDS if levels == ("high", "off") else WRONG
     return verdict, (
@@ -251,7 +264,10 @@ def _():
             total += 1
             agree += json.loads(session.context(last["id"]).to_json()) == case["context"]
         verdict = verdict if agree == total else WRONG
-        note = f" Corpus: in {agree}/{total} files Pi's default context equals pisession's context at the last entry."
+        note = (
+            f" Corpus: in {agree}/{total} files Pi's default context equals pisession's "
+            "context at the last entry."
+        )
     return verdict, (
         "Whatever its type (a label, a usage entry, ...) and whatever the timestamps say."
         + note
@@ -268,10 +284,11 @@ def _():
     kept = [i.id for i in tour.projection().entries[1:]]
     verdict = HOLDS if kept == naive else NUANCE
     return verdict, (
-        "Only entries *before* the compaction on the path are looked up; system messages among them "
-        f"are skipped (tour: {len(naive)} entries from the first kept one to the leaf, {len(kept)} selected). When no earlier "
-        "entry has that id (retain-none compactions store their own id) nothing before it is kept, and an "
-        "older compaction inside the range contributes nothing."
+        "Only entries *before* the compaction on the path are looked up; system messages "
+        f"among them are skipped (tour: {len(naive)} entries from the first kept one to the "
+        f"leaf, {len(kept)} selected). When no earlier entry has that id (retain-none "
+        "compactions store their own id) nothing before it is kept, and an older compaction "
+        "inside the range contributes nothing."
         + corpus_note(
             "compaction-retain-none",
             "compaction-first-kept-not-found",
@@ -304,9 +321,9 @@ def _():
     summarized = fates[change["id"]] == "summarized"
     verdict = HOLDS if summarized and level == change["thinkingLevel"] != "off" else WRONG
     return verdict, (
-        f"In the tour the entry `{change['id']}` that set {change['thinkingLevel']!r} was summarized "
-        f"by the compaction, yet the context still reports {level!r}: settings are read from the "
-        "whole path." + corpus_note("settings-from-summarized-part")
+        f"In the tour the entry `{change['id']}` that set {change['thinkingLevel']!r} was "
+        f"summarized by the compaction, yet the context still reports {level!r}: settings are "
+        "read from the whole path." + corpus_note("settings-from-summarized-part")
     )
 
 
