@@ -103,10 +103,12 @@ def entry_fates(session, leaf_id: object = None) -> list[Fate]:
                     "(the compaction carries the system prompt checkpoint)",
                 )
             else:
-                fate, reason = (
-                    SUMMARIZED,
-                    f"before the kept range of compaction {comp_name}: replaced by its summary",
-                )
+                reason = f"before the kept range of compaction {comp_name}: replaced by its summary"
+                if kind in ("model_change", "thinking_level_change") or role == "assistant":
+                    reason += (
+                        " (its model/thinking setting still counts: settings scan the whole path)"
+                    )
+                fate = SUMMARIZED
         elif item.edit is not None and js_field(item.edit, "replacement") is None:
             fate, reason = OMITTED, f"omitted by context edit {_name(item.edit)} (replacement null)"
         elif item.edit is not None and item.messages and item.messages != _unedited(session, item):

@@ -18,7 +18,8 @@ from .jsvalue import field as js_field
 def content_text(content: object, separator: str = "\n") -> str:
     """Text of message content: a string as is, or its text blocks joined.
 
-    >>> content_text([{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "b"}])
+    >>> content_text([{"type": "text", "text": "a"}, {"type": "image"},
+    ...               {"type": "text", "text": "b"}])
     'a\\nb'
     """
     if isinstance(content, str):
