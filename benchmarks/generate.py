@@ -20,18 +20,21 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import json
 import random
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-_WORDS = (
-    "the a file test module function error value list parser session entry branch "
-    "compaction context model tool result read write edit bash command output line "
-    "import return class config path build check run fix update add remove rename "
-    "refactor docs index cache leaf tree node summary message user assistant system "
-    "because then so but also first next finally quickly carefully small large new old"
+_WORDS = " ".join(
+    (
+        "the a file test module function error value list parser session entry branch",
+        "compaction context model tool result read write edit bash command output line",
+        "import return class config path build check run fix update add remove rename",
+        "refactor docs index cache leaf tree node summary message user assistant system",
+        "because then so but also first next finally quickly carefully small large new old",
+    )
 ).split()
 
 _TOOLS = [
@@ -227,16 +230,11 @@ class Generator:
     # --- entries ---------------------------------------------------------------------
 
     def header(self) -> None:
+        a, b, c, d = (self.rng.getrandbits(bits) for bits in (16, 12, 16, 48))
         line = {
             "type": "session",
             "version": 3,
-            "id": "01a22a5a-%04x-7%03x-%04x-%012x"
-            % (
-                self.rng.getrandbits(16),
-                self.rng.getrandbits(12),
-                self.rng.getrandbits(16),
-                self.rng.getrandbits(48),
-            ),
+            "id": f"01a22a5a-{a:04x}-7{b:03x}-{c:04x}-{d:012x}",
             "timestamp": self._iso(),
             "cwd": self.cwd,
         }
@@ -255,7 +253,9 @@ class Generator:
                 "rules": "<rules>\n"
                 + "\n".join("- " + self._sentence() for _ in range(8))
                 + "\n</rules>",
-                "docs": "<docs>\n" + "\n".join(self._sentence(8, 30) for _ in range(6)) + "\n</docs>",
+                "docs": "<docs>\n"
+                + "\n".join(self._sentence(8, 30) for _ in range(6))
+                + "\n</docs>",
                 "project_context": "<project_context>\n"
                 + "\n".join(self._sentence(6, 20) for _ in range(4))
                 + "\n</project_context>",
@@ -270,9 +270,16 @@ class Generator:
                 "toolsAdded": [_tool_decl(t) for t in _TOOLS[:4]],
             }
         else:
-            patch: dict = {"rules": "<rules>\n" + "\n".join("- " + self._sentence() for _ in range(5))}
+            patch: dict = {
+                "rules": "<rules>\n" + "\n".join("- " + self._sentence() for _ in range(5))
+            }
             self.sections = {**self.sections, **patch}
-            message = {"role": "system", "content": "", "sections": patch, "timestamp": self._millis()}
+            message = {
+                "role": "system",
+                "content": "",
+                "sections": patch,
+                "timestamp": self._millis(),
+            }
             extra = [t for t in _TOOLS if t[0] not in self.tools]
             if extra and self.rng.random() < 0.5:
                 tool = self.rng.choice(extra)
@@ -300,7 +307,11 @@ class Generator:
         content: list = [{"type": "text", "text": self._sentence(5, 40)}]
         if self.rng.random() < 0.02:
             content.append(
-                {"type": "image", "data": self._blob(self.rng.randint(8_000, 60_000)), "mimeType": "image/png"}
+                {
+                    "type": "image",
+                    "data": self._blob(self.rng.randint(8_000, 60_000)),
+                    "mimeType": "image/png",
+                }
             )
         entry["message"] = {"role": "user", "content": content, "timestamp": self._millis()}
         return self._emit(entry, "user")
@@ -319,7 +330,10 @@ class Generator:
             )
         if not error and (calls == 0 or self.rng.random() < 0.5):
             content.append(
-                {"type": "text", "text": " ".join(self._sentence() for _ in range(self.rng.randint(1, 8)))}
+                {
+                    "type": "text",
+                    "text": " ".join(self._sentence() for _ in range(self.rng.randint(1, 8))),
+                }
             )
         made = []
         for n in range(0 if error else calls):
@@ -327,12 +341,18 @@ class Generator:
             name = self.rng.choice(self.tools or ["bash"])
             call_id = f"call_{self.call_counter:06d}_{n}"
             if name == "bash":
-                arguments = {"command": f"{self.rng.choice(['ls', 'grep -rn', 'python -m pytest', 'cat'])} {self.rng.choice(_WORDS)}"}
+                program = self.rng.choice(["ls", "grep -rn", "python -m pytest", "cat"])
+                arguments = {"command": f"{program} {self.rng.choice(_WORDS)}"}
             elif name in ("edit", "write"):
-                arguments = {"path": f"src/{self.rng.choice(_WORDS)}.py", "content": self._code(self.rng.randint(100, 1500))}
+                arguments = {
+                    "path": f"src/{self.rng.choice(_WORDS)}.py",
+                    "content": self._code(self.rng.randint(100, 1500)),
+                }
             else:
                 arguments = {"path": f"src/{self.rng.choice(_WORDS)}/{self.rng.choice(_WORDS)}.py"}
-            content.append({"type": "toolCall", "id": call_id, "name": name, "arguments": arguments})
+            content.append(
+                {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
+            )
             made.append((call_id, name))
         self.response_counter += 1
         tokens_in = min(self.context_bytes // 4 + 1500, 190_000)
@@ -348,7 +368,9 @@ class Generator:
             "timestamp": self._millis(),
         }
         if error:
-            message["errorMessage"] = '400: {"message":"This model\'s maximum context length was exceeded"}'
+            message["errorMessage"] = (
+                '400: {"message":"This model\'s maximum context length was exceeded"}'
+            )
         else:
             message["responseId"] = f"chatcmpl-{self.response_counter:08d}"
             message["rawStopReason"] = "tool_calls" if made else "stop"
@@ -370,9 +392,17 @@ class Generator:
             content = [{"type": "text", "text": self._code(self.rng.randint(500, 3_500))}]
         else:
             content = [{"type": "text", "text": self._words(3, 60)}]
-        message: dict = {"role": "toolResult", "toolCallId": call_id, "toolName": name, "content": content}
+        message: dict = {
+            "role": "toolResult",
+            "toolCallId": call_id,
+            "toolName": name,
+            "content": content,
+        }
         if name == "edit":
-            message["details"] = {"diff": self._code(200), "firstChangedLine": self.rng.randint(1, 400)}
+            message["details"] = {
+                "diff": self._code(200),
+                "firstChangedLine": self.rng.randint(1, 400),
+            }
         message["isError"] = self.rng.random() < 0.05
         message["timestamp"] = self._millis()
         entry["message"] = message
@@ -382,7 +412,9 @@ class Generator:
         entry = self._base("context_edit")
         entry["targetId"] = target
         entry["replacement"] = (
-            None if omit else {"content": [{"type": "text", "text": f"[{self._sentence(3, 10)} body omitted]"}]}
+            None
+            if omit
+            else {"content": [{"type": "text", "text": f"[{self._sentence(3, 10)} body omitted]"}]}
         )
         self._emit(entry)
 
@@ -392,12 +424,16 @@ class Generator:
             return
         entry = self._base("label")
         entry["targetId"] = self.rng.choice(targets)
-        entry["label"] = self.rng.choice(["checkpoint", "good answer", "", "before refactor", "bug here"])
+        entry["label"] = self.rng.choice(
+            ["checkpoint", "good answer", "", "before refactor", "bug here"]
+        )
         self._emit(entry)
 
     def usage_entry(self) -> None:
         entry = self._base("usage")
-        entry.update(kind="session-title", provider="fake", model="fake-mini", usage=self._usage(120, 8))
+        entry.update(
+            kind="session-title", provider="fake", model="fake-mini", usage=self._usage(120, 8)
+        )
         self._emit(entry)
 
     def session_info(self) -> None:
@@ -413,7 +449,9 @@ class Generator:
 
     def custom_message(self) -> None:
         entry = self._base("custom_message")
-        entry.update(customType="reminder", content=self._sentence(), display=self.rng.random() < 0.7)
+        entry.update(
+            customType="reminder", content=self._sentence(), display=self.rng.random() < 0.7
+        )
         if self.rng.random() < 0.4:
             entry["details"] = {"source": "extension", "n": self.rng.randint(1, 99)}
         self._emit(entry, "custom")
@@ -421,7 +459,9 @@ class Generator:
     def compaction(self) -> None:
         users = [i for i, e in enumerate(self.path) if e[2] == "user"]
         entry = self._base("compaction")
-        entry["summary"] = "## Goal\n" + "\n".join(self._sentence(8, 30) for _ in range(self.rng.randint(6, 30)))
+        entry["summary"] = "## Goal\n" + "\n".join(
+            self._sentence(8, 30) for _ in range(self.rng.randint(6, 30))
+        )
         if users and self.rng.random() < 0.9:
             keep = self.rng.choice(users[-4:])
             entry["firstKeptEntryId"] = self.path[keep][0]
@@ -429,7 +469,10 @@ class Generator:
             keep = len(self.path)
             entry["firstKeptEntryId"] = entry["id"]  # retain-none stores its own id
         entry["tokensBefore"] = self.context_bytes // 4
-        entry["details"] = {"readFiles": [f"src/{w}.py" for w in self._words(1, 4).split()], "modifiedFiles": []}
+        entry["details"] = {
+            "readFiles": [f"src/{w}.py" for w in self._words(1, 4).split()],
+            "modifiedFiles": [],
+        }
         entry["usage"] = self._usage(self.rng.randint(800, 9000), self.rng.randint(100, 900))
         entry["fromHook"] = False
         entry["systemMessage"] = {
@@ -447,7 +490,9 @@ class Generator:
 
     def branch(self) -> None:
         """Go back to an earlier entry of the branch and continue from there."""
-        candidates = [i for i, e in enumerate(self.path[:-1]) if e[2] in ("assistant", "user")][-40:]
+        candidates = [i for i, e in enumerate(self.path[:-1]) if e[2] in ("assistant", "user")][
+            -40:
+        ]
         if len(candidates) < 2:
             return
         back = self.rng.choice(candidates[:-1])
@@ -472,7 +517,9 @@ class Generator:
             _, made = self.assistant(calls)
             results = [self.tool_result(call_id, name) for call_id, name in made]
             if results and self.rng.random() < 0.06:
-                biggest = max(results, key=lambda r: next(e[3] for e in reversed(self.path) if e[0] == r))
+                biggest = max(
+                    results, key=lambda r: next(e[3] for e in reversed(self.path) if e[0] == r)
+                )
                 self.context_edit(biggest, omit=self.rng.random() < 0.2)
         self.assistant(0)
 
@@ -499,7 +546,11 @@ class Generator:
         self.header()
         if self.target >= 1:
             self.session_info()
-        starters = [self.model_change, self.thinking_level_change, lambda: self.system_message(True)]
+        starters = [
+            self.model_change,
+            self.thinking_level_change,
+            lambda: self.system_message(True),
+        ]
         for start in starters[: max(0, self.target - self.count)]:
             start()
         while self.count < self.target:
@@ -524,10 +575,8 @@ def generate(entries: int, out, seed: int = 27) -> int:
     """
     writer = _Truncating(out, entries + 1)
     gen = Generator(entries, seed, writer)
-    try:
+    with contextlib.suppress(_Full):
         gen.run()
-    except _Full:
-        pass
     return writer.lines - 1
 
 

@@ -4,6 +4,7 @@
     python notebooks/build.py 03 05            # only the notebooks whose name starts so
     python notebooks/build.py --no-execute     # write them without running (no outputs)
     python notebooks/build.py --docs-only      # only rewrite docs/notebooks.md
+    python notebooks/build.py --check          # are the .ipynb files in step with src/?
 
 Sources live in ``notebooks/src/NN-name.py`` in the "percent" format:
 
@@ -307,6 +308,34 @@ def write(nb, path: Path) -> None:
     path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
 
 
+def _shape(nb) -> list:
+    return [(c.cell_type, c.source, c.metadata.get("tags", []), c.get("id")) for c in nb.cells]
+
+
+def check(url: str) -> list[str]:
+    """Names of notebooks whose cells differ from what their sources give (or that
+    were never executed), without running anything."""
+    import nbformat
+
+    stale = []
+    for source in sources():
+        for variant in source.variants:
+            name = source.name(variant)
+            path = HERE / f"{name}.ipynb"
+            if not path.exists():
+                stale.append(name)
+                continue
+            stored = nbformat.read(path, as_version=4)
+            fresh = make_notebook(source, variant, url)
+            unexecuted = any(
+                c.cell_type == "code" and c.source.strip() and c.execution_count is None
+                for c in stored.cells
+            )
+            if _shape(stored) != _shape(fresh) or unexecuted:
+                stale.append(name)
+    return stale
+
+
 # --- docs/notebooks.md ------------------------------------------------------------------
 
 
@@ -353,6 +382,11 @@ and ends with a recap. Every notebook carries its own Colab and Binder badges.
 - **A checkout**: `pip install -e ".[notebook]"`, then `jupyter lab notebooks/`. The setup
   cell puts the checkout on `sys.path`, so the notebooks use the code next to them.
 
+`08-claim-audit` also reads the conformance corpus (`data/conformance`, Pi 0.87.1's own
+readings of 441 files). It is part of the repository, so it is there in a checkout and
+on Binder; on Colab the notebook says so and checks the claims on the bundled samples
+only.
+
 Badge block for the README:
 
 ```markdown
@@ -367,6 +401,7 @@ at the top of `notebooks/build.py`), then run
 ```sh
 python notebooks/build.py            # all notebooks, executed, outputs stored
 python notebooks/build.py 04         # only 04-compaction
+python notebooks/build.py --check    # CI: fail if a notebook is out of step with its source
 ```
 
 Outputs and execution counts are committed on purpose: they are what the tests compare.
@@ -379,13 +414,18 @@ page are rewritten from it.
 ## Regression tests
 
 ```sh
+pip install -e ".[test]"   # pytest, nbval, matplotlib, ipywidgets, ipykernel
 python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitize.cfg -q
 ```
 
 nbval re-runs every notebook and compares each cell's output with the stored one.
 Figures are PNG (ignored by nbval); widget cells are tagged `nbval-ignore-output`;
 `notebooks/nbval-sanitize.cfg` masks what legitimately varies (memory addresses, the
-folder the samples are read from).
+folder the samples are read from). The stored outputs do not depend on where the
+repository lives: the build removes the checkout's path from them.
+
+When a change in pisession changes what a notebook prints (a new column in a table, a
+reworded reason), nbval fails on that cell: rebuild the notebooks and review the diff.
 """
 
 
@@ -397,8 +437,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("only", nargs="*", help="build only notebooks starting with these")
     parser.add_argument("--no-execute", action="store_true", help="do not run the notebooks")
     parser.add_argument("--docs-only", action="store_true", help="only write docs/notebooks.md")
+    parser.add_argument(
+        "--check", action="store_true", help="only check that notebooks match their sources"
+    )
     args = parser.parse_args(argv)
     url = repository_url()
+    if args.check:
+        stale = check(url)
+        for name in stale:
+            print(f"notebooks/{name}.ipynb is out of date: run python notebooks/build.py")
+        return 1 if stale else 0
     every = sources()
     entries = [
         (s.name(v), s.get("title", v), s.get("summary", v)) for s in every for v in s.variants

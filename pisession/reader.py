@@ -47,7 +47,9 @@ class _StructuralFields(TypedDict, total=False):
     cwd: Any
 
 
-_structural_decode = msgspec.json.Decoder(_StructuralFields).decode
+_structural_decoder = msgspec.json.Decoder(_StructuralFields)
+_structural_decode = _structural_decoder.decode
+_structural_decode_lines = _structural_decoder.decode_lines
 
 
 class CoreMessage(msgspec.Struct, gc=False):
@@ -279,6 +281,44 @@ def full_value(data: bytes, record: Record) -> object:
     if record.value is None:
         record.value = loads(memoryview(data)[record.start : record.end])
     return record.value
+
+
+def structural_views(records: list[Record]) -> list:
+    """The ``skeleton`` of every record, decoding those not decoded yet many at a time.
+
+    Records the fast path read are decoded in runs of consecutive lines with
+    ``decode_lines`` (each such line starts with ``{`` and ends with ``}``, so a run
+    holds one value per line when the counts agree); anything else falls back to
+    ``Record.skeleton``, one line at a time.
+
+    >>> records, _ = parse_records(b'{"type":"a","x":1}\\n{"type":"b","label":"L"}\\n')
+    >>> structural_views(records)
+    [{'type': 'a'}, {'type': 'b', 'label': 'L'}]
+    """
+    start = 0
+    while start < len(records):
+        first = records[start]
+        stop = start + 1
+        if first._skeleton is None:
+            while (
+                stop < len(records)
+                and stop - start < _BLOCK
+                and records[stop]._skeleton is None
+                and records[stop].data is first.data
+                and records[stop].start == records[stop - 1].end + 1
+            ):
+                stop += 1
+            if stop - start > 1:
+                raw = memoryview(first.data)[first.start : records[stop - 1].end]
+                try:
+                    views = _structural_decode_lines(raw)
+                except msgspec.DecodeError:
+                    views = []
+                if len(views) == stop - start:
+                    for record, view in zip(records[start:stop], views):
+                        record._skeleton = view
+        start = stop
+    return [record.skeleton for record in records]
 
 
 def complete_lines(data: bytes) -> tuple[bytes, Diagnostic | None]:

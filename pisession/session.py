@@ -20,7 +20,7 @@ from .jsvalue import UNDEFINED, map_key, nullish, strict_equal
 from .jsvalue import field as js_field
 from .llm import to_llm
 from .migration import CURRENT_VERSION, IdFactory, MigrationStep, header_version, migrate
-from .reader import Core, Diagnostic, Record, full_value, parse_records
+from .reader import Core, Diagnostic, Record, full_value, parse_records, structural_views
 from .stats import SessionStats, session_stats
 from .system_prompt import SystemPrompt, replay_system_prompt
 from .tree import (
@@ -29,9 +29,7 @@ from .tree import (
     duplicate_ids,
     entry_graph,
     find_cycles,
-    leaves,
     resolved_labels,
-    roots,
     session_name,
 )
 
@@ -215,7 +213,7 @@ class Session:
         """Light views of the entries (type, id, parentId, role, ...) for walking."""
         if self._migrated is not None:
             return self._migrated
-        return [r.skeleton for r in self._entry_records]
+        return structural_views(self._entry_records)
 
     # The context of a leaf is found from four columns (type, id, parentId and message
     # role of every entry, as JavaScript reads them), taken from the records' core views
@@ -297,11 +295,12 @@ class Session:
 
     def leaves(self) -> list[int]:
         """Positions of the branch ends (entries no other entry has as parent)."""
-        return leaves(self._structure, self._index)
+        parents = set(self._parents)  # as tree.leaves, from the cached parent column
+        return [p for p in range(len(self)) if p not in parents]
 
     def roots(self) -> list[int]:
         """Positions of root entries (no parent, or a parent id not in the file)."""
-        return roots(self._structure, self._index)
+        return [p for p, parent in enumerate(self._parents) if parent is None or parent == p]
 
     def children(self) -> dict[int, list[int]]:
         """Children of every entry in Pi's order (timestamp, then file order)."""
@@ -352,20 +351,55 @@ class Session:
         leaf = self._leaf_position(leaf_id)
         if leaf is None:
             return []
-        parents = self._parents
-        path: list[int] = []
-        append = path.append
+        # Walk parentId up from the leaf until the root, or until an entry of the path
+        # walked first (kept, with each entry's rank, for the next leaves): a branch
+        # shares that path up to there.
+        base = self._base_path
+        ranks = None
+        if base is not None and leaf != base[-1]:
+            ranks = self._base_ranks
+        parent_ids, index = self._columns[2], self._index
+        get = index.get
+        tail: list[int] = []
+        append = tail.append
         current: int | None = leaf
-        for _ in range(len(parents) + 1):
+        for _ in range(len(parent_ids) + 1):
             if current is None:
-                path.reverse()
-                return path
+                break
+            if ranks is not None and current in ranks:
+                tail.reverse()
+                return base[: ranks[current] + 1] + tail
+            if base is not None and current == base[-1]:
+                tail.reverse()
+                return base + tail
             append(current)
-            current = parents[current]
-        try:  # more steps than entries: a parent cycle, which ctx.path_to reports
-            return ctx.path_to(self._structure, leaf, self._index, self.source)
-        except CycleError as exc:
-            raise self._located(exc, exc.cycle) from None
+            pid = parent_ids[current]
+            if type(pid) is str:
+                current = get(pid) if pid else None
+            else:
+                current = ctx.parent_position([{"parentId": pid}], 0, index)
+        else:
+            try:  # more steps than entries: a parent cycle, which ctx.path_to reports
+                return ctx.path_to(self._structure, leaf, self._index, self.source)
+            except CycleError as exc:
+                raise self._located(exc, exc.cycle) from None
+        tail.reverse()
+        if base is None:
+            self._base_path = tail[:]
+        return tail
+
+    #: The first path walked (root first), shared by the paths of later leaves.
+    _base_path: list[int] | None = None
+
+    @cached_property
+    def _base_ranks(self) -> dict:
+        """Rank of each entry of ``_base_path`` (built when a second leaf is asked for)."""
+        return {position: rank for rank, position in enumerate(self._base_path)}
+
+    @cached_property
+    def _unique_ids(self) -> bool:
+        """True when every entry has a string id and no two share one."""
+        return len(self._index) == len(self) and all(type(i) is str for i in self._ids)
 
     def _settings(self, path: list[int]) -> ctx.Settings:
         """``ctx.context_settings`` for a path, reading only the entries that decide it
@@ -404,7 +438,13 @@ class Session:
         compaction = path[cut]
         first_kept = js_field(self.entry(compaction), "firstKeptEntryId")
         ids = self._ids
-        if type(first_kept) is str:  # strict equality with a string is ==
+        if type(first_kept) is str and self._unique_ids:  # one entry can have that id
+            target = self._index.get(first_kept)
+            try:
+                start = cut if target is None else path.index(target, 0, cut)
+            except ValueError:
+                start = cut
+        elif type(first_kept) is str:  # strict equality with a string is ==
             try:
                 start = [ids[p] for p in path[:cut]].index(first_kept)
             except ValueError:

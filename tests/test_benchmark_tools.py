@@ -1,0 +1,194 @@
+"""The benchmark tools: the session generator, the naive baseline, and the fast reading
+path they exercise. No timings here (see benchmarks/bench.py and docs/performance.md)."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import pisession
+from pisession import reader
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+from generate import generate  # noqa: E402
+from naive_context import naive_context, read_entries  # noqa: E402
+
+
+def generated(entries: int, seed: int = 27) -> bytes:
+    buf = io.BytesIO()
+    assert generate(entries, buf, seed) == entries
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def big() -> bytes:
+    return generated(4000, seed=3)
+
+
+def test_generator_is_deterministic():
+    assert generated(500) == generated(500)
+    assert generated(500, seed=1) != generated(500, seed=2)
+
+
+def test_generator_writes_exactly_the_entries_asked_for():
+    for n in (0, 1, 4, 37):
+        data = generated(n)
+        assert data.endswith(b"\n")
+        assert data.count(b"\n") == n + 1  # the header, then n entries
+        assert len(pisession.loads(data)) == n
+
+
+def test_generated_lines_look_like_pis(big):
+    lines = big.splitlines()
+    header = json.loads(lines[0])
+    assert header["type"] == "session" and header["version"] == 3
+    for line in lines:
+        value = json.loads(line)
+        # JSON.stringify's compact form, key order kept, non-ASCII unescaped
+        assert line == json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    entries = [json.loads(line) for line in lines[1:]]
+    ids = [e["id"] for e in entries]
+    assert len(set(ids)) == len(ids)
+    assert all(len(i) == 8 and int(i, 16) >= 0 for i in ids)
+    known = set(ids)
+    assert all(e["parentId"] is None or e["parentId"] in known for e in entries)
+
+
+def test_generated_session_holds_every_feature(big):
+    session = pisession.loads(big)
+    assert len(session) == 4000
+    assert session.diagnostics == []
+    assert session.problems() == {"dangling_parents": [], "duplicate_ids": {}, "cycles": []}
+    types = {e["type"] for e in session.entries}
+    assert types >= {
+        "message",
+        "compaction",
+        "context_edit",
+        "branch_summary",
+        "label",
+        "usage",
+        "custom",
+        "custom_message",
+        "session_info",
+        "model_change",
+        "thinking_level_change",
+    }
+    raw_compactions = [e for e in read_entries(big.splitlines()) if e["type"] == "compaction"]
+    compactions = [e for e in session.entries if e["type"] == "compaction"]
+    assert len(compactions) == len(raw_compactions) >= 2
+    assert all(c["systemMessage"]["role"] == "system" for c in compactions)
+    assert any(c["firstKeptEntryId"] != c["id"] for c in compactions)  # a kept range
+    roles = {e["message"]["role"] for e in session.entries if e["type"] == "message"}
+    assert roles == {"system", "user", "assistant", "toolResult"}
+    assert len(session.leaves()) > 5  # branches
+    blocks = [
+        block["type"]
+        for e in session.entries
+        if e["type"] == "message"
+        for block in (e["message"]["content"] if isinstance(e["message"]["content"], list) else [])
+    ]
+    assert {"text", "toolCall", "image", "thinking"} <= set(blocks)
+    assert max(len(line) for line in big.splitlines()) > 10_000  # big tool results
+
+
+def test_context_equals_the_naive_full_decode_rule(big):
+    session = pisession.loads(big)
+    entries = [e for e in read_entries(big.splitlines()) if e["type"] != "session"]
+    leaves = [None] + [session.entry(p)["id"] for p in session.leaves()]
+    for leaf in [*random.Random(4).sample(leaves, 12), None]:
+        expected = naive_context(entries, leaf)
+        assert json.loads(session.context(leaf).to_json()) == expected
+    # and the naive rule is not vacuous: the default context went through a compaction
+    projection = session.projection()
+    assert projection.compaction is not None
+    assert {item.why for item in projection.entries} >= {
+        "newest compaction on the path",
+        "after the compaction",
+    }
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_context_equals_pis_own(tmp_path, big):
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(big)
+    done = subprocess.run(
+        ["node", str(BENCHMARKS / "pi_context.mjs"), str(path)], capture_output=True
+    )
+    if done.returncode == 3:
+        pytest.skip("Pi 0.87.1 is not installed")
+    assert done.returncode == 0, done.stderr
+    assert path.read_bytes() == big  # Pi did not touch the file
+    assert json.loads(done.stdout) == json.loads(pisession.loads(big).context().to_json())
+
+
+# --- the fast reading path agrees with the line-by-line one -------------------------------
+
+
+def line_by_line(data: bytes):
+    """``parse_records`` without the fast path: every line through ``_parse_line``."""
+    records, diagnostics = [], []
+    view = memoryview(data)
+    for number, start, end in reader.iter_line_ranges(data):
+        reader._parse_line(view, number, start, end, records, diagnostics)
+    return records, diagnostics
+
+
+ODD_LINES = [
+    b"",
+    b"   ",
+    b"not json",
+    b"0",
+    b"[1, 2]",
+    b'{"type":"message","id":"odd","parentId":null,"message":null}',
+    b'{"type":"label","id":"s1","parentId":null,"label":"\\ud800 lone surrogate"}',
+    b'{"type":"custom","id":"cr","parentId":null}\r',
+    b"{}{}",
+    b'{"a":',
+    b"}",
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_reading_path_equals_line_by_line(seed, monkeypatch):
+    rng = random.Random(seed)
+    lines = generated(300, seed=seed).split(b"\n")
+    for _ in range(rng.randint(0, 6)):
+        lines.insert(rng.randrange(1, len(lines)), rng.choice(ODD_LINES))
+    data = b"\n".join(lines)
+    monkeypatch.setattr(reader, "_BLOCK", rng.choice([1, 7, 16]))
+    fast = reader.parse_records(data)
+    slow = line_by_line(data)
+    assert [(r.line, r.start, r.end) for r in fast[0]] == [
+        (r.line, r.start, r.end) for r in slow[0]
+    ]
+    assert [r.skeleton for r in fast[0]] == [r.skeleton for r in slow[0]]
+    assert [(d.line, d.kind, d.message) for d in fast[1]] == [
+        (d.line, d.kind, d.message) for d in slow[1]
+    ]
+    assert sum(r.core is not None for r in fast[0]) > 0  # the fast path did run
+    fresh = reader.parse_records(data)[0]
+    assert reader.structural_views(fresh) == [r.skeleton for r in slow[0]]
+
+
+def test_session_built_by_the_fast_path_matches_the_slow_one(monkeypatch, big):
+    fast = pisession.loads(big)
+    assert all(r.core is not None for r in fast._entry_records)
+    monkeypatch.setattr(reader, "parse_records", line_by_line)
+    monkeypatch.setattr(pisession.session, "parse_records", line_by_line)
+    slow = pisession.loads(big)
+    assert all(r.core is None for r in slow._entry_records)
+    assert fast.leaves() == slow.leaves() and fast.roots() == slow.roots()
+    for leaf in [None] + [fast.entry(p)["id"] for p in fast.leaves()[:10]]:
+        a, b = fast.projection(leaf), slow.projection(leaf)
+        assert a.path == b.path and a.compaction == b.compaction
+        assert [(i.position, i.why) for i in a.entries] == [(i.position, i.why) for i in b.entries]
+        assert a.context.to_json() == b.context.to_json()
