@@ -339,24 +339,35 @@ def check(url: str) -> list[str]:
 # --- docs/notebooks.md ------------------------------------------------------------------
 
 
-def docs_text(url: str, entries: list[tuple[str, str, str]]) -> str:
+def readme_badges(url: str, first: str = "01-the-file") -> str:
+    """The Colab and Binder badges for the README (empty when the URL is not GitHub)."""
     slug = github_slug(url)
+    if not slug:
+        return ""
+    binder = f"https://mybinder.org/v2/gh/{slug}/{BRANCH}?labpath=notebooks%2F{first}.ipynb"
+    colab = f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{first}.ipynb"
+    return f"""\
+[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab})
+[![Binder](https://mybinder.org/badge_logo.svg)]({binder})"""
+
+
+README = ROOT / "README.md"
+_BADGES = re.compile(r"<!-- badges -->.*?<!-- /badges -->", re.S)
+
+
+def readme_text(url: str) -> str:
+    """README.md with its badge block (between the ``badges`` markers) rewritten."""
+    text = README.read_text(encoding="utf-8")
+    block = f"<!-- badges -->\n{readme_badges(url)}\n<!-- /badges -->"
+    return _BADGES.sub(lambda _: block, text, count=1)
+
+
+def docs_text(url: str, entries: list[tuple[str, str, str]]) -> str:
     rows = []
     for name, title, summary in entries:
         rows.append(f"| [{name}](../notebooks/{name}.ipynb) | {title} | {summary} |")
     table = "\n".join(rows)
-    readme_block = ""
-    if slug:
-        first = entries[0][0] if entries else "01-the-file"
-        binder_tree = (
-            f"https://mybinder.org/v2/gh/{slug}/{BRANCH}?labpath=notebooks%2F{first}.ipynb"
-        )
-        colab_first = (
-            f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{first}.ipynb"
-        )
-        readme_block = f"""\
-[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab_first})
-[![Binder](https://mybinder.org/badge_logo.svg)]({binder_tree})"""
+    readme_block = readme_badges(url, entries[0][0] if entries else "01-the-file")
     return f"""\
 # Notebooks
 
@@ -444,6 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     url = repository_url()
     if args.check:
         stale = check(url)
+        if readme_text(url) != README.read_text(encoding="utf-8"):
+            print("README.md badges are out of date: run python notebooks/build.py --docs-only")
+            stale.append("README")
         for name in stale:
             print(f"notebooks/{name}.ipynb is out of date: run python notebooks/build.py")
         return 1 if stale else 0
@@ -453,7 +467,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     DOCS.parent.mkdir(exist_ok=True)
     DOCS.write_text(docs_text(url, entries), encoding="utf-8")
-    print(f"wrote {DOCS.relative_to(ROOT)}")
+    README.write_text(readme_text(url), encoding="utf-8")
+    print(f"wrote {DOCS.relative_to(ROOT)} and the README badges")
     if args.docs_only:
         return 0
     for source in sources(args.only or None):
