@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import pairwise, repeat
 from operator import itemgetter
 from typing import Any, TypedDict
 
@@ -86,49 +86,40 @@ class Diagnostic:
         return f"line {self.line}: {self.message}"
 
 
-class Record:
+class Record(msgspec.Struct, gc=False):
     """One parsed line: its number, byte range, and its structural view.
 
     ``skeleton`` is a dict with the structural fields only (or the full value, when
     the structural decode refuses the line). ``value`` is filled in on first full
     decode. ``core`` is the ``Core`` view when the fast path read the line (else None);
     such a record then decodes its ``skeleton`` from ``data`` on first use.
+
+    Records never take part in reference cycles, so the garbage collector does not
+    track them (a session file has hundreds of thousands).
     """
 
-    __slots__ = ("_skeleton", "core", "data", "end", "line", "start", "value")
-
-    def __init__(
-        self,
-        line: int,
-        start: int,
-        end: int,
-        skeleton: object,
-        value: object = None,
-        core: Core | None = None,
-        data: bytes | None = None,
-    ):
-        self.line = line
-        self.start = start
-        self.end = end
-        self._skeleton = skeleton
-        self.value = value
-        self.core = core
-        self.data = data
+    line: int
+    start: int
+    end: int
+    structural: object = None
+    value: object = None
+    core: Core | None = None
+    data: bytes | None = None
 
     @property
     def skeleton(self) -> object:
         """The structural view (decoded on first use for a fast-path record)."""
-        if self._skeleton is None:
+        if self.structural is None:
             raw = memoryview(self.data)[self.start : self.end]
             try:
-                self._skeleton = _structural_decode(raw)
+                self.structural = _structural_decode(raw)
             except msgspec.DecodeError:
-                self._skeleton = full_value(self.data, self)
-        return self._skeleton
+                self.structural = full_value(self.data, self)
+        return self.structural
 
     @skeleton.setter
     def skeleton(self, value: object) -> None:
-        self._skeleton = value
+        self.structural = value
 
 
 def iter_line_ranges(data: bytes):
@@ -286,8 +277,8 @@ def full_value(data: bytes, record: Record) -> object:
 def structural_views(records: list[Record]) -> list:
     """The ``skeleton`` of every record, decoding those not decoded yet many at a time.
 
-    Records the fast path read are decoded in runs of consecutive lines with
-    ``decode_lines`` (each such line starts with ``{`` and ends with ``}``, so a run
+    Records the fast path read are decoded in blocks of consecutive lines with
+    ``decode_lines`` (each such line starts with ``{`` and ends with ``}``, so a block
     holds one value per line when the counts agree); anything else falls back to
     ``Record.skeleton``, one line at a time.
 
@@ -295,30 +286,29 @@ def structural_views(records: list[Record]) -> list:
     >>> structural_views(records)
     [{'type': 'a'}, {'type': 'b', 'label': 'L'}]
     """
-    start = 0
-    while start < len(records):
-        first = records[start]
-        stop = start + 1
-        if first._skeleton is None:
-            while (
-                stop < len(records)
-                and stop - start < _BLOCK
-                and records[stop]._skeleton is None
-                and records[stop].data is first.data
-                and records[stop].start == records[stop - 1].end + 1
+    collecting = gc.isenabled()
+    gc.disable()  # many small dicts that live on, and no cycles among them
+    try:
+        for first in range(0, len(records), _BLOCK):
+            block = records[first : first + _BLOCK]
+            head, tail = block[0], block[-1]
+            if (
+                len(block) > 1
+                and head.data is not None
+                and all(r.structural is None and r.data is head.data for r in block)
+                and all(b.start == a.end + 1 for a, b in pairwise(block))
             ):
-                stop += 1
-            if stop - start > 1:
-                raw = memoryview(first.data)[first.start : records[stop - 1].end]
                 try:
-                    views = _structural_decode_lines(raw)
+                    views = _structural_decode_lines(memoryview(head.data)[head.start : tail.end])
                 except msgspec.DecodeError:
                     views = []
-                if len(views) == stop - start:
-                    for record, view in zip(records[start:stop], views):
-                        record._skeleton = view
-        start = stop
-    return [record.skeleton for record in records]
+                if len(views) == len(block):
+                    for record, view in zip(block, views):
+                        record.structural = view
+        return [r.skeleton if r.structural is None else r.structural for r in records]
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def complete_lines(data: bytes) -> tuple[bytes, Diagnostic | None]:

@@ -245,11 +245,22 @@ class Session:
         return self._columns[1]
 
     @cached_property
-    def _index(self) -> dict:
+    def _index_and_uniqueness(self) -> tuple[dict, bool]:
+        """``ctx.entry_index`` of the entries, and whether every entry has its own
+        string id (then an id names exactly one entry)."""
         ids = self._ids
-        if all(type(i) is str for i in ids):  # the usual case: ctx.entry_index, faster
-            return dict(zip(ids, range(len(ids))))
-        return ctx.entry_index([{"id": i} for i in ids])
+        if set(map(type, ids)) <= {str}:  # the usual case: the same index, faster
+            index = dict(zip(ids, range(len(ids))))
+            return index, len(index) == len(ids)
+        return ctx.entry_index([{"id": i} for i in ids]), False
+
+    @property
+    def _index(self) -> dict:
+        return self._index_and_uniqueness[0]
+
+    @property
+    def _unique_ids(self) -> bool:
+        return self._index_and_uniqueness[1]
 
     @cached_property
     def _parents(self) -> list:
@@ -304,7 +315,7 @@ class Session:
 
     def children(self) -> dict[int, list[int]]:
         """Children of every entry in Pi's order (timestamp, then file order)."""
-        return children_of(self._structure, self._index)
+        return children_of(self._structure, self._index, self._parents)
 
     def tree(self):
         """The entry tree as a ``networkx.DiGraph`` (nodes are positions)."""
@@ -366,6 +377,14 @@ class Session:
         for _ in range(len(parent_ids) + 1):
             if current is None:
                 break
+            if base is None:  # the first walk: nothing to join
+                append(current)
+                pid = parent_ids[current]
+                if type(pid) is str:
+                    current = get(pid) if pid else None
+                else:
+                    current = ctx.parent_position([{"parentId": pid}], 0, index)
+                continue
             if ranks is not None and current in ranks:
                 tail.reverse()
                 return base[: ranks[current] + 1] + tail
@@ -395,11 +414,6 @@ class Session:
     def _base_ranks(self) -> dict:
         """Rank of each entry of ``_base_path`` (built when a second leaf is asked for)."""
         return {position: rank for rank, position in enumerate(self._base_path)}
-
-    @cached_property
-    def _unique_ids(self) -> bool:
-        """True when every entry has a string id and no two share one."""
-        return len(self._index) == len(self) and all(type(i) is str for i in self._ids)
 
     def _settings(self, path: list[int]) -> ctx.Settings:
         """``ctx.context_settings`` for a path, reading only the entries that decide it

@@ -20,13 +20,15 @@ def parent_positions(entries: Sequence, index: dict | None = None) -> list[int |
     return [parent_position(entries, p, index) for p in range(len(entries))]
 
 
-def children_of(entries: Sequence, index: dict | None = None) -> dict[int, list[int]]:
+def children_of(
+    entries: Sequence, index: dict | None = None, parents: Sequence[int | None] | None = None
+) -> dict[int, list[int]]:
     """Children of every entry in Pi's ``getTree`` order: by timestamp, then file order.
 
     >>> children_of([{"id": "a", "parentId": None}, {"id": "b", "parentId": "a"}])
     {0: [1], 1: []}
     """
-    parents = parent_positions(entries, index)
+    parents = parent_positions(entries, index) if parents is None else parents
     children: dict[int, list[int]] = {p: [] for p in range(len(entries))}
     for child, parent in enumerate(parents):
         if parent is not None and parent != child:
@@ -37,7 +39,8 @@ def children_of(entries: Sequence, index: dict | None = None) -> dict[int, list[
         return t if t == t else 0.0
 
     for kids in children.values():
-        kids.sort(key=when)
+        if len(kids) > 1:  # most entries have one child: skip the timestamp parse
+            kids.sort(key=when)
     return children
 
 

@@ -9,6 +9,7 @@ fsync it and rename it over the target.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -59,10 +60,8 @@ def test_load_ask_migrate_and_save_elsewhere_never_touch_the_input(session_copy,
     pisession.load(session_copy, complete_lines_only=True)
     pisession.load(session_copy, migrate=False)
     for question in (session.context, session.projection, session.fates, session.stats):
-        try:
+        with contextlib.suppress(pisession.PisessionError):
             question()
-        except pisession.PisessionError:
-            pass
     session.problems()
     session.tree()
     (tmp_path / "out").mkdir()
@@ -124,7 +123,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path, monkeypat
     assert os.listdir(tmp_path) == ["s.jsonl"]
 
 
-# --- a writer killed in the middle of a save --------------------------------------------------------
+# --- a writer killed in the middle of a save ------------------------------------------------
 
 #: Runs in a child process: builds a large session and saves it over TARGET.
 #: argv: target, megabytes, mode ("atomic": Session.save; "naive": open(target, "wb")).
@@ -216,3 +215,18 @@ def test_the_kill_harness_does_catch_a_non_atomic_writer(tmp_path):
     if kill_mid_write(target, "naive") is None:
         pytest.skip("the writer finished before it could be killed")
     assert target.read_bytes() != original
+
+
+def test_cli_migrate_writes_only_the_output_and_refuses_to_overwrite(tmp_path, capsys):
+    cli = pytest.importorskip("pisession.cli")
+    legacy = tmp_path / "legacy.jsonl"
+    shutil.copyfile(pisession.sample_path("legacy-v2"), legacy)
+    before = fingerprint(legacy)
+    out = tmp_path / "v3.jsonl"
+    assert cli.main(["migrate", str(legacy), "-o", str(out)]) == 0
+    assert fingerprint(legacy) == before
+    written = fingerprint(out)
+    assert cli.main(["migrate", str(legacy), "-o", str(out)]) != 0
+    assert fingerprint(out) == written
+    assert sorted(os.listdir(tmp_path)) == ["legacy.jsonl", "v3.jsonl"]
+    capsys.readouterr()

@@ -192,3 +192,34 @@ def test_session_built_by_the_fast_path_matches_the_slow_one(monkeypatch, big):
         assert a.path == b.path and a.compaction == b.compaction
         assert [(i.position, i.why) for i in a.entries] == [(i.position, i.why) for i in b.entries]
         assert a.context.to_json() == b.context.to_json()
+
+
+def test_later_leaves_reuse_the_first_path_and_still_find_cycles():
+    def entry(i, parent):
+        return json.dumps(
+            {
+                "type": "message",
+                "id": i,
+                "parentId": parent,
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "message": {"role": "user", "content": i},
+            }
+        )
+
+    lines = [
+        '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}',
+        entry("a", None),
+        entry("b", "a"),
+        entry("c", "d"),
+        entry("d", "c"),
+        entry("f", "b"),
+        entry("e", "a"),
+    ]
+    session = pisession.loads("\n".join(lines).encode() + b"\n")
+    assert session.path_positions() == [0, 5]  # e: the first path walked
+    assert session.path_positions("f") == [0, 1, 4]  # joins it at a
+    with pytest.raises(pisession.CycleError):
+        session.context("c")
+    assert session.path_positions("e") == [0, 5]
+    session.path_positions().append(99)  # callers own the lists they get
+    assert session.path_positions() == [0, 5]

@@ -25,7 +25,9 @@ DAMAGED = DATA / "damaged"
 EDGE = DATA / "conformance" / "edge"
 
 #: A crash-safe session line as Pi writes it, for building files in tests.
-HEADER = b'{"type":"session","version":3,"id":"s1","timestamp":"2026-02-01T10:00:00.000Z","cwd":"/w"}'
+HEADER = (
+    b'{"type":"session","version":3,"id":"s1","timestamp":"2026-02-01T10:00:00.000Z","cwd":"/w"}'
+)
 
 
 def message_line(entry_id: str, parent: str | None, role: str, text: str) -> bytes:
@@ -160,7 +162,9 @@ def test_damaged_file_reads_with_clear_diagnostics(name):
             session.context()
         assert str(caught.value).startswith(f"{path}:")
         assert caught.value.line in session.entry_lines
-        assert "parent cycle" in caught.value.reason and "Pi 0.87.1 would hang" in caught.value.reason
+        assert (
+            "parent cycle" in caught.value.reason and "Pi 0.87.1 would hang" in caught.value.reason
+        )
     else:
         assert roles(session) == expected["roles"]
     assert session.dumps() == path.read_bytes()
@@ -220,7 +224,9 @@ def test_truncated_last_line_is_reported_and_the_file_is_not_repaired():
 
 def test_invalid_utf8_becomes_replacement_characters_as_in_node():
     session = pisession.load(DAMAGED / "invalid-utf8.jsonl")
-    assert session.entry(1)["message"]["content"][0]["text"] == "It sets the port to 80\ufffd\ufffd80."
+    assert (
+        session.entry(1)["message"]["content"][0]["text"] == "It sets the port to 80\ufffd\ufffd80."
+    )
     assert session.entry(2)["id"] == "u\ufffd2"
     assert session.path_positions() == [0, 1, 2, 3]
 
@@ -303,7 +309,7 @@ def test_a_line_of_hundreds_of_mb(tmp_path):
     assert roles(session) == ["user"]
 
 
-# --- bugs found while writing these tests (xfail until fixed; strict, so a fix shows) ---------------
+# --- bugs found while writing these tests (xfail until fixed; strict, so a fix shows) ------
 
 DEEP = 100_000
 
@@ -363,6 +369,23 @@ def test_a_v1_file_pi_cannot_migrate_names_file_and_line(tmp_path):
     assert str(caught.value).startswith(f"{path}:2: ")
 
 
+@pytest.mark.xfail(strict=True, reason="a migrated line writes Infinity as null")
+def test_migrating_keeps_numbers_beyond_float_range():
+    """``1e400`` reads as Infinity (Pi too). Migrating a v1 file rewrites the line, and
+    ``JSON.stringify`` (Pi's ``_rewriteFile``, pisession's ``dumps``) writes Infinity as
+    ``null``, so the written file has a different context (user content ``null`` -> ``[]``).
+
+    Fix (pisession/session.py ``Session.dumps``, for rewritten lines only): write +-Infinity
+    as ``1e400`` / ``-1e400``, which JSON.parse and pisession read back as +-Infinity.
+    This departs from the bytes Pi would write, not from what Pi would read.
+    """
+    data = b'{"type":"session","id":"s","version":1}\n'
+    data += b'{"type":"message","message":{"role":"user","content":1e400}}\n'
+    session = pisession.loads(data, "v1.jsonl", new_id=pisession.sequential_ids())
+    again = pisession.loads(session.dumps(), "v3.jsonl")
+    assert again.context().to_json() == session.context().to_json()
+
+
 @pytest.mark.xfail(strict=True, reason="jsjson: 'starting at at column'")
 def test_malformed_line_message_reads_well():
     """Fix (pisession/jsjson.py ``loads``): Python's message for an unterminated string
@@ -379,3 +402,186 @@ def test_bom_before_header_error_names_the_bom():
     with pytest.raises(SessionFormatError) as caught:
         pisession.load(DAMAGED / "bom-before-header.jsonl")
     assert re.search(r"\bBOM\b|byte.order mark", str(caught.value))
+
+
+# --- hostile text: HTML and terminal output escape whatever the session says ---------------------
+
+#: Text an attacker (or a model quoting a web page) can put in a session.
+HOSTILE = [
+    '<script>alert("HOSTILE-1")</script>',
+    "'><img src=x onerror=alert(2)>HOSTILE-2",
+    '" onmouseover="alert(3)" x="HOSTILE-3',
+    "\x1b[31mHOSTILE-4\x1b[0m\x1b[2J",
+    "\x1b]0;pwned title\x07HOSTILE-5\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\",
+    "\x9b31mHOSTILE-6 c1\x85next\x07bell\x08\x08\x00nul",
+    "HOSTILE-7\roverwritten\u202eevil\u2066\u2028sep\ufeff",
+]
+#: Characters that must never reach a terminal or an HTML page raw: C0 controls other than
+#: newline and tab, DEL, C1 controls (0x9b is CSI on 8-bit terminals), bidi overrides.
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Bidi embeddings, overrides and isolates: they reorder what is shown around them.
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def hostile_session_file(folder: Path) -> Path:
+    text = " | ".join(HOSTILE)
+    entries = [
+        {"type": "session_info", "id": "n1", "parentId": None, "name": HOSTILE[0] + HOSTILE[3]},
+        {
+            "type": "model_change",
+            "id": "m1",
+            "parentId": "n1",
+            "provider": HOSTILE[3],
+            "modelId": HOSTILE[1],
+        },
+        {
+            "type": "message",
+            "id": "u1" + HOSTILE[2],
+            "parentId": "m1",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+        },
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "u1" + HOSTILE[2],
+            "timestamp": "2026-01-01T00:01:00Z",
+            "message": {
+                "role": "assistant",
+                "provider": HOSTILE[4],
+                "model": HOSTILE[5],
+                "content": [
+                    {"type": "text", "text": text},
+                    {
+                        "type": "toolCall",
+                        "id": "c1",
+                        "name": HOSTILE[0],
+                        "arguments": {"path": HOSTILE[6]},
+                    },
+                ],
+                "usage": {"input": 1, "output": 1, "cost": {"total": 0}},
+            },
+        },
+        {
+            "type": "message",
+            "id": "t1",
+            "parentId": "a1",
+            "timestamp": "2026-01-01T00:02:00Z",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": HOSTILE[5],
+                "content": [{"type": "text", "text": text}],
+            },
+        },
+        {
+            "type": "custom_message",
+            "id": "c2",
+            "parentId": "t1",
+            "customType": HOSTILE[0],
+            "content": text,
+            "display": True,
+        },
+        {"type": "label", "id": "l1", "parentId": "c2", "targetId": "a1", "label": HOSTILE[6]},
+        {"type": HOSTILE[0], "id": "x1", "parentId": "l1"},
+        {"type": "custom", "id": "o1" + HOSTILE[3], "parentId": HOSTILE[4] + "gone"},
+        {
+            "type": "message",
+            "id": "b1",
+            "parentId": "a1",
+            "timestamp": "2026-01-01T00:03:00Z",
+            "message": {
+                "role": "bashExecution",
+                "command": HOSTILE[3],
+                "output": text,
+                "exitCode": 1,
+            },
+        },
+    ]
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "s-" + HOSTILE[4],
+        "timestamp": "2026-01-01T00:00:00Z",
+        "cwd": "/w/" + HOSTILE[3],
+    }
+    path = folder / "hostile.jsonl"
+    path.write_text("\n".join(json.dumps(v) for v in [header, *entries]) + "\n")
+    return path
+
+
+def assert_escaped_html(html: str) -> None:
+    assert "HOSTILE-1" in html, "the test text did not reach the HTML"
+    lowered = html.lower()
+    for raw in ("<script>alert", "<img src=x", 'onmouseover="alert', "onerror=alert(2)>"):
+        assert raw not in lowered, raw
+    assert not RAW_CONTROL.search(html), repr(RAW_CONTROL.search(html).group())
+
+
+def html_pages(folder: Path) -> dict:
+    display = pytest.importorskip("pisession.display")
+    session = pisession.load(hostile_session_file(folder))
+    pages = {
+        "session_html": display.session_html(session),
+        "session_html(b1)": display.session_html(session, "b1"),
+        "context_html": display.context_html(session.context("x1")),
+        "projection_html": display.projection_html(session.projection("x1")),
+        "repr": session._repr_html_() + session.context()._repr_html_(),
+    }
+    if hasattr(display, "fates_html"):
+        pages["fates_html"] = display.fates_html(session, "x1")
+    return pages
+
+
+def test_html_output_escapes_session_text(tmp_path):
+    for name, html in html_pages(tmp_path).items():
+        try:
+            assert_escaped_html(html)
+        except AssertionError as exc:
+            raise AssertionError(f"{name}: {exc}") from None
+
+
+@pytest.mark.xfail(strict=True, reason="display.py keeps bidi overrides (terminal.py escapes them)")
+def test_html_output_escapes_bidi_overrides(tmp_path):
+    """Fix (pisession/display.py ``_CONTROL``): add ``\\u202a-\\u202e\\u2066-\\u2069`` (and
+    ``\\ufeff``), as ``pisession.terminal._UNSAFE`` does, or show them as visible escapes."""
+    for name, html in html_pages(tmp_path).items():
+        assert not BIDI.search(html), name
+
+
+def assert_escaped_terminal(text: str) -> None:
+    found = RAW_CONTROL.search(text) or BIDI.search(text)
+    assert not found, repr(found.group())
+
+
+CONTEXT_C1 = pytest.mark.xfail(
+    strict=True,
+    reason="context JSON keeps C1 controls raw (fix: write them as \\u0080-\\u009f escapes)",
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["explain", "tree", "check", "stats", pytest.param("context", marks=CONTEXT_C1), "ls"],
+)
+def test_terminal_output_escapes_session_text(command, tmp_path, capsys):
+    cli = pytest.importorskip("pisession.cli")
+    path = hostile_session_file(tmp_path)
+    argv = [command, str(tmp_path if command == "ls" else path), "--no-color"]
+    if command in ("explain", "tree", "context"):
+        argv += ["--leaf", "x1"]
+    status = cli.main(argv)
+    out, err = capsys.readouterr()
+    assert status in (0, 1), err
+    if command != "ls":  # ls shows names and first messages, cut to the width
+        assert "HOSTILE" in out, "the test text did not reach the output"
+    assert_escaped_terminal(out)
+    assert_escaped_terminal(err)
+
+
+def test_terminal_clean_makes_every_control_visible():
+    terminal = pytest.importorskip("pisession.terminal")
+    for text in HOSTILE:
+        cleaned = terminal.clean(text)
+        assert not RAW_CONTROL.search(cleaned) and "\n" not in cleaned and "\r" not in cleaned
+        assert "HOSTILE" in cleaned

@@ -34,7 +34,13 @@ def msg(entry_id: str, parent: str | None, role: str, text: str, minute: int = 1
             api="anthropic-messages",
             provider="anthropic",
             model="claude-sonnet-4-5",
-            usage={"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.001}},
+            usage={
+                "input": 10,
+                "output": 5,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "cost": {"total": 0.001},
+            },
             stopReason="stop",
         )
     message["timestamp"] = 1769940000000 + minute * 60000
@@ -130,12 +136,18 @@ def files() -> dict[str, bytes]:
         ),
         # Duplicate ids from a botched merge: the later u2 wins for lookups.
         "duplicate-ids.jsonl": lines(
-            h, *CHAT, LAST, msg("u2", "u1", "user", "A second u2.", 5), msg("a3", "u2", "assistant", "ok", 6)
+            h,
+            *CHAT,
+            LAST,
+            msg("u2", "u1", "user", "A second u2.", 5),
+            msg("a3", "u2", "assistant", "ok", 6),
         ),
         # An entry was deleted by hand: its child's parentId now names nothing.
         "dangling-parent.jsonl": lines(h, CHAT[0], CHAT[2], LAST),
         # Parent cycle: a hand edit made u1 a child of a2 (u1 -> a2 -> u2 -> a1 -> u1).
-        "parent-cycle.jsonl": lines(h, CHAT[0].replace('"parentId":null', '"parentId":"a2"'), *CHAT[1:], LAST),
+        "parent-cycle.jsonl": lines(
+            h, CHAT[0].replace('"parentId":null', '"parentId":"a2"'), *CHAT[1:], LAST
+        ),
         # An entry that is its own parent.
         "self-parent.jsonl": lines(h, *CHAT, LAST.replace('"parentId":"u2"', '"parentId":"a2"')),
         # A text file that is not a session at all (binary garbage).
