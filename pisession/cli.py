@@ -158,9 +158,15 @@ def cmd_context(args) -> int:
     context = session.context(_leaf(session, args.leaf))
     value = context.to_llm() if args.llm else context.to_dict()
     indent = 0 if args.compact else args.indent
-    text = jsjson.dumps(value, indent if indent > 0 else None)
-    _out_bytes(text.encode("utf-8") + b"\n")
+    _out_json(value, indent if indent > 0 else None)
     return 0
+
+
+def _out_json(value: object, indent: int | None = 2) -> None:
+    """Print JSON as Pi writes it, with terminal-steering characters as ``\\u`` escapes
+    (C1 controls, DEL, bidi overrides: the JSON value is unchanged)."""
+    text = jsjson.terminal_safe(jsjson.dumps(value, indent))
+    _out_bytes(text.encode("utf-8") + b"\n")
 
 
 # --- tree -----------------------------------------------------------------------------
@@ -512,7 +518,7 @@ def cmd_stats(args) -> int:
             "branch": branch.to_dict(),
             "context": {"messages": len(context.messages), "pathEntries": len(path)},
         }
-        _out_bytes(jsjson.dumps(value, 2).encode("utf-8") + b"\n")
+        _out_json(value)
         return 0
     color = _color(args)
     rows = [
@@ -596,7 +602,7 @@ def cmd_ls(args) -> int:
             if needle in (i.name or "").casefold() or needle in i.first_message.casefold()
         ]
     if args.json:
-        _out_bytes(jsjson.dumps([to_jsonable(i) for i in infos], 2).encode("utf-8") + b"\n")
+        _out_json([to_jsonable(i) for i in infos])
         return 0
     if not infos:
         where = f" for {cwd}" if cwd else ""

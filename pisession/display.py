@@ -47,7 +47,7 @@ FATE_MEANINGS = {
 UNKNOWN_COLOUR = "#BBBBBB"
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _SPACES = re.compile(r"\s+")
 
 #: Short words for entry types and message roles (node text, tables).

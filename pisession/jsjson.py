@@ -41,15 +41,98 @@ def loads(raw: bytes | memoryview) -> object:
     """
     try:
         return _fast_decode(raw)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         pass
     text = bytes(raw).decode("utf-8", errors="replace")
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise LineDecodeError(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+        raise LineDecodeError(f"malformed JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
-        raise LineDecodeError("JSON nested too deeply for Python's parser") from None
+        return loads_deep(text)
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+_OPEN = object()  # marks "a container was opened, not a value finished"
+
+
+def loads_deep(text: str) -> object:
+    """``JSON.parse`` without recursion, for lines nested deeper than Python's parsers go
+    (V8's ``JSON.parse`` takes 100 000 levels). Strings use ``json``'s C scanner.
+
+    >>> loads_deep('{"a": [[[1, 2.5e0, "x"]]], "b": null}')
+    {'a': [[[1, 2.5, 'x']]], 'b': None}
+    """
+    stack: list[list] = []  # [container, pending key]
+    pos = _WHITESPACE.match(text).end()
+
+    def fail(what: str) -> LineDecodeError:
+        return LineDecodeError(f"malformed JSON: {what} (column {pos + 1})")
+
+    while True:
+        char = text[pos : pos + 1]
+        if char == "{" or char == "[":
+            container: object = {} if char == "{" else []
+            pos = _WHITESPACE.match(text, pos + 1).end()
+            closer = "}" if char == "{" else "]"
+            if text[pos : pos + 1] == closer:
+                value, pos = container, pos + 1
+            else:
+                stack.append([container, None])
+                if char == "{":
+                    pos = _key(text, pos, stack[-1], fail)
+                continue
+        elif char == '"':
+            try:
+                value, pos = json.decoder.scanstring(text, pos + 1, True)
+            except json.JSONDecodeError as exc:
+                raise fail(exc.msg) from None
+        elif (number := _NUMBER.match(text, pos)) is not None:
+            digits = number.group()
+            value = float(digits) if number.group(1) or number.group(2) else int(digits)
+            pos = number.end()
+        else:
+            word = next((w for w in _LITERALS if text.startswith(w, pos)), None)
+            if word is None:
+                raise fail("expecting a value")
+            value, pos = _LITERALS[word], pos + len(word)
+        # a value is complete: hand it to the containers, closing those that end here
+        while True:
+            pos = _WHITESPACE.match(text, pos).end()
+            if not stack:
+                if pos != len(text):
+                    raise fail("extra data")
+                return value
+            frame = stack[-1]
+            if isinstance(frame[0], dict):
+                frame[0][frame[1]] = value
+            else:
+                frame[0].append(value)
+            char = text[pos : pos + 1]
+            if char == ",":
+                pos = _WHITESPACE.match(text, pos + 1).end()
+                if isinstance(frame[0], dict):
+                    pos = _key(text, pos, frame, fail)
+                break
+            if char != ("}" if isinstance(frame[0], dict) else "]"):
+                raise fail("expecting ',' or a closing bracket")
+            value, pos = stack.pop()[0], pos + 1
+
+
+def _key(text: str, pos: int, frame: list, fail) -> int:
+    """Read ``"key" :`` at ``pos`` into ``frame``; return where the value starts."""
+    if text[pos : pos + 1] != '"':
+        raise fail("expecting a property name in double quotes")
+    try:
+        frame[1], pos = json.decoder.scanstring(text, pos + 1, True)
+    except json.JSONDecodeError as exc:
+        raise fail(exc.msg) from None
+    pos = _WHITESPACE.match(text, pos).end()
+    if text[pos : pos + 1] != ":":
+        raise fail("expecting ':'")
+    return _WHITESPACE.match(text, pos + 1).end()
 
 
 # --- writing ---------------------------------------------------------------------------
@@ -98,24 +181,35 @@ def js_number(text: str) -> str:
     return sign + out
 
 
-def _fix_token(match: re.Match) -> str:
+def _fix_token(match: re.Match, infinity: str = "null") -> str:
     token = match.group()
     if token[0] == '"':
         return token
-    if token.endswith(("NaN", "Infinity")):
+    if token.endswith("NaN"):
         return "null"
+    if token.endswith("Infinity"):
+        return infinity if token[0] != "-" or infinity == "null" else "-" + infinity
     if token.lstrip("-").isdigit():  # a big integer: JavaScript only has doubles
         return js_number(repr(float(int(token))))
     return js_number(token)
 
 
-def dumps(value: object, indent: int | None = None) -> str:
+def dumps(value: object, indent: int | None = None, keep_infinity: bool = False) -> str:
     """Serialise like ``JSON.stringify(value, null, indent)``: key order kept,
     non-finite numbers as ``null``, lone surrogates escaped, JavaScript number text.
 
+    ``keep_infinity`` writes ±Infinity as ``±1e400`` (which reads back as ±Infinity)
+    instead of ``null``: for rewriting a file without changing what it means.
+
     >>> dumps({"a": 5.0, "b": float("nan"), "c": "\\ud800", "d": "é"})
     '{"a":5,"b":null,"c":"\\\\ud800","d":"é"}'
+    >>> dumps([float("-inf")]), dumps([float("-inf")], keep_infinity=True)
+    ('[null]', '[-1e400]')
     """
+    if keep_infinity:
+        text = _compact(value)
+        text = _TOKEN.sub(lambda m: _fix_token(m, "1e400"), text)
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     if type(indent) is int and indent > 0:
         # Indenting in C (msgspec) is several times faster than json's Python encoder
         # and gives the same text; msgspec refuses the lone-surrogate escapes JavaScript
@@ -125,6 +219,83 @@ def dumps(value: object, indent: int | None = None) -> str:
         except msgspec.DecodeError:
             pass
     separators = (",", ":") if indent is None else (",", ": ")
-    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators)
+    try:
+        text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators)
+    except RecursionError:  # nested deeper than json's encoder goes: write it compact
+        text = _dumps_deep(value)
     text = _TOKEN.sub(_fix_token, text)
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _compact(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:
+        return _dumps_deep(value)
+
+
+def _dumps_deep(value: object) -> str:
+    """Compact JSON text (Python number forms) without recursion, for very deep values.
+
+    >>> _dumps_deep({"a": [[1, "x"]], "b": None})
+    '{"a":[[1,"x"]],"b":null}'
+    """
+    encode_string = json.encoder.encode_basestring
+    out: list[str] = []
+    stack: list = [iter([value])]
+    closers: list[str] = []
+    while stack:
+        item = next(stack[-1], _OPEN)
+        if item is _OPEN:  # this container is done
+            stack.pop()
+            if closers:
+                out.append(closers.pop())
+            continue
+        if isinstance(stack[-1], _Items) and stack[-1].count > 1:
+            out.append(",")
+        if isinstance(item, tuple) and isinstance(stack[-1], _Items) and stack[-1].keyed:
+            key, item = item
+            out.append(encode_string(str(key)) + ":")
+        if isinstance(item, dict):
+            out.append("{")
+            closers.append("}")
+            stack.append(_Items(iter(item.items()), keyed=True))
+        elif isinstance(item, (list, tuple)):
+            out.append("[")
+            closers.append("]")
+            stack.append(_Items(iter(item), keyed=False))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False))
+    return "".join(out)
+
+
+class _Items:
+    """An iterator over a container's members that counts what it has given out."""
+
+    def __init__(self, members, keyed: bool):
+        self.members = members
+        self.keyed = keyed
+        self.count = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        item = next(self.members)
+        self.count += 1
+        return item
+
+
+_UNSAFE_ON_TERMINAL = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(json_text: str) -> str:
+    """JSON text with C1 controls, DEL and bidirectional overrides written as ``\\uXXXX``.
+
+    The JSON means the same; a terminal can no longer be steered by session text (these
+    characters can only occur inside strings of a JSON text).
+
+    >>> terminal_safe('{"a":"x\u009b31m\u202e"}')
+    '{"a":"x\\\\u009b31m\\\\u202e"}'
+    """
+    return _UNSAFE_ON_TERMINAL.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)

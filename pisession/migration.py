@@ -107,9 +107,14 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
     previous_id = None
     for index, value in enumerate(values):
         if not isinstance(value, dict):
-            raise SessionFormatError(
-                "<entries>", None, f"value {index} is not an object; Pi 0.87.1 fails to migrate it"
+            error = SessionFormatError(
+                "<entries>",
+                None,
+                f"a {type(value).__name__} value is not an object; "
+                "Pi 0.87.1 fails to migrate such a file",
             )
+            error.index = index  # the caller names the line
+            raise error
         entry = dict(value)
         out[index] = entry
         if entry.get("type") == "session":

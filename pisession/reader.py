@@ -20,7 +20,7 @@ from typing import Any, TypedDict
 
 import msgspec
 
-from .jsjson import LineDecodeError, loads
+from .jsjson import LineDecodeError, dumps, loads
 from .jsvalue import UNDEFINED, js_falsy
 
 
@@ -113,7 +113,7 @@ class Record(msgspec.Struct, gc=False):
             raw = memoryview(self.data)[self.start : self.end]
             try:
                 self.structural = _structural_decode(raw)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 self.structural = full_value(self.data, self)
         return self.structural
 
@@ -204,7 +204,7 @@ def parse_records(data: bytes) -> tuple[list[Record], list[Diagnostic]]:
             if firsts.count(b"{", first, last) == size and lasts.count(b"}", first, last) == size:
                 try:
                     cores = _core_decode_lines(view[starts[first] : ends[last - 1]])
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):
                     cores = None
                 if cores is not None and len(cores) == size:
                     records.extend(
@@ -241,7 +241,7 @@ def _parse_line(
     try:
         records.append(Record(number, start, end, _structural_decode(raw)))
         return
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         pass
     if not bytes(raw).strip(_ASCII_BLANK):
         diagnostics.append(Diagnostic(number, "blank", "blank line (skipped, as Pi does)"))
@@ -249,11 +249,11 @@ def _parse_line(
     try:
         value = loads(raw)
     except LineDecodeError as exc:
-        diagnostics.append(Diagnostic(number, "malformed", f"{exc} (skipped, as Pi does)"))
+        diagnostics.append(Diagnostic(number, "malformed", _malformed(raw, end, view, exc)))
         return
     if js_falsy(value):
         diagnostics.append(
-            Diagnostic(number, "falsy", f"JSON value {value!r} is falsy (skipped, as Pi does)")
+            Diagnostic(number, "falsy", f"JSON value {dumps(value)} is falsy (skipped, as Pi does)")
         )
         return
     if not isinstance(value, dict):
@@ -265,6 +265,16 @@ def _parse_line(
             )
         )
     records.append(Record(number, start, end, value, value))
+
+
+def _malformed(raw: memoryview, end: int, view: memoryview, error: Exception) -> str:
+    """The reason for a skipped malformed line, naming the usual culprits."""
+    reason = str(error)
+    if bytes(raw[:3]) == b"\xef\xbb\xbf":
+        reason = "starts with a UTF-8 byte-order mark, which JSON.parse rejects"
+    elif end == len(view) and not bytes(raw).rstrip().endswith((b"}", b"]", b'"')):
+        reason += "; the last line has no newline: cut off by a crash?"
+    return f"{reason} (skipped, as Pi does)"
 
 
 def full_value(data: bytes, record: Record) -> object:
@@ -300,7 +310,7 @@ def structural_views(records: list[Record]) -> list:
             ):
                 try:
                     views = _structural_decode_lines(memoryview(head.data)[head.start : tail.end])
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):
                     views = []
                 if len(views) == len(block):
                     for record, view in zip(block, views):

@@ -165,7 +165,11 @@ class Session:
         self._migrated: list | None = None
         if migrate_legacy and header_version(header) < CURRENT_VERSION:
             values = [self._full(r) for r in records]
-            migrated, steps = migrate(values, new_id=new_id)
+            try:
+                migrated, steps = migrate(values, new_id=new_id)
+            except SessionFormatError as exc:  # name the file and the line, not the index
+                line = records[exc.index].line if hasattr(exc, "index") else None
+                raise SessionFormatError(source, line, exc.reason) from None
             self.migration_steps = steps
             if steps:
                 by_record = dict(zip(map(id, records), migrated))
@@ -552,7 +556,7 @@ class Session:
             raw = self._data[start:end]
             if number in replaced:
                 ending = b"\r" if raw.endswith(b"\r") else b""
-                raw = jsjson.dumps(replaced[number]).encode("utf-8") + ending
+                raw = jsjson.dumps(replaced[number], keep_infinity=True).encode("utf-8") + ending
             out.append(raw)
         text = b"\n".join(out)
         return text + b"\n" if self._data.endswith(b"\n") else text
@@ -641,11 +645,12 @@ def loads(
     first = records[0]
     header = first.skeleton
     if not isinstance(header, dict) or header.get("type") != "session":
+        skipped = "".join(f"; line {d.line} was skipped: {d.message}" for d in diagnostics[:3])
         raise SessionFormatError(
             source,
             first.line,
             'the first JSON object is not a session header (type "session"); '
-            "Pi reads such a file as holding no entries",
+            "Pi reads such a file as holding no entries" + skipped,
         )
     if not isinstance(header.get("id"), str):
         raise SessionFormatError(

@@ -92,8 +92,22 @@ def replay_system_prompt(messages: list) -> SystemPrompt:
     for message in messages:
         if js_field(message, "role") != "system":
             continue
-        for tool in js_field(message, "toolsRemoved") or []:
+        for tool in _tool_list(message, "toolsRemoved"):
             prompt.tools.pop(js_string(js_field(tool, "name")), None)
-        for tool in js_field(message, "toolsAdded") or []:
+        for tool in _tool_list(message, "toolsAdded"):
             prompt.tools[js_string(js_field(tool, "name"))] = tool
     return prompt
+
+
+def _tool_list(message: object, name: str) -> list:
+    """``message[name] ?? []`` iterated as JavaScript would; Pi throws where it cannot."""
+    tools = js_field(message, name)
+    if nullish(tools):
+        return []
+    if isinstance(tools, str):
+        tools = list(tools)  # a string iterates its characters
+    if not isinstance(tools, list) or any(nullish(t) for t in tools):
+        raise PisessionError(
+            f"system message {name} {tools!r} cannot be replayed (Pi 0.87.1 throws a TypeError)"
+        )
+    return tools

@@ -113,18 +113,10 @@ EXPECTED = {
     ),
 }
 
-#: Damage pisession does not survive yet (each test below says what the fix is).
-KNOWN_BUGS = {
-    "damaged/deeply-nested.jsonl": "RecursionError from msgspec (see test_deep_nesting_*)",
-}
-
 
 def corpus_params():
     for name in EXPECTED:
-        marks = []
-        if name in KNOWN_BUGS:
-            marks = [pytest.mark.xfail(strict=True, raises=RecursionError, reason=KNOWN_BUGS[name])]
-        yield pytest.param(name, marks=marks, id=name.split("/")[-1])
+        yield pytest.param(name, id=name.split("/")[-1])
 
 
 def test_the_corpus_is_complete():
@@ -175,11 +167,7 @@ def test_damaged_file_reads_with_clear_diagnostics(name):
 
 def golden_params():
     for golden in sorted(DAMAGED.glob("*.golden.json")):
-        name = "damaged/" + golden.name.replace(".golden.json", ".jsonl")
-        marks = []
-        if name in KNOWN_BUGS:
-            marks = [pytest.mark.xfail(strict=True, raises=RecursionError, reason=KNOWN_BUGS[name])]
-        yield pytest.param(golden, marks=marks, id=golden.name)
+        yield pytest.param(golden, id=golden.name)
 
 
 @pytest.mark.parametrize("golden", golden_params())
@@ -309,12 +297,11 @@ def test_a_line_of_hundreds_of_mb(tmp_path):
     assert roles(session) == ["user"]
 
 
-# --- bugs found while writing these tests (xfail until fixed; strict, so a fix shows) ------
+# --- bugs found while writing these tests, now fixed ------------------------------------
 
 DEEP = 100_000
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError, reason="reader: msgspec RecursionError")
 def test_deep_nesting_in_an_unused_field_loads_as_in_pi():
     """Node's JSON.parse takes 100 000 levels; Pi loads the line and builds the context.
 
@@ -329,7 +316,6 @@ def test_deep_nesting_in_an_unused_field_loads_as_in_pi():
     assert roles(session) == ["user"]
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError, reason="reader: msgspec RecursionError")
 def test_deep_nesting_inside_a_message_is_a_pisession_error_at_worst():
     data = HEADER + b"\n"
     data += b'{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":'
@@ -341,7 +327,6 @@ def test_deep_nesting_inside_a_message_is_a_pisession_error_at_worst():
         assert str(exc).startswith("deep.jsonl:2: ")
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="system_prompt: non-list tools")
 @pytest.mark.parametrize("key", ["toolsAdded", "toolsRemoved"])
 def test_non_list_tools_in_a_system_message(key):
     """Pi's getCurrentSystemPrompt throws (``message.toolsRemoved is not iterable``).
@@ -358,7 +343,6 @@ def test_non_list_tools_in_a_system_message(key):
         session.system_prompt()
 
 
-@pytest.mark.xfail(strict=True, reason="migration errors name '<entries>', not the file")
 def test_a_v1_file_pi_cannot_migrate_names_file_and_line(tmp_path):
     """Fix (pisession/session.py ``Session.__init__`` or migration.py): re-raise the
     migration's SessionFormatError with ``self.source`` and the line of the value."""
@@ -369,7 +353,6 @@ def test_a_v1_file_pi_cannot_migrate_names_file_and_line(tmp_path):
     assert str(caught.value).startswith(f"{path}:2: ")
 
 
-@pytest.mark.xfail(strict=True, reason="a migrated line writes Infinity as null")
 def test_migrating_keeps_numbers_beyond_float_range():
     """``1e400`` reads as Infinity (Pi too). Migrating a v1 file rewrites the line, and
     ``JSON.stringify`` (Pi's ``_rewriteFile``, pisession's ``dumps``) writes Infinity as
@@ -386,7 +369,6 @@ def test_migrating_keeps_numbers_beyond_float_range():
     assert again.context().to_json() == session.context().to_json()
 
 
-@pytest.mark.xfail(strict=True, reason="jsjson: 'starting at at column'")
 def test_malformed_line_message_reads_well():
     """Fix (pisession/jsjson.py ``loads``): Python's message for an unterminated string
     already ends in 'at'; write 'at column N' only when it does not."""
@@ -394,7 +376,6 @@ def test_malformed_line_message_reads_well():
     assert " at at " not in session.diagnostics[0].message
 
 
-@pytest.mark.xfail(strict=True, reason="header error does not say why line 1 was skipped")
 def test_bom_before_header_error_names_the_bom():
     """Pi refuses the file ('not a valid pi session'); pisession does too, but its message
     points at line 2. Fix (pisession/session.py ``loads``): when the first parsed line is
@@ -541,7 +522,6 @@ def test_html_output_escapes_session_text(tmp_path):
             raise AssertionError(f"{name}: {exc}") from None
 
 
-@pytest.mark.xfail(strict=True, reason="display.py keeps bidi overrides (terminal.py escapes them)")
 def test_html_output_escapes_bidi_overrides(tmp_path):
     """Fix (pisession/display.py ``_CONTROL``): add ``\\u202a-\\u202e\\u2066-\\u2069`` (and
     ``\\ufeff``), as ``pisession.terminal._UNSAFE`` does, or show them as visible escapes."""
@@ -554,15 +534,9 @@ def assert_escaped_terminal(text: str) -> None:
     assert not found, repr(found.group())
 
 
-CONTEXT_C1 = pytest.mark.xfail(
-    strict=True,
-    reason="context JSON keeps C1 controls raw (fix: write them as \\u0080-\\u009f escapes)",
-)
-
-
 @pytest.mark.parametrize(
     "command",
-    ["explain", "tree", "check", "stats", pytest.param("context", marks=CONTEXT_C1), "ls"],
+    ["explain", "tree", "check", "stats", "context", "ls"],
 )
 def test_terminal_output_escapes_session_text(command, tmp_path, capsys):
     cli = pytest.importorskip("pisession.cli")
