@@ -59,6 +59,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 dirs=("$REPO/data/conformance/edge" "$REPO/data/conformance/generated")
 [ -d "$REPO/data/samples" ] && dirs+=("$REPO/data/samples")
+[ -d "$REPO/data/damaged" ] && dirs+=("$REPO/data/damaged")
 
 if ! node "$HERE/record.mjs" --out "$tmp" "${dirs[@]}" 2>"$tmp/record.log"; then
   echo "conformance re-check: record.mjs failed:"
@@ -89,18 +90,18 @@ for src in "${dirs[@]}"; do
     elif ! cmp -s "$tmp/$base/$g" "$src/$g"; then
       note "differs: ${src#"$REPO"/}/$g"
     fi
-  done < <(find "$src" -name '*.jsonl' | LC_ALL=C sort)
+  done < <(find -L "$src" -name '*.jsonl' | LC_ALL=C sort)
   while IFS= read -r g; do
     rel="${g#"$src"/}"
     [ -f "$src/${rel%.golden.json}.jsonl" ] || note "orphan golden (no .jsonl): ${src#"$REPO"/}/$rel"
-  done < <(find "$src" -name '*.golden.json' | LC_ALL=C sort)
+  done < <(find -L "$src" -name '*.golden.json' | LC_ALL=C sort)
 done
 
 echo "conformance re-check: $files files, $mismatches mismatches"
 if [ $mismatches -gt 0 ]; then
   for r in "${report[@]}"; do echo "  $r"; done
   [ $mismatches -gt ${#report[@]} ] && echo "  ... and $((mismatches - ${#report[@]})) more"
-  echo "If Pi's behaviour is unchanged, re-record: node conformance/record.mjs data/conformance/edge data/conformance/generated"
+  echo "If Pi's behaviour is unchanged, re-record: node conformance/record.mjs data/conformance/edge data/conformance/generated data/samples data/damaged"
   exit 1
 fi
 exit 0

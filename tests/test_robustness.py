@@ -127,7 +127,7 @@ def test_the_corpus_is_complete():
     }
 
 
-@pytest.mark.parametrize("name", corpus_params())
+@pytest.mark.parametrize("name", list(corpus_params()))
 def test_damaged_file_reads_with_clear_diagnostics(name):
     path = DATA / name
     expected = EXPECTED[name]
@@ -170,7 +170,7 @@ def golden_params():
         yield pytest.param(golden, id=golden.name)
 
 
-@pytest.mark.parametrize("golden", golden_params())
+@pytest.mark.parametrize("golden", list(golden_params()))
 def test_damaged_file_reads_as_pi_reads_it(golden):
     expected = json.loads(golden.read_text())
     path = golden.with_name(golden.name.replace(".golden.json", ".jsonl"))
