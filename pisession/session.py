@@ -270,13 +270,7 @@ class Session:
     def _parents(self) -> list:
         """Parent position of every entry (None for a root), as ``ctx.parent_position``."""
         index = self._index
-        get = index.get
-        return [
-            (get(pid) if pid else None)
-            if type(pid) is str
-            else ctx.parent_position([{"parentId": pid}], 0, index)
-            for pid in self._columns[2]
-        ]
+        return [_parent(pid, index) for pid in self._columns[2]]
 
     @cached_property
     def _message_gaps(self) -> frozenset:
@@ -374,33 +368,21 @@ class Session:
         if base is not None and leaf != base[-1]:
             ranks = self._base_ranks
         parent_ids, index = self._columns[2], self._index
-        get = index.get
         tail: list[int] = []
         append = tail.append
         current: int | None = leaf
         for _ in range(len(parent_ids) + 1):
             if current is None:
                 break
-            if base is None:  # the first walk: nothing to join
-                append(current)
-                pid = parent_ids[current]
-                if type(pid) is str:
-                    current = get(pid) if pid else None
-                else:
-                    current = ctx.parent_position([{"parentId": pid}], 0, index)
-                continue
-            if ranks is not None and current in ranks:
-                tail.reverse()
-                return base[: ranks[current] + 1] + tail
-            if base is not None and current == base[-1]:
-                tail.reverse()
-                return base + tail
+            if base is not None:  # a later walk: stop where it joins the first path
+                if ranks is not None and current in ranks:
+                    tail.reverse()
+                    return base[: ranks[current] + 1] + tail
+                if current == base[-1]:
+                    tail.reverse()
+                    return base + tail
             append(current)
-            pid = parent_ids[current]
-            if type(pid) is str:
-                current = get(pid) if pid else None
-            else:
-                current = ctx.parent_position([{"parentId": pid}], 0, index)
+            current = _parent(parent_ids[current], index)
         else:
             try:  # more steps than entries: a parent cycle, which ctx.path_to reports
                 return ctx.path_to(self._structure, leaf, self._index, self.source)
@@ -616,6 +598,13 @@ def _value_columns(values: Sequence) -> tuple[list, list, list, list]:
         message = js_field(value, "message")
         roles.append(_GAP if nullish(message) else js_field(message, "role"))
     return types, ids, parent_ids, roles
+
+
+def _parent(parent_id: object, index: dict) -> int | None:
+    """Position of the entry a ``parentId`` names (``ctx.parent_position`` for one id)."""
+    if type(parent_id) is str:
+        return index.get(parent_id) if parent_id else None
+    return ctx.parent_position([{"parentId": parent_id}], 0, index)
 
 
 def _why(rank: int, compaction: int | None, kept: int) -> str:
