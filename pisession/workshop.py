@@ -21,15 +21,17 @@ False
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .build import TINY_HEADER, new_entry, new_message, tiny_session
 from .context import kept_range as _kept_range
 from .files import session_dir_name as _session_dir_name
 from .jsvalue import UNDEFINED, field
 from .llm import to_llm_message
 from .samples import sample_path
-from .session import load, loads
+from .session import load
 from .tree import resolved_labels
 
 #: The samples every tree exercise runs on.
@@ -54,28 +56,17 @@ class Case:
 # --- tiny hand-made files ----------------------------------------------------------
 
 
-def _session(lines: list[str], name: str):
-    header = (
-        '{"type":"session","version":3,"id":"w0","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}'
-    )
-    return loads(("\n".join([header, *lines]) + "\n").encode(), name)
+def _session(entries: list[dict], name: str):
+    header = {**TINY_HEADER, "id": "w0"}
+    return tiny_session(*entries, name=name, header=header)
 
 
-def _msg(entry_id: str, parent: str | None, role: str, minute: int, text: str = "x") -> str:
-    parent_json = "null" if parent is None else f'"{parent}"'
-    return (
-        f'{{"type":"message","id":"{entry_id}","parentId":{parent_json},'
-        f'"timestamp":"2026-01-01T00:{minute:02d}:00Z","message":{{"role":"{role}",'
-        f'"content":[{{"type":"text","text":"{text}"}}],"timestamp":{minute}}}}}'
-    )
+def _entry(entry_id: str, parent: str | None, kind: str, minute: int, extra: str = "") -> dict:
+    """An entry; ``extra`` holds its other fields as a JSON fragment (``',"label":"x"'``)."""
+    return new_entry(kind, entry_id, parent, minute, **json.loads("{" + extra.lstrip(",") + "}"))
 
 
-def _entry(entry_id: str, parent: str | None, kind: str, minute: int, extra: str = "") -> str:
-    parent_json = "null" if parent is None else f'"{parent}"'
-    return (
-        f'{{"type":"{kind}","id":"{entry_id}","parentId":{parent_json},'
-        f'"timestamp":"2026-01-01T00:{minute:02d}:00Z"{extra}}}'
-    )
+_msg = new_message
 
 
 def _tiny_sessions() -> dict:

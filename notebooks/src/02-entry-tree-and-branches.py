@@ -117,25 +117,11 @@ print("node 9:", graph.nodes[9])
 # %% [markdown]
 # ## Several roots
 #
-# A file may hold several trees. This tiny file, made in memory with two small helpers,
-# has two roots; each leaf's path starts at its own root:
+# A file may hold several trees. This tiny file, made in memory with two small helpers
+# from `pisession.build`, has two roots; each leaf's path starts at its own root:
 
 # %%
-import json
-
-
-def new_entry(entry_type, entry_id, parent, minute, **fields):
-    """One entry as a dict; timestamps are one minute apart."""
-    stamp = f"2026-01-01T00:{minute:02d}:00Z"
-    return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
-
-
-def tiny_session(*entries, name="tiny.jsonl"):
-    """A small session file made in memory: a header, then one JSON line per entry."""
-    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"}
-    data = "".join(json.dumps(v) + "\n" for v in ({**header, "cwd": "/w"}, *entries))
-    return pisession.loads(data.encode(), name)
-
+from pisession.build import new_entry, tiny_session
 
 two_roots = tiny_session(
     new_entry("message", "u1", None, 1, message={"role": "user", "content": "first"}),

@@ -98,21 +98,7 @@ print(llm[1]["content"][0]["text"])
 # same happens when the id names an entry on another branch, or nothing at all.
 
 # %%
-import json
-
-
-def new_entry(entry_type, entry_id, parent, minute, **fields):
-    """One entry as a dict; timestamps are one minute apart."""
-    stamp = f"2026-01-01T00:{minute:02d}:00Z"
-    return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
-
-
-def tiny_session(*entries, name="tiny.jsonl"):
-    """A small session file made in memory: a header, then one JSON line per entry."""
-    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"}
-    data = "".join(json.dumps(v) + "\n" for v in ({**header, "cwd": "/w"}, *entries))
-    return pisession.loads(data.encode(), name)
-
+from pisession.build import new_entry, tiny_session
 
 retain_none = tiny_session(
     new_entry("message", "u1", None, 1, message={"role": "user", "content": "old question"}),

@@ -27,6 +27,7 @@ import json
 import re
 from pathlib import Path
 
+from pisession.build import new_entry, tiny_session
 from pisession.files import session_dir_name
 
 HOLDS, NUANCE, WRONG, UNCHECKED = "holds", "needs nuance", "wrong", "not checked here"
@@ -73,19 +74,6 @@ def corpus_note(*names):
 
 
 audit = []
-
-
-def new_entry(entry_type, entry_id, parent, minute, **fields):
-    """One entry as a dict; timestamps are one minute apart."""
-    stamp = f"2026-01-01T00:{minute:02d}:00Z"
-    return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
-
-
-def tiny_session(*entries, name="tiny.jsonl"):
-    """A small session file made in memory: a header, then one JSON line per entry."""
-    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"}
-    data = "".join(json.dumps(v) + "\n" for v in ({**header, "cwd": "/w"}, *entries))
-    return pisession.loads(data.encode(), name)
 
 
 def claim(text):

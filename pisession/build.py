@@ -1,0 +1,64 @@
+"""Small session files made in memory, for examples, exercises and tests.
+
+Notebooks 02-04 and 08 use these to show one rule on the smallest possible file; the
+workshop checkers use them for the corners the bundled samples do not cover.
+"""
+
+from __future__ import annotations
+
+from .jsjson import dumps
+from .session import Session, loads
+
+TINY_HEADER = {
+    "type": "session",
+    "version": 3,
+    "id": "s",
+    "timestamp": "2026-01-01T00:00:00Z",
+    "cwd": "/w",
+}
+
+
+def new_entry(entry_type: str, entry_id: str, parent: str | None, minute: int, **fields) -> dict:
+    """One entry as a dict; ``minute`` gives its timestamp (one minute apart).
+
+    >>> new_entry("label", "l1", "u1", 3, targetId="u1", label="start")["timestamp"]
+    '2026-01-01T00:03:00Z'
+    """
+    stamp = f"2026-01-01T{minute // 60:02d}:{minute % 60:02d}:00Z"
+    return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
+
+
+def new_message(entry_id: str, parent: str | None, role: str, minute: int, text: str = "x"):
+    """A ``message`` entry whose content is one text block.
+
+    >>> new_message("u1", None, "user", 1, "hi")["message"]["content"]
+    [{'type': 'text', 'text': 'hi'}]
+    """
+    content = [{"type": "text", "text": text}]
+    return new_entry(
+        "message",
+        entry_id,
+        parent,
+        minute,
+        message={"role": role, "content": content, "timestamp": minute},
+    )
+
+
+def session_bytes(*entries: dict, header: dict | None = None) -> bytes:
+    """A session file's bytes: the header, then one JSON line per entry.
+
+    >>> session_bytes(new_entry("label", "l1", None, 1)).count(b"\\n")
+    2
+    """
+    lines = [dumps(value) for value in (header or TINY_HEADER, *entries)]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def tiny_session(*entries: dict, name: str = "tiny.jsonl", header: dict | None = None) -> Session:
+    """A small session made in memory (nothing is written to disk).
+
+    >>> s = tiny_session(new_message("u1", None, "user", 1), new_message("u2", None, "user", 2))
+    >>> s.roots()
+    [0, 1]
+    """
+    return loads(session_bytes(*entries, header=header), name)
