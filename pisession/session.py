@@ -138,7 +138,6 @@ class Session:
         self._data = data
         self.diagnostics = diagnostics
         self._header_record = records[0]
-        self._records = records
         types = [_record_type(r) for r in records[1:]]
         entry_records = records[1:]
         if "session" in types:
@@ -156,9 +155,13 @@ class Session:
                     entry_records.append(record)
             types = [kind for kind in types if kind != "session"]
         diagnostics.sort(key=lambda d: d.line)
-        self._entry_records = entry_records
-        self._record_types = types
-        self.entry_lines: list[int] = [r.line for r in entry_records]
+        # Tuples of untracked values (ints, strings, gc=False records) leave the garbage
+        # collector's view after its first look: a 200,000-entry session then adds
+        # nothing to later full collections.
+        self._records = tuple(records)
+        self._entry_records = tuple(entry_records)
+        self._record_types = tuple(types)
+        self.entry_lines: tuple[int, ...] = tuple(r.line for r in entry_records)
         header = self._full(self._header_record)
         self.original_version = header.get("version")
         self.migration_steps: list[MigrationStep] = []
@@ -235,9 +238,9 @@ class Session:
             return _value_columns(views)
         return (
             self._record_types,
-            [c.id for c in cores],
-            [c.parentId for c in cores],
-            [_GAP if (m := c.message) is None or m is UNDEFINED else m.role for c in cores],
+            tuple(c.id for c in cores),
+            tuple(c.parentId for c in cores),
+            tuple(_GAP if (m := c.message) is None or m is UNDEFINED else m.role for c in cores),
         )
 
     @property
@@ -270,7 +273,7 @@ class Session:
     def _parents(self) -> list:
         """Parent position of every entry (None for a root), as ``ctx.parent_position``."""
         index = self._index
-        return [_parent(pid, index) for pid in self._columns[2]]
+        return tuple(_parent(pid, index) for pid in self._columns[2])
 
     @cached_property
     def _message_gaps(self) -> frozenset:
@@ -377,10 +380,10 @@ class Session:
             if base is not None:  # a later walk: stop where it joins the first path
                 if ranks is not None and current in ranks:
                     tail.reverse()
-                    return base[: ranks[current] + 1] + tail
+                    return [*base[: ranks[current] + 1], *tail]
                 if current == base[-1]:
                     tail.reverse()
-                    return base + tail
+                    return [*base, *tail]
             append(current)
             current = _parent(parent_ids[current], index)
         else:
@@ -390,11 +393,11 @@ class Session:
                 raise self._located(exc, exc.cycle) from None
         tail.reverse()
         if base is None:
-            self._base_path = tail[:]
+            self._base_path = tuple(tail)
         return tail
 
     #: The first path walked (root first), shared by the paths of later leaves.
-    _base_path: list[int] | None = None
+    _base_path: tuple[int, ...] | None = None
 
     @cached_property
     def _base_ranks(self) -> dict:
@@ -597,7 +600,7 @@ def _value_columns(values: Sequence) -> tuple[list, list, list, list]:
         parent_ids.append(js_field(value, "parentId"))
         message = js_field(value, "message")
         roles.append(_GAP if nullish(message) else js_field(message, "role"))
-    return types, ids, parent_ids, roles
+    return tuple(types), tuple(ids), tuple(parent_ids), tuple(roles)
 
 
 def _parent(parent_id: object, index: dict) -> int | None:
