@@ -371,6 +371,7 @@ class Session:
         if base is not None and leaf != base[-1]:
             ranks = self._base_ranks
         parent_ids, index = self._columns[2], self._index
+        get = index.get
         tail: list[int] = []
         append = tail.append
         current: int | None = leaf
@@ -385,7 +386,8 @@ class Session:
                     tail.reverse()
                     return [*base, *tail]
             append(current)
-            current = _parent(parent_ids[current], index)
+            pid = parent_ids[current]  # _parent(pid, index), with its usual case inlined
+            current = (get(pid) if pid else None) if type(pid) is str else _parent(pid, index)
         else:
             try:  # more steps than entries: a parent cycle, which ctx.path_to reports
                 return ctx.path_to(self._structure, leaf, self._index, self.source)
