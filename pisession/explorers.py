@@ -463,15 +463,16 @@ def branch_explorer(session, leaf_id: object = None):
 def compaction_stepper(session, leaf_id: object = None):
     """Step through the compactions on a path: context before and after each one.
 
-    Controls: ``.step`` (IntSlider), ``.table`` (HTML); ``.steps`` holds the data.
+    Controls: ``.step`` (IntSlider, 1 = the first compaction), ``.table`` (HTML);
+    ``.steps`` holds the data.
     """
     import ipywidgets as widgets
 
     steps = compaction_steps(session, leaf_id)
-    step = widgets.IntSlider(
-        min=0,
-        max=max(len(steps) - 1, 0),
-        value=0,
+    step = widgets.IntSlider(  # counts from 1, as "compaction 2 of 3" does
+        min=1,
+        max=max(len(steps), 1),
+        value=1,
         description="compaction",
         disabled=len(steps) < 2,
     )
@@ -481,7 +482,8 @@ def compaction_stepper(session, leaf_id: object = None):
         if not steps:
             table.value = "<p>No compaction on this path.</p>"
             return
-        table.value = compaction_step_html(session, steps[step.value], step.value, len(steps))
+        rank = step.value - 1
+        table.value = compaction_step_html(session, steps[rank], rank, len(steps))
 
     step.observe(show, names="value")
     show()

@@ -136,8 +136,8 @@ def test_branch_explorer_redraws_on_leaf_change(widgets, tour):
 
 def test_compaction_stepper_moves_through_steps(widgets, sample_b):
     box = ex.compaction_stepper(sample_b)
-    assert box.step.max == 2 and "compaction 1 of 3" in box.table.value
-    box.step.value = 2
+    assert box.step.max == 3 and "compaction 1 of 3" in box.table.value
+    box.step.value = 3
     assert "compaction 3 of 3" in box.table.value and "f1fe7b0e" in box.table.value
 
 
