@@ -680,7 +680,7 @@ def load(
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
         data, source = bytes(path_or_bytes), "<bytes>"
     else:
-        path = Path(path_or_bytes)
+        path = Path(path_or_bytes).expanduser()
         source = str(path)
         try:
             with open(path, "rb") as handle:
