@@ -55,7 +55,6 @@ def loads(raw: bytes | memoryview) -> object:
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
-_OPEN = object()  # marks "a container was opened, not a value finished"
 
 
 def loads_deep(text: str) -> object:
@@ -242,48 +241,32 @@ def _dumps_deep(value: object) -> str:
     """
     encode_string = json.encoder.encode_basestring
     out: list[str] = []
-    stack: list = [iter([value])]
-    closers: list[str] = []
-    while stack:
-        item = next(stack[-1], _OPEN)
-        if item is _OPEN:  # this container is done
-            stack.pop()
-            if closers:
-                out.append(closers.pop())
+    # one frame per open container: [members, closing bracket, is an object, first member]
+    frames = [[iter((value,)), "", False, True]]
+    while frames:
+        frame = frames[-1]
+        member = next(frame[0], _DONE)
+        if member is _DONE:
+            out.append(frames.pop()[1])
             continue
-        if isinstance(stack[-1], _Items) and stack[-1].count > 1:
+        if not frame[3]:
             out.append(",")
-        if isinstance(item, tuple) and isinstance(stack[-1], _Items) and stack[-1].keyed:
-            key, item = item
+        frame[3] = False
+        if frame[2]:
+            key, member = member
             out.append(encode_string(str(key)) + ":")
-        if isinstance(item, dict):
+        if isinstance(member, dict):
             out.append("{")
-            closers.append("}")
-            stack.append(_Items(iter(item.items()), keyed=True))
-        elif isinstance(item, (list, tuple)):
+            frames.append([iter(member.items()), "}", True, True])
+        elif isinstance(member, (list, tuple)):
             out.append("[")
-            closers.append("]")
-            stack.append(_Items(iter(item), keyed=False))
+            frames.append([iter(member), "]", False, True])
         else:
-            out.append(json.dumps(item, ensure_ascii=False))
+            out.append(json.dumps(member, ensure_ascii=False))
     return "".join(out)
 
 
-class _Items:
-    """An iterator over a container's members that counts what it has given out."""
-
-    def __init__(self, members, keyed: bool):
-        self.members = members
-        self.keyed = keyed
-        self.count = 0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        item = next(self.members)
-        self.count += 1
-        return item
+_DONE = object()  # what next() gives for a container with no members left
 
 
 _UNSAFE_ON_TERMINAL = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")

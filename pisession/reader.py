@@ -117,32 +117,12 @@ class Record(msgspec.Struct, gc=False):
                 self.structural = full_value(self.data, self)
         return self.structural
 
-    @skeleton.setter
-    def skeleton(self, value: object) -> None:
-        self.structural = value
 
+def line_bounds(data: bytes) -> tuple[list[int], list[int]]:
+    """Start and end offsets of every ``\\n``-separated line (line ``n`` is at index
+    ``n - 1``). A last line without a trailing newline counts; an empty tail does not.
 
-def iter_line_ranges(data: bytes):
-    """Yield ``(line_number, start, end)`` for every ``\\n``-separated line.
-
-    A last line without a trailing newline is included; an empty tail is not.
-
-    >>> list(iter_line_ranges(b"a\\n\\nbc"))
-    [(1, 0, 1), (2, 2, 2), (3, 3, 5)]
-    """
-    start, number, find, size = 0, 1, data.find, len(data)
-    while start < size:
-        end = find(b"\n", start)
-        if end < 0:
-            end = size
-        yield number, start, end
-        start, number = end + 1, number + 1
-
-
-def _line_bounds(data: bytes) -> tuple[list[int], list[int]]:
-    """Start and end offsets of every ``\\n``-separated line (as ``iter_line_ranges``).
-
-    >>> _line_bounds(b"a\\n\\nbc")
+    >>> line_bounds(b"a\\n\\nbc")
     ([0, 2, 3], [1, 2, 5])
     """
     ends: list[int] = []
@@ -188,7 +168,7 @@ def parse_records(data: bytes) -> tuple[list[Record], list[Diagnostic]]:
     >>> [r.line for r in records], [d.kind for d in diags]
     ([1], ['blank', 'malformed', 'falsy'])
     """
-    starts, ends = _line_bounds(data)
+    starts, ends = line_bounds(data)
     count = len(starts)
     firsts = _bytes_at(data, starts)
     lasts = _bytes_at(data, [end - 1 for end in ends])  # -1 (empty first line): harmless

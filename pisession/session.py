@@ -20,7 +20,15 @@ from .jsvalue import UNDEFINED, map_key, nullish, strict_equal
 from .jsvalue import field as js_field
 from .llm import to_llm
 from .migration import CURRENT_VERSION, IdFactory, MigrationStep, header_version, migrate
-from .reader import Core, Diagnostic, Record, full_value, parse_records, structural_views
+from .reader import (
+    Core,
+    Diagnostic,
+    Record,
+    full_value,
+    line_bounds,
+    parse_records,
+    structural_views,
+)
 from .stats import SessionStats, session_stats
 from .system_prompt import SystemPrompt, replay_system_prompt
 from .tree import (
@@ -29,7 +37,9 @@ from .tree import (
     duplicate_ids,
     entry_graph,
     find_cycles,
+    leaves,
     resolved_labels,
+    roots,
     session_name,
 )
 
@@ -307,12 +317,13 @@ class Session:
 
     def leaves(self) -> list[int]:
         """Positions of the branch ends (entries no other entry has as parent)."""
-        parents = set(self._parents)  # as tree.leaves, from the cached parent column
-        return [p for p in range(len(self)) if p not in parents]
+        # With the parent column given, only the length of ``entries`` is read: the type
+        # column stands in for the structural views, which would cost a decode pass.
+        return leaves(self._types, parents=self._parents)
 
     def roots(self) -> list[int]:
         """Positions of root entries (no parent, or a parent id not in the file)."""
-        return [p for p, parent in enumerate(self._parents) if parent is None or parent == p]
+        return roots(self._types, parents=self._parents)  # as in leaves()
 
     def children(self) -> dict[int, list[int]]:
         """Children of every entry in Pi's order (timestamp, then file order)."""
@@ -320,7 +331,7 @@ class Session:
 
     def tree(self):
         """The entry tree as a ``networkx.DiGraph`` (nodes are positions)."""
-        return entry_graph(self._structure, self.entry_lines, self.labels)
+        return entry_graph(self._structure, self.entry_lines, self.labels, self._parents)
 
     @cached_property
     def labels(self) -> dict:
@@ -335,9 +346,9 @@ class Session:
     def problems(self) -> dict:
         """Structural damage: dangling parents, duplicate ids and cycles (positions)."""
         return {
-            "dangling_parents": dangling_parents(self._structure, self._index),
+            "dangling_parents": dangling_parents(self._structure, parents=self._parents),
             "duplicate_ids": duplicate_ids(self._structure),
-            "cycles": find_cycles(self._structure, self._index),
+            "cycles": find_cycles(self._types, parents=self._parents),  # as in leaves()
         }
 
     # --- the context ----------------------------------------------------------------
@@ -537,9 +548,8 @@ class Session:
         replaced = {r.line: v for r, v in zip(self._entry_records, self._migrated)}
         replaced[self._header_record.line] = self._header_migrated
         out = []
-        from .reader import iter_line_ranges
-
-        for number, start, end in iter_line_ranges(self._data):
+        starts, ends = line_bounds(self._data)
+        for number, (start, end) in enumerate(zip(starts, ends), 1):
             raw = self._data[start:end]
             if number in replaced:
                 ending = b"\r" if raw.endswith(b"\r") else b""

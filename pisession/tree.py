@@ -20,15 +20,23 @@ def parent_positions(entries: Sequence, index: dict | None = None) -> list[int |
     return [parent_position(entries, p, index) for p in range(len(entries))]
 
 
+Parents = Sequence[int | None]
+
+
+def _known(entries: Sequence, index: dict | None, parents: Parents | None) -> Parents:
+    """The parent positions a caller already has, else computed (``parent_positions``)."""
+    return parent_positions(entries, index) if parents is None else parents
+
+
 def children_of(
-    entries: Sequence, index: dict | None = None, parents: Sequence[int | None] | None = None
+    entries: Sequence, index: dict | None = None, parents: Parents | None = None
 ) -> dict[int, list[int]]:
     """Children of every entry in Pi's ``getTree`` order: by timestamp, then file order.
 
     >>> children_of([{"id": "a", "parentId": None}, {"id": "b", "parentId": "a"}])
     {0: [1], 1: []}
     """
-    parents = parent_positions(entries, index) if parents is None else parents
+    parents = _known(entries, index, parents)
     children: dict[int, list[int]] = {p: [] for p in range(len(entries))}
     for child, parent in enumerate(parents):
         if parent is not None and parent != child:
@@ -44,24 +52,28 @@ def children_of(
     return children
 
 
-def roots(entries: Sequence, index: dict | None = None) -> list[int]:
+def roots(
+    entries: Sequence, index: dict | None = None, parents: Parents | None = None
+) -> list[int]:
     """Entries with no parent in the file: ``parentId`` null/empty, or not found.
 
     >>> roots([{"id": "a", "parentId": None}, {"id": "b", "parentId": "gone"}])
     [0, 1]
     """
-    parents = parent_positions(entries, index)
+    parents = _known(entries, index, parents)
     return [p for p, parent in enumerate(parents) if parent is None or parent == p]
 
 
-def leaves(entries: Sequence, index: dict | None = None) -> list[int]:
+def leaves(
+    entries: Sequence, index: dict | None = None, parents: Parents | None = None
+) -> list[int]:
     """Entries nobody points at as parent: the ends of branches.
 
     >>> leaves([{"id": "a"}, {"id": "b", "parentId": "a"}, {"id": "c", "parentId": "a"}])
     [1, 2]
     """
-    parents = set(parent_positions(entries, index))
-    return [p for p in range(len(entries)) if p not in parents]
+    has_children = set(_known(entries, index, parents))
+    return [p for p in range(len(entries)) if p not in has_children]
 
 
 def preorder(entries: Sequence, index: dict | None = None):
@@ -81,12 +93,13 @@ def preorder(entries: Sequence, index: dict | None = None):
         stack.extend((c, depth + 1) for c in reversed(kids[position]))
 
 
-def dangling_parents(entries: Sequence, index: dict | None = None) -> list[int]:
+def dangling_parents(
+    entries: Sequence, index: dict | None = None, parents: Parents | None = None
+) -> list[int]:
     """Entries whose ``parentId`` is set but names no entry (Pi treats them as roots)."""
-    index = entry_index(entries) if index is None else index
     return [
         p
-        for p, parent in enumerate(parent_positions(entries, index))
+        for p, parent in enumerate(_known(entries, index, parents))
         if parent is None and truthy(field(entries[p], "parentId"))
     ]
 
@@ -105,14 +118,16 @@ def duplicate_ids(entries: Sequence) -> dict:
     return {k: v for k, v in seen.items() if len(v) > 1}
 
 
-def find_cycles(entries: Sequence, index: dict | None = None) -> list[list[int]]:
+def find_cycles(
+    entries: Sequence, index: dict | None = None, parents: Parents | None = None
+) -> list[list[int]]:
     """Every parent cycle, as positions in walking order (child -> parent -> ...).
 
     >>> find_cycles([{"id": "a", "parentId": "b"}, {"id": "b", "parentId": "a"},
     ...              {"id": "c", "parentId": "c"}])
     [[0, 1], [2]]
     """
-    parents = parent_positions(entries, index)
+    parents = _known(entries, index, parents)
     state = [0] * len(entries)  # 0 new, 1 on the current walk, 2 done
     cycles = []
     for start in range(len(entries)):
@@ -165,7 +180,12 @@ def session_name(entries: Sequence) -> str | None:
     return None
 
 
-def entry_graph(entries: Sequence, lines: Sequence[int] | None = None, labels: dict | None = None):
+def entry_graph(
+    entries: Sequence,
+    lines: Sequence[int] | None = None,
+    labels: dict | None = None,
+    parents: Parents | None = None,
+):
     """The entry tree as a ``networkx.DiGraph``: nodes are positions, edges parent -> child.
 
     Node attributes: ``id``, ``type``, ``role`` (message entries), ``label``, ``line``.
@@ -191,7 +211,7 @@ def entry_graph(entries: Sequence, lines: Sequence[int] | None = None, labels: d
             label=labels.get(key) if key is not None else None,
             line=lines[position] if lines is not None else None,
         )
-    for child, parent in enumerate(parent_positions(entries)):
+    for child, parent in enumerate(_known(entries, None, parents)):
         if parent is not None and parent != child:
             graph.add_edge(parent, child)
     return graph

@@ -137,7 +137,8 @@ def line_by_line(data: bytes):
     """``parse_records`` without the fast path: every line through ``_parse_line``."""
     records, diagnostics = [], []
     view = memoryview(data)
-    for number, start, end in reader.iter_line_ranges(data):
+    starts, ends = reader.line_bounds(data)
+    for number, (start, end) in enumerate(zip(starts, ends), 1):
         reader._parse_line(view, number, start, end, records, diagnostics)
     return records, diagnostics
 
