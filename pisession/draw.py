@@ -259,7 +259,7 @@ def _collapse_runs(collapse: bool | int | None, size: int) -> int | None:
 
 def _compaction_cut(session, path: list[int], fates: list) -> tuple[int, int | None, int] | None:
     """``(compaction, above, below)`` positions for the newest compaction on the path."""
-    kinds = [js_field(session.entry(p), "type") for p in path]
+    kinds = [js_field(session.view(p), "type") for p in path]
     if "compaction" not in kinds:
         return None
     index = len(kinds) - 1 - kinds[::-1].index("compaction")
@@ -320,7 +320,7 @@ def tree_layout(
     if cut:
         special |= {c for c in cut if c is not None}
     for p in range(size):
-        entry = session.entry(p)
+        entry = session.view(p)
         entry_id = js_field(entry, "id")
         if js_field(entry, "type") == "compaction" or (
             isinstance(entry_id, str) and entry_id in labels
@@ -347,7 +347,7 @@ def tree_layout(
         if key != position:
             continue
         members = tuple(runs[key])
-        entry = session.entry(key)
+        entry = session.view(key)  # id and kind: no full decode
         fate = fates[key]
         colour = FATE_COLOURS.get(fate, UNKNOWN_COLOUR) if fate else UNKNOWN_COLOUR
         entry_id = js_field(entry, "id")

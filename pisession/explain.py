@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-from .jsvalue import UNDEFINED, strict_equal
+from .jsvalue import UNDEFINED, map_key, strict_equal
 from .jsvalue import field as js_field
 from .provenance import FATES, REACHED, Fate
 from .terminal import FATE_STYLES, clean, pad, paint, text_width, truncate
@@ -72,7 +72,7 @@ def model_text(model: object) -> str:
 
 
 def _where(session, position: int) -> str:
-    ident = entry_id_text(js_field(session.entry(position), "id"))
+    ident = entry_id_text(js_field(session.view(position), "id"))
     return f"{ident} (line {session.line_of(position)})"
 
 
@@ -89,7 +89,7 @@ def kept_range(session, path: list[int], compaction: int) -> list[int]:
     first_kept = js_field(session.entry(compaction), "firstKeptEntryId")
     cut = path.index(compaction)
     for rank, position in enumerate(path[:cut]):
-        if strict_equal(js_field(session.entry(position), "id"), first_kept):
+        if strict_equal(js_field(session.view(position), "id"), first_kept):
             return path[rank:cut]
     return []
 
@@ -116,7 +116,7 @@ def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str,
                 f"{len(path)} entries from root {_where(session, path[0])} to the leaf",
             )
         )
-    compactions = [p for p in path if js_field(session.entry(p), "type") == "compaction"]
+    compactions = [p for p in path if js_field(session.view(p), "type") == "compaction"]
     if projection.compaction is None:
         rows.append(("compaction", "none on the path: the whole path is selected"))
     else:
@@ -125,7 +125,7 @@ def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str,
         rows.append(("compaction", f"{_where(session, projection.compaction)}, newest{extra}"))
         kept = kept_range(session, path, projection.compaction)
         if kept:
-            first, last = session.entry(kept[0]), session.entry(kept[-1])
+            first, last = session.view(kept[0]), session.view(kept[-1])
             rows.append(
                 (
                     "kept range",
@@ -171,8 +171,7 @@ def fate_rows(session, fates: list[Fate], color: bool = False, ascii: bool = Fal
     """One row per entry: line, id, entry kind (+ label), mark and fate, reason."""
     rows = []
     for f in fates:
-        entry = session.entry(f.position)
-        kind = entry_kind(entry)
+        kind = entry_kind(session.view(f.position))
         label = session.labels.get(f.id) if isinstance(f.id, (str, int, float)) else None
         if label:
             kind += f" [{clean(label)}]"
@@ -415,21 +414,22 @@ def tree_text(
             fate_of[f.position] = f.fate
         on_path = {p for p, fate in fate_of.items() if fate != "off-path"}
     keep = {leaf}
+    first_kept_ids = []
     for position in range(count):
-        entry = session.entry(position)
+        entry = session.view(position)
         if js_field(entry, "type") == "compaction":
             keep.add(position)
-            target = js_field(entry, "firstKeptEntryId")
-            for p in range(count):
-                if strict_equal(js_field(session.entry(p), "id"), target):
-                    keep.add(p)
+            first_kept_ids.append(js_field(entry, "firstKeptEntryId"))
         ident = js_field(entry, "id")
         if isinstance(ident, (str, int, float)) and session.labels.get(ident):
             keep.add(position)
+    starts = {map_key(target) for target in first_kept_ids} - {None}
+    if starts:  # every entry a kept range may start at (one pass, not one per compaction)
+        keep.update(p for p in range(count) if map_key(js_field(session.view(p), "id")) in starts)
     line_width = len(str(session.line_of(count - 1)))
 
     def node_line(position: int, lead: str) -> str:
-        entry = session.entry(position)
+        entry = session.entry(position)  # its text is shown too: the full entry
         mark = (pieces[4] if position in on_path else pieces[5]) if with_fates else " "
         ident = js_field(entry, "id")
         parts = [entry_id_text(ident), entry_kind(entry)]

@@ -341,7 +341,7 @@ def context_without_edits(session, leaf_id: object = None):
     context = Context(
         [m for i in items for m in i.messages], old.thinking_level, old.model, old.leaf
     )
-    return Projection(items, context, with_edits.path, with_edits.compaction)
+    return Projection(items, context, with_edits.path, with_edits.compaction, with_edits.first_kept)
 
 
 def context_edit_html(session, leaf_id: object = None, apply_edits: bool = True) -> str:

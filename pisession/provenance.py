@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .context import EDITABLE_ROLES
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 
@@ -78,25 +79,23 @@ def entry_fates(session, leaf_id: object = None) -> list[Fate]:
     ('edited', 'dropped-system', 'summarized', 'off-path')
     """
     projection = session.projection(leaf_id)
-    on_path = set(projection.path)
+    rank_on_path = {position: rank for rank, position in enumerate(projection.path)}
+    first_kept = projection.first_kept
+    kept_from = rank_on_path[first_kept] if first_kept is not None else len(rank_on_path)
     selected = {item.position: item for item in projection.entries}
     compaction = projection.compaction
     comp_name = _name(session.entry(compaction)) if compaction is not None else ""
     leaf_name = _name(session.entry(projection.path[-1])) if projection.path else "-"
     fates = []
     for position in range(len(session)):
-        entry = session.entry(position)
+        entry = session.view(position)  # type, id and role need no full decode
         kind = js_field(entry, "type")
         item = selected.get(position)
-        if position not in on_path:
+        if position not in rank_on_path:
             fate, reason = OFF_PATH, f"not on the path to leaf {leaf_name} (another branch)"
         elif item is None:
             role = js_field(js_field(entry, "message"), "role")
-            if (
-                kind == "message"
-                and role == "system"
-                and _in_kept_part(session, projection, position)
-            ):
+            if kind == "message" and role == "system" and rank_on_path[position] >= kept_from:
                 fate, reason = (
                     DROPPED_SYSTEM,
                     f"system message in the kept range of compaction {comp_name}: dropped "
@@ -111,7 +110,9 @@ def entry_fates(session, leaf_id: object = None) -> list[Fate]:
                 fate = SUMMARIZED
         elif item.edit is not None and js_field(item.edit, "replacement") is None:
             fate, reason = OMITTED, f"omitted by context edit {_name(item.edit)} (replacement null)"
-        elif item.edit is not None and item.messages and item.messages != _unedited(session, item):
+        elif item.edit is not None and any(
+            js_field(m, "role") in EDITABLE_ROLES for m in item.messages
+        ):
             fate, reason = (
                 EDITED,
                 f"sent as {_roles(item.messages)}, content replaced by context edit "
@@ -144,23 +145,3 @@ def entry_fates(session, leaf_id: object = None) -> list[Fate]:
             )
         )
     return fates
-
-
-def _in_kept_part(session, projection, position: int) -> bool:
-    """True when ``position`` lies between firstKeptEntryId and the compaction."""
-    first_kept = js_field(session.entry(projection.compaction), "firstKeptEntryId")
-    found = False
-    for p in projection.path:
-        if p == projection.compaction:
-            return False
-        if not found and js_field(session.entry(p), "id") == first_kept:
-            found = True
-        if p == position:
-            return found
-    return False
-
-
-def _unedited(session, item) -> list:
-    from .context import entry_messages
-
-    return entry_messages(item.entry, session.source)

@@ -107,6 +107,8 @@ class Projection:
     context: Context
     path: list[int] = field(default_factory=list)
     compaction: int | None = None
+    #: position of the first entry of the compaction's kept range (None: nothing kept)
+    first_kept: int | None = None
 
     @property
     def messages(self) -> list:
@@ -297,6 +299,20 @@ class Session:
         """Full entries by position (what the ``pisession.context`` steps index)."""
         return {p: self.entry(p) for p in positions}
 
+    def view(self, position: int) -> object:
+        """A light view of the entry at ``position``, decoded without the rest of the line:
+        ``type``, ``id``, ``parentId``, ``timestamp``, ``message.role`` (and provider,
+        model) and the fields that steer the context (``firstKeptEntryId``, ``targetId``,
+        ``label``, ``name``, ...). Enough to walk, classify and label entries of a large
+        file; ``entry(position)`` gives the whole entry.
+
+        >>> import pisession
+        >>> view = pisession.load(pisession.sample_path("tour")).view(4)
+        >>> view["id"], view["message"]
+        ('u1000001', {'role': 'user'})
+        """
+        return self._structure[position]
+
     def line_of(self, position: int) -> int:
         """File line number of the entry at ``position``."""
         return self.entry_lines[position]
@@ -441,16 +457,17 @@ class Session:
         deciding = [path[r] for r in sorted(r for r in (thinking_at, model_at) if r is not None)]
         return ctx.context_settings(self._full_entries(deciding), deciding, self.source)
 
-    def _selection(self, path: list[int]) -> tuple[list[int], int | None, int]:
-        """``ctx.kept_range`` for a path, plus the newest compaction and the number of
-        entries kept from before it. The path is first trimmed to start at the first
-        kept entry, which gives ``kept_range`` the same result without a full scan."""
+    def _selection(self, path: list[int]) -> tuple[list[int], int | None, int, int | None]:
+        """``ctx.kept_range`` for a path, plus the newest compaction, the number of
+        entries kept from before it and the position of the first kept entry. The path is
+        first trimmed to start at the first kept entry, which gives ``kept_range`` the same
+        result without a full scan."""
         types = self._types
         for cut in range(len(path) - 1, -1, -1):
             if types[path[cut]] == "compaction":
                 break
         else:
-            return list(path), None, 0
+            return list(path), None, 0, None
         compaction = path[cut]
         first_kept = js_field(self.entry(compaction), "firstKeptEntryId")
         ids = self._ids
@@ -467,10 +484,11 @@ class Session:
                 start = cut
         else:
             start = next((r for r in range(cut) if strict_equal(ids[path[r]], first_kept)), cut)
+        first_kept = path[start] if start < cut else None
         path = path[start:]
         selected = ctx.kept_range(self._full_entries(path), path, self.source)
         kept = len(selected) - (len(path) - path.index(compaction))
-        return selected, compaction, kept
+        return selected, compaction, kept, first_kept
 
     def path(self, leaf_id: object = None) -> list:
         """The entries from the root to the leaf (default leaf: the last entry)."""
@@ -493,7 +511,7 @@ class Session:
         path = self.path_positions(leaf_id)
         try:
             settings = self._settings(path)
-            selected, compaction, kept = self._selection(path)
+            selected, compaction, kept, first_kept = self._selection(path)
             full = [self.entry(p) for p in selected]
             edits = ctx.context_edits(full)
             items = []
@@ -520,7 +538,7 @@ class Session:
         messages = [m for item in items for m in item.messages]
         leaf = path[-1] if path else None
         context = Context(messages, settings.thinking_level, settings.model, leaf)
-        return Projection(items, context, path, compaction)
+        return Projection(items, context, path, compaction, first_kept)
 
     def context(self, leaf_id: object = None) -> Context:
         """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""

@@ -66,6 +66,8 @@ def text_width(text: str) -> int:
     >>> text_width("ab\\u4e2d")
     4
     """
+    if text.isascii():  # the usual case: one column per character (controls are escaped)
+        return len(text)
     return sum(char_width(c) for c in text)
 
 
