@@ -4,6 +4,8 @@
 //
 //   node conformance/session-dirs.mjs            (re)write data/paths/session-dirs.json
 //   node conformance/session-dirs.mjs --check    compare with the committed file, exit 1 on a difference
+//   node conformance/session-dirs.mjs --eval     stdin {"cases": [[platform, base, home, cwd], ...]}
+//                                                -> stdout: Pi's folder name for each (tests use it)
 //
 // Pi (getDefaultSessionDirPath in dist/core/session-manager.js) names the folder
 //     safePath(resolvePath(cwd))
@@ -144,27 +146,35 @@ function asOn(platform, base, home, fn) {
   }
 }
 
-export async function record(version) {
+/** Pi's own pieces for one version: safePath, and resolvePath under each platform's rules. */
+async function loadPi(version) {
   const { found, safePath } = piPieces(version);
-  const pathsFile = join(found.agent, "dist", "core", "..", "utils", "paths.js");
+  const pathsFile = join(found.agent, "dist", "utils", "paths.js");
   const posixPaths = await import(pathToFileURL(pathsFile).href);
   const sessionManager = await import(pathToFileURL(join(found.agent, "dist", "core", "session-manager.js")).href);
   register("./win32-hooks.mjs", import.meta.url);
   const winPaths = await import(`${pathToFileURL(pathsFile).href}?platform=win32`);
+  const name = (platform, base, home, cwd) =>
+    asOn(platform === "win32" ? "win32" : process.platform, base, home, () =>
+      safePath((platform === "win32" ? winPaths : posixPaths).resolvePath(cwd)),
+    );
+  return { name, sessionManager };
+}
+
+export async function record(version) {
+  const { name: piName, sessionManager } = await loadPi(version);
 
   const agentDir = mkdtempSync(join(tmpdir(), "pi-session-dirs-"));
   try {
-    const posix = POSIX.cwds.map((cwd) =>
-      asOn(process.platform, POSIX.base, POSIX.home, () => {
-        const name = safePath(posixPaths.resolvePath(cwd));
-        const whole = basename(sessionManager.getDefaultSessionDir(cwd, agentDir));
-        if (whole !== name) throw new Error(`getDefaultSessionDir(${JSON.stringify(cwd)}) gives ${whole}, not ${name}`);
-        return [cwd, name];
-      }),
-    );
-    const win32 = WIN32.cwds.map((cwd) =>
-      asOn("win32", WIN32.base, WIN32.home, () => [cwd, safePath(winPaths.resolvePath(cwd))]),
-    );
+    const posix = POSIX.cwds.map((cwd) => {
+      const name = piName("posix", POSIX.base, POSIX.home, cwd);
+      const whole = asOn(process.platform, POSIX.base, POSIX.home, () =>
+        basename(sessionManager.getDefaultSessionDir(cwd, agentDir)),
+      );
+      if (whole !== name) throw new Error(`getDefaultSessionDir(${JSON.stringify(cwd)}) gives ${whole}, not ${name}`);
+      return [cwd, name];
+    });
+    const win32 = WIN32.cwds.map((cwd) => [cwd, piName("win32", WIN32.base, WIN32.home, cwd)]);
     return { posix, win32 };
   } finally {
     rmSync(agentDir, { recursive: true, force: true });
@@ -189,9 +199,27 @@ export function format({ posix, win32 }) {
   );
 }
 
+/** --eval: stdin {"cases": [[platform, base, home, cwd], ...]} -> stdout [name or {"error": message}, ...]. */
+async function evaluate(version) {
+  const { name } = await loadPi(version);
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  const { cases } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  const out = cases.map(([platform, base, home, cwd]) => {
+    try {
+      return name(platform, base, home, cwd);
+    } catch (err) {
+      return { error: String(err?.message ?? err) };
+    }
+  });
+  process.stdout.write(JSON.stringify(out));
+  return 0;
+}
+
 async function main(argv) {
   const checking = argv.includes("--check");
   const version = wantedVersion();
+  if (argv.includes("--eval")) return evaluate(version);
   const text = format(await record(version));
   if (!checking) {
     mkdirSync(dirname(TARGET), { recursive: true });
