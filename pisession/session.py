@@ -661,12 +661,17 @@ def loads(
     >>> s.context().to_dict()["messages"]
     [{'role': 'user', 'content': 'hi'}]
     """
+    from .migration import foreign_header, newer_version
+
     records, diagnostics = parse_records(data)
     if not records:
         raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
     first = records[0]
     header = first.skeleton
     if not isinstance(header, dict) or header.get("type") != "session":
+        known = foreign_header(full_value(data, first))
+        if known:
+            raise SessionFormatError(source, first.line, known)
         skipped = "".join(f"; line {d.line} was skipped: {d.message}" for d in diagnostics[:3])
         raise SessionFormatError(
             source,
@@ -678,6 +683,9 @@ def loads(
         raise SessionFormatError(
             source, first.line, 'the session header has no string "id"; Pi rejects the file'
         )
+    newer = newer_version(header, first.line)
+    if newer:
+        diagnostics.append(newer)
     return Session(data, records, diagnostics, source, new_id, migrate)
 
 
