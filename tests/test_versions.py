@@ -81,3 +81,9 @@ def test_goldens_name_a_checked_version():
     checked = set(pi_versions()["checked"])
     for golden in sorted((REPO / "data" / "conformance").glob("*/*.golden.json")):
         assert json.loads(golden.read_text())["pi"] in checked, golden
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/cli.md", "conformance/README.md"])
+def test_docs_name_the_checked_range(doc):
+    # The docs are prose; this keeps them in step with pisession/pi_versions.json.
+    assert f"{checked_range()}: same rules" in (REPO / doc).read_text(encoding="utf-8")
