@@ -269,7 +269,8 @@ def check_findings(session) -> list[tuple[int | None, str, str]]:
 
     findings: list[tuple[int | None, str, str]] = []
     for d in session.diagnostics:
-        findings.append((d.line, f"skipped-line ({d.kind})", d.message))
+        kind = d.kind if d.kind == "newer-version" else f"skipped-line ({d.kind})"
+        findings.append((d.line, kind, d.message))
     if header_version({"version": session.original_version}) < CURRENT_VERSION:
         findings.append(
             (

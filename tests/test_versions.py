@@ -87,3 +87,22 @@ def test_goldens_name_a_checked_version():
 def test_docs_name_the_checked_range(doc):
     # The docs are prose; this keeps them in step with pisession/pi_versions.json.
     assert f"{checked_range()}: same rules" in (REPO / doc).read_text(encoding="utf-8")
+
+
+def test_command_line_names_a_newer_version(capsys):
+    from pisession.cli import main
+
+    path = str(EDGE / "version-4-future.jsonl")
+    assert main(["explain", path, "--no-color"]) == 0
+    shown = capsys.readouterr().out
+    assert "version     4 (newer than version 3" in shown and "skipped" not in shown
+    assert main(["check", path]) == 1
+    assert f"{path}:1: newer-version: the header says version 4" in capsys.readouterr().out
+
+
+def test_command_line_names_an_agent_core_file(capsys):
+    from pisession.cli import main
+
+    assert main(["explain", str(EDGE / "agent-core-v4-storage.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pi-agent-core session (experimental format 4" in err
