@@ -43,7 +43,7 @@ versions="${PI_VERSIONS:-$(node "$HERE/locate.mjs" --checked)}"
 # npm's newest release: a note when the list does not have it (PI_CHECK_LATEST=1 checks it too).
 if [ -z "${PI_VERSIONS:-}" ] && command -v npm >/dev/null 2>&1; then
   latest="$(timeout 30 npm view "$package" version 2>/dev/null | tail -1)"
-  if [ -n "$latest" ] && ! printf ' %s ' $versions | grep -q " $latest "; then
+  if [ -n "$latest" ] && ! printf ' %s ' $versions | grep -qF " $latest "; then
     if [ "${PI_CHECK_LATEST:-}" = 1 ]; then
       versions="$versions $latest"
     else
