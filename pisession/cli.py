@@ -155,11 +155,29 @@ def cmd_explain(args) -> int:
 
 def cmd_context(args) -> int:
     session = _load(args.file)
-    context = session.context(_leaf(session, args.leaf))
-    value = context.to_llm() if args.llm else context.to_dict()
+    leaf = _leaf(session, args.leaf)
     indent = 0 if args.compact else args.indent
-    _out_json(value, indent if indent > 0 else None)
+    if args.llm:
+        _out_json(session.context(leaf).to_llm(), indent or None)
+        return 0
+    from .stream import terminal_safe
+
+    _out_chunks(terminal_safe(chunk) for chunk in session.context_json(leaf, indent or None))
+    _out_bytes(b"\n")
     return 0
+
+
+def _out_chunks(chunks) -> None:
+    """Write bytes as they come (a long context is never held whole)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    sys.stdout.flush()
+    for chunk in chunks:
+        if buffer is None:
+            sys.stdout.write(chunk.decode("utf-8"))
+        else:
+            buffer.write(chunk)
+    if buffer is not None:
+        buffer.flush()
 
 
 def _out_json(value: object, indent: int | None = 2) -> None:

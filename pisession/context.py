@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
+from operator import ne
 
 from .errors import CycleError, SessionFormatError
 from .jsdate import js_time_ms
@@ -85,9 +86,11 @@ def id_index(ids: Sequence) -> dict:
 _PLAIN_PARENT_TYPES = {str, type(None), type(UNDEFINED)}
 
 
-def parent_positions(parent_ids: Sequence, by_id: dict) -> list[int]:
+def parent_positions(parent_ids: Sequence, by_id: dict, ids: Sequence = ()) -> list[int]:
     """The position of each entry's parent, or -1 where Pi's walk stops (``parentId``
-    empty, null, absent or not found).
+    empty, null, absent or not found). ``ids`` (the entries' ids), when given, lets a
+    file whose ids are all different skip the lookup of parents that come right before
+    their child, as most do.
 
     >>> parent_positions([None, "a", "zz", ""], {"a": 0, "b": 1, "": 3})
     [-1, 0, -1, -1]
@@ -95,6 +98,13 @@ def parent_positions(parent_ids: Sequence, by_id: dict) -> list[int]:
     falsy_ids = "" in by_id or None in by_id or UNDEFINED in by_id
     if not falsy_ids and set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES:
         # no falsy id can be found, so a plain lookup stops where Pi's walk stops
+        if len(ids) == len(parent_ids) == len(by_id) > 1:  # unique ids
+            out = list(range(-1, len(ids) - 1))
+            previous = [UNDEFINED, *ids[:-1]]
+            get = by_id.get
+            for position in compress(range(len(ids)), map(ne, parent_ids, previous)):
+                out[position] = get(parent_ids[position], -1)
+            return out
         return list(map(by_id.get, parent_ids, repeat(-1)))
     out = []
     for parent_id in parent_ids:
@@ -158,7 +168,7 @@ class EntryIndex:
     ) -> EntryIndex:
         """The index from its columns (``parent_ids`` as written; resolved here)."""
         by_id = id_index(ids)
-        parents = parent_positions(parent_ids, by_id)
+        parents = parent_positions(parent_ids, by_id, ids)
         return cls(types, ids, parents, roles, by_id, decode, decode_many, source)
 
     def __len__(self) -> int:
@@ -455,6 +465,23 @@ def _built(fields: list[tuple]) -> dict:
     return out
 
 
+def message_messages(message: object) -> list:
+    """What a ``message`` entry contributes: its message as stored; a system message
+    without content gets ``content: ""``, a user, assistant or tool result without
+    content gets ``content: []`` (copies: the entry is not modified).
+
+    >>> message_messages({"role": "user", "content": None})
+    [{'role': 'user', 'content': []}]
+    """
+    if type(message) is dict and message.get("content") is None:  # null or absent
+        role = message.get("role")
+        if role == "system":
+            return [{**message, "content": ""}]
+        if role in ("user", "assistant", "toolResult"):
+            return [{**message, "content": []}]
+    return [message]
+
+
 def entry_messages(entry: object) -> list:
     """What one selected entry contributes to the context, before any edit.
 
@@ -464,15 +491,9 @@ def entry_messages(entry: object) -> list:
     >>> entry_messages({"type": "label", "targetId": "x", "label": "L"})
     []
     """
-    kind = js_field(entry, "type")
+    kind = entry.get("type") if type(entry) is dict else UNDEFINED
     if kind == "message":
-        message = entry["message"]  # type: ignore[index]  (checked by the caller's path)
-        role = js_field(message, "role")
-        if role == "system" and nullish(js_field(message, "content")):
-            return [{**message, "content": ""}]
-        if role in ("user", "assistant", "toolResult") and nullish(js_field(message, "content")):
-            return [{**message, "content": []}]
-        return [message]
+        return message_messages(entry.get("message"))  # type: ignore[union-attr]
     if kind == "custom_message":
         content = js_field(entry, "content")
         return [
@@ -544,7 +565,7 @@ def apply_context_edit(messages: list, edit: object) -> list:
     return out
 
 
-@dataclass
+@dataclass(slots=True)
 class ProjectedEntry:
     """One selected entry and the messages it contributed (after its context edit).
 
@@ -573,7 +594,11 @@ class ProjectedEntry:
 
 
 def contributions(
-    index: EntryIndex, selection: Selection, edits: dict, block: int = 4096
+    index: EntryIndex,
+    selection: Selection,
+    edits: dict,
+    block: int = 4096,
+    decode: Callable[[Sequence[int]], list] | None = None,
 ) -> Iterator[ProjectedEntry]:
     """Step 5 one entry at a time, decoding the selected entries ``block`` at a time: a
     caller that writes as it goes never holds the whole context.
@@ -581,12 +606,12 @@ def contributions(
     Only the newest compaction (first in the selection) contributes its checkpoint and
     summary; an older compaction kept inside its range contributes nothing.
     """
+    decode = index.entries if decode is None else decode
     positions = selection.positions
     for start in range(0, len(positions), block):
         chunk = positions[start : start + block]
-        for rank, position, entry in zip(
-            range(start, start + len(chunk)), chunk, index.entries(chunk)
-        ):
+        ranks = range(start, start + len(chunk))
+        for rank, position, entry in zip(ranks, chunk, decode(chunk)):
             yield _contribution(index, selection, edits, rank, position, entry)
 
 
@@ -596,8 +621,6 @@ def _contribution(
     part = selection.part_of(rank)
     if rank > 0 and index.types[position] == "compaction":
         return ProjectedEntry(position, entry, [], part)
-    if index.types[position] == "message" and index.roles[position] is NO_MESSAGE:
-        _check_messages(index, [position])
     messages = entry_messages(entry)
     found = edits.get(js_key(index.ids[position])) if edits else None
     if found is None:

@@ -19,7 +19,6 @@ import os
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -155,17 +154,6 @@ def line_bounds(data, lo: int = 0, hi: int | None = None) -> tuple[list[int], li
     return starts, ends
 
 
-def _bytes_at(data: bytes | memoryview, offsets: list[int]) -> bytes:
-    """The bytes at these offsets, as one bytes object.
-
-    >>> _bytes_at(b"abc", [2, 0])
-    b'ca'
-    """
-    if len(offsets) < 2:
-        return bytes(data[i] for i in offsets)
-    return bytes(itemgetter(*offsets)(data))
-
-
 class _Columns:
     """Appends rows to a ``ParsedLines`` (interning the few distinct types and roles)."""
 
@@ -267,27 +255,25 @@ def _parse_window(
     starts, ends = line_bounds(data, lo, hi)
     count = len(starts)
     view = memoryview(data)
-    firsts = _bytes_at(data, starts)
-    lasts = _bytes_at(data, [end - 1 for end in ends])  # -1 (empty first line): harmless
     for first in range(0, count, _BLOCK):
         last = min(count, first + _BLOCK)
         size = last - first
         numbers = range(first_line + first, first_line + last)
+        begin, end = starts[first], ends[last - 1]
         if (
             fast
-            and firsts.count(b"{", first, last) == size
-            and lasts.count(b"}", first, last) == size
+            and data[begin : begin + 1] == b"{"
+            and data[end - 1 : end] == b"}"
+            and data.count(b"}\n{", begin, end) == size - 1  # every line is {...}
         ):
             try:
-                cores = _core_decoder.decode_lines(view[starts[first] : ends[last - 1]])
+                cores = _core_decoder.decode_lines(view[begin:end])
             except (msgspec.DecodeError, RecursionError):
                 cores = None
             if cores is not None and len(cores) == size:
+                shift = base.__add__
                 columns.add_cores(
-                    numbers,
-                    [s + base for s in starts[first:last]],
-                    [e + base for e in ends[first:last]],
-                    cores,
+                    numbers, map(shift, starts[first:last]), map(shift, ends[first:last]), cores
                 )
                 continue
         for index in range(first, last):
@@ -319,7 +305,7 @@ def parse_lines(data: bytes, fast: bool = True) -> tuple[ParsedLines, list[Diagn
     parsed, diagnostics = ParsedLines(), []
     columns = _Columns(parsed, diagnostics)
     final = not data.endswith(b"\n")
-    with _no_gc():
+    with paused_gc():
         _parse_window(columns, data, 0, len(data), 0, 1, fast, final)
     return parsed, diagnostics
 
@@ -332,7 +318,7 @@ def parse_file(handle, size: int, chunk: int = CHUNK) -> tuple[ParsedLines, list
     columns = _Columns(parsed, diagnostics)
     buffer = bytearray(min(chunk, size) or 1)
     offset, line, held = 0, 1, 0  # file offset of buffer[0]; next line; bytes held
-    with _no_gc():
+    with paused_gc():
         while offset + held < size:
             if held == len(buffer):  # one line fills the buffer: make room
                 buffer.extend(bytes(len(buffer)))
@@ -353,7 +339,7 @@ def parse_file(handle, size: int, chunk: int = CHUNK) -> tuple[ParsedLines, list
     return parsed, diagnostics
 
 
-class _no_gc:
+class paused_gc:
     """Pause the collector: the columns are many small objects with no cycles."""
 
     def __enter__(self):
@@ -440,23 +426,32 @@ class LineStore:
         """The fully decoded value of the line at this byte range."""
         return loads(self._read(start, end))
 
-    def values(self, ranges: Sequence[tuple[int, int]]) -> list:
-        """Several lines decoded, consecutive ones together (``decode_lines``)."""
+    def values(self, ranges: Sequence[tuple[int, int]], decoder=None) -> list:
+        """Several lines decoded, consecutive ones together (``decode_lines``). With a
+        msgspec ``decoder``, lines it refuses give None; without, ``JSON.parse``'s value."""
         out: list = []
         for run in _runs(ranges):
             first, last = run[0][0], run[-1][1]
             raw = self._read(first, last)
-            decoded = None
-            if len(run) > 1:
-                try:
-                    decoded = _any_decoder.decode_lines(raw)
-                except (msgspec.DecodeError, RecursionError):
-                    decoded = None
+            try:
+                decoded = (decoder or _any_decoder).decode_lines(raw)
+            except (msgspec.DecodeError, RecursionError):
+                decoded = None
             if decoded is not None and len(decoded) == len(run):
                 out.extend(decoded)
             else:
-                out.extend(loads(raw[s - first : e - first]) for s, e in run)
+                out.extend(_one(raw[s - first : e - first], decoder) for s, e in run)
         return out
+
+
+def _one(raw, decoder) -> object:
+    """One line: ``JSON.parse``'s value, or the decoder's (None when it refuses)."""
+    if decoder is None:
+        return loads(raw)
+    try:
+        return decoder.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _runs(ranges: Sequence[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:

@@ -24,7 +24,7 @@ from .errors import CycleError, SessionFormatError, UnknownLeafError
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 from .migration import CURRENT_VERSION, IdFactory, MigrationStep, header_version, migrate
-from .reader import Diagnostic, LineStore, ParsedLines, line_bounds, read_source
+from .reader import Diagnostic, LineStore, ParsedLines, line_bounds, paused_gc, read_source
 from .stats import SessionStats, session_stats
 from .system_prompt import SystemPrompt, replay_system_prompt
 
@@ -43,6 +43,14 @@ class _Rows:
         if value is UNDEFINED:
             value = self.store.value(self.parsed.starts[row], self.parsed.ends[row])
         return value
+
+    def raw_lines(self, rows, decoder) -> list:
+        """The lines of these rows through a msgspec ``decoder`` (None where it cannot:
+        a line read by the slow path, or one it refuses)."""
+        values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
+        plain = [r for r in rows if r not in values]
+        decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
+        return [None if r in values else next(decoded) for r in rows]
 
     def decode_many(self, rows) -> list:
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
@@ -100,16 +108,17 @@ class Session:
         if self._migrated is not None:
             self.index = EntryIndex.of(self._migrated, source)
         else:
-            store_rows = _Rows(rows, store)
-            self.index = EntryIndex.of_columns(
-                rows.types,
-                rows.ids,
-                rows.parent_ids,
-                rows.roles,
-                store_rows.decode,
-                store_rows.decode_many,
-                source,
-            )
+            store_rows = self._rows = _Rows(rows, store)
+            with paused_gc():  # many small objects, no cycles among them
+                self.index = EntryIndex.of_columns(
+                    rows.types,
+                    rows.ids,
+                    rows.parent_ids,
+                    rows.roles,
+                    store_rows.decode,
+                    store_rows.decode_many,
+                    source,
+                )
         self._cache: dict[int, object] = {}
 
     def _migrate(self, parsed, header, extra, new_id) -> None:
@@ -328,6 +337,24 @@ class Session:
         for item in projection.items:
             item.line = self.line_of(item.position)
         return projection
+
+    def context_json(self, leaf_id: object = None, indent: int | None = 2):
+        """``context(leaf_id).to_json(indent)`` as UTF-8 bytes, yielded a block of entries
+        at a time: the same bytes, with the memory of a block (``pisession.stream``).
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> b"".join(s.context_json()) == s.context().to_json(2).encode()
+        True
+        """
+        from .stream import context_json
+
+        raw_lines = None if self._migrated is not None else self._rows.raw_lines
+        chunks = context_json(self.index, self._leaf(leaf_id), indent, raw_lines)
+        try:
+            yield from chunks
+        except SessionFormatError as exc:
+            raise self._located(exc) from None
 
     def context(self, leaf_id: object = None) -> Context:
         """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""
