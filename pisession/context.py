@@ -29,7 +29,7 @@ from itertools import compress, repeat
 from operator import ne
 
 from .errors import CycleError, SessionFormatError
-from .jsdate import js_time_ms
+from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish, strict_equal, truthy
 from .jsvalue import field as js_field
 
@@ -621,7 +621,14 @@ def _contribution(
     part = selection.part_of(rank)
     if rank > 0 and index.types[position] == "compaction":
         return ProjectedEntry(position, entry, [], part)
-    messages = entry_messages(entry)
+    try:
+        messages = entry_messages(entry)
+    except DateConversionError:
+        raise index.fail(
+            position,
+            f"entry {index.ids[position]!r} has a timestamp JavaScript cannot turn into a "
+            "date (Pi 0.87.1 throws a TypeError here)",
+        ) from None
     found = edits.get(js_key(index.ids[position])) if edits else None
     if found is None:
         return ProjectedEntry(position, entry, messages, part)

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import nodepath
-from .jsdate import js_time_ms
+from .jsdate import DateConversionError, js_time_ms
 from .jsjson import LineDecodeError, loads
 from .jsvalue import field
 
@@ -245,11 +245,12 @@ def session_info(path: str | os.PathLike) -> SessionInfo | None:
                 if text and not first and role == "user":
                     first = text
         stat = path.stat()
-    except OSError:
+    except (OSError, DateConversionError):  # Pi's listing skips such a file too
         return None
     if header is None or not isinstance(header, dict) or not isinstance(header.get("id"), str):
         return None
-    created = _iso(js_time_ms(header.get("timestamp")))
+    stamp = header.get("timestamp")
+    created = _iso(js_time_ms(stamp)) if isinstance(stamp, str) else None
     if last_activity:
         modified = _iso(last_activity)
     elif created:
