@@ -107,9 +107,7 @@ def test_compaction_without_system_message_leaves_no_system_prompt():
 
 
 def test_tour_usage_kind_is_one_pi_writes():
-    written = {
-        call["kind"].strip('"') for call in SCENARIOS["usage"]["result"]["appendUsageCalls"]
-    }
+    written = {call["kind"].strip('"') for call in SCENARIOS["usage"]["result"]["appendUsageCalls"]}
     assert written == {"cache_warm"}
     tour = pisession.load(pisession.sample_path("tour"))
     assert {e["kind"] for e in tour.entries if e["type"] == "usage"} <= written
