@@ -137,9 +137,6 @@ def session_dir_name(cwd):
 
 
 # %% only=solutions
-import re
-
-
 def session_dir_name(cwd):
     """The folder name Pi derives from a working directory."""
     is_drive_root = re.fullmatch(r"[A-Za-z]:[/\\]", cwd)

@@ -1,4 +1,4 @@
-# ruff: noqa: E402, E501
+# ruff: noqa: E402
 # title: Claim audit
 # summary: Every format statement of chapter 27 and of PiG's session-format page, quoted and
 #   checked against Pi 0.87.1 itself (its own code run on purpose-made files): holds, needs
@@ -37,6 +37,121 @@ import pisession
 REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 
 # %% [markdown]
+# ## The verdicts at a glance
+#
+# Each row links to its section, where the claim is quoted and its verdict asserted on Pi's
+# own answer (the last section checks that every verdict of this table was asserted).
+
+# %%
+import html
+
+from IPython.display import display
+
+STYLE = {
+    "holds": ("🟢", "#1a7f37", "#dafbe1"),
+    "needs nuance": ("🟡", "#7d4e00", "#fff8c5"),
+    "wrong": ("🔴", "#cf222e", "#ffebe9"),
+}
+# Each claim: "key | where it stands | verdict" and, indented below, the claim in short.
+# The verdicts are asserted further down, one section per claim.
+CLAIM_TABLE = r"""
+tree | chapter 27, The container | needs nuance
+    entries form a tree; branching in place, no new files
+append-only | chapter 27, The container | needs nuance
+    an append-only line format
+location | chapter 27, Location | holds
+    ~/.pi/agent/sessions/--<path>--/<timestamp>_<session-id>.jsonl
+folder-rule | chapter 27, Location | needs nuance
+    the folder: leading separator removed, / \ : replaced by -
+c-work-api | chapter 27, Location | wrong
+    C:\work\api becomes --C-work-api--
+session-dir | chapter 27, Location | holds
+    sessionDir, PI_CODING_AGENT_SESSION_DIR, --session-dir; the CLI wins
+deletion | chapter 27, Location | holds
+    sessions are removed by deleting their .jsonl files
+migration | chapter 27, Versions | holds
+    three versions; sessions migrated to v3 when loaded
+v3-rename | chapter 27, Versions | holds
+    v3 renames message.role hookMessage, not the entry type
+header | chapter 27, The header | holds
+    the header has an id, no parentId, and is not in the tree
+parent-session | chapter 27, The header | needs nuance
+    parentSession is the only durable record of a fork's origin
+id-length | chapter 27, The header | holds
+    ids: usually 8 hex characters, may fall back to a full UUID
+eleven | chapter 27, The entry types | holds
+    there are eleven entry types
+system-deltas | chapter 27, The entry types: message | holds
+    system messages are prompt deltas; replaying them gives the prompt
+model-change | chapter 27, The entry types: model_change | needs nuance
+    model_change: written when the user switches models
+thinking-change | chapter 27, The entry types: thinking_level_change | needs nuance
+    thinking_level_change: the same idea for reasoning
+usage | chapter 27, The entry types: usage | holds
+    usage entries count in the totals, hidden from the tree; unknown kinds are normal
+compaction-fields | chapter 27, The entry types: compaction | needs nuance
+    required firstKeptEntryId; optional systemMessage, usage, details, fromHook
+context-edit | chapter 27, The entry types: context_edit | holds
+    edit targets and string normalisation
+pig-header-id | PiG page, File location | wrong
+    the first line has no id or parentId
+pig-blocks | PiG page, Entry types: Message | wrong
+    content blocks: image media_type, thinking signature, tool_use input
+pig-roles | PiG page, Entry types: Message | needs nuance
+    the message roles (system is not listed)
+pig-compaction | PiG page, Compaction | needs nuance
+    optional fields: details, fromHook, usage (no systemMessage)
+pig-model | PiG page, Context construction | needs nuance
+    the model comes from the latest model entries
+pig-bash | PiG page, Context construction | needs nuance
+    context construction excludes bash entries marked excludeFromContext
+pig-context-edit | PiG page, Session file format | holds
+    Pi's context_edit entries change an earlier entry's context
+pig-null-label | PiG page, Label | holds
+    a null label clears the target label
+pig-retained-tail | PiG page, Compaction | holds
+    the format does not define retainedTail
+pig-clone | PiG page, File location | holds
+    a cloned session can contain parentSession
+"""
+CLAIMS = {}
+for head, text in zip(*[iter(CLAIM_TABLE.strip().splitlines())] * 2):
+    key, where, verdict = (part.strip() for part in head.split(" | "))
+    source, where = where.split(", ", 1)
+    CLAIMS[key] = {"source": source, "where": where, "text": text.strip(), "verdict": verdict}
+
+
+def badge(verdict):
+    mark, colour, background = STYLE[verdict]
+    return (
+        f'<span style="background:{background};color:{colour};font-weight:bold;'
+        f'padding:1px 6px;border-radius:4px;white-space:nowrap">{mark} {verdict}</span>'
+    )
+
+
+def summary_table():
+    rows, text = [], []
+    for number, (key, c) in enumerate(CLAIMS.items(), start=1):
+        link = f'<a href="#claim-{key}">{html.escape(c["text"])}</a>'
+        where = html.escape(f"{c['source']}, {c['where']}")
+        rows.append(
+            f"<tr><td>{number}</td><td style='text-align:left'>{link}</td>"
+            f"<td style='text-align:left'>{where}</td><td>{badge(c['verdict'])}</td></tr>"
+        )
+        text.append(f"{number:2}. {STYLE[c['verdict']][0]} {c['verdict']:12}  {c['text']}")
+    table = (
+        "<table><thead><tr><th>#</th><th style='text-align:left'>claim</th>"
+        "<th style='text-align:left'>where</th><th>verdict</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+    display({"text/html": table, "text/plain": "\n".join(text)}, raw=True)
+
+
+summary_table()
+counts = {v: sum(c["verdict"] == v for c in CLAIMS.values()) for v in STYLE}
+print(", ".join(f"{n} {v}" for v, n in counts.items()), f"({len(CLAIMS)} claims)")
+
+# %% [markdown]
 # ## The evidence
 #
 # In a checkout or on Binder the evidence is read from the repository. On Colab the notebook
@@ -44,7 +159,6 @@ REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 # (`REPOSITORY`, branch `main`).
 
 # %%
-import html
 import json
 import os
 import shutil
@@ -52,8 +166,6 @@ import subprocess
 import textwrap
 import urllib.request
 from pathlib import Path
-
-from IPython.display import display
 
 
 def repository_file(relative):
@@ -110,84 +222,6 @@ else:
         "node conformance/audit.mjs and review the verdicts"
     )
     print(f"Pi {evidence['pi']} ran every scenario again here: same answers as recorded.")
-
-# %% [markdown]
-# ## The verdicts at a glance
-#
-# Each row links to its section. The verdicts are asserted further down, each from Pi's own
-# answer.
-
-# %%
-STYLE = {
-    "holds": ("🟢", "#1a7f37", "#dafbe1"),
-    "needs nuance": ("🟡", "#7d4e00", "#fff8c5"),
-    "wrong": ("🔴", "#cf222e", "#ffebe9"),
-}
-# key | source | where it stands | the claim, in short | verdict (asserted below)
-CLAIM_TABLE = r"""
-tree               | chapter 27 | The container                          | entries form a tree; branching in place, no new files | needs nuance
-append-only        | chapter 27 | The container                          | an append-only line format | needs nuance
-location           | chapter 27 | Location                               | ~/.pi/agent/sessions/--<path>--/<timestamp>_<session-id>.jsonl | holds
-folder-rule        | chapter 27 | Location                               | the folder: leading separator removed, / \ : replaced by - | needs nuance
-c-work-api         | chapter 27 | Location                               | C:\work\api becomes --C-work-api-- | wrong
-session-dir        | chapter 27 | Location                               | sessionDir, PI_CODING_AGENT_SESSION_DIR, --session-dir; the CLI wins | holds
-deletion           | chapter 27 | Location                               | sessions are removed by deleting their .jsonl files | holds
-migration          | chapter 27 | Versions                               | three versions; sessions migrated to v3 when loaded | holds
-v3-rename          | chapter 27 | Versions                               | v3 renames message.role hookMessage, not the entry type | holds
-header             | chapter 27 | The header                             | the header has an id, no parentId, and is not in the tree | holds
-parent-session     | chapter 27 | The header                             | parentSession is the only durable record of a fork's origin | needs nuance
-id-length          | chapter 27 | The header                             | ids: usually 8 hex characters, may fall back to a full UUID | holds
-eleven             | chapter 27 | The entry types                        | there are eleven entry types | holds
-system-deltas      | chapter 27 | The entry types: message               | system messages are prompt deltas; replaying them gives the prompt | holds
-model-change       | chapter 27 | The entry types: model_change          | model_change: written when the user switches models | needs nuance
-thinking-change    | chapter 27 | The entry types: thinking_level_change | thinking_level_change: the same idea for reasoning | needs nuance
-usage              | chapter 27 | The entry types: usage                 | usage entries count in the totals, hidden from the tree; unknown kinds are normal | holds
-compaction-fields  | chapter 27 | The entry types: compaction            | required firstKeptEntryId; optional systemMessage, usage, details, fromHook | needs nuance
-context-edit       | chapter 27 | The entry types: context_edit          | edit targets and string normalisation | holds
-pig-header-id      | PiG page   | File location                          | the first line has no id or parentId | wrong
-pig-blocks         | PiG page   | Entry types: Message                   | content blocks: image media_type, thinking signature, tool_use input | wrong
-pig-roles          | PiG page   | Entry types: Message                   | the message roles (system is not listed) | needs nuance
-pig-compaction     | PiG page   | Compaction                             | optional fields: details, fromHook, usage (no systemMessage) | needs nuance
-pig-model          | PiG page   | Context construction                   | the model comes from the latest model entries | needs nuance
-pig-bash           | PiG page   | Context construction                   | context construction excludes bash entries marked excludeFromContext | needs nuance
-pig-context-edit   | PiG page   | Session file format                    | Pi's context_edit entries change an earlier entry's context | holds
-pig-null-label     | PiG page   | Label                                  | a null label clears the target label | holds
-pig-retained-tail  | PiG page   | Compaction                             | the format does not define retainedTail | holds
-pig-clone          | PiG page   | File location                          | a cloned session can contain parentSession | holds
-"""
-CLAIMS = {}
-for row in CLAIM_TABLE.strip().splitlines():
-    key, source, where, text, verdict = (part.strip() for part in row.split(" | "))
-    CLAIMS[key] = {"source": source, "where": where, "text": text, "verdict": verdict}
-
-
-def badge(verdict):
-    mark, colour, background = STYLE[verdict]
-    return (
-        f'<span style="background:{background};color:{colour};font-weight:bold;'
-        f'padding:1px 6px;border-radius:4px;white-space:nowrap">{mark} {verdict}</span>'
-    )
-
-
-def summary_table():
-    rows, text = [], []
-    for number, (key, c) in enumerate(CLAIMS.items(), start=1):
-        link = f'<a href="#claim-{key}">{html.escape(c["text"])}</a>'
-        where = html.escape(f"{c['source']}, {c['where']}")
-        rows.append(
-            f"<tr><td>{number}</td><td>{link}</td><td>{where}</td><td>{badge(c['verdict'])}</td></tr>"
-        )
-        text.append(f"{number:2}. {STYLE[c['verdict']][0]} {c['verdict']:12}  {c['text']}")
-    table = (
-        "<table><thead><tr><th>#</th><th>claim</th><th>where</th><th>verdict</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
-    display({"text/html": table, "text/plain": "\n".join(text)}, raw=True)
-
-
-summary_table()
-counts = {v: sum(c["verdict"] == v for c in CLAIMS.values()) for v in STYLE}
-print(", ".join(f"{n} {v}" for v, n in counts.items()), f"({len(CLAIMS)} claims)")
 
 # %% [markdown]
 # The helpers the sections use: `pi(scenario, ...)` is Pi's recorded answer,
@@ -335,7 +369,7 @@ verdict(
 # <a id="claim-location"></a>
 # ### 3. Where sessions live
 #
-# > “~/.pi/agent/sessions/--<path>--/<timestamp>_<session-id>.jsonl” (chapter 27,
+# > “`~/.pi/agent/sessions/--<path>--/<timestamp>_<session-id>.jsonl`” (chapter 27,
 # > *Location*)
 #
 # **Holds.** `~/.pi/agent` is Pi's agent folder (`PI_CODING_AGENT_DIR` replaces it); the
@@ -368,7 +402,7 @@ verdict(
 # <a id="claim-folder-rule"></a>
 # ### 4. The folder name
 #
-# > “For <path>, Pi removes the leading path separator and replaces /, \, and : with -.”
+# > “For &lt;path&gt;, Pi removes the leading path separator and replaces /, \\, and : with -.”
 # > (chapter 27, *Location*, quoting Pi's document)
 #
 # **Needs nuance.** That is the rule, but it is applied to the working directory *as
@@ -492,9 +526,8 @@ verdict(
 versions = pi("versions")
 print("current version:", versions["currentVersion"])
 for name in ("v1-session", "v2-hook", "v3-stray-hook"):
-    print(
-        f"{name:14} -> version {versions[name]['versionAfter']}, changed: {versions[name]['changed']}"
-    )
+    after = versions[name]
+    print(f"{name:14} -> version {after['versionAfter']}, changed: {after['changed']}")
 
 # %%
 verdict(
