@@ -4,15 +4,14 @@ Each ``check_...`` function takes a function the reader wrote, runs it on cases,
 every answer with what pisession gives (pisession matches Pi 0.87.1, and the tests pin it
 to Pi's own output), prints a short verdict and returns True when every case matches.
 
-The cases come from three places:
+The cases come from two places:
 
 - the bundled samples (several leaves each) and small hand-made files for the corners
   real files show (duplicate ids, a system message after a compaction, a cancelled
   command with an exit code, a working directory with a trailing slash, ...);
 - cases **drawn at random for each run** (random trees, paths, commands, folders),
   which the reader never sees before running: an answer that looks the cases up, or
-  that was fitted to the examples shown in the notebook, fails them;
-- nothing else: the reader's function is never compared with itself.
+  that was fitted to the examples shown in the notebook, fails them.
 
 When an answer differs, the verdict names the first case that differs, what was expected
 and what came back, and a hint. Hints come from *mistake models*: each exercise knows the
