@@ -401,8 +401,8 @@ def test_stats_table(capsys):
     assert status == 0
     assert "branch to a6000001" in out
     row = next(line for line in out.splitlines() if line.startswith("tokens"))
-    assert row.split()[1:] == ["10,204", "9,196"]
-    assert "$0.0254" in out
+    assert row.split()[1:] == ["11,277", "10,269"]
+    assert "$0.0257" in out
 
 
 # --- ls -----------------------------------------------------------------------------
