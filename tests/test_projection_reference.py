@@ -63,7 +63,7 @@ def _leaves(session) -> list[int | None]:
     chosen: list[int | None] = [None]
     for position in [*session.leaves(), *range(0, len(session), 3)]:
         ident = ids[position]
-        if ident is UNDEFINED or isinstance(ident, (dict, list)):
+        if ident is UNDEFINED or ident is None or isinstance(ident, (dict, list)):
             continue
         if session.index.position_of(ident) == position and position not in chosen:
             chosen.append(position)

@@ -36,7 +36,7 @@ def test_migrated_dump_keeps_skipped_lines_null_vs_missing_parent_and_field_orde
         {"type": "message", "z": 1, "message": {"role": "hookMessage", "content": "x"}, "a": 2},
         "this line is not json",
         header={**V1_HEADER, "version": 2},
-    ).replace(b'"a": 2}', b'"a": 2, "id": "k1"}')
+    ).replace(b'"a":2}', b'"a":2,"id":"k1"}')
     s = pisession.loads(data)
     out = s.dumps().split(b"\n")
     assert out[2] == b"this line is not json"
