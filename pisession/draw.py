@@ -32,7 +32,7 @@ from .errors import PisessionError
 from .jsvalue import UNDEFINED, js_key
 from .jsvalue import field as js_field
 from .provenance import FATE, FATES, UNKNOWN_COLOUR, ink_on
-from .text import entry_kind, entry_text
+from .text import entry_kind
 from .text import one_line as shorten
 from .text import strip_unsafe as clean_text
 
@@ -513,7 +513,7 @@ def natural_size(fig) -> tuple[int, int]:
 
     >>> import pisession
     >>> natural_size(draw_tree(pisession.load(pisession.sample_path("tour"))))
-    (701, 862)
+    (683, 862)
     """
     width, height = fig.get_size_inches()
     return round(width * NATURAL_DPI), round(height * NATURAL_DPI)
@@ -527,7 +527,7 @@ def figure_bundle(fig) -> tuple[dict, dict]:
     >>> import pisession
     >>> data, meta = figure_bundle(draw_tree(pisession.load(pisession.sample_path("tour"))))
     >>> sorted(data), meta["image/png"]
-    (['image/png', 'text/plain'], {'width': 701, 'height': 862})
+    (['image/png', 'text/plain'], {'width': 683, 'height': 862})
     """
     width, height = natural_size(fig)
     data = {"image/png": figure_png(fig, dpi=NATURAL_DPI * HIDPI), "text/plain": repr(fig)}
@@ -540,7 +540,7 @@ def figure_html(fig, alt: str = "") -> str:
 
     >>> import pisession
     >>> figure_html(draw_tree(pisession.load(pisession.sample_path("tour"))))[:30]
-    '<img width="701" style="max-wi'
+    '<img width="683" style="max-wi'
     """
     import base64
 
@@ -1139,7 +1139,7 @@ def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
     >>> import pisession
     >>> chart = pipeline_chart(pisession.load(pisession.sample_path("tour")))
     >>> [len(c.boxes) for c in chart.columns]
-    [26, 22, 13, 12, 12]
+    [26, 22, 12, 10, 10]
     """
     from .llm import to_llm_message
     from .text import model_text
@@ -1287,7 +1287,7 @@ def migration_chart(path_or_bytes) -> ColumnChart:
         boxes = [
             Box(
                 n, _migration_text(v, n, step), _CHANGED if n in changed else "#FFFFFF", bold=n == 0
-            )  # fmt: skip
+            )
             for n, v in enumerate(view.values)
         ]
         caption = f"{len(view.changes)} fields changed" if step else "the file as written"
