@@ -351,6 +351,17 @@ def _edges(order, children, parent, node_of, path):
     return edges, loops, path_edges
 
 
+def _condensed(order, parent, children, runs, node_of):
+    """The tree of nodes (a run is one node), packed: node keys, columns and depths."""
+    keys = [p for p in order if node_of[p] == p]
+    kids: dict[int | None, list[int]] = {None: [k for k in keys if parent[k] is None]}
+    for key in keys:
+        last = runs[key][-1]
+        kids[key] = [c for c in children.get(last, []) if parent.get(c) == last]
+    column, depth = _columns(keys, kids)
+    return keys, column, depth
+
+
 def _titles(session, reading: _Reading, min_run: int | None) -> tuple[str, str]:
     leaf = reading.leaf
     leaf_text = "-" if leaf is None else short_id(session.index.ids[leaf])
@@ -399,12 +410,7 @@ def tree_layout(
         special = _kept_visible(session, children, cycles, reading)
         runs = _runs(order, parent, children, reading.fates, special, min_run)
     node_of = {member: key for key, members in runs.items() for member in members}
-    keys = [p for p in order if node_of[p] == p]
-    kids: dict[int | None, list[int]] = {None: [k for k in keys if parent[k] is None]}
-    for key in keys:
-        last = runs[key][-1]
-        kids[key] = [c for c in children.get(last, []) if parent.get(c) == last]
-    column, depth = _columns(keys, kids)
+    keys, column, depth = _condensed(order, parent, children, runs, node_of)
     nodes = {}
     for key in keys:
         members = tuple(runs[key])
