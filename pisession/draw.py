@@ -351,6 +351,16 @@ def _edges(order, children, parent, node_of, path):
     return edges, loops, path_edges
 
 
+def _layout_cut(session, reading: _Reading, node_of: dict) -> Cut | None:
+    """The compaction cut between nodes (None: no compaction on the path)."""
+    if not reading.cut:
+        return None
+    compaction, above, below = reading.cut
+    first_kept = js_field(session.entry(compaction), "firstKeptEntryId")
+    above = None if above is None else node_of[above]
+    return Cut(node_of[compaction], above, node_of[below], first_kept)
+
+
 def _condensed(order, parent, children, runs, node_of):
     """The tree of nodes (a run is one node), packed: node keys, columns and depths."""
     keys = [p for p in order if node_of[p] == p]
@@ -418,12 +428,7 @@ def tree_layout(
         flags = (reading.leaf in members, any(m in cycles for m in members))
         nodes[key] = _node(session, key, members, reading.fates[key], place, flags)
     edges, loops, path_edges = _edges(order, children, parent, node_of, reading.path)
-    cut = None
-    if reading.cut:
-        compaction, above, below = reading.cut
-        first_kept = js_field(session.entry(compaction), "firstKeptEntryId")
-        above = None if above is None else node_of[above]
-        cut = Cut(node_of[compaction], above, node_of[below], first_kept)
+    cut = _layout_cut(session, reading, node_of)
     title, subtitle = _titles(session, reading, min_run)
     return TreeLayout(
         nodes=nodes,
