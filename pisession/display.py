@@ -38,7 +38,8 @@ _STYLE = (
     "table.pisession tr.changed td{background:#FFF1C2}"
     ".pisession-view p,.pisession-view li,.pisession-view summary{line-height:1.35!important;"
     "margin:3px 0;font-size:12px;text-align:left}"
-    ".pisession-view details{margin:4px 0 8px 0}.pisession-view summary{cursor:pointer}"
+    ".pisession-view details{margin:2px 0}.pisession-view summary{cursor:pointer}"
+    "table.pisession.one-line td{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
     ".pisession-view .md{border-left:3px solid #CCC;padding:2px 10px;max-width:900px}"
     ".pisession-view .md h4{font-size:12.5px;margin:6px 0 2px 0}"
     ".pisession-view .md ul{margin:2px 0;padding-left:20px}"
@@ -88,6 +89,17 @@ def fate_badge(fate: str | None, text: str | None = None) -> str:
     )
 
 
+#: The same rules inline, for views that drop ``<style>`` (an untrusted notebook in
+#: JupyterLab sanitizes it away; GitHub too): prose left, compact lines, marks.
+_CELL = ' style="text-align:left;vertical-align:top;line-height:1.35;padding:2px 6px"'
+_TABLE = ' style="table-layout:fixed;border-collapse:collapse;width:100%;margin:2px 0 8px 0"'
+_ROW = {
+    "added": ' style="background:#DDF2E6"',
+    "removed": ' style="background:#FBE1E1"',
+    "changed": ' style="background:#FFF1C2"',
+}
+
+
 def _table(
     headers: list[str],
     rows: list[list[str]],
@@ -99,27 +111,24 @@ def _table(
     ``marks`` a row class per row (``added``, ``removed``, ``changed`` or "")."""
     cols = ""
     if widths:
-        cols = (
-            "<colgroup>"
-            + "".join(f'<col style="width:{w}px">' if w else "<col>" for w in widths)
-            + "</colgroup>"
-        )
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+        cols = "".join(f'<col style="width:{w}px">' if w else "<col>" for w in widths)
+        cols = f"<colgroup>{cols}</colgroup>"
+    head = "".join(f"<th{_CELL}>{html.escape(h)}</th>" for h in headers)
     body = []
     for number, row in enumerate(rows):
         mark = marks[number] if marks and number < len(marks) else ""
-        opening = f'<tr class="{mark}">' if mark else "<tr>"
-        body.append(opening + "".join(f"<td>{c}</td>" for c in row) + "</tr>")
+        opening = f'<tr class="{mark}"{_ROW[mark]}>' if mark else "<tr>"
+        body.append(opening + "".join(f"<td{_CELL}>{c}</td>" for c in row) + "</tr>")
     if more:
-        body.append(f'<tr><td colspan="{len(headers)}">… {more} more rows</td></tr>')
+        body.append(f'<tr><td colspan="{len(headers)}"{_CELL}>… {more} more rows</td></tr>')
     return (
-        f'<table class="pisession">{cols}<thead><tr>{head}</tr></thead>'
+        f'<table class="pisession"{_TABLE}>{cols}<thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
     )
 
 
 def _id_cell(value: object) -> str:
-    return f"<code>{_esc(short_id(value))}</code>"
+    return f'<code style="white-space:nowrap">{_esc(short_id(value))}</code>'
 
 
 def _rows_limited(items: list, max_rows: int | None) -> tuple[list, int]:
@@ -223,7 +232,7 @@ def context_html(context, max_rows: int | None = 500) -> str:
         for i, m in enumerate(context.messages)
     ]
     rows, more = _rows_limited(rows, max_rows)
-    return view(facts + _table(["#", "role", "text"], rows, more, [36, 130, None]))
+    return view(facts + _table(["#", "role", "text"], rows, more, [36, 140, None]))
 
 
 #: Why an entry is selected (``context.Selection.part_of``), in words.
@@ -235,7 +244,7 @@ PART_WORDS = {
 }
 
 #: Column widths (px) of ``projection_html``.
-_PROJECTION_WIDTHS = [32, 110, None, 44, 82, 80, 250]
+_PROJECTION_WIDTHS = [32, 140, None, 44, 82, 80, 240]
 
 
 def projection_rows(projection, marks: dict | None = None) -> tuple[list, list[str]]:

@@ -194,14 +194,15 @@ def _selection_table(projection, marks: dict[int, str]) -> str:
                 str(item.line),
                 _id_cell(item.id),
                 _esc(kind_of(item.entry, short=True), 20),
-                _esc(entry_text(item.entry), 60),
+                _esc(entry_text(item.entry), 48),
                 str(len(item.messages)),
                 badge,
             ]
         )
         row_marks.append(_MARKS[mark][1] if mark else "")
     headers = ["line", "entry", "kind", "text", "msgs", ""]
-    return _table(headers, rows, widths=[40, 80, 70, None, 38, 92], marks=row_marks)
+    table = _table(headers, rows, widths=[38, 76, 62, None, 40, 90], marks=row_marks)
+    return table.replace('<table class="pisession"', '<table class="pisession one-line"', 1)
 
 
 def summary_html(summary: object, previous: object = None) -> str:

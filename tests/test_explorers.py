@@ -102,7 +102,7 @@ def test_context_without_edits_keeps_omitted_messages():
 def test_context_edit_html_names_the_differing_entries(tour):
     pi = ex.context_edit_html(tour, apply_edits=True)
     pig = ex.context_edit_html(tour, apply_edits=False)
-    assert "<code>t2000001</code> (line 13)" in pi and "<code>t2000001</code> (line 13)" in pig
+    assert ">t2000001</code> (line 13)" in pi and ">t2000001</code> (line 13)" in pig
     assert "def helper_0" in pig and "def helper_0" not in pi
 
 

@@ -118,6 +118,15 @@ print(context_without_edits(b).messages == context_ignoring_edits(b))
 context_edit_toggle(tour)
 
 # %% [markdown]
+# Before and after as a picture (`pisession.draw.edits_figure`): the tour's messages with
+# its context edit ignored and applied; the changed message is coloured.
+
+# %%
+from pisession.draw import edits_figure
+
+edits_figure(tour)
+
+# %% [markdown]
 # ## Usage and totals
 #
 # Assistant messages carry a `usage` object (tokens and cost). Work done outside the
