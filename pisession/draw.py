@@ -980,7 +980,7 @@ class ColumnChart:
     legend_title: str = ""
 
 
-_CHART_ROW, _CHART_BOX, _CHART_GAP, _CHART_HEAD = 0.27, 0.21, 0.5, 1.05
+_CHART_ROW, _CHART_BOX, _CHART_GAP, _CHART_HEAD = 0.27, 0.21, 0.45, 1.05
 
 
 def _column_widths(chart: ColumnChart) -> list[float]:
@@ -1012,17 +1012,29 @@ def _chart_places(chart: ColumnChart) -> tuple[dict, list[float], float]:
     return places, lefts, _CHART_HEAD + rows * _CHART_ROW + 0.2
 
 
+#: The widest a chart is drawn (inches; 8.4 in is 840 px, a notebook column at 100 %).
+MAX_CHART_WIDTH = 8.4
+
+
 def _legend_place(chart: ColumnChart, lefts: list[float], widths: list[float], rows: list):
     """Where the legend goes: under the last columns when they end early enough to
-    leave room (beside what it explains, without widening the figure), else right of
-    the columns, top-aligned with the first row. Returns ``(x, y)`` in inches."""
+    leave room, else right of the columns when the chart stays narrower than
+    ``MAX_CHART_WIDTH``, else under all of them. Returns ``(x, y)`` in inches."""
     need = len(chart.legend) + 2
     tallest = max(rows, default=0)
     for start in range(1, len(rows)):
         if all(r + need <= tallest for r in rows[start:]):
             return lefts[start], _CHART_HEAD + (max(rows[start:]) + 1.2) * _CHART_ROW
-    notes = max((_text_inches(b.note, SMALL) for b in chart.columns[-1].boxes), default=0)
-    return lefts[-1] + widths[-1] + notes + 0.35, _CHART_HEAD
+    beside = lefts[-1] + widths[-1] + _last_notes(chart) + 0.35
+    legend_w = max((_text_inches(w, SMALL) for _, w in chart.legend), default=0) + 0.5
+    if beside + legend_w <= MAX_CHART_WIDTH:
+        return beside, _CHART_HEAD
+    return lefts[0], _CHART_HEAD + (tallest + 1.0) * _CHART_ROW
+
+
+def _last_notes(chart: ColumnChart) -> float:
+    """Room the notes of the last column take."""
+    return max((_text_inches(b.note, SMALL) for b in chart.columns[-1].boxes), default=0)
 
 
 def _column_rows(chart: ColumnChart) -> list[float]:
@@ -1042,8 +1054,10 @@ def draw_chart(chart: ColumnChart):
     widths = _column_widths(chart)
     legend_at = _legend_place(chart, lefts, widths, _column_rows(chart))
     legend_w = max((_text_inches(w, SMALL) for _, w in chart.legend), default=0) + 0.5
-    notes = max((_text_inches(b.note, SMALL) for b in chart.columns[-1].boxes), default=0)
-    right = max(legend_at[0] + legend_w, lefts[-1] + widths[-1] + notes + 0.25)
+    last = chart.columns[-1]
+    heading = max(_text_inches(last.title, FONT) * 1.1, _text_inches(last.caption, SMALL))
+    right = max(legend_at[0] + legend_w, lefts[-1] + widths[-1] + _last_notes(chart) + 0.25)
+    right = max(right, lefts[-1] + heading + 0.25)
     width = max(right, _heading_inches(chart.title, chart.subtitle))
     height = max(height, legend_at[1] + 0.22 * (len(chart.legend) + 1))
     fig = _new_figure(width, height)
@@ -1166,16 +1180,14 @@ def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
     for rank, item in enumerate(projection.items):
         for k, message in enumerate(item.messages):
             role = shorten(js_field(message, "role"), 18)
-            messages.append(Box((rank, k), f"{role} ← {short_id(item.id)}",
-                                FATE[fates[item.position]].colour))  # fmt: skip
+            messages.append(Box((rank, k), role, FATE[fates[item.position]].colour))
             links.append(Link((2, rank), (3, (rank, k))))
             converted = to_llm_message(message)
             if converted is None:
                 continue
             new_role = shorten(js_field(converted, "role"), 18)
             changed = new_role != role
-            note = f"was {role}" if changed else ""
-            provider.append(Box((rank, k), new_role, _CHANGED if changed else "#FFFFFF", note=note))
+            provider.append(Box((rank, k), new_role, _CHANGED if changed else "#FFFFFF"))
             links.append(Link((3, (rank, k)), (4, (rank, k))))
     settings = projection.context
     columns = [
@@ -1216,7 +1228,7 @@ def _message_box(fates, item, k: int, message, touched: bool, words: str = "") -
     with its entry's fate when a context edit changed it."""
     from .text import message_text
 
-    role = shorten(js_field(message, "role"), 18)
+    role = shorten(entry_kind("message", js_field(message, "role"), short=True), 10)
     text = f"{role} · {short_id(item.id)} · {shorten(words or message_text(message), 24)}"
     fill = FATE[fates[item.position]].colour if touched else "#FFFFFF"
     return Box((item.position, k), text, fill)
