@@ -980,7 +980,7 @@ class ColumnChart:
     legend_title: str = ""
 
 
-_CHART_ROW, _CHART_BOX, _CHART_GAP, _CHART_HEAD = 0.27, 0.21, 0.45, 1.05
+_CHART_ROW, _CHART_BOX, _CHART_GAP, _CHART_HEAD = 0.27, 0.21, 0.4, 1.05
 
 
 def _column_widths(chart: ColumnChart) -> list[float]:
@@ -1195,7 +1195,7 @@ def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
         Column("1 · walk_path", path_boxes, f"{len(path)} entries, root → leaf"),
         Column("3 · select", chosen, _selection_caption(projection.selection)),
         Column("4–5 · messages", messages, "after context edits"),
-        Column("convertToLlm", provider, "what the provider gets"),
+        Column("convertToLlm", provider, "for the provider"),
     ]
     leaf = short_id(session.index.ids[path[-1]]) if path else "-"
     subtitle = (

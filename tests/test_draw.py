@@ -422,7 +422,7 @@ def test_migration_chart_highlights_each_step():
     from pisession.draw import migration_chart
 
     chart = migration_chart(pisession.sample_path("legacy-v1"))
-    as_read, v2, v3 = chart.columns
+    as_read, _, v3 = chart.columns
     assert all("(no id)" in box.text for box in as_read.boxes[1:])
     changed = [box.key for box in v3.boxes if box.fill != "#FFFFFF"]
     assert changed == [0, 8]  # the header and the hookMessage renamed to custom
