@@ -141,6 +141,16 @@ from IPython.display import display
 display(projection, include=["text/html"])
 
 # %% [markdown]
+# The whole rule in one picture, drawn from the tour by `pisession.draw.pipeline_figure`:
+# every entry of the file, the path to the leaf, the selection, the messages after
+# context edits, and what `convertToLlm` hands the provider. Colours are fates.
+
+# %%
+from pisession.draw import pipeline_figure
+
+pipeline_figure(tour)
+
+# %% [markdown]
 # ## The fate of every line
 #
 # The projection lists what was selected. `session.fates(leaf_id)` covers **every**

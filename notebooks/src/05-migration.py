@@ -161,6 +161,15 @@ migrated_line = v1.dumps().decode().splitlines()[1]
 print("line 2 after migration ends with:", migrated_line[-40:])
 
 # %% [markdown]
+# The same migration as a picture (`pisession.draw.migration_figure`): each row is one
+# line of the v1 sample; highlighted rows are what a step changed.
+
+# %%
+from pisession.draw import migration_figure
+
+migration_figure(v1_path)
+
+# %% [markdown]
 # ## The migration stepper
 #
 # `migration_stepper(path_or_bytes)` shows the file one step at a time (as read, after

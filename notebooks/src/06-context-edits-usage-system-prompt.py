@@ -126,6 +126,15 @@ print(context_without_edits(b).messages == context_ignoring_edits(b))
 context_edit_toggle(tour)
 
 # %% [markdown]
+# Before and after as a picture (`pisession.draw.edits_figure`): the tour's messages with
+# its context edit ignored and applied; the changed message is coloured.
+
+# %%
+from pisession.draw import edits_figure
+
+edits_figure(tour)
+
+# %% [markdown]
 # ## Usage and totals
 #
 # Assistant messages carry a `usage` object (tokens and cost). A model call made outside
@@ -210,8 +219,9 @@ for leaf_id in ("4eb3863d", "51cccdb6", "ba97286b"):
 print(a.system_prompt().text[:700], "...")
 
 # %% [markdown]
-# The system prompt view shows the prompt at a chosen leaf, section by section, with
-# the tools (interactive; not compared by the tests):
+# The system prompt view steps through every system message on the path to a leaf (in
+# sample a the `ls` tool is added, then removed) and shows the prompt and the tools each
+# one leaves in force (interactive; not compared by the tests):
 
 # %% tags=nbval-ignore-output
 from pisession.explorers import system_prompt_view
