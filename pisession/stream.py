@@ -25,7 +25,6 @@ import msgspec
 from . import context as rule
 from . import jsjson
 from .reader import paused_gc
-from .text import UNSAFE_IN_JSON
 
 #: Entries decoded and written together.
 BLOCK = 4096
@@ -178,8 +177,7 @@ def terminal_safe(data: bytes) -> bytes:
     """
     if (data.isascii() and b"\x7f" not in data) or not _MAYBE_UNSAFE.search(data):
         return data
-    text = data.decode("utf-8", "surrogatepass")
-    return UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+    return jsjson.terminal_safe(data.decode("utf-8", "surrogatepass")).encode("utf-8")
 
 
 #: The unsafe characters above U+007E, in UTF-8 (looked for when a block is not ASCII).
