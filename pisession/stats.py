@@ -8,12 +8,16 @@ results. Pass the entries of one path to get the figures for one branch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+import msgspec
+
+from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 
 
 def _number(value: object) -> float:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    return value if type(value) is int or type(value) is float else 0
 
 
 @dataclass
@@ -33,13 +37,21 @@ class UsageTotals:
 
     def add(self, usage: object) -> bool:
         """Add one ``usage`` object; False (nothing added) when it is not an object."""
-        if not isinstance(usage, dict):
+        if isinstance(usage, _Usage):  # read by STATS_DECODER: the same fields
+            cost = usage.cost
+            numbers = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite)
+            total = cost.total if isinstance(cost, _Cost) else js_field(cost, "total")
+        elif isinstance(usage, dict):
+            get = usage.get
+            numbers = (get("input"), get("output"), get("cacheRead"), get("cacheWrite"))
+            total = js_field(get("cost"), "total")
+        else:
             return False
-        self.input += _number(usage.get("input"))
-        self.output += _number(usage.get("output"))
-        self.cacheRead += _number(usage.get("cacheRead"))
-        self.cacheWrite += _number(usage.get("cacheWrite"))
-        self.cost += _number(js_field(usage.get("cost"), "total"))
+        self.input += _number(numbers[0])
+        self.output += _number(numbers[1])
+        self.cacheRead += _number(numbers[2])
+        self.cacheWrite += _number(numbers[3])
+        self.cost += _number(total)
         return True
 
 
@@ -76,11 +88,57 @@ class SessionStats:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the totals read of one entry: its type, its own ``usage``, and for a message
+    entry the role, the message's ``usage`` and its number of tool-call blocks."""
+
+    type: object
+    usage: object
+    role: object = UNDEFINED
+    message_usage: object = UNDEFINED
+    tool_calls: int = 0
+
+
+def needs_decoding(kind: object, role: object) -> bool:
+    """Whether ``totals`` reads more of an entry than its type and message role: usage
+    of usage, compaction and branch-summary entries, of assistant messages and tool
+    results, and assistant tool calls. (A user message, say, is counted from its role.)
+
+    >>> needs_decoding("message", "user"), needs_decoding("message", "assistant")
+    (False, True)
+    """
+    if kind == "message":
+        return role in ("assistant", "toolResult")
+    return kind in ("usage", "compaction", "branch_summary")
+
+
+def entry_facts(entry: object) -> Facts:
+    """The ``Facts`` of an entry (a full entry dict, or any JSON value).
+
+    >>> entry_facts({"type": "message", "message": {"role": "assistant",
+    ...     "content": [{"type": "toolCall"}]}}).tool_calls
+    1
+    """
+    message = js_field(entry, "message")
+    content = js_field(message, "content")
+    calls = 0
+    if isinstance(content, list):
+        calls = sum(1 for block in content if js_field(block, "type") == "toolCall")
+    return Facts(
+        js_field(entry, "type"),
+        js_field(entry, "usage"),
+        js_field(message, "role"),
+        js_field(message, "usage"),
+        calls,
+    )
+
+
 def session_stats(entries: list) -> SessionStats:
     """Count messages and sum usage over ``entries`` (full entry dicts).
 
     >>> s = session_stats([
-    ...     {"type": "usage", "kind": "title", "usage": {"input": 5, "output": 1,
+    ...     {"type": "usage", "kind": "cache_warm", "usage": {"input": 5, "output": 1,
     ...      "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.5}}},
     ...     {"type": "message", "message": {"role": "assistant", "content": [
     ...      {"type": "toolCall"}, {"type": "text"}], "usage": {"input": 10, "output": 2,
@@ -88,29 +146,87 @@ def session_stats(entries: list) -> SessionStats:
     >>> s.tool_calls, s.usage.total_tokens, s.usage.cost
     (1, 18, 0.75)
     """
+    return totals(map(entry_facts, entries))
+
+
+def totals(facts) -> SessionStats:
+    """Pi's session statistics over the ``Facts`` of entries."""
     stats = SessionStats()
-    for entry in entries:
-        kind = js_field(entry, "type")
-        if kind == "usage" or (
-            kind in ("branch_summary", "compaction") and js_field(entry, "usage")
-        ):
-            stats.usage.add(js_field(entry, "usage"))
+    for f in facts:
+        kind = f.type
+        if kind == "usage" or (kind in ("branch_summary", "compaction") and f.usage):
+            stats.usage.add(f.usage)
         if kind != "message":
             continue
         stats.total_messages += 1
-        message = js_field(entry, "message")
-        role = js_field(message, "role")
+        role = f.role
         if role == "user":
             stats.user_messages += 1
         elif role == "toolResult":
             stats.tool_results += 1
-            if js_field(message, "usage"):
-                stats.usage.add(js_field(message, "usage"))
+            if f.message_usage:
+                stats.usage.add(f.message_usage)
         elif role == "assistant":
             stats.assistant_messages += 1
-            content = js_field(message, "content")
-            if isinstance(content, list):
-                stats.tool_calls += sum(1 for b in content if js_field(b, "type") == "toolCall")
-            if not stats.usage.add(js_field(message, "usage")):
+            stats.tool_calls += f.tool_calls
+            if not stats.usage.add(f.message_usage):
                 stats.assistant_without_usage += 1
     return stats
+
+
+# --- reading only what the totals need ----------------------------------------------------
+
+
+class _Block(msgspec.Struct, gc=False):
+    type: Any = UNDEFINED
+
+
+class _Cost(msgspec.Struct, gc=False):
+    total: Any = UNDEFINED
+
+
+class _Usage(msgspec.Struct, gc=False):
+    input: Any = UNDEFINED
+    output: Any = UNDEFINED
+    cacheRead: Any = UNDEFINED
+    cacheWrite: Any = UNDEFINED
+    cost: _Cost | None = UNDEFINED
+
+
+class _Message(msgspec.Struct, gc=False):
+    role: Any = UNDEFINED
+    usage: _Usage | None = UNDEFINED
+    content: msgspec.Raw = msgspec.Raw(b"null")
+
+
+class _Entry(msgspec.Struct, gc=False):
+    type: Any = UNDEFINED
+    usage: _Usage | None = UNDEFINED
+    message: _Message | None = UNDEFINED
+
+
+_blocks = msgspec.json.Decoder(list[_Block])
+
+
+#: Decodes the fields ``totals`` reads and skips the rest of a line (message text, tool
+#: output); a line whose fields have other shapes is refused, and then decoded in full.
+STATS_DECODER = msgspec.json.Decoder(_Entry)
+
+
+def view_facts(entry: _Entry) -> Facts:
+    """The ``Facts`` of a line decoded by ``STATS_DECODER``."""
+    message = entry.message
+    if not isinstance(message, _Message):  # absent or null
+        return Facts(entry.type, entry.usage)
+    calls = 0
+    if message.role == "assistant" and entry.type == "message":  # only they count calls
+        raw = message.content
+        try:
+            calls = sum(1 for block in _blocks.decode(raw) if block.type == "toolCall")
+        except msgspec.DecodeError:  # not a list of objects: read it as JSON.parse does
+            from .jsjson import loads
+
+            content = loads(memoryview(raw))
+            if isinstance(content, list):
+                calls = sum(1 for b in content if js_field(b, "type") == "toolCall")
+    return Facts(entry.type, entry.usage, message.role, message.usage, calls)
