@@ -367,14 +367,14 @@ def select(index: EntryIndex, path: Sequence[int]) -> Selection:
     ([3, 2, 4], 1, (1,))
     """
     types = index.types
-    newest = next((p for p in reversed(path) if types[p] == "compaction"), None)
-    if newest is None:
+    rank = next((r for r in range(len(path) - 1, -1, -1) if types[path[r]] == "compaction"), None)
+    if rank is None:
         return Selection(list(path))
-    ids = index.ids
+    newest, ids = path[rank], index.ids
     # Pi finds the compaction again by id (the first path entry whose id === its id)
     newest_id = ids[newest]
     if index.unique_ids:
-        cut = path.index(newest)
+        cut = rank
     else:
         cut = next(r for r, p in enumerate(path) if p == newest or strict_equal(ids[p], newest_id))
     first_kept_id = js_field(index.decode(newest), "firstKeptEntryId")
@@ -407,13 +407,23 @@ def _first_kept_rank(index: EntryIndex, path: Sequence[int], cut: int, first_kep
     ids = index.ids
     if type(first_kept) is str and index.unique_ids:  # one entry can have that id
         target = index.by_id.get(first_kept)
-        try:
-            return cut if target is None else path.index(target, 0, cut)
-        except ValueError:
-            return cut
+        return cut if target is None else _rank_before(path, target, cut)
     if type(first_kept) is str:  # === with a string is ==
         return next((r for r in range(cut) if ids[path[r]] == first_kept), cut)
     return next((r for r in range(cut) if strict_equal(ids[path[r]], first_kept)), cut)
+
+
+def _rank_before(path: Sequence[int], target: int, cut: int, near: int = 1024) -> int:
+    """The rank of ``target`` in ``path[:cut]`` (``cut`` if absent): first among the
+    ``near`` entries right before ``cut`` (kept ranges are short), then the rest."""
+    low = max(cut - near, 0)
+    for rank in range(cut - 1, low - 1, -1):
+        if path[rank] == target:
+            return rank
+    try:
+        return path.index(target, 0, low)
+    except ValueError:
+        return cut
 
 
 def kept_range(entries: Sequence, path: Sequence[int]) -> list[int]:

@@ -128,30 +128,68 @@ def tree_findings(session) -> list[Finding]:
     return out
 
 
-def _paths_to(session, kinds: tuple[str, ...]):
-    """``(position, path)`` for every entry of these types reachable from a root: the
-    tree walked once, the path to each entry kept as a stack (not walked again)."""
+@dataclass
+class _Stand:
+    """Where an entry stands in the tree: the path from the root to it, each path
+    entry's rank, and the selection of the newest compaction on it (None: none), as the
+    rule makes it there."""
+
+    path: list[int]
+    ranks: dict[int, int]
+    selection: rule.Selection | None = None
+    #: the rank of the entry this stand is for (the path may already run past it)
+    rank: int = 0
+
+    def above(self, position: int) -> bool:
+        """Whether the entry at ``position`` is on the path to this one (or is it)."""
+        return self.ranks.get(position, self.rank + 1) <= self.rank
+
+    def selected(self, position: int) -> bool:
+        """Whether a path entry is in the context at this point of the tree."""
+        if self.selection is None:
+            return True
+        return self.selection.holds(self.ranks[position], position)
+
+
+def _stands(session, kinds: tuple[str, ...]):
+    """``(position, stand)`` for every entry of these types reachable from a root: the
+    tree walked once, a straight run at a time, keeping the path as a stack and each
+    compaction's selection (a later entry's selection keeps its newest compaction's)."""
     index = session.index
     if not set(kinds) & set(index.types):
         return
-    shape = session.shape
-    path: list[int] = []
+    shape, types = session.shape, index.types
+    wanted = {*kinds, "compaction"}
+    stand = _Stand([], {})
+    selections: list[tuple[int, rule.Selection]] = []  # (depth of the compaction, selection)
     stack = [(p, 0) for p in reversed(shape.roots)]
     while stack:
-        position, depth = stack.pop()
-        del path[depth:]
-        path.append(position)
-        if index.types[position] in kinds:
-            yield position, path
-        stack.extend((c, depth + 1) for c in reversed(shape.children(position)))
+        start, depth = stack.pop()
+        for gone in stand.path[depth:]:
+            del stand.ranks[gone]
+        del stand.path[depth:]
+        while selections and selections[-1][0] >= depth:
+            selections.pop()
+        run = shape.chain(start)
+        stand.path.extend(run)
+        stand.ranks.update(zip(run, range(depth, depth + len(run))))
+        for rank, position in ((depth + i, p) for i, p in enumerate(run) if types[p] in wanted):
+            if types[position] == "compaction":
+                selections.append((rank, rule.select(index, stand.path[: rank + 1])))
+            stand.selection = selections[-1][1] if selections else None
+            stand.rank = rank
+            if types[position] in kinds:
+                yield position, stand
+        end = depth + len(run)
+        stack.extend((c, end) for c in reversed(shape.children(run[-1])))
 
 
 def compaction_findings(session) -> list[Finding]:
     """Compactions whose kept range is empty for a reason other than retain-none."""
     index = session.index
     out = []
-    for c, path in _paths_to(session, ("compaction",)):
-        selection = rule.select(index, path)
+    for c, stand in _stands(session, ("compaction",)):
+        selection = stand.selection
         if selection.compaction != c or selection.first_kept is not None:
             continue
         target = js_field(session.entry(c), "firstKeptEntryId")
@@ -175,8 +213,8 @@ def edit_findings(session) -> list[Finding]:
     """Context edits that change nothing where they stand, and edits Pi fails on."""
     index = session.index
     out = []
-    for e, path in _paths_to(session, ("context_edit",)):
-        message = _edit_problem(session, e, path)
+    for e, stand in _stands(session, ("context_edit",)):
+        message = _edit_problem(session, e, stand)
         if message is not None:
             kind = "pi-fails" if message.startswith("has no replacement") else "context-edit"
             out.append(
@@ -185,7 +223,7 @@ def edit_findings(session) -> list[Finding]:
     return out
 
 
-def _edit_problem(session, e: int, path: list[int]) -> str | None:
+def _edit_problem(session, e: int, stand: _Stand) -> str | None:
     """What is wrong with the edit at ``e`` (None: it does what it says)."""
     index = session.index
     edit = session.entry(e)
@@ -195,9 +233,9 @@ def _edit_problem(session, e: int, path: list[int]) -> str | None:
     if t is None:
         return f"targets {target!r}, which no entry has: no effect"
     where = f"targets {target!r} (line {session.line_of(t)}), which"
-    if t not in path:
+    if not stand.above(t):
         return f"{where} is not on the edit's path: no effect there"
-    if not rule.select(index, path).holds(path.index(t), t):
+    if not stand.selected(t):
         return f"{where} is no longer in the context there: no effect"
     if index.types[t] == "message" and index.roles[t] is rule.NO_MESSAGE:
         return None  # reported as pi-fails already

@@ -243,7 +243,7 @@ class Session:
         index = self.index
         return {
             "dangling_parents": dangling_parents(index),
-            "duplicate_ids": duplicate_ids(index.ids),
+            "duplicate_ids": {} if index.unique_ids else duplicate_ids(index.ids),
             "cycles": find_cycles(index.parents),
         }
 

@@ -62,6 +62,26 @@ class Shape:
             kids.sort(key=cmp_to_key(lambda a, b: _compare(times[a], times[b])))
         return kids
 
+    def chain(self, start: int) -> list[int]:
+        """``start`` and its single-child descendants: one straight run of the tree.
+
+        >>> from pisession.context import EntryIndex
+        >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
+        ...                         {"id": "c", "parentId": "b"}])).chain(0)
+        [0, 1, 2]
+        """
+        keys, order, size = self.keys, self.order, len(self.keys)
+        run = [start]
+        position = start
+        while True:
+            low = bisect_left(keys, position)
+            if low >= size or keys[low] != position:  # a leaf
+                return run
+            if low + 1 < size and keys[low + 1] == position:  # a branch point
+                return run
+            position = order[low]
+            run.append(position)
+
     def _when(self, position: int) -> float:
         try:
             return js_time_ms(self.timestamp(position))  # type: ignore[misc]
