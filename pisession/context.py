@@ -44,9 +44,12 @@ class PiFailure(SessionFormatError):
 
 class _NoMessage:
     """The role column's mark for a ``message`` entry whose ``message`` is null or
-    absent: reading its role throws in JavaScript."""
+    absent: reading its role throws in JavaScript. One object (also across pickling)."""
 
     def __repr__(self) -> str:
+        return "NO_MESSAGE"
+
+    def __reduce__(self) -> str:
         return "NO_MESSAGE"
 
 

@@ -314,10 +314,18 @@ def parse_file(handle, size: int, chunk: int = CHUNK) -> tuple[ParsedLines, list
     """``parse_lines`` over the first ``size`` bytes of an open binary file, read
     ``chunk`` bytes at a time into one buffer: memory holds the buffer and the columns,
     never the whole file. (A line longer than the buffer makes it grow.)"""
+    parsed, diagnostics, _ = _parse_range(handle, 0, size, chunk)
+    return parsed, diagnostics
+
+
+def _parse_range(handle, begin: int, size: int, chunk: int = CHUNK):
+    """``parse_file`` of bytes ``begin`` (the start of a line) to ``size``, numbering
+    lines from 1 there; also returns how many lines it read."""
     parsed, diagnostics = ParsedLines(), []
     columns = _Columns(parsed, diagnostics)
-    buffer = bytearray(min(chunk, size) or 1)
-    offset, line, held = 0, 1, 0  # file offset of buffer[0]; next line; bytes held
+    buffer = bytearray(min(chunk, size - begin) or 1)
+    handle.seek(begin)
+    offset, line, held = begin, 1, 0  # file offset of buffer[0]; next line; bytes held
     with paused_gc():
         while offset + held < size:
             if held == len(buffer):  # one line fills the buffer: make room
@@ -336,7 +344,42 @@ def parse_file(handle, size: int, chunk: int = CHUNK) -> tuple[ParsedLines, list
             line += _parse_window(columns, buffer, 0, end, offset, line, True, ragged)
             buffer[: held - end] = buffer[end:held]
             offset, held = offset + end, held - end
-    return parsed, diagnostics
+    return parsed, diagnostics, line - 1
+
+
+def _parse_part(path: str, begin: int, end: int):
+    with open(path, "rb") as handle:
+        return _parse_range(handle, begin, end)
+
+
+def parse_halves(path: str, size: int) -> tuple[ParsedLines, list[Diagnostic]]:
+    """``parse_file`` of a big file, its second half parsed by a second process when one
+    can help (``pisession.parallel``); the same result either way."""
+    from .parallel import can_fork, in_child
+
+    with open(path, "rb") as handle:
+        handle.seek(size // 2)
+        handle.readline()  # to the start of the next line
+        split = min(handle.tell(), size)
+    if not can_fork() or split >= size:
+        parsed, diagnostics, _ = _parse_part(path, 0, size)
+        return parsed, diagnostics
+    second = in_child(_parse_part, path, split, size)
+    first, diagnostics, lines_before = _parse_part(path, 0, split)
+    rest, rest_diagnostics, _ = second.result()
+    return _joined(first, diagnostics, rest, rest_diagnostics, lines_before)
+
+
+def _joined(first, diagnostics, rest, rest_diagnostics, shift: int):
+    """The two halves' rows as one ``ParsedLines`` (the second half's line numbers and
+    rows shifted after the first's ``shift`` lines)."""
+    first.lines.extend(n + shift for n in rest.lines)
+    for name in ("starts", "ends", "types", "ids", "parent_ids", "roles"):
+        getattr(first, name).extend(getattr(rest, name))
+    base = len(first.types) - len(rest.types)
+    first.values.update((k + base, v) for k, v in rest.values.items())
+    diagnostics += [Diagnostic(d.line + shift, d.kind, d.message) for d in rest_diagnostics]
+    return first, diagnostics
 
 
 class paused_gc:
@@ -488,7 +531,7 @@ def read_source(
             partial = None
             if complete_lines_only:
                 size, partial = _complete_size(handle, size)
-            parsed, diagnostics = parse_file(handle, size)
+            parsed, diagnostics = parse_halves(path, size)
         except OSError as exc:
             raise SessionFormatError(path, None, f"cannot read: {exc.strerror}") from None
     if partial is not None:

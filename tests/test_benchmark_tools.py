@@ -177,6 +177,27 @@ def test_reading_in_chunks_equals_reading_whole(tmp_path, big, chunk):
     assert _rows(chunked) == _rows(whole) and chunked_diags == whole_diags
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_reading_in_two_halves_equals_reading_whole(tmp_path, monkeypatch, big, workers):
+    """Big files are parsed in two halves, the second by a forked process when it can
+    help (``pisession.parallel``): rows, line numbers and diagnostics are the same."""
+    rng = random.Random(5)
+    lines = big.split(b"\n")
+    for _ in range(8):  # odd lines on both sides of the middle
+        lines.insert(rng.randrange(1, len(lines)), rng.choice(ODD_LINES))
+    data = b"\n".join(lines)
+    whole, whole_diags = reader.parse_lines(data)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    monkeypatch.setattr(reader, "CHUNK", 1 << 16)
+    halves, halves_diags = reader.parse_halves(str(path), len(data))
+    assert _rows(halves) == _rows(whole) and halves_diags == whole_diags
+    assert {k: repr(v) for k, v in halves.values.items()} == {
+        k: repr(v) for k, v in whole.values.items()
+    }
+
+
 def test_session_read_from_the_file_matches_the_one_read_whole(tmp_path, monkeypatch, big):
     path = tmp_path / "big.jsonl"
     path.write_bytes(big)
