@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..migration import sequential_ids
 
+#: How many cases each check draws at random, fresh for every run.
 DRAWN = 12
 
 _MAX_SHOWN = 200
@@ -140,58 +141,72 @@ def _from_pisession(function: Callable) -> bool:
     return module == "pisession" or module.startswith("pisession.")
 
 
-def _run(exercise: Exercise, function: Callable, seed: int | None) -> bool:
-    """Call ``function`` on every case, print the verdict, return True when all match."""
-    title = exercise.title
+def _refusal(title: str, function: object) -> str | None:
+    """Why ``function`` is not run at all (None: it is run)."""
     if not callable(function):
-        print(f"{title}: not yet. Pass a function (got {_short(function)}).")
-        return False
+        return f"{title}: not yet. Pass a function (got {_short(function)})."
     if _from_pisession(function):
-        print(
+        return (
             f"{title}: not yet. {getattr(function, '__name__', 'that')} is pisession's own "
             "code: the point is to write the rule yourself."
         )
+    return None
+
+
+def _run(exercise: Exercise, function: Callable, seed: int | None) -> bool:
+    """Call ``function`` on every case, print the verdict, return True when all match."""
+    refusal = _refusal(exercise.title, function)
+    if refusal:
+        print(refusal)
         return False
-    rng = random.Random(seed)
-    cases = [*exercise.fixed(), *exercise.drawn(rng)]
+    cases = [*exercise.fixed(), *exercise.drawn(random.Random(seed))]
     right = 0
     first_wrong: tuple[Case, object] | None = None
     for case in cases:
         try:
             got = function(*_arguments(case.args))
-        except NotImplementedError:
-            print(
-                f"{title}: not yet. {getattr(function, '__name__', 'your function')} "
-                "raises NotImplementedError: replace the `raise` with your code."
-            )
-            return False
         except Exception as exc:
-            print(f"{title}: not yet. On case '{case.name}' your function raised")
-            print(f"  {type(exc).__name__}: {str(exc)[:_MAX_SHOWN]}")
-            if case.drawn:
-                print(f"  input: {_short(case.args)}")
-            advice = _exception_hint(exercise, exc)
-            if advice:
-                print(f"Hint: {advice}")
+            _report_exception(exercise, function, case, exc)
             return False
         if got == case.expected:
             right += 1
         elif first_wrong is None:
             first_wrong = (case, got)
-    drawn = sum(c.drawn for c in cases)
     if first_wrong is None:
         print(
-            f"{title}: correct. All {len(cases)} cases match pisession (Pi 0.87.1), "
-            f"{drawn} of them drawn at random for this run."
+            f"{exercise.title}: correct. All {len(cases)} cases match pisession (Pi 0.87.1), "
+            f"{sum(c.drawn for c in cases)} of them drawn at random for this run."
         )
         return True
     case, got = first_wrong
-    print(f"{title}: not yet. {right} of {len(cases)} cases right.")
+    print(f"{exercise.title}: not yet. {right} of {len(cases)} cases right.")
     print(f"First case that differs: {case.name}")
+    _report_input(case)
+    print(_difference(case.expected, got))
+    _report_hint(_model_hint(exercise, case, got))
+    return False
+
+
+def _report_exception(exercise: Exercise, function: Callable, case: Case, exc: Exception):
+    title = exercise.title
+    if isinstance(exc, NotImplementedError):
+        print(
+            f"{title}: not yet. {getattr(function, '__name__', 'your function')} "
+            "raises NotImplementedError: replace the `raise` with your code."
+        )
+        return
+    print(f"{title}: not yet. On case '{case.name}' your function raised")
+    print(f"  {type(exc).__name__}: {str(exc)[:_MAX_SHOWN]}")
+    _report_input(case)
+    _report_hint(_exception_hint(exercise, exc))
+
+
+def _report_input(case: Case) -> None:
+    """A drawn case's input (the reader has not seen it); a fixed case is named enough."""
     if case.drawn:
         print(f"  input: {_short(case.args)}")
-    print(_difference(case.expected, got))
-    advice = _model_hint(exercise, case, got)
+
+
+def _report_hint(advice: str) -> None:
     if advice:
         print(f"Hint: {advice}")
-    return False

@@ -6,128 +6,123 @@ import random
 from collections.abc import Callable
 
 from ..build import new_entry
-from ._checking import DRAWN, Case, Exercise, Mistake, _run
+from ._checking import Case, Exercise, Mistake, _run
 from ._sessions import (
-    _drawn_sessions,
-    _id,
-    _leaf_choices,
+    _chosen_leaves,
+    _leaf_id,
     _msg,
+    _random_leaves,
     _sample_sessions,
     _session,
+    _tiny_sessions,
 )
 
 
+def _compaction(entry_id, parent, minute, first_kept, summary="s", tokens=10, **extra) -> dict:
+    return new_entry(
+        "compaction",
+        entry_id,
+        parent,
+        minute,
+        summary=summary,
+        firstKeptEntryId=first_kept,
+        tokensBefore=tokens,
+        **extra,
+    )
+
+
+#: Small files for the corners of the kept range: case name -> (file name, entries).
+_TINY_COMPACTION_FILES = {
+    "tiny file, a retain-none compaction (firstKeptEntryId = its own id)": (
+        "retain-none",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            _compaction("c1", "a1", 3, "c1"),
+            _msg("u2", "c1", "user", 4),
+        ],
+    ),
+    "tiny file, the kept range starts at a system message": (
+        "first-kept-is-system",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("s1", "u1", "system", 2),
+            _msg("u2", "s1", "user", 3),
+            _compaction("c1", "u2", 4, "s1"),
+            _msg("u3", "c1", "user", 5),
+        ],
+    ),
+    "tiny file, a system message after the compaction (it is kept)": (
+        "system-after-compaction",
+        [
+            _msg("s1", None, "system", 1),
+            _msg("u1", "s1", "user", 2),
+            _msg("s2", "u1", "system", 3),
+            _msg("a1", "s2", "assistant", 4),
+            _compaction("c1", "a1", 5, "u1"),
+            _msg("s3", "c1", "system", 6),
+            _msg("u2", "s3", "user", 7),
+        ],
+    ),
+    "tiny file, two compactions (the newest one decides)": (
+        "two-compactions",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            _compaction(
+                "c1",
+                "a1",
+                3,
+                "a1",
+                summary="old",
+                systemMessage={"role": "system", "content": "", "timestamp": 0},
+            ),
+            _msg("u2", "c1", "user", 4),
+            _msg("a2", "u2", "assistant", 5),
+            _compaction("c2", "a2", 6, "a1", summary="new", tokens=20),
+            _msg("u3", "c2", "user", 7),
+        ],
+    ),
+    "tiny file, firstKeptEntryId names no entry before the compaction": (
+        "first-kept-after",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            _compaction("c1", "a1", 3, "u9"),
+            _msg("u9", "c1", "user", 4),
+        ],
+    ),
+    "tiny file, a compaction without a systemMessage": (
+        "compaction-without-system",
+        [
+            _msg("s1", None, "system", 1),
+            _msg("u1", "s1", "user", 2),
+            _msg("a1", "u1", "assistant", 3),
+            new_entry("branch_summary", "b1", "a1", 4, fromId="x", summary=""),
+            new_entry("custom", "x1", "b1", 5, customType="state", data={}),
+            _compaction("c1", "x1", 6, "s1"),
+            new_entry("custom_message", "m1", "c1", 7, customType="n", content="c", display=True),
+            _msg("u2", "m1", "user", 8),
+        ],
+    ),
+}
+
+
 def _tiny_compaction_sessions() -> dict:
-    return {
-        "tiny file, a retain-none compaction (firstKeptEntryId = its own id)": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("a1", "u1", "assistant", 2),
-                new_entry(
-                    "compaction", "c1", "a1", 3, summary="s", firstKeptEntryId="c1", tokensBefore=10
-                ),
-                _msg("u2", "c1", "user", 4),
-            ],
-            "retain-none",
-        ),
-        "tiny file, the kept range starts at a system message": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("s1", "u1", "system", 2),
-                _msg("u2", "s1", "user", 3),
-                new_entry(
-                    "compaction", "c1", "u2", 4, summary="s", firstKeptEntryId="s1", tokensBefore=10
-                ),
-                _msg("u3", "c1", "user", 5),
-            ],
-            "first-kept-is-system",
-        ),
-        "tiny file, a system message after the compaction (it is kept)": _session(
-            [
-                _msg("s1", None, "system", 1),
-                _msg("u1", "s1", "user", 2),
-                _msg("s2", "u1", "system", 3),
-                _msg("a1", "s2", "assistant", 4),
-                new_entry(
-                    "compaction", "c1", "a1", 5, summary="s", firstKeptEntryId="u1", tokensBefore=10
-                ),
-                _msg("s3", "c1", "system", 6),
-                _msg("u2", "s3", "user", 7),
-            ],
-            "system-after-compaction",
-        ),
-        "tiny file, two compactions (the newest one decides)": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("a1", "u1", "assistant", 2),
-                new_entry(
-                    "compaction",
-                    "c1",
-                    "a1",
-                    3,
-                    summary="old",
-                    firstKeptEntryId="a1",
-                    tokensBefore=10,
-                    systemMessage={"role": "system", "content": "", "timestamp": 0},
-                ),
-                _msg("u2", "c1", "user", 4),
-                _msg("a2", "u2", "assistant", 5),
-                new_entry(
-                    "compaction",
-                    "c2",
-                    "a2",
-                    6,
-                    summary="new",
-                    firstKeptEntryId="a1",
-                    tokensBefore=20,
-                ),
-                _msg("u3", "c2", "user", 7),
-            ],
-            "two-compactions",
-        ),
-        "tiny file, firstKeptEntryId names no entry before the compaction": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("a1", "u1", "assistant", 2),
-                new_entry(
-                    "compaction", "c1", "a1", 3, summary="s", firstKeptEntryId="u9", tokensBefore=10
-                ),
-                _msg("u9", "c1", "user", 4),
-            ],
-            "first-kept-after",
-        ),
-        "tiny file, a compaction without a systemMessage": _session(
-            [
-                _msg("s1", None, "system", 1),
-                _msg("u1", "s1", "user", 2),
-                _msg("a1", "u1", "assistant", 3),
-                new_entry("branch_summary", "b1", "a1", 4, fromId="x", summary=""),
-                new_entry("custom", "x1", "b1", 5, customType="state", data={}),
-                new_entry(
-                    "compaction", "c1", "x1", 6, summary="s", firstKeptEntryId="s1", tokensBefore=10
-                ),
-                new_entry(
-                    "custom_message", "m1", "c1", 7, customType="n", content="c", display=True
-                ),
-                _msg("u2", "m1", "user", 8),
-            ],
-            "compaction-without-system",
-        ),
-    }
+    return _tiny_sessions(_TINY_COMPACTION_FILES)
 
 
 def _path_cases(make_expected, prepare=None) -> Callable[[], list[Case]]:
-    """Paths of the samples (several leaves) and of the tiny compaction files."""
+    """Paths of the samples (several leaves) and of the tiny compaction files (their
+    default leaf)."""
 
     def fixed() -> list[Case]:
+        tiny = [(n, s, _leaf_id(s, s.default_leaf)) for n, s in _tiny_compaction_sessions().items()]
         cases = []
-        for name, session in {**_sample_sessions(), **_tiny_compaction_sessions()}.items():
-            leaves = [session.default_leaf] if "tiny" in name else _leaf_choices(session)
-            for leaf in leaves:
-                leaf_id = _id(session.entry(leaf))
-                path = session.path(leaf_id)
-                path = prepare(path) if prepare else path
-                cases.append(Case(f"{name}, path to {leaf_id!r}", (path,), make_expected(path)))
+        for name, session, leaf_id in [*_chosen_leaves(_sample_sessions()), *tiny]:
+            path = session.path(leaf_id)
+            path = prepare(path) if prepare else path
+            cases.append(Case(f"{name}, path to {leaf_id!r}", (path,), make_expected(path)))
         return cases
 
     return fixed
@@ -135,12 +130,8 @@ def _path_cases(make_expected, prepare=None) -> Callable[[], list[Case]]:
 
 def _drawn_paths(make_expected, kinds) -> Callable[[random.Random], list[Case]]:
     def drawn(rng: random.Random) -> list[Case]:
-        cases = []
-        for _, session in _drawn_sessions(rng, DRAWN, kinds):
-            leaf_id = _id(session.entry(rng.randrange(len(session))))
-            path = session.path(leaf_id)
-            cases.append(Case("drawn at random", (path,), make_expected(path), True))
-        return cases
+        paths = [session.path(leaf_id) for session, leaf_id in _random_leaves(rng, kinds)]
+        return [Case("drawn at random", (path,), make_expected(path), True) for path in paths]
 
     return drawn
 

@@ -11,12 +11,11 @@ from ._checking import DRAWN, Case, Exercise, Mistake, _run
 from ._sessions import (
     _WORDS,
     _assistant,
-    _drawn_sessions,
-    _id,
-    _leaf_choices,
+    _chosen_leaves,
     _msg,
+    _random_leaves,
     _sample_sessions,
-    _session,
+    _tiny_sessions,
 )
 
 
@@ -25,50 +24,47 @@ def _settings_of(session, leaf_id=None) -> dict:
     return {"thinkingLevel": context.thinking_level, "model": context.model}
 
 
+#: Small files where a model_change and an assistant message disagree.
+_TINY_SETTINGS_FILES = {
+    "tiny file, a model_change then an assistant message of another model": (
+        "model-then-assistant",
+        [
+            new_entry("model_change", "m1", None, 1, provider="fake", modelId="chosen"),
+            _msg("u1", "m1", "user", 2),
+            _assistant("a1", "u1", 3, provider="other", model="answering"),
+        ],
+    ),
+    "tiny file, an assistant message then a model_change": (
+        "assistant-then-model",
+        [
+            _msg("u1", None, "user", 1),
+            _assistant("a1", "u1", 2, provider="other", model="answering"),
+            new_entry("model_change", "m1", "a1", 3, provider="fake", modelId="chosen"),
+            new_entry("thinking_level_change", "t1", "m1", 4, thinkingLevel="low"),
+        ],
+    ),
+    "tiny file, nothing that sets either": ("none", [_msg("u1", None, "user", 1)]),
+}
+
+
+def _settings_case(name: str, session, leaf_id: object, drawn: bool = False) -> Case:
+    return Case(name, (session.path(leaf_id),), _settings_of(session, leaf_id), drawn)
+
+
 def _settings_fixed() -> list[Case]:
-    tiny = {
-        "tiny file, a model_change then an assistant message of another model": _session(
-            [
-                new_entry("model_change", "m1", None, 1, provider="fake", modelId="chosen"),
-                _msg("u1", "m1", "user", 2),
-                _assistant("a1", "u1", 3, provider="other", model="answering"),
-            ],
-            "model-then-assistant",
-        ),
-        "tiny file, an assistant message then a model_change": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _assistant("a1", "u1", 2, provider="other", model="answering"),
-                new_entry("model_change", "m1", "a1", 3, provider="fake", modelId="chosen"),
-                new_entry("thinking_level_change", "t1", "m1", 4, thinkingLevel="low"),
-            ],
-            "assistant-then-model",
-        ),
-        "tiny file, nothing that sets either": _session([_msg("u1", None, "user", 1)], "none"),
-    }
-    cases = []
-    for name, session in {**_sample_sessions(), **tiny}.items():
-        for leaf in _leaf_choices(session):
-            leaf_id = _id(session.entry(leaf))
-            cases.append(
-                Case(
-                    f"{name}, path to {leaf_id!r}",
-                    (session.path(leaf_id),),
-                    _settings_of(session, leaf_id),
-                )
-            )
-    return cases
+    sessions = {**_sample_sessions(), **_tiny_sessions(_TINY_SETTINGS_FILES)}
+    return [
+        _settings_case(f"{name}, path to {leaf_id!r}", session, leaf_id)
+        for name, session, leaf_id in _chosen_leaves(sessions)
+    ]
 
 
 def _settings_drawn(rng: random.Random) -> list[Case]:
     kinds = ("user", "assistant", "model_change", "thinking_level_change", "compaction", "label")
-    cases = []
-    for _, session in _drawn_sessions(rng, DRAWN, kinds):
-        leaf_id = _id(session.entry(rng.randrange(len(session))))
-        cases.append(
-            Case("drawn at random", (session.path(leaf_id),), _settings_of(session, leaf_id), True)
-        )
-    return cases
+    return [
+        _settings_case("drawn at random", session, leaf_id, True)
+        for session, leaf_id in _random_leaves(rng, kinds)
+    ]
 
 
 def _settings_model(path, *, assistants=True, model_changes=True, first_wins=False, default=None):

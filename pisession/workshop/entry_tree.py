@@ -8,67 +8,70 @@ from collections.abc import Callable
 from ..build import new_entry
 from ._checking import DRAWN, Case, Exercise, Mistake, _run
 from ._sessions import (
+    _chosen_leaves,
     _drawn_sessions,
     _id,
-    _leaf_choices,
+    _leaf_id,
     _msg,
+    _random_leaves,
     _sample_sessions,
-    _session,
+    _tiny_sessions,
 )
+
+#: Small files for the corners the samples do not show: case name -> (file name, entries).
+_TINY_TREE_FILES = {
+    "tiny file, a parent id that names no entry (the walk stops there)": (
+        "dangling-parent",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            _msg("u2", "gone0000", "user", 3),
+            _msg("a2", "u2", "assistant", 4),
+        ],
+    ),
+    "tiny file, the last line has an older timestamp than the one before": (
+        "clock-skew",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 9),
+            _msg("u2", "u1", "user", 5),
+        ],
+    ),
+    "tiny file, the last entry is a label on the first branch": (
+        "label-last",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            _msg("u2", "u1", "user", 3),
+            new_entry("label", "l1", "a1", 4, targetId="a1", label="keep"),
+        ],
+    ),
+    "tiny file, two entries share the id 'a1' (the later one wins)": (
+        "duplicate-ids",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            _msg("u2", None, "user", 3),
+            _msg("a1", "u2", "assistant", 4),
+            _msg("u3", "a1", "user", 5),
+        ],
+    ),
+    "tiny file, a parentId of '' (no parent)": (
+        "empty-parent",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("u2", "", "user", 2),
+            _msg("a2", "u2", "assistant", 3),
+        ],
+    ),
+}
 
 
 def _tiny_tree_sessions() -> dict:
-    """Small files for the corners the samples do not show."""
-    return {
-        "tiny file, a parent id that names no entry (the walk stops there)": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("a1", "u1", "assistant", 2),
-                _msg("u2", "gone0000", "user", 3),
-                _msg("a2", "u2", "assistant", 4),
-            ],
-            "dangling-parent",
-        ),
-        "tiny file, the last line has an older timestamp than the one before": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("a1", "u1", "assistant", 9),
-                _msg("u2", "u1", "user", 5),
-            ],
-            "clock-skew",
-        ),
-        "tiny file, the last entry is a label on the first branch": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("a1", "u1", "assistant", 2),
-                _msg("u2", "u1", "user", 3),
-                new_entry("label", "l1", "a1", 4, targetId="a1", label="keep"),
-            ],
-            "label-last",
-        ),
-        "tiny file, two entries share the id 'a1' (the later one wins)": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("a1", "u1", "assistant", 2),
-                _msg("u2", None, "user", 3),
-                _msg("a1", "u2", "assistant", 4),
-                _msg("u3", "a1", "user", 5),
-            ],
-            "duplicate-ids",
-        ),
-        "tiny file, a parentId of '' (no parent)": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("u2", "", "user", 2),
-                _msg("a2", "u2", "assistant", 3),
-            ],
-            "empty-parent",
-        ),
-    }
+    return _tiny_sessions(_TINY_TREE_FILES)
 
 
-def _walk_case(name: str, session, leaf: int, drawn: bool = False) -> Case:
-    leaf_id = _id(session.entry(leaf))
+def _walk_case(name: str, session, leaf_id: object, drawn: bool = False) -> Case:
     return Case(
         f"{name}, leaf {leaf_id!r}",
         (session.entries, leaf_id),
@@ -78,17 +81,12 @@ def _walk_case(name: str, session, leaf: int, drawn: bool = False) -> Case:
 
 
 def _walk_fixed() -> list[Case]:
-    cases = []
-    for name, session in {**_sample_sessions(), **_tiny_tree_sessions()}.items():
-        cases += [_walk_case(name, session, leaf) for leaf in _leaf_choices(session)]
-    return cases
+    sessions = {**_sample_sessions(), **_tiny_tree_sessions()}
+    return [_walk_case(*chosen) for chosen in _chosen_leaves(sessions)]
 
 
 def _walk_drawn(rng: random.Random) -> list[Case]:
-    cases = []
-    for _entries, session in _drawn_sessions(rng, DRAWN):
-        cases.append(_walk_case("drawn at random", session, rng.randrange(len(session)), True))
-    return cases
+    return [_walk_case("drawn at random", s, leaf, True) for s, leaf in _random_leaves(rng)]
 
 
 def _walk_model(entries, leaf_id, *, first_wins=False):
@@ -171,13 +169,13 @@ def check_walk(walk: Callable, seed: int | None = None) -> bool:
 def _leaf_fixed() -> list[Case]:
     cases = []
     for name, session in {**_sample_sessions(), **_tiny_tree_sessions()}.items():
-        cases.append(Case(name, (session.entries,), _id(session.entry(session.default_leaf))))
+        cases.append(Case(name, (session.entries,), _leaf_id(session, session.default_leaf)))
     return cases
 
 
 def _leaf_drawn(rng: random.Random) -> list[Case]:
     return [
-        Case("drawn at random", (s.entries,), _id(s.entry(s.default_leaf)), True)
+        Case("drawn at random", (s.entries,), _leaf_id(s, s.default_leaf), True)
         for _, s in _drawn_sessions(rng, DRAWN)
     ]
 
@@ -211,33 +209,37 @@ def check_default_leaf(pick: Callable, seed: int | None = None) -> bool:
     return _run(DEFAULT_LEAF, pick, seed)
 
 
+#: Small files where labels are set, replaced and cleared.
+_TINY_LABEL_FILES = {
+    "tiny file, labels set, replaced and cleared (null, '' and missing)": (
+        "labels",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            _msg("u2", "a1", "user", 3),
+            new_entry("label", "l1", "u2", 4, targetId="u1", label="start"),
+            new_entry("label", "l2", "l1", 5, targetId="a1", label="draft"),
+            new_entry("label", "l3", "l2", 6, targetId="a1", label="final"),
+            new_entry("label", "l4", "l3", 7, targetId="u1", label=None),
+            new_entry("label", "l5", "l4", 8, targetId="u2", label="later"),
+            new_entry("label", "l6", "l5", 9, targetId="u2", label=""),
+            new_entry("label", "l7", "l6", 10, targetId="a1"),
+            new_entry("label", "l8", "l7", 11, targetId="a1", label="kept"),
+        ],
+    ),
+    "tiny file, a label set twice (the later one counts)": (
+        "relabelled",
+        [
+            _msg("u1", None, "user", 1),
+            new_entry("label", "l1", "u1", 2, targetId="u1", label="first"),
+            new_entry("label", "l2", "l1", 3, targetId="u1", label="second"),
+        ],
+    ),
+}
+
+
 def _tiny_label_sessions() -> dict:
-    return {
-        "tiny file, labels set, replaced and cleared (null, '' and missing)": _session(
-            [
-                _msg("u1", None, "user", 1),
-                _msg("a1", "u1", "assistant", 2),
-                _msg("u2", "a1", "user", 3),
-                new_entry("label", "l1", "u2", 4, targetId="u1", label="start"),
-                new_entry("label", "l2", "l1", 5, targetId="a1", label="draft"),
-                new_entry("label", "l3", "l2", 6, targetId="a1", label="final"),
-                new_entry("label", "l4", "l3", 7, targetId="u1", label=None),
-                new_entry("label", "l5", "l4", 8, targetId="u2", label="later"),
-                new_entry("label", "l6", "l5", 9, targetId="u2", label=""),
-                new_entry("label", "l7", "l6", 10, targetId="a1"),
-                new_entry("label", "l8", "l7", 11, targetId="a1", label="kept"),
-            ],
-            "labels",
-        ),
-        "tiny file, a label set twice (the later one counts)": _session(
-            [
-                _msg("u1", None, "user", 1),
-                new_entry("label", "l1", "u1", 2, targetId="u1", label="first"),
-                new_entry("label", "l2", "l1", 3, targetId="u1", label="second"),
-            ],
-            "relabelled",
-        ),
-    }
+    return _tiny_sessions(_TINY_LABEL_FILES)
 
 
 def _labels_fixed() -> list[Case]:
