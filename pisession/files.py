@@ -137,29 +137,28 @@ def session_file_name(timestamp: str, session_id: str) -> str:
     return re.sub(r"[:.]", "-", timestamp) + f"_{session_id}.jsonl"
 
 
+def _configured_dir(agent: str, env: Mapping[str, str] | None, setting: str) -> Path | None:
+    """``$PI_CODING_AGENT_<setting>`` (``$PIG_...`` for PiG) with ``~`` expanded; None
+    when it is unset or empty."""
+    env = os.environ if env is None else env
+    prefix, _ = AGENTS[agent]
+    configured = env.get(f"{prefix}_CODING_AGENT_{setting}")
+    return Path(configured).expanduser() if configured else None
+
+
 def agent_dir(agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
     """``$PI_CODING_AGENT_DIR`` (or ``$PIG_...`` for PiG), else ``~/.pi/agent``.
 
     >>> str(agent_dir("pig", {"PIG_CODING_AGENT_DIR": "/tmp/pig"}))
     '/tmp/pig'
     """
-    env = os.environ if env is None else env
-    prefix, folder = AGENTS[agent]
-    configured = env.get(f"{prefix}_CODING_AGENT_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / folder / "agent"
+    return _configured_dir(agent, env, "DIR") or Path.home() / AGENTS[agent][1] / "agent"
 
 
 def sessions_root(agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
     """Where the per-cwd session folders live: ``$..._CODING_AGENT_SESSION_DIR`` if set,
     else ``<agentDir>/sessions``."""
-    env = os.environ if env is None else env
-    prefix, _ = AGENTS[agent]
-    configured = env.get(f"{prefix}_CODING_AGENT_SESSION_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    return agent_dir(agent, env) / "sessions"
+    return _configured_dir(agent, env, "SESSION_DIR") or agent_dir(agent, env) / "sessions"
 
 
 def default_session_dir(cwd: str, agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
