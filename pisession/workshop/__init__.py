@@ -22,6 +22,11 @@ field). A function from pisession itself is refused: write the rule yourself.
 
 The reader's function gets deep copies of its inputs, so it may modify them freely.
 
+The exercises live in one module per notebook (``the_file``, ``entry_tree``,
+``context_rule``, ``compaction``, ``migration``, ``edits_usage_prompt``); ``_checking``
+runs a function on the cases and tells the verdict, ``_sessions`` makes the samples, tiny
+files and random sessions the cases are built on. Every name is importable from here.
+
 >>> from pisession.workshop import check_session_file_name
 >>> def file_name(timestamp, session_id):
 ...     return timestamp.replace(":", "-") + "_" + session_id + ".jsonl"
@@ -54,14 +59,7 @@ from .edits_usage_prompt import (
     check_system_prompt,
     check_total_tokens,
 )
-from .entry_tree import (
-    DEFAULT_LEAF,
-    LABELS,
-    WALK,
-    check_default_leaf,
-    check_labels,
-    check_walk,
-)
+from .entry_tree import DEFAULT_LEAF, LABELS, WALK, check_default_leaf, check_labels, check_walk
 from .migration import V1_TO_V2, V2_TO_V3, check_v1_to_v2, check_v2_to_v3
 from .the_file import (
     DIR_NAME_INPUTS,

@@ -11,6 +11,7 @@ from ..samples import sample_path
 from ..session import load
 from ._checking import DRAWN
 
+#: The samples the tree and context exercises run on.
 SAMPLES = (
     "tour",
     "pi-0.87.1-a-print-multiturn-tools",

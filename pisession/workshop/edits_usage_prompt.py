@@ -8,12 +8,7 @@ from collections.abc import Callable
 from ..build import new_entry
 from ..system_prompt import replay_system_prompt
 from ._checking import DRAWN, Case, Exercise, Mistake, _run
-from ._sessions import (
-    _drawn_sessions,
-    _msg,
-    _sample_sessions,
-    _session,
-)
+from ._sessions import _drawn_sessions, _msg, _sample_sessions, _session
 
 
 def _chained(entries: list) -> list:

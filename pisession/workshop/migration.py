@@ -11,9 +11,7 @@ from ..build import TINY_HEADER
 from ..migration import migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
 from ..samples import sample_path
 from ._checking import DRAWN, Case, Exercise, FreshIds, Mistake, _run
-from ._sessions import (
-    _draw_entries,
-)
+from ._sessions import _draw_entries
 
 
 def _values_of(path) -> list:

@@ -13,10 +13,7 @@ from ..files import safe_dir_name as _folder_rule
 from ..files import session_file_name as _file_name_rule
 from ..session import loads
 from ._checking import DRAWN, Case, Exercise, Mistake, _run
-from ._sessions import (
-    _WORDS,
-    _hex,
-)
+from ._sessions import _WORDS, _hex
 
 
 def _file_name_fixed() -> list[Case]:
