@@ -372,6 +372,15 @@ def _condensed(order, parent, children, runs, node_of):
     return keys, column, depth
 
 
+def _layout_runs(session, reading: _Reading, order, parent, children, cycles, min_run):
+    """Each node's entries: one apiece, or runs of at least ``min_run`` same-fate entries
+    (``min_run`` None: nothing collapsed)."""
+    if min_run is None:
+        return {p: [p] for p in order}
+    special = _kept_visible(session, children, cycles, reading)
+    return _runs(order, parent, children, reading.fates, special, min_run)
+
+
 def _titles(session, reading: _Reading, min_run: int | None) -> tuple[str, str]:
     leaf = reading.leaf
     leaf_text = "-" if leaf is None else short_id(session.index.ids[leaf])
@@ -414,11 +423,7 @@ def tree_layout(
     order, parent = _walk(children, session.roots(), len(session))
     cycles = {p for loop in session.problems()["cycles"] for p in loop}
     min_run = _collapse_runs(collapse, len(session), _depths(order, parent))
-    if min_run is None:
-        runs = {p: [p] for p in order}
-    else:
-        special = _kept_visible(session, children, cycles, reading)
-        runs = _runs(order, parent, children, reading.fates, special, min_run)
+    runs = _layout_runs(session, reading, order, parent, children, cycles, min_run)
     node_of = {member: key for key, members in runs.items() for member in members}
     keys, column, depth = _condensed(order, parent, children, runs, node_of)
     nodes = {}

@@ -564,6 +564,21 @@ def _html(value: str = ""):
     return widgets.HTML(value=value)
 
 
+def _control_and_table(title: str, control, render):
+    """An explorer of one control above an HTML table: ``render(control.value)`` fills the
+    table now and whenever the control changes. The table is ``.table``."""
+    table = _html()
+
+    def show(change=None):
+        table.value = render(control.value)
+
+    control.observe(show, names="value")
+    show()
+    box = _explorer(title, [control, table], table.value)
+    box.table = table
+    return box
+
+
 def _leaf_dropdown(session, leaf_id: object):
     import ipywidgets as widgets
 
@@ -614,21 +629,16 @@ def compaction_stepper(session, leaf_id: object = None):
     step = widgets.IntSlider(  # counts from 1, as "compaction 2 of 3" does
         min=1, max=max(len(steps), 1), value=1, description="compaction", disabled=len(steps) < 2
     )
-    table = _html()
 
-    def render(rank: int) -> str:
+    def render(number: int) -> str:
         if not steps:
             return view("<p>No compaction on this path.</p>")
+        rank = number - 1
         previous = steps[rank - 1].summary if rank else None
         return compaction_step_html(session, steps[rank], rank, len(steps), previous)
 
-    def show(change=None):
-        table.value = render(step.value - 1)
-
-    step.observe(show, names="value")
-    show()
-    box = _explorer(f"compaction stepper: {len(steps)} compactions", [step, table], table.value)
-    box.step, box.table, box.steps = step, table, steps
+    box = _control_and_table(f"compaction stepper: {len(steps)} compactions", step, render)
+    box.step, box.steps = step, steps
     return box
 
 
@@ -643,15 +653,12 @@ def migration_stepper(path_or_bytes):
     step = widgets.IntSlider(
         min=0, max=len(views) - 1, value=0, description="step", disabled=len(views) < 2
     )
-    table = _html()
 
-    def show(change=None):
-        table.value = migration_view_html(views[step.value])
+    def render(number: int) -> str:
+        return migration_view_html(views[number])
 
-    step.observe(show, names="value")
-    show()
-    box = _explorer(f"migration stepper: {len(views) - 1} steps", [step, table], table.value)
-    box.step, box.table, box.views = step, table, views
+    box = _control_and_table(f"migration stepper: {len(views) - 1} steps", step, render)
+    box.step, box.views = step, views
     return box
 
 
@@ -668,15 +675,12 @@ def context_edit_toggle(session, leaf_id: object = None):
     import ipywidgets as widgets
 
     mode = widgets.ToggleButtons(options=list(EDIT_MODES), value=EDIT_MODES[0])
-    table = _html()
 
-    def show(change=None):
-        table.value = context_edit_html(session, leaf_id, mode.value == EDIT_MODES[0])
+    def render(value: str) -> str:
+        return context_edit_html(session, leaf_id, value == EDIT_MODES[0])
 
-    mode.observe(show, names="value")
-    show()
-    box = _explorer("context edit toggle", [mode, table], table.value)
-    box.mode, box.table = mode, table
+    box = _control_and_table("context edit toggle", mode, render)
+    box.mode = mode
     return box
 
 

@@ -190,7 +190,7 @@ def v1_to_v2(values, new_id):
     return out
 
 
-def context_edits(entries):
+def context_edits(entries, *, wrap=True):
     edits = {e["targetId"]: e["replacement"] for e in entries if e["type"] == "context_edit"}
     out = []
     for entry in entries:
@@ -203,7 +203,8 @@ def context_edits(entries):
                 continue
             if message["role"] in ("user", "assistant", "toolResult", "custom"):
                 content = replacement["content"]
-                if isinstance(content, str) and message["role"] in ("assistant", "toolResult"):
+                blocks_only = wrap and message["role"] in ("assistant", "toolResult")
+                if blocks_only and isinstance(content, str):
                     content = [{"type": "text", "text": content}]
                 message["content"] = content
         out.append(message)
@@ -223,7 +224,7 @@ def total_tokens(entries):
     return total
 
 
-def system_prompt(messages):
+def system_prompt(messages, *, add_first=False):
     content, sections, tools = [], {}, {}
     for message in messages:
         if message["role"] != "system":
@@ -235,12 +236,19 @@ def system_prompt(messages):
                 sections.pop(name, None)
             else:
                 sections[name] = value
+        if add_first:  # the wrong order (a mistake the tests make on purpose)
+            _add_tools(tools, message)
         for tool in message.get("toolsRemoved") or []:
             tools.pop(tool["name"], None)
-        for tool in message.get("toolsAdded") or []:
-            tools[tool["name"]] = tool
+        if not add_first:
+            _add_tools(tools, message)
     parts = ["\n\n".join(content), *sections.values()]
     return {"text": "\n\n".join(p for p in parts if p), "tools": list(tools)}
+
+
+def _add_tools(tools, message):
+    for tool in message.get("toolsAdded") or []:
+        tools[tool["name"]] = tool
 
 
 RIGHT = {
@@ -344,14 +352,7 @@ def test_kept_range_hint_does_not_claim_the_compaction_carries_the_prompt(capsys
 
 def test_walk_rejects_first_wins_duplicate_ids(capsys):
     def first_wins(entries, leaf_id):
-        by_id = {}
-        for entry in entries:
-            by_id.setdefault(entry["id"], entry)
-        path, entry = [], by_id[leaf_id]
-        while entry is not None:
-            path.append(entry["id"])
-            entry = by_id.get(entry.get("parentId")) if entry.get("parentId") else None
-        return path[::-1]
+        return walk(entries[::-1], leaf_id)  # the index filled backwards: the first one wins
 
     assert workshop.check_walk(first_wins, seed=0) is False
     out = capsys.readouterr().out
@@ -526,47 +527,15 @@ def test_context_edit_mistakes(capsys):
     )
 
     def never_wrap(entries):
-        return _edits_without_wrap(entries)
+        return context_edits(entries, wrap=False)
 
     assert workshop.check_context_edits(never_wrap, seed=0) is False
     assert "a string replacement becomes" in capsys.readouterr().out
 
 
-def _edits_without_wrap(entries):
-    edits = {e["targetId"]: e["replacement"] for e in entries if e["type"] == "context_edit"}
-    out = []
-    for entry in entries:
-        if entry["type"] != "message":
-            continue
-        message = dict(entry["message"])
-        if entry["id"] in edits:
-            if edits[entry["id"]] is None:
-                continue
-            if message["role"] in ("user", "assistant", "toolResult", "custom"):
-                message["content"] = edits[entry["id"]]["content"]
-        out.append(message)
-    return out
-
-
 def test_system_prompt_mistakes(capsys):
     def add_then_remove(messages):
-        content, sections, tools = [], {}, {}
-        for m in messages:
-            if m["role"] != "system":
-                continue
-            if m.get("content"):
-                content.append(m["content"])
-            for name, value in (m.get("sections") or {}).items():
-                if value is None:
-                    sections.pop(name, None)
-                else:
-                    sections[name] = value
-            for t in m.get("toolsAdded") or []:
-                tools[t["name"]] = t
-            for t in m.get("toolsRemoved") or []:
-                tools.pop(t["name"], None)
-        parts = ["\n\n".join(content), *sections.values()]
-        return {"text": "\n\n".join(p for p in parts if p), "tools": list(tools)}
+        return system_prompt(messages, add_first=True)
 
     results = [workshop.check_system_prompt(add_then_remove, seed=s) for s in range(6)]
     out = capsys.readouterr().out
