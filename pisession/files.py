@@ -182,9 +182,18 @@ class SessionInfo:
 
 
 def _iso(ms: float) -> datetime | None:
-    if ms != ms:
+    """A time value as a date; None for NaN and for times a Python date cannot hold
+    (JavaScript's own limit is 8.64e15 ms either side of 1970: beyond, Invalid Date).
+
+    >>> _iso(0).year, _iso(1.2e16), _iso(float("nan"))
+    (1970, None, None)
+    """
+    if ms != ms or abs(ms) > 8.64e15:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _text_of(message: dict) -> str:
@@ -264,12 +273,11 @@ def session_info(path: str | os.PathLike) -> SessionInfo | None:
         return None
     stamp = header.get("timestamp")
     created = _iso(js_time_ms(stamp)) if isinstance(stamp, str) else None
-    if activity.last_activity:
-        modified = _iso(activity.last_activity)
-    elif created:
-        modified = created
-    else:
-        modified = datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc)
+    modified = (
+        (_iso(activity.last_activity) if activity.last_activity else None)
+        or created
+        or datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc)
+    )
     cwd = header.get("cwd")
     return SessionInfo(
         path=path,
