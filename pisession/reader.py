@@ -19,6 +19,7 @@ import os
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -154,6 +155,17 @@ def line_bounds(data, lo: int = 0, hi: int | None = None) -> tuple[list[int], li
     return starts, ends
 
 
+def _bytes_at(data, offsets: list[int]) -> bytes:
+    """The bytes at these offsets, as one bytes object.
+
+    >>> _bytes_at(b"abc", [2, 0])
+    b'ca'
+    """
+    if len(offsets) < 2:
+        return bytes(data[i] for i in offsets)
+    return bytes(itemgetter(*offsets)(data))
+
+
 class _Columns:
     """Appends rows to a ``ParsedLines`` (interning the few distinct types and roles)."""
 
@@ -255,6 +267,8 @@ def _parse_window(
     starts, ends = line_bounds(data, lo, hi)
     count = len(starts)
     view = memoryview(data)
+    firsts = _bytes_at(data, starts)
+    lasts = _bytes_at(data, [end - 1 for end in ends])  # -1 (empty first line): harmless
     for first in range(0, count, _BLOCK):
         last = min(count, first + _BLOCK)
         size = last - first
@@ -262,9 +276,8 @@ def _parse_window(
         begin, end = starts[first], ends[last - 1]
         if (
             fast
-            and data[begin : begin + 1] == b"{"
-            and data[end - 1 : end] == b"}"
-            and data.count(b"}\n{", begin, end) == size - 1  # every line is {...}
+            and firsts.count(b"{", first, last) == size  # every line is {...}
+            and lasts.count(b"}", first, last) == size
         ):
             try:
                 cores = _core_decoder.decode_lines(view[begin:end])
