@@ -606,15 +606,16 @@ class ProjectedEntry:
         return self.part
 
 
-def contributions(
+def contribution_blocks(
     index: EntryIndex,
     selection: Selection,
     edits: dict,
     block: int = 4096,
     decode: Callable[[Sequence[int]], list] | None = None,
-) -> Iterator[ProjectedEntry]:
-    """Step 5 one entry at a time, decoding the selected entries ``block`` at a time: a
-    caller that writes as it goes never holds the whole context.
+) -> Iterator[list[ProjectedEntry]]:
+    """Step 5 a block of selected entries at a time (decoded together with ``decode``,
+    default ``index.entries``): a caller that writes as it goes never holds the whole
+    context.
 
     Only the newest compaction (first in the selection) contributes its checkpoint and
     summary; an older compaction kept inside its range contributes nothing.
@@ -623,38 +624,64 @@ def contributions(
     positions = selection.positions
     for start in range(0, len(positions), block):
         chunk = positions[start : start + block]
-        ranks = range(start, start + len(chunk))
-        for rank, position, entry in zip(ranks, chunk, decode(chunk)):
-            yield _contribution(index, selection, edits, rank, position, entry)
+        yield _block(index, selection, edits, start, chunk, decode(chunk))
 
 
-def _contribution(
-    index: EntryIndex, selection: Selection, edits: dict, rank: int, position: int, entry: object
-) -> ProjectedEntry:
-    part = selection.part_of(rank)
-    if rank > 0 and index.types[position] == "compaction":
-        return ProjectedEntry(position, entry, [], part)
+def contributions(
+    index: EntryIndex,
+    selection: Selection,
+    edits: dict,
+    block: int = 4096,
+    decode: Callable[[Sequence[int]], list] | None = None,
+) -> Iterator[ProjectedEntry]:
+    """``contribution_blocks``, one entry at a time."""
+    for items in contribution_blocks(index, selection, edits, block, decode):
+        yield from items
+
+
+def _block(index: EntryIndex, selection: Selection, edits: dict, start: int, chunk, entries):
+    types, ids, part_of = index.types, index.ids, selection.part_of
+    out = []
+    for rank, position, entry in zip(range(start, start + len(chunk)), chunk, entries):
+        kind = types[position]
+        if kind == "message":  # the usual entry: its message, as stored
+            messages = message_messages(entry.get("message"))
+        elif kind == "compaction" and rank > 0:
+            out.append(ProjectedEntry(position, entry, [], part_of(rank)))
+            continue
+        else:
+            messages = _built_messages(index, position, entry)
+        found = edits.get(js_key(ids[position])) if edits else None
+        if found is None:
+            out.append(ProjectedEntry(position, entry, messages, part_of(rank)))
+        else:
+            edited = _edited(index, messages, *found)
+            out.append(ProjectedEntry(position, entry, edited, part_of(rank), found[1], found[0]))
+    return out
+
+
+def _built_messages(index: EntryIndex, position: int, entry: object) -> list:
+    """``entry_messages`` of an entry that is not a message entry."""
     try:
-        messages = entry_messages(entry)
+        return entry_messages(entry)
     except DateConversionError:
         raise index.fail(
             position,
             f"entry {index.ids[position]!r} has a timestamp JavaScript cannot turn into a "
             "date (Pi 0.87.1 throws a TypeError here)",
         ) from None
-    found = edits.get(js_key(index.ids[position])) if edits else None
-    if found is None:
-        return ProjectedEntry(position, entry, messages, part)
-    edit_position, edit = found
+
+
+def _edited(index: EntryIndex, messages: list, edit_position: int, edit: object) -> list:
+    """``apply_context_edit``, failing as Pi does (naming the edit)."""
     try:
-        messages = apply_context_edit(messages, edit)
+        return apply_context_edit(messages, edit)
     except TypeError:
         raise index.fail(
             edit_position,
             f"context edit {js_field(edit, 'id')!r} has no replacement "
             "(Pi 0.87.1 throws a TypeError here)",
         ) from None
-    return ProjectedEntry(position, entry, messages, part, edit, edit_position)
 
 
 @dataclass

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from itertools import islice
 
 import msgspec
 
@@ -141,12 +140,13 @@ def context_json(
     selection = rule.select(index, path)
     edits = rule.collect_edits(index, selection)
     raw: set = set()
-    items = rule.contributions(index, selection, edits, block, _decoder(index, raw_lines, raw))
+    decode = _decoder(index, raw_lines, raw)
+    blocks = rule.contribution_blocks(index, selection, edits, block, decode)
     nl, pad = (b"\n", b" " * indent) if indent else (b"", b"")
     yield b"{" + nl + pad + b'"messages":' + (b" " if indent else b"") + b"["
     first = True
     with paused_gc():
-        while chunk := list(islice(items, block)):
+        for chunk in blocks:
             messages = [m for item in chunk for m in item.messages]
             fast = [
                 item.edit is None and item.position in raw for item in chunk for _ in item.messages
