@@ -162,7 +162,8 @@ def cmd_context(args) -> int:
         return 0
     from .stream import terminal_safe
 
-    _out_chunks(terminal_safe(chunk) for chunk in session.context_json(leaf, indent or None))
+    chunks = session.context_json(leaf, indent or None, parallel=True)
+    _out_chunks(terminal_safe(chunk) for chunk in chunks)
     _out_bytes(b"\n")
     return 0
 

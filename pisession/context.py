@@ -612,10 +612,12 @@ def contribution_blocks(
     edits: dict,
     block: int = 4096,
     decode: Callable[[Sequence[int]], list] | None = None,
+    first_rank: int = 0,
 ) -> Iterator[list[ProjectedEntry]]:
     """Step 5 a block of selected entries at a time (decoded together with ``decode``,
     default ``index.entries``): a caller that writes as it goes never holds the whole
-    context.
+    context. ``first_rank``: the rank in the whole selection of ``selection``'s first
+    entry, when it is a part of one.
 
     Only the newest compaction (first in the selection) contributes its checkpoint and
     summary; an older compaction kept inside its range contributes nothing.
@@ -624,7 +626,7 @@ def contribution_blocks(
     positions = selection.positions
     for start in range(0, len(positions), block):
         chunk = positions[start : start + block]
-        yield _block(index, selection, edits, start, chunk, decode(chunk))
+        yield _block(index, selection, edits, first_rank + start, chunk, decode(chunk))
 
 
 def contributions(

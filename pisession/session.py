@@ -305,9 +305,10 @@ class Session:
             item.line = self.line_of(item.position)
         return projection
 
-    def context_json(self, leaf_id: object = None, indent: int | None = 2):
+    def context_json(self, leaf_id: object = None, indent: int | None = 2, parallel=False):
         """``context(leaf_id).to_json(indent)`` as UTF-8 bytes, yielded a block of entries
-        at a time: the same bytes, with the memory of a block (``pisession.stream``).
+        at a time: the same bytes, with the memory of a block (``pisession.stream``;
+        ``parallel``: a helper process writes a long context's second half).
 
         >>> import pisession
         >>> s = pisession.load(pisession.sample_path("tour"))
@@ -317,7 +318,7 @@ class Session:
         from .stream import context_json
 
         raw_lines = None if self._rows is None else self._rows.raw_lines
-        chunks = context_json(self.index, self._leaf(leaf_id), indent, raw_lines)
+        chunks = context_json(self.index, self._leaf(leaf_id), indent, raw_lines, parallel=parallel)
         try:
             yield from chunks
         except SessionFormatError as exc:

@@ -16,7 +16,9 @@ True
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 import msgspec
@@ -126,38 +128,89 @@ def context_json(
     leaf: int | None = -1,
     indent: int | None = 2,
     raw_lines=None,
-    block: int = BLOCK,
+    block: int | None = None,
+    parallel: bool = False,
 ) -> Iterator[bytes]:
     """``JSON.stringify(buildSessionContext(...), null, indent)``, yielded a block at a
     time (``indent`` None or 0: one line). Raises what ``context.project`` raises.
 
     ``raw_lines(positions, decoder)`` decodes the lines of those entries with a msgspec
-    decoder (None for a line it cannot): ``Session.context_json`` passes its own.
+    decoder (None for a line it cannot): ``Session.context_json`` passes its own. With
+    ``parallel``, a long context's second half is written by a forked helper process into
+    a temporary file while this one writes the first (``pisession.parallel``).
     """
     leaf = rule.default_leaf(index) if leaf == -1 else leaf
+    block = BLOCK if block is None else block
     path = rule.walk_path(index, leaf)
     settings = rule.read_settings(index, path)
     selection = rule.select(index, path)
     edits = rule.collect_edits(index, selection)
-    raw: set = set()
-    decode = _decoder(index, raw_lines, raw)
-    blocks = rule.contribution_blocks(index, selection, edits, block, decode)
     nl, pad = (b"\n", b" " * indent) if indent else (b"", b"")
     yield b"{" + nl + pad + b'"messages":' + (b" " if indent else b"") + b"["
-    first = True
-    with paused_gc():
-        for chunk in blocks:
-            messages = [m for item in chunk for m in item.messages]
-            fast = [
-                item.edit is None and item.position in raw for item in chunk for _ in item.messages
-            ]
-            raw.clear()
-            if not messages:
-                continue
-            body = _encode_block(messages, fast, indent)
-            yield (b"" if first else b",") + nl + body
-            first = False
-    yield (b"" if first else nl + pad) + b"]" + _settings_tail(settings, indent)
+    bodies = _Bodies(index, selection, edits, raw_lines, indent, block)
+    split = _middle(len(selection.positions), block) if parallel else None
+    wrote = False
+    for chunk in bodies.all(split):
+        yield chunk if wrote else chunk[1:]  # a comma before every block but the first
+        wrote = True
+    yield (nl + pad if wrote else b"") + b"]" + _settings_tail(settings, indent)
+
+
+def _middle(count: int, block: int) -> int | None:
+    """Where to split ``count`` selected entries in two (a block boundary), when long."""
+    return None if count < 4 * block else (count // 2 // block) * block
+
+
+class _Bodies:
+    """The messages of part of a selection as JSON text, each block as ``,`` + body."""
+
+    def __init__(self, index, selection, edits, raw_lines, indent, block):
+        self.index, self.selection, self.edits = index, selection, edits
+        self.raw_lines, self.indent, self.block = raw_lines, indent, block
+
+    def chunks(self, part: tuple[int, int | None]) -> Iterator[bytes]:
+        start, stop = part
+        positions = self.selection.positions
+        sub = replace(self.selection, positions=positions[start:stop])
+        raw: set = set()
+        decode = _decoder(self.index, self.raw_lines, raw)
+        blocks = rule.contribution_blocks(
+            self.index, sub, self.edits, self.block, decode, first_rank=start
+        )
+        nl = b"\n" if self.indent else b""
+        with paused_gc():
+            for chunk in blocks:
+                messages = [m for item in chunk for m in item.messages]
+                fast = [
+                    item.edit is None and item.position in raw
+                    for item in chunk
+                    for _ in item.messages
+                ]
+                raw.clear()
+                if messages:
+                    yield b"," + nl + _encode_block(messages, fast, self.indent)
+
+    def write(self, part: tuple[int, int | None], out) -> None:
+        """``chunks`` written to a file (by the helper process)."""
+        for chunk in self.chunks(part):
+            out.write(chunk)
+        out.flush()
+
+    def all(self, split: int | None) -> Iterator[bytes]:
+        """Every chunk; with ``split``, those from there on are made by a helper process
+        into a temporary file meanwhile, then read back."""
+        if split is None:
+            yield from self.chunks((0, None))
+            return
+        from .parallel import in_child
+
+        with tempfile.TemporaryFile() as spill:
+            second = in_child(self.write, (split, None), spill)
+            yield from self.chunks((0, split))
+            second.result()
+            spill.seek(0)
+            while piece := spill.read(1 << 20):
+                yield piece
 
 
 def _settings_tail(settings: rule.Settings, indent: int | None) -> bytes:

@@ -252,3 +252,22 @@ def test_paths_of_several_leaves_and_cycles():
     assert session.path_positions("e") == [0, 5]
     session.path_positions().append(99)  # callers own the lists they get
     assert session.path_positions() == [0, 5]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("indent", [2, None])
+def test_a_long_context_written_in_two_halves_is_the_same(big, monkeypatch, workers, indent):
+    """``pisession context`` lets a helper process write a long context's second half:
+    byte for byte the same text (blocks of 7 entries, so this small file is "long")."""
+    from pisession import stream
+
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    monkeypatch.setattr(stream, "BLOCK", 7)
+    splits = []
+    middle = stream._middle
+    monkeypatch.setattr(stream, "_middle", lambda *a: splits.append(middle(*a)) or splits[-1])
+    session = pisession.loads(big)
+    for leaf in [None] + [session.index.ids[p] for p in session.leaves()[:4]]:
+        expected = session.context(leaf).to_json(indent).encode()
+        assert b"".join(session.context_json(leaf, indent, parallel=True)) == expected
+    assert any(split is not None for split in splits)  # the context was split
