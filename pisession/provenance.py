@@ -336,6 +336,23 @@ def _item_fate(item: rule.ProjectedEntry, compaction: int | None, rank: int) -> 
     return KEPT if item.part == rule.KEPT else SENT
 
 
+def _roles_only(index: rule.EntryIndex):
+    """Decoding for fates: a message entry stands in as its role alone (it contributes
+    one message of that role, whatever its content, and edits go by role); the other
+    entries are decoded in full."""
+
+    def decode(positions) -> list:
+        types, roles = index.types, index.roles
+        others = [p for p in positions if types[p] != "message"]
+        full = dict(zip(others, index.entries(others)))
+        return [
+            full[p] if p in full else {"type": "message", "message": {"role": roles[p]}}
+            for p in positions
+        ]
+
+    return decode
+
+
 def entry_fates(session, leaf_id: object = None) -> Fates:
     """The fate of every entry (file order) for the context at ``leaf_id``.
 
@@ -358,11 +375,12 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
         names[position] = DROPPED_SYSTEM
     details: dict = {}
     edits = rule.collect_edits(index, selection)
-    done: set = set()
-    for rank, item in enumerate(rule.contributions(index, selection, edits)):
-        if item.position in done:  # an entry selected twice: its first place decides
+    done = bytearray(len(index))
+    items = rule.contributions(index, selection, edits, decode=_roles_only(index))
+    for rank, item in enumerate(items):
+        if done[item.position]:  # an entry selected twice: its first place decides
             continue
-        done.add(item.position)
+        done[item.position] = 1
         fate = _item_fate(item, selection.compaction, rank)
         names[item.position] = fate
         if fate not in (SENT, KEPT) or len(item.messages) != 1:
