@@ -244,3 +244,21 @@ def check(session) -> list[Finding]:
     found += default_leaf_findings(session, found)
     found.sort(key=lambda f: (f.line is not None, f.line or 0))
     return found
+
+
+def check_data(session, findings: list[Finding] | None = None) -> dict:
+    """``check`` as JSON-ready data (``pisession check --json``): the file, how many
+    entries and problems (notes do not count), and every finding.
+
+    >>> import pisession
+    >>> check_data(pisession.load(pisession.sample_path("tour")))["problems"]
+    0
+    """
+    findings = check(session) if findings is None else findings
+    return {
+        "file": session.source,
+        "session": session.id,
+        "entries": len(session),
+        "problems": sum(1 for f in findings if not f.note),
+        "findings": [f.to_dict() for f in findings],
+    }
