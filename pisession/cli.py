@@ -402,7 +402,7 @@ def cmd_diff(args) -> int:
     a, b = _leaf(session, args.leaf_a), _leaf(session, args.leaf_b)
     result = session.diff(a, b)
     if args.json:
-        _out_json(result.to_dict())
+        _out_json(result.to_dict(session))
         return 0
     look = _look(args)
     _out(diff_text(session, result, look, _collapse(args)))
