@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import os
 import sys
@@ -241,7 +242,7 @@ def cmd_explain(args) -> int:
     leaf = _leaf(session, args.leaf)
     if args.json:
         fates = session.fates(leaf)
-        head = explain_head(session, session.projection(leaf), fates, leaf)
+        head = explain_head(session, fates, leaf)
         _out_json_stream(head, "entries", entry_data(session, fates))
         return 0
     look = _look(args)
@@ -1159,6 +1160,9 @@ def main(argv: list[str] | None = None) -> int:
         _out(short_help(parser))
         return 0
     args = parser.parse_args(argv)
+    # One command, then exit: the millions of objects a big session decodes into hold no
+    # reference cycles, so the cyclic collector would only walk them again and again.
+    gc.disable()
     if hasattr(sys.stdout, "reconfigure"):
         with contextlib.suppress(ValueError, OSError):
             sys.stdout.reconfigure(errors="backslashreplace")

@@ -19,10 +19,12 @@ reason), and at a narrow width the fate joins it there.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import groupby
 
+from . import context as rule
 from .jsvalue import UNDEFINED, strict_equal
 from .jsvalue import field as js_field
 from .provenance import FATE, FATES, OFF_PATH
@@ -50,6 +52,38 @@ def _plural(count: int, word: str, many: str | None = None) -> str:
 
 
 # --- the header -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an explanation states about a leaf, read off the rule's outputs without
+    building the context: the path, the selection, the settings, the message count."""
+
+    path: list
+    selection: object
+    thinking_level: object
+    model: object
+    messages: int
+
+    @property
+    def compaction(self) -> int | None:
+        """The newest compaction on the path (None: none)."""
+        return self.selection.compaction
+
+
+def reading_of(session, fates) -> Reading:
+    """The ``Reading`` of a leaf from its fates (``Session.fates``).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> r = reading_of(s, s.fates())
+    >>> len(r.path), r.thinking_level, r.messages
+    (22, 'medium', 10)
+    """
+    settings = rule.read_settings(session.index, fates.path)
+    return Reading(
+        fates.path, fates.selection, settings.thinking_level, settings.model, fates.message_count()
+    )
 
 
 def kept_range_text(session, projection) -> str:
@@ -84,9 +118,11 @@ def kept_range_text(session, projection) -> str:
     )
 
 
-def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str, str]]:
+def header_lines(session, reading, leaf_id: object = None) -> list[tuple[str, str]]:
     """The header of an explanation as (field, value) pairs: file, session, leaf, path,
-    compaction and kept range, context size, thinking level and model."""
+    compaction and kept range, context size, thinking level and model (``reading``: a
+    ``Reading``, or a ``Projection``)."""
+    projection = reading
     rows = [("file", visible(session.source))]
     name = f'  "{visible(session.name)}"' if session.name else ""
     rows.append(("session", f"{visible(session.id)}{name}"))
@@ -101,14 +137,13 @@ def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str,
             ("path", f"{len(path):,} entries from root {_where(session, path[0])} to the leaf")
         )
     rows.extend(_compaction_rows(session, projection))
-    context = projection.context
-    thinking = context.thinking_level
+    thinking, model, messages = _settings(projection)
     thinking_text = "missing (Pi omits the field)" if thinking is UNDEFINED else visible(thinking)
     rows.append(
         (
             "context",
-            f"{_plural(len(context.messages), 'message')}; thinking level {thinking_text}; "
-            f"model {model_text(context.model)}",
+            f"{_plural(messages, 'message')}; thinking level {thinking_text}; "
+            f"model {model_text(model)}",
         )
     )
     skipped = [d for d in session.diagnostics if d.kind != "newer-version"]
@@ -120,6 +155,14 @@ def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str,
             ("skipped", f"{_plural(len(skipped), 'line')} {are} ({where}); see pisession check")
         )
     return rows
+
+
+def _settings(reading) -> tuple[object, object, int]:
+    """Thinking level, model and message count of a ``Reading`` or a ``Projection``."""
+    if isinstance(reading, Reading):
+        return reading.thinking_level, reading.model, reading.messages
+    context = reading.context
+    return context.thinking_level, context.model, len(context.messages)
 
 
 def _version_text(session) -> str:
@@ -199,9 +242,15 @@ def collapse_runs(chain: list[int], keep: set, fate_of, collapse: int) -> list:
     return out
 
 
-def file_order_items(names, keep: set, collapse: int) -> list:
+#: How ``explain`` groups fates into runs: each fate that reaches the model on its own,
+#: every other one together (a run of them is the bulk a long session leaves behind).
+RUN_OF = {kind.name: kind.name if kind.reached else "not sent" for kind in FATES}
+
+
+def file_order_items(names, keep: set, collapse: int, run_of: dict | None = None) -> list:
     """Every position in file order, with ``collapse_runs``' shortening, read off the
-    fate column ``names`` (no entry decoded, no per-entry call).
+    fate column ``names`` (no entry decoded, no per-entry call). ``run_of`` maps a fate
+    to its run (default: each fate its own).
 
     >>> file_order_items(["sent"] * 6 + ["kept"], set(), 4)
     [0, 1, Gap(hidden=2, first=2, last=3), 4, 5, 6]
@@ -211,7 +260,7 @@ def file_order_items(names, keep: set, collapse: int) -> list:
     cuts = sorted(keep)
     out: list = []
     start = 0
-    for _, group in groupby(names):
+    for _, group in groupby(names, None if run_of is None else run_of.__getitem__):
         end = start + sum(1 for _ in group)
         low = start
         for k in range(bisect_left(cuts, start), len(cuts)):
@@ -223,6 +272,19 @@ def file_order_items(names, keep: set, collapse: int) -> list:
         _shorten(out, range(low, end), collapse)
         start = end
     return out
+
+
+def explain_keep(session, fates) -> set[int]:
+    """Entries ``explain`` always shows: the leaf, the newest compaction, the first
+    entry of its kept range and the system messages it drops."""
+    selection = fates.selection
+    keep = {fates.path[-1]} if fates.path else set()
+    if selection.compaction is not None:
+        keep.add(selection.compaction)
+        keep.update(selection.dropped_system)
+    if selection.first_kept is not None:
+        keep.add(selection.first_kept)
+    return keep
 
 
 def remarkable(session, leaf: int | None) -> set[int]:
@@ -358,10 +420,20 @@ def _columns(row: Row, layout: Layout, widths: tuple, look: Look) -> str:
     return "  ".join(cells) + "  "
 
 
-def _gap_line(session, gap: Gap, fate: str, indent: int, look: Look) -> str:
+def gap_counts(names, gap: Gap) -> str:
+    """The fates of a gap's entries in words: ``120 summarized, 4 off-path``.
+
+    >>> gap_counts(["sent", "summarized", "off-path", "summarized"], Gap(3, 1, 3))
+    '2 summarized, 1 off-path'
+    """
+    counts = Counter(names[gap.first : gap.last + 1])
+    return ", ".join(f"{counts[k.name]:,} {k.name}" for k in FATES if counts[k.name])
+
+
+def _gap_line(session, gap: Gap, names, indent: int, look: Look) -> str:
     dots = look.symbol("┆", ":")
     lines = f"lines {session.line_of(gap.first)}-{session.line_of(gap.last)}"
-    text = f"{' ' * indent}{dots} {gap.hidden:,} more entries, all {fate} ({lines})"
+    text = f"{' ' * indent}{dots} {gap.hidden:,} more entries: {gap_counts(names, gap)} ({lines})"
     return look.paint(text, "dim")
 
 
@@ -416,9 +488,7 @@ def fate_table(session, fates, items: list, look: Look) -> list[str]:
     for item in items:
         if isinstance(item, Gap):
             notes.close(out)
-            out.append(
-                look.fit(_gap_line(session, item, fates.names[item.first], widths[0] + 2, look))
-            )
+            out.append(look.fit(_gap_line(session, item, fates.names, widths[0] + 2, look)))
             continue
         row = rows[item]
         left = _columns(row, layout, widths, look)
@@ -487,17 +557,15 @@ def explain_text(
     True
     """
     look = Look(color, width, ascii)
-    projection = session.projection(leaf_id)
     fates = session.fates(leaf_id)
-    out = header_text(header_lines(session, projection, leaf_id), look)
+    reading = reading_of(session, fates)
+    out = header_text(header_lines(session, reading, leaf_id), look)
     out.append("")
     if len(fates):
-        leaf = projection.path[-1] if projection.path else None
-        keep = remarkable(session, leaf)
-        items = file_order_items(fates.names, keep, collapse)
+        items = file_order_items(fates.names, explain_keep(session, fates), collapse, RUN_OF)
         out.extend(fate_table(session, fates, items, look))
         out.append("")
-    for line in summary_lines(fates, len(projection.context.messages), color):
+    for line in summary_lines(fates, reading.messages, color):
         if width is not None and look.visible_width(line) > width:
             out.extend(wrap(SGR.sub("", line), width, " " * (12 if line[0] == " " else 2)))
         else:
@@ -559,12 +627,11 @@ def _place(session, position: int) -> dict:
     return {"id": _json_id(session.index.ids[position]), "line": session.line_of(position)}
 
 
-def explain_head(session, projection, fates, leaf_id: object = None) -> dict:
+def explain_head(session, fates, leaf_id: object = None) -> dict:
     """The explanation without its entries, as JSON-ready data (``explain --json``)."""
-    index, path = session.index, projection.path
-    compaction = projection.compaction
-    context = projection.context
-    thinking = context.thinking_level
+    reading = reading_of(session, fates)
+    index, path = session.index, reading.path
+    compaction = reading.compaction
     leaf = path[-1] if path else None
     return {
         "file": session.source,
@@ -577,11 +644,13 @@ def explain_head(session, projection, fates, leaf_id: object = None) -> dict:
         "leaf": None if leaf is None else {**_place(session, leaf), "default": leaf_id is None},
         "path": {"entries": len(path), "root": _json_id(index.ids[path[0]]) if path else None},
         "compaction": None if compaction is None else _place(session, compaction),
-        "keptRange": _kept_range_data(session, projection),
+        "keptRange": _kept_range_data(session, reading),
         "context": {
-            "messages": len(context.messages),
-            "thinkingLevel": None if thinking is UNDEFINED else thinking,
-            "model": context.model,
+            "messages": reading.messages,
+            "thinkingLevel": None
+            if reading.thinking_level is UNDEFINED
+            else reading.thinking_level,
+            "model": reading.model,
         },
         "reached": fates.reached(),
         "counts": fates.counts(),
@@ -646,13 +715,28 @@ class _TreeView:
         return None if self.names is None else self.names[position]
 
 
-def _chain(shape, start: int) -> list[int]:
+def only_children(shape) -> dict[int, int]:
+    """Each entry that has exactly one child, mapped to that child (from the shape's
+    sorted parent column, in one pass: a million-entry chain costs one dict).
+
+    >>> from pisession.context import EntryIndex
+    >>> from pisession.tree import Shape
+    >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
+    ...                        {"id": "c", "parentId": "b"}, {"id": "d", "parentId": "b"}])
+    >>> only_children(Shape.of(index))
+    {0: 1}
+    """
+    counts = Counter(shape.keys)
+    return {k: child for k, child in zip(shape.keys, shape.order) if counts[k] == 1}
+
+
+def _chain(only: dict[int, int], start: int) -> list[int]:
     """``start`` and its single-child descendants: one straight run of the tree."""
     chain = [start]
-    kids = shape.children(start)
-    while len(kids) == 1:
-        chain.append(kids[0])
-        kids = shape.children(kids[0])
+    following = only.get(start)
+    while following is not None:
+        chain.append(following)
+        following = only.get(following)
     return chain
 
 
@@ -746,14 +830,16 @@ def tree_text(
 
 def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:
     shape, pieces = session.shape, view.pieces
+    only = only_children(shape)
+    fate_of = view.fate_of if view.names is None else view.names.__getitem__
     lines: list[str] = []
     seen = 0
     stack = [(root, "", "") for root in reversed(shape.roots)]
     while stack:
         start, lead, cont = stack.pop()
-        chain = _chain(shape, start)
+        chain = _chain(only, start)
         seen += len(chain)
-        for rank, item in enumerate(collapse_runs(chain, keep, view.fate_of, collapse)):
+        for rank, item in enumerate(collapse_runs(chain, keep, fate_of, collapse)):
             prefix = lead if rank == 0 else cont
             if isinstance(item, Gap):
                 lines.append(_tree_gap(session, item, prefix, view))
@@ -791,7 +877,7 @@ def tree_entries(session, leaf_id: object = None, with_fates: bool = True) -> It
     >>> s = pisession.load(pisession.sample_path("tour"))
     >>> row = next(e for e in tree_entries(s) if e["id"] == "bs000001")
     >>> row["parentId"], row["depth"], row["fate"]
-    ('a2000001', 1, 'off-path')
+    ('a2000001', 8, 'off-path')
     """
     index = session.index
     names = session.fates(leaf_id).names if with_fates else None
