@@ -28,7 +28,6 @@ import gc
 import io
 import os
 import sys
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -499,58 +498,18 @@ def cmd_check(args) -> int:
 # --- stats ----------------------------------------------------------------------------
 
 
-def _number(value: float) -> str:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
-
-
-#: Message roles in the order ``stats`` lists them, with their row names.
-ROLE_ROWS = (
-    ("user", "user"),
-    ("assistant", "assistant"),
-    ("toolResult", "tool results"),
-    ("system", "system"),
-    ("bashExecution", "bash executions"),
-    ("custom", "custom"),
-)
-
-
-def role_counts(session, positions: Iterable[int]) -> Counter:
-    """Message entries by role among ``positions`` (``(no role)`` for a message without
-    one), from the index alone: no entry decoded."""
-    types, roles = session.index.types, session.index.roles
-    counts: Counter = Counter()
-    for p in positions:
-        if types[p] == "message":
-            role = roles[p]
-            counts[role if isinstance(role, str) else "(no role)"] += 1
-    return counts
-
-
-def _role_rows(whole: Counter, branch: Counter) -> list[tuple[str, int, int]]:
-    """One row per role, the known ones first; a known role other than user, assistant
-    and tool result only when it occurs. The rows add up to the messages row."""
-    known = dict(ROLE_ROWS)
-    rows = []
-    for role, name in ROLE_ROWS:
-        if role in ("user", "assistant", "toolResult") or whole[role]:
-            rows.append((f"  {name}", whole[role], branch[role]))
-    for role in sorted(set(whole) - set(known)):
-        rows.append((f"  {clean(role)}", whole[role], branch[role]))
-    return rows
-
-
 def cmd_stats(args) -> int:
+    from .explain import role_counts, stats_rows
+
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
     whole, branch = session.stats(), session.stats(leaf, branch=True)
     path = session.path_positions(leaf)
-    messages = len(session.context(leaf).messages)
-    roles = role_counts(session, range(len(session))), role_counts(session, path)
+    messages = session.fates(leaf).message_count()
     leaf_id = session.index.ids[path[-1]] if path else None
     leaf_id = leaf_id if isinstance(leaf_id, str) else None
     if args.json:
+        roles = role_counts(session, range(len(session))), role_counts(session, path)
         _out_json(
             {
                 "file": session.source,
@@ -562,19 +521,7 @@ def cmd_stats(args) -> int:
             }
         )
         return 0
-    rows = [
-        ("entries", len(session), len(path)),
-        ("messages", sum(roles[0].values()), sum(roles[1].values())),
-        *_role_rows(*roles),
-        ("tool calls", whole.tool_calls, branch.tool_calls),
-        ("tokens", whole.usage.total_tokens, branch.usage.total_tokens),
-        ("  input", whole.usage.input, branch.usage.input),
-        ("  output", whole.usage.output, branch.usage.output),
-        ("  cache read", whole.usage.cacheRead, branch.usage.cacheRead),
-        ("  cache write", whole.usage.cacheWrite, branch.usage.cacheWrite),
-    ]
-    cost = ("cost", f"${whole.usage.cost:,.4f}", f"${branch.usage.cost:,.4f}")
-    cells = [(a, _number(b), _number(c)) for a, b, c in rows] + [cost]
+    cells = stats_rows(session, leaf, whole, branch)
     leaf_text = "(no id)" if leaf_id is None else clean(leaf_id)
     _out(_stats_table(session, cells, ("", "whole session", f"branch to {leaf_text}"), _look(args)))
     _out(f"\ncontext at the leaf: {messages:,} message{'s' if messages != 1 else ''}\n")

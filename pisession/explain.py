@@ -430,11 +430,12 @@ def gap_counts(names, gap: Gap) -> str:
     return ", ".join(f"{counts[k.name]:,} {k.name}" for k in FATES if counts[k.name])
 
 
-def _gap_line(session, gap: Gap, names, indent: int, look: Look) -> str:
+def _gap_lines(session, gap: Gap, names, indent: int, look: Look) -> list[str]:
     dots = look.symbol("┆", ":")
     lines = f"lines {session.line_of(gap.first)}-{session.line_of(gap.last)}"
-    text = f"{' ' * indent}{dots} {gap.hidden:,} more entries: {gap_counts(names, gap)} ({lines})"
-    return look.paint(text, "dim")
+    text = f"{dots} {gap.hidden:,} more entries: {gap_counts(names, gap)} ({lines})"
+    lead = " " * indent
+    return [look.paint(line, "dim") for line in wrap(text, look.width, lead + "  ", lead)]
 
 
 class _Notes:
@@ -488,7 +489,9 @@ def fate_table(session, fates, items: list, look: Look) -> list[str]:
     for item in items:
         if isinstance(item, Gap):
             notes.close(out)
-            out.append(look.fit(_gap_line(session, item, fates.names, widths[0] + 2, look)))
+            out.extend(
+                look.fit(x) for x in _gap_lines(session, item, fates.names, widths[0] + 2, look)
+            )
             continue
         row = rows[item]
         left = _columns(row, layout, widths, look)
@@ -828,28 +831,43 @@ def tree_text(
     return "\n".join(lines) + "\n"
 
 
-def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:
-    shape, pieces = session.shape, view.pieces
+def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator[tuple]:
+    """The lines of the tree as ``(item, lead, cont)``: ``item`` a position or a
+    ``Gap``, ``lead`` the drawing before it (``├─ ``...), ``cont`` the drawing under it.
+    Pi's order: roots in file order, children by timestamp; straight runs in one column.
+    ``names`` (the fate column, or None) shortens runs of one fate.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> [(s.line_of(p), lead) for p, lead, _ in tree_walk(s, None, set(), 0)][8:10]
+    [(10, '├─ '), (11, '│  ')]
+    """
+    shape, pieces = session.shape, pieces or _BOX
     only = only_children(shape)
-    fate_of = view.fate_of if view.names is None else view.names.__getitem__
-    lines: list[str] = []
-    seen = 0
+    fate_of = (lambda p: None) if names is None else names.__getitem__
     stack = [(root, "", "") for root in reversed(shape.roots)]
     while stack:
         start, lead, cont = stack.pop()
         chain = _chain(only, start)
-        seen += len(chain)
         for rank, item in enumerate(collapse_runs(chain, keep, fate_of, collapse)):
-            prefix = lead if rank == 0 else cont
-            if isinstance(item, Gap):
-                lines.append(_tree_gap(session, item, prefix, view))
-            else:
-                lines.extend(_node_lines(session, item, prefix, cont, view))
+            yield item, lead if rank == 0 else cont, cont
         kids = shape.children(chain[-1])
         for rank in reversed(range(len(kids))):
             last = rank == len(kids) - 1
             turn, down = (pieces.last, pieces.space) if last else (pieces.branch, pieces.through)
             stack.append((kids[rank], cont + turn, cont + down))
+
+
+def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:
+    lines: list[str] = []
+    seen = 0
+    for item, lead, cont in tree_walk(session, view.names, keep, collapse, view.pieces):
+        if isinstance(item, Gap):
+            seen += item.hidden
+            lines.append(_tree_gap(session, item, lead, view))
+        else:
+            seen += 1
+            lines.extend(_node_lines(session, item, lead, cont, view))
     if seen < len(session):
         lines.append(view.look.fit(_unreached_text(session, seen)))
     return lines
@@ -896,3 +914,76 @@ def tree_entries(session, leaf_id: object = None, with_fates: bool = True) -> It
             "fate": None if names is None else names[p],
             "leaf": p in leaves,
         }
+
+
+# --- usage and counts ------------------------------------------------------------------------
+
+#: Message roles in the order ``stats`` lists them, with their row names.
+ROLE_ROWS = (
+    ("user", "user"),
+    ("assistant", "assistant"),
+    ("toolResult", "tool results"),
+    ("system", "system"),
+    ("bashExecution", "bash executions"),
+    ("custom", "custom"),
+)
+
+
+def role_counts(session, positions) -> Counter:
+    """Message entries by role among ``positions`` (``(no role)`` for a message without
+    one), from the index alone: no entry decoded.
+
+    >>> import pisession
+    >>> role_counts(pisession.load(pisession.sample_path("tour")), range(5))
+    Counter({'system': 1, 'user': 1})
+    """
+    types, roles = session.index.types, session.index.roles
+    counts: Counter = Counter()
+    for p in positions:
+        if types[p] == "message":
+            role = roles[p]
+            counts[role if isinstance(role, str) else "(no role)"] += 1
+    return counts
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
+
+
+def stats_rows(session, leaf_id: object = None, whole=None, branch=None) -> list[tuple]:
+    """``pisession stats``' rows as text: (row, whole session, branch to the leaf).
+    The message rows by role add up to the messages row; a role other than user,
+    assistant and tool result is listed when it occurs.
+
+    >>> import pisession
+    >>> rows = stats_rows(pisession.load(pisession.sample_path("tour")))
+    >>> [r for r in rows if r[0].strip() in ("messages", "user", "system")]
+    [('messages', '16', '14'), ('  user', '5', '4'), ('  system', '2', '2')]
+    """
+    whole = session.stats() if whole is None else whole
+    branch = session.stats(leaf_id, branch=True) if branch is None else branch
+    path = session.path_positions(leaf_id)
+    counts = role_counts(session, range(len(session))), role_counts(session, path)
+    known = dict(ROLE_ROWS)
+    rows = [
+        ("entries", len(session), len(path)),
+        ("messages", sum(counts[0].values()), sum(counts[1].values())),
+    ]
+    for role, name in ROLE_ROWS:
+        if role in ("user", "assistant", "toolResult") or counts[0][role]:
+            rows.append((f"  {name}", counts[0][role], counts[1][role]))
+    for role in sorted(set(counts[0]) - set(known)):
+        rows.append((f"  {visible(role)}", counts[0][role], counts[1][role]))
+    w, b = whole.usage, branch.usage
+    rows += [
+        ("tool calls", whole.tool_calls, branch.tool_calls),
+        ("tokens", w.total_tokens, b.total_tokens),
+        ("  input", w.input, b.input),
+        ("  output", w.output, b.output),
+        ("  cache read", w.cacheRead, b.cacheRead),
+        ("  cache write", w.cacheWrite, b.cacheWrite),
+    ]
+    out = [(name, _number(x), _number(y)) for name, x, y in rows]
+    return [*out, ("cost", f"${w.cost:,.4f}", f"${b.cost:,.4f}")]
