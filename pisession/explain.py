@@ -834,13 +834,19 @@ def tree_text(
 def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator[tuple]:
     """The lines of the tree as ``(item, lead, cont)``: ``item`` a position or a
     ``Gap``, ``lead`` the drawing before it (``├─ ``...), ``cont`` the drawing under it.
-    Pi's order: roots in file order, children by timestamp; straight runs in one column.
-    ``names`` (the fate column, or None) shortens runs of one fate.
+
+    Roots in file order, children in Pi's order (by timestamp), with one change that
+    keeps a long session's tree from drifting right: at a branch point the child on the
+    path to the leaf (without fates: the last child) comes last and continues in its
+    parent's column; the other children are drawn before it as side branches. Straight
+    runs stay in one column. ``names`` (the fate column, or None) shortens runs of one
+    fate and finds the path.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
-    >>> [(s.line_of(p), lead) for p, lead, _ in tree_walk(s, None, set(), 0)][8:10]
-    [(10, '├─ '), (11, '│  ')]
+    >>> rows = [(s.line_of(p), lead) for p, lead, _ in tree_walk(s, s.fates().names, set(), 0)]
+    >>> rows[8:11]
+    [(9, ''), (18, '├─ '), (19, '│  ')]
     """
     shape, pieces = session.shape, pieces or _BOX
     only = only_children(shape)
@@ -852,10 +858,12 @@ def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator
         for rank, item in enumerate(collapse_runs(chain, keep, fate_of, collapse)):
             yield item, lead if rank == 0 else cont, cont
         kids = shape.children(chain[-1])
-        for rank in reversed(range(len(kids))):
-            last = rank == len(kids) - 1
-            turn, down = (pieces.last, pieces.space) if last else (pieces.branch, pieces.through)
-            stack.append((kids[rank], cont + turn, cont + down))
+        if not kids:
+            continue
+        straight = next((k for k in kids if names is not None and names[k] != OFF_PATH), kids[-1])
+        stack.append((straight, cont, cont))
+        for kid in reversed([k for k in kids if k != straight]):
+            stack.append((kid, cont + pieces.branch, cont + pieces.through))
 
 
 def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:

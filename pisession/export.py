@@ -218,8 +218,8 @@ font-size:13px}
 padding:.4rem .6rem;border-radius:4px}
 .pe dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem .8rem;margin:.5rem 0}
 .pe dt{font-weight:600}.pe dd{margin:0;overflow-wrap:anywhere}
-.pe .chip{border-radius:3px;padding:0 .3rem;border:1px solid rgba(0,0,0,.25);white-space:nowrap;font-size:12px;
-print-color-adjust:exact;-webkit-print-color-adjust:exact}
+.pe .chip{border-radius:3px;padding:0 .3rem;border:1px solid rgba(0,0,0,.25);
+white-space:nowrap;font-size:12px;print-color-adjust:exact;-webkit-print-color-adjust:exact}
 .pe .legend .chip{margin-right:.3rem;display:inline-block;margin-bottom:.2rem}
 .pe .tree{overflow-x:auto;background:#fafafa;border:1px solid #e4e4e4;border-radius:4px;
 padding:.4rem .6rem;line-height:1.35;white-space:pre}
@@ -256,11 +256,27 @@ def chip(fate: str | None, text: str | None = None) -> str:
     return f'<span class="chip f-{name}">{html.escape(text or fate or "?")}</span>'
 
 
+#: The most characters of one text an export shows (HTML, Markdown); the rest is named.
+HTML_CHARS, MARKDOWN_CHARS = 20_000, 2_000
+
+
+def capped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out.
+
+    >>> capped("abcdef", 4)
+    'abcd\n[... 2 more characters: pisession context has them all]'
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... {len(text) - limit:,} more characters: pisession context has them all]"
+
+
 def _fold(text: str, label: str) -> str:
     """Preformatted text, folded under its first line when it is long (nothing for
     empty text)."""
     if not text:
         return ""
+    text = capped(text, HTML_CHARS)
     body = f"<pre>{esc(text)}</pre>"
     lines = text.count("\n") + 1
     if lines <= FOLD_LINES and len(text) <= FOLD_CHARS:
@@ -624,15 +640,16 @@ def md_cell(value: object) -> str:
     return text.replace("@", "&#64;")
 
 
-def fence(text: object, info: str = "text") -> str:
-    """Text in a code fence longer than any run of backticks inside it.
+def fence(text: object, info: str = "text", limit: int | None = MARKDOWN_CHARS) -> str:
+    """Text in a code fence longer than any run of backticks inside it (cut to
+    ``limit`` characters).
 
     >>> print(fence("a ``` b"))
     ````text
     a ``` b
     ````
     """
-    body = strip_unsafe(text)
+    body = strip_unsafe(text if limit is None else capped(plain(text), limit))
     runs = [len(m) for m in re.findall(r"`+", body)]
     ticks = "`" * max(3, max(runs, default=0) + 1)
     return f"{ticks}{info}\n{body}\n{ticks}"
@@ -755,6 +772,20 @@ def _md_entries(ex: Export, collapse: int) -> str:
     return _md_table(["line", "id", "entry", "fate", "why"], rows)
 
 
+#: The most tree lines Markdown shows (an issue comment holds 65,536 characters).
+MARKDOWN_TREE_LINES = 300
+
+
+def _md_tree(tree: str) -> str:
+    lines = tree.rstrip("\n").split("\n")
+    if len(lines) > MARKDOWN_TREE_LINES:
+        head, tail = MARKDOWN_TREE_LINES // 3, MARKDOWN_TREE_LINES - MARKDOWN_TREE_LINES // 3
+        hidden = len(lines) - head - tail
+        note = f"[... {hidden:,} more lines: pisession tree FILE shows them all]"
+        lines = [*lines[:head], note, *lines[-tail:]]
+    return _details(f"{len(lines):,} lines", fence("\n".join(lines), limit=None))
+
+
 def export_markdown(session, leaf_id: object = None, limit: int | None = 200) -> str:
     """The session as Markdown to paste into an issue: the same sections as the HTML
     page; tool output and long text folded in ``<details>``."""
@@ -769,11 +800,7 @@ def export_markdown(session, leaf_id: object = None, limit: int | None = 200) ->
         f"**{ex.fates.reached():,} of {len(ex.fates):,} entries reached the model**, as "
         f"{ex.reading.messages:,} messages ({shown})."
     )
-    tree = tree_text(session, leaf_id)
-    out += [
-        "## The entry tree",
-        _details(f"{tree.count(chr(10)):,} lines", fence(tree.rstrip("\n"))),
-    ]
+    out += ["## The entry tree", _md_tree(tree_text(session, leaf_id))]
     out += _md_context(ex)
     usage = usage_rows(session, leaf_id)
     out += [
