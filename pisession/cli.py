@@ -364,7 +364,7 @@ def _draw(session, leaf, image: tuple[Path, str], args) -> int:
 
 
 def cmd_export(args) -> int:
-    from .export import export_html, export_markdown
+    from .export import ISSUE_CHARS, LIMITS, export_html, export_markdown
 
     fmt = args.format or _format_of(args.output)
     if args.output is None and fmt == "html" and sys.stdout.isatty():
@@ -375,7 +375,14 @@ def cmd_export(args) -> int:
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
     render = export_html if fmt == "html" else export_markdown
-    data = render(session, leaf, limit=None if args.all else args.limit).encode("utf-8")
+    limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
+    text = render(session, leaf, limit=limit)
+    if fmt == "md" and len(text) > ISSUE_CHARS:
+        _note_line(
+            f"the Markdown holds {len(text):,} characters; a GitHub issue or comment takes "
+            f"{ISSUE_CHARS:,} (a smaller --limit shortens the context part)"
+        )
+    data = text.encode("utf-8")
     if target is None:
         _out_bytes(data)
         return 0
@@ -928,9 +935,10 @@ def _add_export(sub) -> None:
     group.add_argument(
         "--limit",
         type=_positive,
-        default=200,
+        default=None,
         metavar="N",
-        help="show the first and last N context messages of a longer context (default 200)",
+        help="show the first and last N messages of a longer context (default: 200 in HTML, "
+        "25 in Markdown)",
     )
     group.add_argument("--all", action="store_true", help="every context message")
 
@@ -1057,6 +1065,10 @@ def short_help(parser: argparse.ArgumentParser) -> str:
 
 
 # --- main -----------------------------------------------------------------------------
+
+
+def _note_line(message: str) -> None:
+    sys.stderr.write(f"{PROG}: note: {clean(message)}\n")
 
 
 def _warn(message: str) -> None:

@@ -59,6 +59,13 @@ IMAGE_BYTES = 4_000_000
 #: Text longer than this many lines (or characters) is folded under its first line.
 FOLD_LINES, FOLD_CHARS = 24, 4000
 
+#: How many messages at each end of a long context each format shows by default.
+LIMITS = {"html": 200, "md": 25}
+
+#: The most characters a GitHub issue or comment holds.
+ISSUE_CHARS = 65_536
+
+
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
 
 
@@ -257,7 +264,7 @@ def chip(fate: str | None, text: str | None = None) -> str:
 
 
 #: The most characters of one text an export shows (HTML, Markdown); the rest is named.
-HTML_CHARS, MARKDOWN_CHARS = 20_000, 2_000
+HTML_CHARS, MARKDOWN_CHARS = 20_000, 1_500
 
 
 def capped(text: str, limit: int) -> str:
@@ -268,7 +275,8 @@ def capped(text: str, limit: int) -> str:
     """
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}\n[... {len(text) - limit:,} more characters: pisession context has them all]"
+    more = len(text) - limit
+    return f"{text[:limit]}\n[... {more:,} more characters: pisession context has them all]"
 
 
 def _fold(text: str, label: str) -> str:
@@ -609,7 +617,7 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'"
 
 
-def export_html(session, leaf_id: object = None, limit: int | None = 200) -> str:
+def export_html(session, leaf_id: object = None, limit: int | None = LIMITS["html"]) -> str:
     """The session as one self-contained HTML page for the leaf ``leaf_id`` (None:
     Pi's default), showing the first and last ``limit`` context messages (None: all)."""
     ex = Export.of(session, leaf_id, limit)
@@ -786,7 +794,7 @@ def _md_tree(tree: str) -> str:
     return _details(f"{len(lines):,} lines", fence("\n".join(lines), limit=None))
 
 
-def export_markdown(session, leaf_id: object = None, limit: int | None = 200) -> str:
+def export_markdown(session, leaf_id: object = None, limit: int | None = LIMITS["md"]) -> str:
     """The session as Markdown to paste into an issue: the same sections as the HTML
     page; tool output and long text folded in ``<details>``."""
     from .explain import tree_text
