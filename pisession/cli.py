@@ -303,7 +303,13 @@ def _tree_json(session, leaf) -> int:
     head = {
         "file": session.source,
         "session": session.id,
-        "leaf": next((x for x in leaf_data(session, chosen) if x["chosen"]), None),
+        "leaf": None
+        if chosen is None
+        else {
+            "id": session.index.ids[chosen],
+            "line": session.line_of(chosen),
+            "label": session.label_of(chosen),
+        },
         "roots": [session.index.ids[p] for p in session.shape.roots],
         "leaves": leaf_data(session, chosen),
     }

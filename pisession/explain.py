@@ -343,6 +343,8 @@ class Layout:
     short: bool
     label: bool
     fate: bool
+    #: spaces between columns
+    gap: int = 2
 
 
 #: Layouts from the widest to the narrowest; the first whose columns fit is used.
@@ -350,6 +352,7 @@ LAYOUTS = (
     Layout(False, True, True),
     Layout(False, False, True),
     Layout(True, False, True),
+    Layout(True, False, True, 1),
     Layout(True, False, False),
 )
 
@@ -364,8 +367,13 @@ def _kind_cell(row: Row, layout: Layout) -> str:
     return f"{kind} [{row.label}]" if layout.label and row.label else kind
 
 
+def _head(layout: Layout) -> Row:
+    """The header row (the tightest layout heads the line column ``#``)."""
+    return _HEAD if layout.gap > 1 else Row("#", "id", "entry", "entry", "", "fate", "why")
+
+
 def _widths(rows: list[Row], layout: Layout) -> tuple[int, int, int, int]:
-    every = [_HEAD, *rows]
+    every = [_head(layout), *rows]
     return (
         max(len(r.line) for r in every),
         min(max(text_width(r.id) for r in every), _CAPS["id"]),
@@ -382,11 +390,14 @@ def choose_layout(rows: list[Row], width: int | None) -> tuple[Layout, tuple, bo
     widths (line, id, entry, fate), and whether rows have room for a note's number
     (if not, every run of rows is followed by its note)."""
     options = [(layout, True) for layout in LAYOUTS[:3]]
-    options += [(LAYOUTS[2], False), (LAYOUTS[3], True), (LAYOUTS[3], False)]
+    options += [(LAYOUTS[2], False), (LAYOUTS[3], False), (LAYOUTS[4], True), (LAYOUTS[4], False)]
     for layout, numbered in options:
         widths = _widths(rows, layout)
-        used = widths[0] + 2 + widths[1] + 2 + widths[2] + (2 + widths[3] if layout.fate else 0)
-        if width is None or used + (2 + KEY_ROOM if numbered else 0) <= width:
+        gap = layout.gap
+        used = (
+            widths[0] + gap + widths[1] + gap + widths[2] + (gap + widths[3] if layout.fate else 0)
+        )
+        if width is None or used + (gap + KEY_ROOM if numbered else 0) <= width:
             return layout, widths, numbered
     return LAYOUTS[-1], _widths(rows, LAYOUTS[-1]), False
 
@@ -417,7 +428,8 @@ def _columns(row: Row, layout: Layout, widths: tuple, look: Look) -> str:
         fate = "  fate" if kind is None else f"{look.mark(kind.reached)} {row.fate}"
         painted = fate if kind is None else look.paint(fate, kind.style)
         cells.append(painted + " " * (w_fate - text_width(fate)))
-    return "  ".join(cells) + "  "
+    gap = " " * layout.gap
+    return gap.join(cells) + gap
 
 
 def gap_counts(names, gap: Gap) -> str:
@@ -481,11 +493,11 @@ def fate_table(session, fates, items: list, look: Look) -> list[str]:
     is written once, wrapped, under the first rows that have it."""
     rows = {p: fate_row(session, fates[p]) for p in items if not isinstance(p, Gap)}
     layout, widths, numbered = choose_layout(list(rows.values()), look.width)
-    head = _columns(_HEAD, layout, widths, look)
+    head = _columns(_head(layout), layout, widths, look)
     if numbered:
         head += "why" if layout.fate else "fate, why"
     out = [look.paint(look.fit(head.rstrip()), "bold")]
-    notes = _Notes(look, widths[0] + 2, numbered)
+    notes = _Notes(look, widths[0] + layout.gap, numbered)
     for item in items:
         if isinstance(item, Gap):
             notes.close(out)

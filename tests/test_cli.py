@@ -389,8 +389,11 @@ def test_stats_json_matches_the_library(capsys):
     status, out, _ = call(capsys, "stats", TOUR, "--leaf", "a7000001", "--json")
     assert status == 0
     data = json.loads(out)
+    roles = [data[k].pop("messagesByRole") for k in ("session", "branch")]
     assert data["session"] == session.stats().to_dict()
     assert data["branch"] == session.stats("a7000001", branch=True).to_dict()
+    assert sum(roles[0].values()) == data["session"]["totalMessages"]
+    assert roles[1] == {"system": 1, "user": 2, "assistant": 3, "toolResult": 1}
     assert data["leaf"] == "a7000001"
     assert data["context"]["messages"] == len(session.context("a7000001").messages)
     assert data["session"] != data["branch"]
