@@ -43,8 +43,9 @@ def test_explain_json_is_every_fate_with_its_reason(capsys, leaf):
                          "reached", "counts", "skippedLines", "leaves", "entries"}  # fmt: skip
     entry = next(e for e in data["entries"] if e["id"] == "a2000001")
     assert entry == {"line": 9, "id": "a2000001", "type": "message", "role": "assistant",
-                     "label": "first answer", "fate": entry["fate"], "reached": False,
-                     "messages": 0, "reason": entry["reason"]}  # fmt: skip
+                     "label": "first answer", "fate": entry["fate"],
+                     "reached": leaf is not None, "messages": int(leaf is not None),
+                     "reason": entry["reason"]}  # fmt: skip
 
 
 def test_explain_json_kept_range(capsys):
