@@ -39,20 +39,43 @@ def test_explain_json_is_every_fate_with_its_reason(capsys, leaf):
     # a7000001 is a leaf by choice, not a branch end: no branch end is chosen then
     assert [x["id"] for x in data["leaves"] if x["chosen"]] == ([] if leaf else ["a6000001"])
     assert data["leaf"]["default"] is (leaf is None)
-    assert set(data) == {"file", "session", "leaf", "path", "compaction", "keptRange", "context",
-                         "reached", "counts", "skippedLines", "leaves", "entries"}  # fmt: skip
+    assert set(data) == {
+        "file",
+        "session",
+        "leaf",
+        "path",
+        "compaction",
+        "keptRange",
+        "context",
+        "reached",
+        "counts",
+        "skippedLines",
+        "leaves",
+        "entries",
+    }
     entry = next(e for e in data["entries"] if e["id"] == "a2000001")
-    assert entry == {"line": 9, "id": "a2000001", "type": "message", "role": "assistant",
-                     "label": "first answer", "fate": entry["fate"],
-                     "reached": leaf is not None, "messages": int(leaf is not None),
-                     "reason": entry["reason"]}  # fmt: skip
+    assert entry == {
+        "line": 9,
+        "id": "a2000001",
+        "type": "message",
+        "role": "assistant",
+        "label": "first answer",
+        "fate": entry["fate"],
+        "reached": leaf is not None,
+        "messages": int(leaf is not None),
+        "reason": entry["reason"],
+    }
 
 
 def test_explain_json_kept_range(capsys):
     _, data, _ = call_json(capsys, "explain", TOUR, "--json")
     kept = data["keptRange"]
     assert (kept["first"], kept["last"], kept["entries"], kept["lines"]) == (
-        "u2000001", "a5000001", 10, [11, 24])  # fmt: skip
+        "u2000001",
+        "a5000001",
+        10,
+        [11, 24],
+    )
     assert kept["droppedSystem"] == ["sys00002"] and kept["retainNone"] is False
     _, none, _ = call_json(capsys, "explain", EDGE / "compaction-retain-none.jsonl", "--json")
     assert none["keptRange"]["retainNone"] is True and none["keptRange"]["entries"] == 0
@@ -83,8 +106,13 @@ def test_check_json(capsys):
     assert data["problems"] == 1 and data["findings"][0]["kind"] == "parent-cycle"
     assert set(data["findings"][0]) == {"line", "kind", "note", "message"}
     status, data, _ = call_json(capsys, "check", TOUR, "--json")
-    assert status == 0 and data == {"file": str(TOUR), "session": pisession.load(TOUR).id,
-                                    "entries": 26, "problems": 0, "findings": []}  # fmt: skip
+    assert status == 0 and data == {
+        "file": str(TOUR),
+        "session": pisession.load(TOUR).id,
+        "entries": 26,
+        "problems": 0,
+        "findings": [],
+    }
 
 
 def test_json_on_an_empty_session(capsys, tmp_path):
@@ -98,7 +126,10 @@ def test_json_on_an_empty_session(capsys, tmp_path):
 def test_diff_json(capsys):
     status, data, _ = call_json(capsys, "diff", TOUR, "a6000001", "a7000001", "--json")
     assert status == 0
-    assert data["fork"] == {"sharedEntries": 8, "lastShared": {"id": "a2000001", "line": 9},
-                            "relation": "branches"}  # fmt: skip
+    assert data["fork"] == {
+        "sharedEntries": 8,
+        "lastShared": {"id": "a2000001", "line": 9},
+        "relation": "branches",
+    }
     assert data["counts"] == {"shared": 0, "only-a": 10, "only-b": 8, "edited-differently": 0}
     assert data["a"]["messages"] == 10 and data["b"]["leaf"] == {"id": "a7000001", "line": 20}

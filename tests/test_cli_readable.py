@@ -48,23 +48,34 @@ def call(capsys, *args) -> tuple[int, str, str]:
 
 
 def write_session(path: Path, entries: list, session_id: str = "s-test", cwd: str = "/w") -> Path:
-    header = {"type": "session", "version": 3, "id": session_id,
-              "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd}  # fmt: skip
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": session_id,
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": cwd,
+    }
     lines = [json.dumps(header)] + [json.dumps(e) for e in entries]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
 def msg(entry_id, parent, role="user", text="hi", minute=0):
-    return {"type": "message", "id": entry_id, "parentId": parent,
-            "timestamp": f"2026-01-01T00:{minute % 60:02d}:00.000Z",
-            "message": {"role": role, "content": [{"type": "text", "text": text}]}}  # fmt: skip
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": f"2026-01-01T00:{minute % 60:02d}:00.000Z",
+        "message": {"role": role, "content": [{"type": "text", "text": text}]},
+    }
 
 
 def chain(count: int) -> list:
     roles = ("user", "assistant")
-    return [msg(f"m{i:04d}", f"m{i - 1:04d}" if i else None, roles[i % 2], f"step {i}", i)
-            for i in range(count)]  # fmt: skip
+    return [
+        msg(f"m{i:04d}", f"m{i - 1:04d}" if i else None, roles[i % 2], f"step {i}", i)
+        for i in range(count)
+    ]
 
 
 # --- explain at any width: every row keeps its fate, every reason is readable ---------
@@ -179,8 +190,11 @@ def test_tree_marks_every_leaf():
     session = pisession.load(TOUR)
     text = tree_text(session, collapse=0)
     leaves = {session.index.ids[p] for p in session.shape.leaves}
-    marked = {re.search(r"[●○] (\S+)", line).group(1) for line in text.splitlines()
-              if re.search(r"[◀◁] leaf", line)}  # fmt: skip
+    marked = {
+        re.search(r"[●○] (\S+)", line).group(1)
+        for line in text.splitlines()
+        if re.search(r"[◀◁] leaf", line)
+    }
     assert marked == leaves
     assert "◁ leaf" in next(line for line in text.splitlines() if "cm000001" in line)
 

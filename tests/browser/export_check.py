@@ -27,15 +27,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM = os.environ.get("PISESSION_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 HOSTILE_TEXT = (
     '<script>window.__pwned = 1; alert("x")</script> <img src=x onerror="window.__pwned=2">'
     " \x1b[31mRED\x1b[0m \x1b]0;title\x07 \u202egnp.exe ``` </details> <!-- @everyone"
 )
 # a one-pixel PNG, and an "image" that is really HTML
-PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8Dw"
+    "HwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
 
 
 def skip_reason() -> str | None:
@@ -50,15 +60,27 @@ def skip_reason() -> str | None:
 
 def hostile_session(folder: Path) -> Path:
     """A small session whose every text field tries to break out."""
-    header = {"type": "session", "version": 3, "id": "evil<script>", "timestamp":
-              "2026-01-01T00:00:00Z", "cwd": "/tmp/<b>x</b>"}  # fmt: skip
-    picture = [{"type": "image", "mimeType": "image/png", "data": PIXEL},
-               {"type": "image", "mimeType": "text/html", "data": "PHNjcmlwdD4="},
-               {"type": "image", "mimeType": "image/png", "data": '" onerror="x'}]  # fmt: skip
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "evil<script>",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "cwd": "/tmp/<b>x</b>",
+    }
+    picture = [
+        {"type": "image", "mimeType": "image/png", "data": PIXEL},
+        {"type": "image", "mimeType": "text/html", "data": "PHNjcmlwdD4="},
+        {"type": "image", "mimeType": "image/png", "data": '" onerror="x'},
+    ]
 
     def entry(kind, ident, parent, minute, **fields):
-        return {"type": kind, "id": ident, "parentId": parent,
-                "timestamp": f"2026-01-01T00:{minute:02d}:00Z", **fields}  # fmt: skip
+        return {
+            "type": kind,
+            "id": ident,
+            "parentId": parent,
+            "timestamp": f"2026-01-01T00:{minute:02d}:00Z",
+            **fields,
+        }
 
     def message(ident, parent, minute, role, content):
         return entry("message", ident, parent, minute, message={"role": role, "content": content})
@@ -66,12 +88,23 @@ def hostile_session(folder: Path) -> Path:
     entries = [
         entry("session_info", "n<i>1", None, 0, name=HOSTILE_TEXT),
         message("u1", "n<i>1", 1, "user", [{"type": "text", "text": HOSTILE_TEXT}]),
-        message("a1", "u1", 2, "assistant", [{"type": "toolCall", "id": "c", "name":
-                "<script>", "arguments": {"cmd": HOSTILE_TEXT}}]),  # fmt: skip
+        message(
+            "a1",
+            "u1",
+            2,
+            "assistant",
+            [
+                {
+                    "type": "toolCall",
+                    "id": "c",
+                    "name": "<script>",
+                    "arguments": {"cmd": HOSTILE_TEXT},
+                }
+            ],
+        ),
         message("t1", "a1", 3, "toolResult", picture),
         entry("label", "l1", "t1", 4, targetId="u1", label=HOSTILE_TEXT),
-        entry("context_edit", "e1", "l1", 5, targetId="t1",
-              replacement={"content": HOSTILE_TEXT}),  # fmt: skip
+        entry("context_edit", "e1", "l1", 5, targetId="t1", replacement={"content": HOSTILE_TEXT}),
         message("a2", "e1", 6, "assistant", [{"type": "text", "text": HOSTILE_TEXT}]),
     ]
     path = folder / "hostile.jsonl"
@@ -82,49 +115,76 @@ def hostile_session(folder: Path) -> Path:
 
 def export(source: str, out: Path) -> Path:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, "-m", "pisession", "export", source, "-o", str(out),
-                    "--force"], check=True, env=env, cwd=ROOT, capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "pisession", "export", source, "-o", str(out), "--force"],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+    )
     return out
 
 
-def check_page(browser, page_file: Path, name: str, hostile: bool) -> list[str]:
-    """Problems seen opening ``page_file`` at two widths (empty: none)."""
+def open_page(browser, url: str, width: int):
+    """The page at ``url`` in a ``width`` px window, with what it asked for: requests,
+    console errors, dialogs."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    seen: dict[str, list] = {"requests": [], "errors": [], "dialogs": []}
+    page.on("request", lambda r: seen["requests"].append(r.url))
+    page.on("console", lambda m: seen["errors"].append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+    page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
+    page.goto(url)
+    page.wait_for_load_state("load")
+    return page, seen
+
+
+def page_problems(page, seen: dict, url: str, width: int, hostile: bool) -> list[str]:
+    """What is wrong with an opened page (empty: nothing)."""
     problems = []
+    outside = [r for r in seen["requests"] if r != url and not r.startswith("data:")]
+    if outside:
+        problems.append(f"requests left the page: {outside[:3]}")
+    if seen["errors"]:
+        problems.append(f"console errors: {seen['errors'][:3]}")
+    if seen["dialogs"] or page.evaluate("() => window.__pwned !== undefined"):
+        problems.append("a script ran")
+    found = page.evaluate(
+        "() => [document.scripts.length, [...document.querySelectorAll('*')].filter("
+        "e => [...e.attributes].some(a => a.name.startsWith('on'))).length,"
+        " document.documentElement.scrollWidth]"
+    )
+    if found[0] or found[1]:
+        problems.append(f"{found[0]} scripts, {found[1]} on* attributes")
+    if found[2] > width + 1:
+        problems.append(f"the page is {found[2]} px wide (overflows)")
+    if hostile:
+        problems += hostile_problems(page)
+    return problems
+
+
+def hostile_problems(page) -> list[str]:
+    problems = []
+    text = page.inner_text("body")
+    if "<script>window.__pwned" not in text or "onerror=" not in text:
+        problems.append("the hostile text is not shown as text")
+    if "\u202e" in text or "\x1b" in text:
+        problems.append("a control character reached the page")
+    images = page.evaluate("() => [...document.images].map(i => i.src.slice(0, 22))")
+    if images != ["data:image/png;base64,"]:
+        problems.append(f"pictures shown: {images}")
+    return problems
+
+
+def check_page(browser, page_file: Path, name: str, hostile: bool) -> list[str]:
+    """Problems seen opening ``page_file`` at two widths (empty: none); screenshots."""
+    problems = []
+    url = page_file.as_uri()
     for width in (390, 1280):
-        page = browser.new_page(viewport={"width": width, "height": 900})
-        requests, errors, dialogs = [], [], []
-        page.on("request", lambda r: requests.append(r.url))
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        url = page_file.as_uri()
-        page.goto(url)
-        page.wait_for_load_state("load")
-        outside = [r for r in requests if r != url and not r.startswith("data:")]
-        if outside:
-            problems.append(f"{name} @{width}: requests left the page: {outside[:3]}")
-        if errors:
-            problems.append(f"{name} @{width}: console errors: {errors[:3]}")
-        if dialogs or page.evaluate("() => window.__pwned !== undefined"):
-            problems.append(f"{name} @{width}: a script ran")
-        found = page.evaluate(
-            "() => [document.scripts.length, [...document.querySelectorAll('*')].filter("
-            "e => [...e.attributes].some(a => a.name.startsWith('on'))).length,"
-            " document.documentElement.scrollWidth]"
-        )
-        if found[0] or found[1]:
-            problems.append(f"{name} @{width}: {found[0]} scripts, {found[1]} on* attributes")
-        if found[2] > width + 1:
-            problems.append(f"{name} @{width}: the page is {found[2]} px wide (overflows)")
-        if hostile:
-            text = page.inner_text("body")
-            if "<script>window.__pwned" not in text or "onerror=" not in text:
-                problems.append(f"{name} @{width}: the hostile text is not shown as text")
-            if "\u202e" in text or "\x1b" in text:
-                problems.append(f"{name} @{width}: a control character reached the page")
-            images = page.evaluate("() => [...document.images].map(i => i.src.slice(0, 22))")
-            if images != ["data:image/png;base64,"]:
-                problems.append(f"{name} @{width}: pictures shown: {images}")
+        page, seen = open_page(browser, url, width)
+        problems += [
+            f"{name} @{width}: {p}" for p in page_problems(page, seen, url, width, hostile)
+        ]
         SHOTS.mkdir(exist_ok=True)
         page.screenshot(path=str(SHOTS / f"export-{name}-{width}.png"), full_page=True)
         page.close()
@@ -143,9 +203,16 @@ def main() -> int:
         folder = Path(tmp)
         pages = {
             "tour": (export("tour", folder / "tour.html"), False),
-            "compaction": (export(str(ROOT / "pisession/samples/"
-                           "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow.jsonl"),
-                           folder / "b.html"), False),  # fmt: skip
+            "compaction": (
+                export(
+                    str(
+                        ROOT / "pisession/samples/"
+                        "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow.jsonl"
+                    ),
+                    folder / "b.html",
+                ),
+                False,
+            ),
             "hostile": (export(str(hostile_session(folder)), folder / "hostile.html"), True),
         }
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
