@@ -652,8 +652,8 @@ def _ls_widths(rows: list, width: int | None) -> tuple[list[int], int, int, int 
     room = width - (sum(fixed) + 2 * 3)
     if title_w + 2 + cwd_w + 2 + min(file_w, 30) <= room:
         return fixed, title_w, cwd_w, min(file_w, room - title_w - cwd_w - 4)
+    title_w = min(title_w, max(20, room - cwd_w - 2))
     cwd_w = min(cwd_w, max(room - title_w - 2, 16))
-    title_w = max(min(title_w, room - cwd_w - 2), 8)
     return fixed, title_w, cwd_w, None
 
 

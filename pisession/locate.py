@@ -139,8 +139,8 @@ def locate(arg: str, roots: list[Path]) -> Path:
         raise NotFound(
             f"{arg}: names {len(matches)} stored sessions ({shown}); give more of the id"
         )
-    where = ", ".join(str(r) for r in roots) or "no sessions folder"
+    where = f"looked in {', '.join(str(r) for r in roots)}" if roots else "none stored here yet"
     raise NotFound(
         f"{arg}: no such file, bundled sample ({', '.join(sample_names())}) or stored "
-        f"session id (looked in {where})"
+        f"session id ({where})"
     )
