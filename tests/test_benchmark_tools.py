@@ -231,3 +231,14 @@ def test_paths_of_several_leaves_and_cycles():
     assert session.path_positions("e") == [0, 5]
     session.path_positions().append(99)  # callers own the lists they get
     assert session.path_positions() == [0, 5]
+
+
+def test_chain_shape_is_one_straight_path_of_messages():
+    from generate import generate_chain
+
+    buf = io.BytesIO()
+    assert generate_chain(50, buf) == 50
+    session = pisession.loads(buf.getvalue())
+    assert len(session) == 50 and session.shape.leaves == [49]
+    assert len(session.path_positions()) == 50 == len(session.context().messages)
+    assert set(session.fates().names) == {"sent"}
