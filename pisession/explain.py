@@ -188,7 +188,11 @@ def _compaction_rows(session, projection) -> list[tuple[str, str]]:
 
 
 def header_text(rows: list[tuple[str, str]], look: Look) -> list[str]:
-    """``header_lines`` as aligned lines, long values wrapped under themselves."""
+    """``header_lines`` as aligned lines, long values wrapped under themselves.
+
+    >>> header_text([("file", "a long name"), ("id", "x")], Look(width=12))
+    ['file  a long', '      name', 'id    x']
+    """
     key_width = max(len(k) for k, _ in rows)
     out = []
     for key, value in rows:
@@ -276,7 +280,13 @@ def file_order_items(names, keep: set, collapse: int, run_of: dict | None = None
 
 def explain_keep(session, fates) -> set[int]:
     """Entries ``explain`` always shows: the leaf, the newest compaction, the first
-    entry of its kept range and the system messages it drops."""
+    entry of its kept range and the system messages it drops.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> sorted(s.line_of(p) for p in explain_keep(s, s.fates()))
+    [11, 22, 25, 27]
+    """
     selection = fates.selection
     keep = {fates.path[-1]} if fates.path else set()
     if selection.compaction is not None:
@@ -288,8 +298,14 @@ def explain_keep(session, fates) -> set[int]:
 
 
 def remarkable(session, leaf: int | None) -> set[int]:
-    """Entries a collapsed view always shows: the leaf, every leaf, compactions, the first
-    entry of every kept range and labelled entries (runs end at them)."""
+    """Entries a collapsed tree always shows: the leaf, every branch end, compactions,
+    the first entry of every kept range and labelled entries (runs end at them).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> sorted(s.line_of(p) for p in remarkable(s, s.default_leaf))
+    [9, 11, 21, 25, 27]
+    """
     index = session.index
     keep = {leaf} if leaf is not None else set()
     keep.update(session.shape.leaves)
@@ -319,7 +335,7 @@ class Row:
     reason: str
 
 
-def fate_row(session, fate) -> Row:
+def _fate_row(session, fate) -> Row:
     """The ``Row`` of one ``provenance.Fate``."""
     index = session.index
     kind, role = index.types[fate.position], index.roles[fate.position]
@@ -385,7 +401,7 @@ def _widths(rows: list[Row], layout: Layout) -> tuple[int, int, int, int]:
 _HEAD = Row("line", "id", "entry", "entry", "", "fate", "why")
 
 
-def choose_layout(rows: list[Row], width: int | None) -> tuple[Layout, tuple, bool]:
+def _choose_layout(rows: list[Row], width: int | None) -> tuple[Layout, tuple, bool]:
     """The widest ``Layout`` whose columns fit ``width`` (None: the widest), its column
     widths (line, id, entry, fate), and whether rows have room for a note's number
     (if not, every run of rows is followed by its note)."""
@@ -490,9 +506,22 @@ def fate_table(session, fates, items: list, look: Look) -> list[str]:
     """The table of ``items`` (positions and ``Gap``s, file order): one line per entry
     and per gap. A row's note (its reason, and whatever its layout leaves out) stands
     at the end of the row when it fits; otherwise the row shows a number and the note
-    is written once, wrapped, under the first rows that have it."""
-    rows = {p: fate_row(session, fates[p]) for p in items if not isinstance(p, Gap)}
-    layout, widths, numbered = choose_layout(list(rows.values()), look.width)
+    is written once, wrapped, under the first rows that have it.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> print("\\n".join(fate_table(s, s.fates(), [0, 24, 25], Look(width=60))))
+    line  id        entry                fate        why
+       2  n0000001  session_info       ✗ summarized  [1]
+          ↳ [1] before the kept range of compaction cp000001:
+                replaced by its summary
+      26  u4000001  message user       ✓ sent        [2]
+          ↳ [2] sent as user
+      27  a6000001  message assistant  ✓ sent        [3]
+          ↳ [3] sent as assistant
+    """
+    rows = {p: _fate_row(session, fates[p]) for p in items if not isinstance(p, Gap)}
+    layout, widths, numbered = _choose_layout(list(rows.values()), look.width)
     head = _columns(_head(layout), layout, widths, look)
     if numbered:
         head += "why" if layout.fate else "fate, why"
@@ -643,7 +672,14 @@ def _place(session, position: int) -> dict:
 
 
 def explain_head(session, fates, leaf_id: object = None) -> dict:
-    """The explanation without its entries, as JSON-ready data (``explain --json``)."""
+    """The explanation without its entries, as JSON-ready data (``explain --json``).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> head = explain_head(s, s.fates())
+    >>> head["leaf"], head["counts"]["kept"]
+    ({'id': 'a6000001', 'line': 27, 'default': True}, 5)
+    """
     reading = reading_of(session, fates)
     index, path = session.index, reading.path
     compaction = reading.compaction
@@ -675,7 +711,13 @@ def explain_head(session, fates, leaf_id: object = None) -> dict:
 
 
 def entry_data(session, fates) -> Iterator[dict]:
-    """Every entry's fate and reason, in file order, one dict at a time."""
+    """Every entry's fate and reason, in file order, one dict at a time.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> next(entry_data(s, s.fates()))["reason"]
+    'before the kept range of compaction cp000001: replaced by its summary'
+    """
     index = session.index
     texts: dict = {}
     for fate in fates:
@@ -824,9 +866,9 @@ def tree_text(
     draws the tree alone (for files whose path cannot be built).
 
     >>> import pisession
-    >>> text = tree_text(pisession.load(pisession.sample_path("tour")), ascii=True)
+    >>> text = tree_text(pisession.load(pisession.sample_path("tour")), ascii=True, width=72)
     >>> print(text.splitlines()[8])
-    10 |- * lb000001 label [summarized]  "a2000001 = first answer"
+    18 |- o bs000001 branch_summary [off-path]  "The user read util.py (..."
     """
     if not len(session):
         return "(no entries)\n"
@@ -857,7 +899,7 @@ def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
     >>> rows = [(s.line_of(p), lead) for p, lead, _ in tree_walk(s, s.fates().names, set(), 0)]
-    >>> rows[8:11]
+    >>> rows[7:10]
     [(9, ''), (18, '├─ '), (19, '│  ')]
     """
     shape, pieces = session.shape, pieces or _BOX
