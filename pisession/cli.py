@@ -235,6 +235,8 @@ def _out_json_lines(chunk: list[str], written: int) -> int:
 
 
 def cmd_explain(args) -> int:
+    """``pisession explain``: the explanation of a leaf (``explain.explain_text``), or
+    its JSON."""
     from .explain import entry_data, explain_head, explain_text
 
     session = _load(args.file if args.file is not None else "tour")
@@ -253,6 +255,7 @@ def cmd_explain(args) -> int:
 
 
 def cmd_context(args) -> int:
+    """``pisession context``: the model context as Pi builds it, as JSON."""
     session = _load(args.file)
     context = session.context(_leaf(session, args.leaf))
     value = context.to_llm() if args.llm else context.to_dict()
@@ -265,6 +268,7 @@ def cmd_context(args) -> int:
 
 
 def cmd_tree(args) -> int:
+    """``pisession tree``: the entry tree as text, JSON or a picture."""
     from .errors import SessionFormatError
     from .explain import tree_text
 
@@ -370,6 +374,7 @@ def _draw(session, leaf, image: tuple[Path, str], args) -> int:
 
 
 def cmd_export(args) -> int:
+    """``pisession export``: one HTML page or Markdown file (``export``)."""
     from .export import ISSUE_CHARS, LIMITS, export_html, export_markdown
 
     fmt = args.format or _format_of(args.output)
@@ -409,6 +414,7 @@ def _format_of(output: str | None) -> str:
 
 
 def cmd_diff(args) -> int:
+    """``pisession diff``: two leaves' contexts compared (``diff``)."""
     from .diff import diff_text
 
     session = _load(args.file)
@@ -426,6 +432,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_migrate(args) -> int:
+    """``pisession migrate``: a version 3 copy of a legacy file, written atomically."""
     import pisession
 
     if args.in_place and args.output:
@@ -486,6 +493,7 @@ def _ids_text(session, args) -> str:
 
 
 def cmd_check(args) -> int:
+    """``pisession check``: the findings of ``findings.check``; exit 1 on a problem."""
     from .findings import check, check_data
 
     session = _load(args.file)
@@ -512,6 +520,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_stats(args) -> int:
+    """``pisession stats``: tokens, cost and message counts, session and branch."""
     from .explain import role_counts, stats_rows
 
     session = _load(args.file)
@@ -588,6 +597,7 @@ def _in_folder(info, cwd: str, given: str) -> bool:
 
 
 def cmd_ls(args) -> int:
+    """``pisession ls``: the stored sessions, newest first."""
     from .files import sessions_root, to_jsonable
     from .locate import short_ids
 
@@ -652,14 +662,22 @@ def _ls_widths(rows: list, width: int | None) -> tuple[list[int], int, int, int 
     room = width - (sum(fixed) + 2 * 3)
     if title_w + 2 + cwd_w + 2 + min(file_w, 30) <= room:
         return fixed, title_w, cwd_w, min(file_w, room - title_w - cwd_w - 4)
-    title_w = min(title_w, max(20, room - cwd_w - 2))
-    cwd_w = min(cwd_w, max(room - title_w - 2, 16))
+    both = room - 2  # for the title and the cwd
+    title_w = min(title_w, max(20, both - cwd_w), max(8, both - min(cwd_w, 16)))
+    cwd_w = min(cwd_w, max(both - title_w, 4))
     return fixed, title_w, cwd_w, None
 
 
 def ls_table(infos: list, shorts: list[str], look: Look) -> str:
     """Rows: modified, messages, the id's telling part, name (or first message), cwd,
-    file (left out on a narrow terminal: the id opens the session as well)."""
+    file (left out on a narrow terminal: the id opens the session as well).
+
+    >>> from pisession.files import session_info
+    >>> from pisession.samples import sample_path
+    >>> info = session_info(sample_path("tour"))
+    >>> print(ls_table([info], ["0b5e55ed"], Look(width=60)).splitlines()[1][16:])
+        16  0b5e55ed  Tour of…  …ojects/demo-app
+    """
     rows = _ls_rows(infos, shorts)
     fixed, title_w, cwd_w, file_w = _ls_widths(rows, look.width)
     heads = ("modified", "msgs", "id", "name / first message", "cwd", "file", True)
@@ -1021,7 +1039,11 @@ COMMANDS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``pisession`` command."""
+    """The argument parser of the ``pisession`` command.
+
+    >>> build_parser().parse_args(["tree", "tour", "--all"]).collapse
+    12
+    """
     from . import __version__
     from .piversions import version_text
 
@@ -1057,7 +1079,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def short_help(parser: argparse.ArgumentParser) -> str:
-    """What ``pisession`` alone prints: one line per command, and where to start."""
+    """What ``pisession`` alone prints: one line per command, and where to start.
+
+    >>> short_help(build_parser()).splitlines()[2]
+    '  pisession explain  which entries reached the model for a leaf, and why'
+    """
     actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     lines = ["pisession: which lines of a Pi session file reached the model, and why.", ""]
     for choice in actions[0]._choices_actions:
@@ -1118,7 +1144,12 @@ def _quiet_pipe() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 problems, 2 error)."""
+    """Run the command line; returns the exit status (0 ok, 1 problems, 2 error).
+
+    >>> main(["check", "tour"])
+    pisession/samples/tour.jsonl: no problems found (26 entries)
+    0
+    """
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     if not argv:

@@ -174,6 +174,12 @@ def compare(a, b) -> LeafDiff:
     Entries are matched by position, in context order (a longest common subsequence,
     so an entry both contexts send is one row); a matched entry is ``shared`` when it
     sends equal messages in both, ``edited-differently`` otherwise.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> d = compare(s.projection("a2000001"), s.projection("a7000001"))
+    >>> d.fork.relation, d.counts()["shared"], d.counts()["only-b"]
+    ('a-on-b', 5, 3)
     """
     order_a, spans_a, items_a = _senders(a)
     order_b, spans_b, items_b = _senders(b)
@@ -194,7 +200,12 @@ def compare(a, b) -> LeafDiff:
 
 
 def diff_leaves(session, leaf_a: object, leaf_b: object) -> LeafDiff:
-    """``compare`` the projections of two leaves (entry ids; None: Pi's default leaf)."""
+    """``compare`` the projections of two leaves (entry ids; None: Pi's default leaf).
+
+    >>> import pisession
+    >>> diff_leaves(pisession.load(pisession.sample_path("tour")), None, "a7000001").fork.shared
+    8
+    """
     return compare(session.projection(leaf_a), session.projection(leaf_b))
 
 
@@ -208,17 +219,21 @@ def _where(session, position: int | None) -> str:
 
 
 def fork_text(session, fork: Fork) -> str:
-    """Where the paths part, in words."""
+    """Where the paths part, in words.
+
+    >>> fork_text(None, Fork(3, 2, 3, 5))
+    "A's leaf is on B's path; B goes on for 2 entries"
+    """
     relation = fork.relation
     if relation == "same":
         return "the same leaf: the two contexts are one"
     if relation == "separate":
         return "the paths share no entry (they start at different roots)"
-    at = _where(session, fork.last_shared)
     if relation == "a-on-b":
         return f"A's leaf is on B's path; B goes on for {fork.b_length - fork.shared:,} entries"
     if relation == "b-on-a":
         return f"B's leaf is on A's path; A goes on for {fork.a_length - fork.shared:,} entries"
+    at = _where(session, fork.last_shared)
     return (
         f"after {fork.shared:,} shared entries, at {at}; then A goes on for "
         f"{fork.a_length - fork.shared:,} entries and B for {fork.b_length - fork.shared:,}"

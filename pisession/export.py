@@ -96,7 +96,14 @@ def shown_context(session, fates, limit: int | None = 200) -> Shown:
     """Walk the rule's contributions for the leaf once (``context.contributions``, a
     stream), keeping the entries of the first and last ``limit`` messages (None: all)
     and every system message. Entries that send nothing stay only when a context edit
-    removed what they would send."""
+    removed what they would send.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> shown = shown_context(s, s.fates(), limit=2)
+    >>> shown.total, [first for first, _ in shown.head], shown.hidden, len(shown.system)
+    (10, [0], 6, 1)
+    """
     index, selection = session.index, fates.selection
     edits = rule.collect_edits(index, selection)
     shown = Shown()
@@ -270,8 +277,9 @@ HTML_CHARS, MARKDOWN_CHARS = 20_000, 1_500
 def capped(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, saying how many were left out.
 
-    >>> capped("abcdef", 4)
-    'abcd\n[... 2 more characters: pisession context has them all]'
+    >>> print(capped("abcdef", 4))
+    abcd
+    [... 2 more characters: pisession context has them all]
     """
     if len(text) <= limit:
         return text
@@ -317,7 +325,11 @@ def _block_html(block: object) -> str:
 
 
 def content_html(content: object) -> str:
-    """Message content (a string or a list of blocks) as HTML."""
+    """Message content (a string or a list of blocks) as HTML.
+
+    >>> content_html([{"type": "text", "text": "<b>hi</b>"}])
+    '<pre>&lt;b&gt;hi&lt;/b&gt;</pre>'
+    """
     if isinstance(content, list):
         return "".join(_block_html(b) for b in content)
     if content is UNDEFINED or content is None:
@@ -326,7 +338,11 @@ def content_html(content: object) -> str:
 
 
 def message_html(message: object) -> str:
-    """One context message's body (by role)."""
+    """One context message's body (by role).
+
+    >>> message_html({"role": "bashExecution", "command": "ls", "output": "a"})
+    '<div class="mono">$ ls</div><pre>a</pre>'
+    """
     role = js_field(message, "role")
     if role in ("compactionSummary", "branchSummary"):
         return _fold(plain(js_field(message, "summary")), "summary")
@@ -435,7 +451,13 @@ def _compaction_band(ex: Export) -> str:
 
 
 def context_html(ex: Export) -> str:
-    """The context section: the replayed system prompt, then every message shown."""
+    """The context section: the replayed system prompt, then every message shown.
+
+    >>> import pisession
+    >>> html_text = context_html(Export.of(pisession.load(pisession.sample_path("tour"))))
+    >>> html_text.count('<article class="msg'), "end of the kept range" in html_text
+    (10, True)
+    """
     shown, session = ex.shown, ex.session
     prompt = replay_system_prompt(shown.system)
     out = [f"<h2 id=context>The context at {esc(_where(session, ex.leaf))}</h2>"]
@@ -482,7 +504,7 @@ def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
         parts.append(f"<b>#{esc(label)}</b>")
     if position == ex.leaf:
         parts.append('<span class="leaf">◀ leaf</span>')
-    elif position in ex_leaves(ex):
+    elif position in _leaves(ex):
         parts.append("◁ leaf")
     snippet = one_line(entry_text(session.entry(position))[:400], 60)
     if snippet:
@@ -490,7 +512,7 @@ def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
     return " ".join(parts)
 
 
-def ex_leaves(ex: Export) -> frozenset:
+def _leaves(ex: Export) -> frozenset:
     """The tree's leaves (cached on the export)."""
     cached = getattr(ex, "_leaves", None)
     if cached is None:
@@ -500,7 +522,12 @@ def ex_leaves(ex: Export) -> frozenset:
 
 
 def tree_html(ex: Export, collapse: int = 12) -> str:
-    """The entry tree, coloured by fate, runs collapsed as ``pisession tree`` shows it."""
+    """The entry tree, coloured by fate, runs collapsed as ``pisession tree`` shows it.
+
+    >>> import pisession
+    >>> tree_html(Export.of(pisession.load(pisession.sample_path("tour")))).count("\\n")
+    25
+    """
     session = ex.session
     keep = remarkable(session, ex.leaf)
     width = len(str(session.line_of(len(session) - 1))) if len(session) else 1
@@ -527,7 +554,12 @@ def _rows(ex: Export, collapse: int) -> list:
 
 
 def entries_html(ex: Export, collapse: int = 12) -> str:
-    """Every entry with its fate and reason (runs collapsed)."""
+    """Every entry with its fate and reason (runs collapsed).
+
+    >>> import pisession
+    >>> entries_html(Export.of(pisession.load(pisession.sample_path("tour")))).count("<tr>")
+    27
+    """
     session, fates = ex.session, ex.fates
     index = session.index
     body = []
@@ -556,7 +588,12 @@ def entries_html(ex: Export, collapse: int = 12) -> str:
 
 
 def usage_html(ex: Export) -> str:
-    """Usage and cost for the whole session and for the branch to the leaf."""
+    """Usage and cost for the whole session and for the branch to the leaf.
+
+    >>> import pisession
+    >>> "$0.0254" in usage_html(Export.of(pisession.load(pisession.sample_path("tour"))))
+    True
+    """
     rows = usage_rows(ex.session, ex.leaf_id)
     body = "".join(
         f"<tr><td>{esc(name)}</td><td class=num>{esc(a)}</td><td class=num>{esc(b)}</td></tr>"
@@ -572,14 +609,24 @@ def usage_html(ex: Export) -> str:
 
 def usage_rows(session, leaf_id: object = None) -> list[tuple[str, str, str]]:
     """(row, whole session, branch) as text: entries, messages by role, tool calls,
-    tokens, cost (``pisession stats``' rows)."""
+    tokens, cost (``pisession stats``' rows).
+
+    >>> import pisession
+    >>> usage_rows(pisession.load(pisession.sample_path("tour")))[-1]
+    ('cost', '$0.0254', '$0.0229')
+    """
     from .explain import stats_rows
 
     return stats_rows(session, leaf_id)
 
 
 def summary_html(ex: Export) -> str:
-    """The header: what the session is, the leaf, the kept range, the counts."""
+    """The header: what the session is, the leaf, the kept range, the counts.
+
+    >>> import pisession
+    >>> summary_html(Export.of(pisession.load(pisession.sample_path("tour"))))[:39]
+    '<h1>Tour of the session format</h1><dl>'
+    """
     rows = header_lines(ex.session, ex.reading, ex.leaf_id)
     facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
     counts = ex.fates.counts()
@@ -596,7 +643,12 @@ def summary_html(ex: Export) -> str:
 
 def html_fragment(ex: Export, collapse: int = 12) -> str:
     """The export as an HTML fragment (styles scoped to ``.pe``): for a notebook cell, or
-    the body of ``export_html``'s page."""
+    the body of ``export_html``'s page.
+
+    >>> import pisession
+    >>> html_fragment(Export.of(pisession.load(pisession.sample_path("tour"))))[:7]
+    '<style>'
+    """
     parts = [
         f"<style>{_css()}</style>",
         '<div class="pe">',
@@ -619,7 +671,13 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action
 
 def export_html(session, leaf_id: object = None, limit: int | None = LIMITS["html"]) -> str:
     """The session as one self-contained HTML page for the leaf ``leaf_id`` (None:
-    Pi's default), showing the first and last ``limit`` context messages (None: all)."""
+    Pi's default), showing the first and last ``limit`` context messages (None: all).
+
+    >>> import pisession
+    >>> page = export_html(pisession.load(pisession.sample_path("tour")), "a7000001")
+    >>> "The context at a7000001 (line 20)" in page
+    True
+    """
     ex = Export.of(session, leaf_id, limit)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
@@ -668,7 +726,12 @@ def _details(summary: str, body: str) -> str:
 
 
 def message_plain(message: object) -> str:
-    """A context message's full text for Markdown (blocks one after another)."""
+    """A context message's full text for Markdown (blocks one after another).
+
+    >>> message_plain({"role": "assistant", "content": [{"type": "text", "text": "ok"},
+    ...     {"type": "toolCall", "name": "read", "arguments": {"path": "a"}}]})
+    'ok\\n[call] read {"path":"a"}'
+    """
     role = js_field(message, "role")
     if role in ("compactionSummary", "branchSummary"):
         return plain(js_field(message, "summary"))
@@ -796,7 +859,12 @@ def _md_tree(tree: str) -> str:
 
 def export_markdown(session, leaf_id: object = None, limit: int | None = LIMITS["md"]) -> str:
     """The session as Markdown to paste into an issue: the same sections as the HTML
-    page; tool output and long text folded in ``<details>``."""
+    page; tool output and long text folded in ``<details>``.
+
+    >>> import pisession
+    >>> export_markdown(pisession.load(pisession.sample_path("tour"))).splitlines()[0]
+    '# Tour of the session format'
+    """
     from .explain import tree_text
 
     ex = Export.of(session, leaf_id, limit)

@@ -35,7 +35,11 @@ class Stored:
 
 
 def looks_like_path(arg: str) -> bool:
-    """Pi's rule for a ``--session`` argument: a path, not an id."""
+    """Pi's rule for a ``--session`` argument: a path, not an id.
+
+    >>> looks_like_path("a\\\\b"), looks_like_path("x.jsonl"), looks_like_path("abc")
+    (True, True, False)
+    """
     return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
 
 
@@ -76,7 +80,12 @@ def short_ids(session_ids: list[str]) -> list[str]:
 
 
 def header_id(path: Path) -> str | None:
-    """The session id in a file's first line (None: not a session file)."""
+    """The session id in a file's first line (None: not a session file).
+
+    >>> from pisession.samples import sample_path
+    >>> header_id(sample_path("tour"))
+    '0b5e55ed-7011-4a2c-9d2e-70a15e55104e'
+    """
     try:
         with open(path, "rb") as handle:
             first = handle.readline(1 << 20)
@@ -93,7 +102,12 @@ def header_id(path: Path) -> str | None:
 
 
 def stored_sessions(roots: list[Path]) -> list[Stored]:
-    """Every session file under these sessions folders (first lines only are read)."""
+    """Every session file under these sessions folders (first lines only are read).
+
+    >>> from pisession.samples import sample_path
+    >>> [s.id[:8] for s in stored_sessions([sample_path("tour").parent])][-1]
+    '0b5e55ed'
+    """
     from .files import iter_session_files
 
     out = []
@@ -123,7 +137,11 @@ def locate(arg: str, roots: list[Path]) -> Path:
     """The file ``arg`` names: an existing path, a bundled sample, or a stored session
     found by id under ``roots``. A path-like argument is returned as it is (reading
     it reports a missing file). Raises ``NotFound`` naming what was tried, or the
-    sessions an ambiguous id matches."""
+    sessions an ambiguous id matches.
+
+    >>> locate("tour", []).name
+    'tour.jsonl'
+    """
     from .samples import sample_names, sample_path
 
     path = Path(os.path.expanduser(arg))
