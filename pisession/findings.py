@@ -128,30 +128,80 @@ def tree_findings(session) -> list[Finding]:
     return out
 
 
+@dataclass
+class _Place:
+    """Where the tree walk stands: the path to the current entry, the rank of each entry
+    on it, the compactions on it (in path order)."""
+
+    path: list[int]
+    ranks: dict[int, int]
+    compactions: list[int]
+
+
 def _paths_to(session, kinds: tuple[str, ...]):
-    """``(position, path)`` for every entry of these types reachable from a root: the
-    tree walked once, the path to each entry kept as a stack (not walked again)."""
+    """``(position, place)`` for every entry of these types reachable from a root: the
+    tree walked once (straight runs followed without a lookup), the path to each entry
+    kept as a stack with its ranks, not walked again."""
     index = session.index
-    if not set(kinds) & set(index.types):
+    types = index.types
+    if not set(kinds) & set(types):
         return
+    from .explain import only_children
+
     shape = session.shape
-    path: list[int] = []
+    only = only_children(shape)
+    place = _Place([], {}, [])
+    path, ranks, compactions = place.path, place.ranks, place.compactions
     stack = [(p, 0) for p in reversed(shape.roots)]
     while stack:
         position, depth = stack.pop()
+        for gone in reversed(path[depth:]):
+            del ranks[gone]
+            if compactions and compactions[-1] == gone:
+                compactions.pop()
         del path[depth:]
+        ranks[position] = len(path)
         path.append(position)
-        if index.types[position] in kinds:
-            yield position, path
-        stack.extend((c, depth + 1) for c in reversed(shape.children(position)))
+        if types[position] == "compaction":
+            compactions.append(position)
+        if types[position] in kinds:
+            yield position, place
+        following = only.get(position)
+        if following is not None:
+            stack.append((following, depth + 1))
+        else:
+            stack.extend((c, depth + 1) for c in reversed(shape.children(position)))
 
 
-def compaction_findings(session) -> list[Finding]:
+class _Selections:
+    """The rule's selection at each compaction (``context.select`` of the path to it),
+    made once per compaction. Every entry below a compaction shares it: what ``select``
+    decides (the compaction, its kept range, the system messages it drops) depends only
+    on the path up to the newest compaction."""
+
+    def __init__(self, index):
+        self.index = index
+        self.made: dict[int, rule.Selection] = {}
+
+    def at(self, place: _Place) -> rule.Selection | None:
+        """The selection for the path at ``place`` (None: no compaction on it)."""
+        if not place.compactions:
+            return None
+        newest = place.compactions[-1]
+        found = self.made.get(newest)
+        if found is None:
+            prefix = place.path[: place.ranks[newest] + 1]
+            found = self.made[newest] = rule.select(self.index, prefix)
+        return found
+
+
+def compaction_findings(session, selections: _Selections | None = None) -> list[Finding]:
     """Compactions whose kept range is empty for a reason other than retain-none."""
     index = session.index
+    selections = selections or _Selections(index)
     out = []
-    for c, path in _paths_to(session, ("compaction",)):
-        selection = rule.select(index, path)
+    for c, place in _paths_to(session, ("compaction",)):
+        selection = selections.at(place)
         if selection.compaction != c or selection.first_kept is not None:
             continue
         target = js_field(session.entry(c), "firstKeptEntryId")
@@ -171,12 +221,13 @@ def compaction_findings(session) -> list[Finding]:
     return out
 
 
-def edit_findings(session) -> list[Finding]:
+def edit_findings(session, selections: _Selections | None = None) -> list[Finding]:
     """Context edits that change nothing where they stand, and edits Pi fails on."""
     index = session.index
+    selections = selections or _Selections(index)
     out = []
-    for e, path in _paths_to(session, ("context_edit",)):
-        message = _edit_problem(session, e, path)
+    for e, place in _paths_to(session, ("context_edit",)):
+        message = _edit_problem(session, e, place, selections)
         if message is not None:
             kind = "pi-fails" if message.startswith("has no replacement") else "context-edit"
             out.append(
@@ -185,7 +236,7 @@ def edit_findings(session) -> list[Finding]:
     return out
 
 
-def _edit_problem(session, e: int, path: list[int]) -> str | None:
+def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> str | None:
     """What is wrong with the edit at ``e`` (None: it does what it says)."""
     index = session.index
     edit = session.entry(e)
@@ -195,9 +246,11 @@ def _edit_problem(session, e: int, path: list[int]) -> str | None:
     if t is None:
         return f"targets {target!r}, which no entry has: no effect"
     where = f"targets {target!r} (line {session.line_of(t)}), which"
-    if t not in path:
+    rank = place.ranks.get(t)
+    if rank is None:
         return f"{where} is not on the edit's path: no effect there"
-    if not rule.select(index, path).holds(path.index(t), t):
+    selection = selections.at(place)
+    if selection is not None and not selection.holds(rank, t):
         return f"{where} is no longer in the context there: no effect"
     if index.types[t] == "message" and index.roles[t] is rule.NO_MESSAGE:
         return None  # reported as pi-fails already
@@ -240,7 +293,8 @@ def default_leaf_findings(session, known: list[Finding]) -> list[Finding]:
 def check(session) -> list[Finding]:
     """Everything worth a reader's attention in a session, by line (file-wide first)."""
     found = file_findings(session) + tree_findings(session)
-    found += compaction_findings(session) + edit_findings(session)
+    selections = _Selections(session.index)
+    found += compaction_findings(session, selections) + edit_findings(session, selections)
     found += default_leaf_findings(session, found)
     found.sort(key=lambda f: (f.line is not None, f.line or 0))
     return found
