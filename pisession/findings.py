@@ -195,45 +195,68 @@ class _Selections:
         return found
 
 
-def compaction_findings(session, selections: _Selections | None = None) -> list[Finding]:
-    """Compactions whose kept range is empty for a reason other than retain-none."""
+def _compaction_finding(session, c: int, selection) -> Finding | None:
+    """The compaction at ``c`` if its kept range is empty for a reason other than
+    retain-none (``selection``: the rule's selection at it)."""
     index = session.index
-    selections = selections or _Selections(index)
+    if selection.compaction != c or selection.first_kept is not None:
+        return None
+    target = js_field(session.entry(c), "firstKeptEntryId")
+    if strict_equal(target, index.ids[c]):
+        return None  # retain-none: the compaction names itself, as Pi writes it
+    if target is UNDEFINED:
+        why = "has no firstKeptEntryId"
+    else:
+        why = f"names firstKeptEntryId {target!r}, which is not on the path before it"
+    return Finding(
+        session.line_of(c),
+        "compaction-kept-range",
+        f"compaction {_name(index, c)} {why}, so nothing before it is kept",
+    )
+
+
+def _edit_finding(session, e: int, place: _Place, selections: _Selections) -> Finding | None:
+    message = _edit_problem(session, e, place, selections)
+    if message is None:
+        return None
+    kind = "pi-fails" if message.startswith("has no replacement") else "context-edit"
+    return Finding(session.line_of(e), kind, f"context edit {_name(session.index, e)} {message}")
+
+
+def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit")) -> list:
+    """Compaction and context-edit findings, from one walk of the tree."""
+    types = session.index.types
+    selections = _Selections(session.index)
     out = []
-    for c, place in _paths_to(session, ("compaction",)):
-        selection = selections.at(place)
-        if selection.compaction != c or selection.first_kept is not None:
-            continue
-        target = js_field(session.entry(c), "firstKeptEntryId")
-        if strict_equal(target, index.ids[c]):
-            continue  # retain-none: the compaction names itself, as Pi writes it
-        if target is UNDEFINED:
-            why = "has no firstKeptEntryId"
+    for p, place in _paths_to(session, kinds):
+        if types[p] == "compaction":
+            found = _compaction_finding(session, p, selections.at(place))
         else:
-            why = f"names firstKeptEntryId {target!r}, which is not on the path before it"
-        out.append(
-            Finding(
-                session.line_of(c),
-                "compaction-kept-range",
-                f"compaction {_name(index, c)} {why}, so nothing before it is kept",
-            )
-        )
+            found = _edit_finding(session, p, place, selections)
+        if found is not None:
+            out.append(found)
     return out
 
 
-def edit_findings(session, selections: _Selections | None = None) -> list[Finding]:
-    """Context edits that change nothing where they stand, and edits Pi fails on."""
-    index = session.index
-    selections = selections or _Selections(index)
-    out = []
-    for e, place in _paths_to(session, ("context_edit",)):
-        message = _edit_problem(session, e, place, selections)
-        if message is not None:
-            kind = "pi-fails" if message.startswith("has no replacement") else "context-edit"
-            out.append(
-                Finding(session.line_of(e), kind, f"context edit {_name(index, e)} {message}")
-            )
-    return out
+def compaction_findings(session) -> list[Finding]:
+    """Compactions whose kept range is empty for a reason other than retain-none.
+
+    >>> import pisession
+    >>> edge = "data/conformance/edge/compaction-first-kept-not-found.jsonl"
+    >>> [f.line for f in compaction_findings(pisession.load(edge))]
+    [5, 6]
+    """
+    return walk_findings(session, ("compaction",))
+
+
+def edit_findings(session) -> list[Finding]:
+    """Context edits that change nothing where they stand, and edits Pi fails on.
+
+    >>> import pisession
+    >>> edit_findings(pisession.load(pisession.sample_path("tour")))
+    []
+    """
+    return walk_findings(session, ("context_edit",))
 
 
 def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> str | None:
@@ -293,8 +316,7 @@ def default_leaf_findings(session, known: list[Finding]) -> list[Finding]:
 def check(session) -> list[Finding]:
     """Everything worth a reader's attention in a session, by line (file-wide first)."""
     found = file_findings(session) + tree_findings(session)
-    selections = _Selections(session.index)
-    found += compaction_findings(session, selections) + edit_findings(session, selections)
+    found += walk_findings(session)
     found += default_leaf_findings(session, found)
     found.sort(key=lambda f: (f.line is not None, f.line or 0))
     return found
