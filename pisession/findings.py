@@ -115,8 +115,9 @@ def tree_findings(session) -> list[Finding]:
                 "hangs on any leaf whose path reaches it",
             )
         )
-    for p in range(len(index)):
-        if index.types[p] == "message" and index.roles[p] is rule.NO_MESSAGE:
+    missing = [p for p, role in enumerate(index.roles) if role is rule.NO_MESSAGE]
+    for p in missing:
+        if index.types[p] == "message":
             out.append(
                 Finding(
                     line(p),
@@ -301,7 +302,7 @@ def default_leaf_findings(session, known: list[Finding]) -> list[Finding]:
     if not len(session) or any(f.kind in ("pi-fails", "parent-cycle") for f in known):
         return []
     try:
-        session.projection()
+        session.fates()  # the rule's steps for the default leaf, streamed
     except CycleError:
         return []
     except SessionFormatError as exc:
