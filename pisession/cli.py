@@ -1156,9 +1156,19 @@ def main(argv: list[str] | None = None) -> int:
         _out(short_help(parser))
         return 0
     args = parser.parse_args(argv)
-    # One command, then exit: the millions of objects a big session decodes into hold no
-    # reference cycles, so the cyclic collector would only walk them again and again.
+    # The millions of objects a big session decodes into hold no reference cycles, so
+    # the cyclic collector would only walk them again and again: off for the command.
+    collecting = gc.isenabled()
     gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(args) -> int:
+    """Run the parsed command: one-line errors, quiet broken pipes, 130 on Ctrl-C."""
     if hasattr(sys.stdout, "reconfigure"):
         with contextlib.suppress(ValueError, OSError):
             sys.stdout.reconfigure(errors="backslashreplace")
