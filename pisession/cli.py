@@ -295,7 +295,7 @@ def cmd_tree(args) -> int:
 
 def _tree_json(session, leaf) -> int:
     from .errors import SessionFormatError
-    from .explain import leaf_data, tree_entries
+    from .explain import json_id, leaf_data, tree_entries
 
     try:
         session.fates(leaf)
@@ -310,11 +310,11 @@ def _tree_json(session, leaf) -> int:
         "leaf": None
         if chosen is None
         else {
-            "id": session.index.ids[chosen],
+            "id": json_id(session.index.ids[chosen]),
             "line": session.line_of(chosen),
             "label": session.label_of(chosen),
         },
-        "roots": [session.index.ids[p] for p in session.shape.roots],
+        "roots": [json_id(session.index.ids[p]) for p in session.shape.roots],
         "leaves": leaf_data(session, chosen),
     }
     _out_json_stream(head, "entries", tree_entries(session, leaf, with_fates=fates))

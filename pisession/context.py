@@ -573,19 +573,20 @@ class ProjectedEntry:
 
 
 def contributions(
-    index: EntryIndex, selection: Selection, edits: dict, block: int = 4096
+    index: EntryIndex, selection: Selection, edits: dict, block: int = 4096, start: int = 0
 ) -> Iterator[ProjectedEntry]:
     """Step 5 one entry at a time, decoding the selected entries ``block`` at a time: a
-    caller that writes as it goes never holds the whole context.
+    caller that writes as it goes never holds the whole context. ``start`` begins at
+    that rank of the selection (the entries before it are not decoded).
 
     Only the newest compaction (first in the selection) contributes its checkpoint and
     summary; an older compaction kept inside its range contributes nothing.
     """
     positions = selection.positions
-    for start in range(0, len(positions), block):
-        chunk = positions[start : start + block]
+    for first in range(start, len(positions), block):
+        chunk = positions[first : first + block]
         for rank, position, entry in zip(
-            range(start, start + len(chunk)), chunk, index.entries(chunk)
+            range(first, first + len(chunk)), chunk, index.entries(chunk)
         ):
             yield _contribution(index, selection, edits, rank, position, entry)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
-from .explain import header_text
+from .explain import header_text, json_id
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 from .terminal import Look, pad, text_width
@@ -128,7 +128,7 @@ def _part_data(part: Part) -> dict:
         "kind": part.kind,
         "line": part.line,
         "id": part.id,
-        "type": js_field(part.entry, "type") if isinstance(part.entry, dict) else None,
+        "type": json_id(js_field(part.entry, "type")) if isinstance(part.entry, dict) else None,
         "a": list(part.a) if part.a else None,
         "b": list(part.b) if part.b else None,
     }

@@ -632,7 +632,7 @@ def leaf_data(session, chosen: int | None) -> list[dict]:
     index = session.index
     return [
         {
-            "id": _json_id(index.ids[p]),
+            "id": json_id(index.ids[p]),
             "line": session.line_of(p),
             "label": session.label_of(p),
             "chosen": p == chosen,
@@ -641,7 +641,12 @@ def leaf_data(session, chosen: int | None) -> list[dict]:
     ]
 
 
-def _json_id(value: object) -> object:
+def json_id(value: object) -> object:
+    """A value read from the file as JSON: ``None`` for one that is absent.
+
+    >>> json_id(UNDEFINED), json_id("a1")
+    (None, 'a1')
+    """
     return None if value is UNDEFINED else value
 
 
@@ -658,17 +663,17 @@ def _kept_range_data(session, projection) -> dict | None:
     kept = projection.path[selection.start : selection.cut]
     data.update(
         entries=len(kept),
-        first=_json_id(index.ids[kept[0]]),
-        last=_json_id(index.ids[kept[-1]]),
+        first=json_id(index.ids[kept[0]]),
+        last=json_id(index.ids[kept[-1]]),
         lines=[session.line_of(kept[0]), session.line_of(kept[-1])],
-        droppedSystem=[_json_id(index.ids[p]) for p in selection.dropped_system],
+        droppedSystem=[json_id(index.ids[p]) for p in selection.dropped_system],
         retainNone=False,
     )
     return data
 
 
 def _place(session, position: int) -> dict:
-    return {"id": _json_id(session.index.ids[position]), "line": session.line_of(position)}
+    return {"id": json_id(session.index.ids[position]), "line": session.line_of(position)}
 
 
 def explain_head(session, fates, leaf_id: object = None) -> dict:
@@ -693,7 +698,7 @@ def explain_head(session, fates, leaf_id: object = None) -> dict:
             "migrated": session.migrated,
         },
         "leaf": None if leaf is None else {**_place(session, leaf), "default": leaf_id is None},
-        "path": {"entries": len(path), "root": _json_id(index.ids[path[0]]) if path else None},
+        "path": {"entries": len(path), "root": json_id(index.ids[path[0]]) if path else None},
         "compaction": None if compaction is None else _place(session, compaction),
         "keptRange": _kept_range_data(session, reading),
         "context": {
@@ -973,10 +978,10 @@ def tree_entries(session, leaf_id: object = None, with_fates: bool = True) -> It
         role = index.roles[p] if index.types[p] == "message" else None
         yield {
             "line": session.line_of(p),
-            "id": _json_id(index.ids[p]),
-            "parentId": _json_id(index.ids[parent]) if parent >= 0 else None,
+            "id": json_id(index.ids[p]),
+            "parentId": json_id(index.ids[parent]) if parent >= 0 else None,
             "depth": depth,
-            "type": _json_id(index.types[p]),
+            "type": json_id(index.types[p]),
             "role": role if isinstance(role, str) else None,
             "label": session.label_of(p),
             "fate": None if names is None else names[p],

@@ -28,11 +28,11 @@ import base64
 import binascii
 import html
 import re
-from collections import deque
 from dataclasses import dataclass, field
 
 from . import __version__
 from . import context as rule
+from .errors import PisessionError
 from .explain import (
     _BOX,
     RUN_OF,
@@ -75,28 +75,34 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
 @dataclass
 class Shown:
     """The context as the export shows it: how many messages it holds, the entries that
-    sent its first and last ``limit`` (with the number of their first message), the
-    system messages (for the replay), and how many messages lie between."""
+    sent its first and last ``limit`` (with the number of their first message), and the
+    system messages (for the replay)."""
 
     total: int = 0
     head: list = field(default_factory=list)
-    tail: deque = field(default_factory=deque)
+    tail: list = field(default_factory=list)
     system: list = field(default_factory=list)
 
     @property
     def hidden(self) -> int:
         """Messages neither in the head nor in the tail."""
-        if not self.tail:
-            return 0
-        shown = sum(len(i.messages) for _, i in self.head)
-        return self.tail[0][0] - shown
+        shown = sum(len(i.messages) for _, i in self.head) + sum(
+            len(i.messages) for _, i in self.tail
+        )
+        return self.total - shown
+
+
+def _kept(item) -> bool:
+    """Whether the context view shows a contributed entry: it sends messages, or a
+    context edit removed what it would send."""
+    return bool(item.messages) or item.edit is not None
 
 
 def shown_context(session, fates, limit: int | None = 200) -> Shown:
-    """Walk the rule's contributions for the leaf once (``context.contributions``, a
-    stream), keeping the entries of the first and last ``limit`` messages (None: all)
-    and every system message. Entries that send nothing stay only when a context edit
-    removed what they would send.
+    """The rule's contributions for the leaf (``context.contributions``, streamed) for
+    the first and last ``limit`` messages (None: all), and every system message. Only
+    the entries shown (and the system messages between) are decoded: the message count
+    and where the last ``limit`` begin come from the fates.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
@@ -106,23 +112,74 @@ def shown_context(session, fates, limit: int | None = 200) -> Shown:
     """
     index, selection = session.index, fates.selection
     edits = rule.collect_edits(index, selection)
-    shown = Shown()
-    tail_messages = 0
-    for item in rule.contributions(index, selection, edits):
-        count = len(item.messages)
-        if not count and item.edit is None:
+    shown = Shown(total=fates.message_count())
+    if limit is None or shown.total <= 2 * limit:
+        _take(session, rule.contributions(index, selection, edits), shown.head, 0, None)
+        shown.system = _system_messages(shown.head)
+        return shown
+    head_end = _take(session, rule.contributions(index, selection, edits), shown.head, 0, limit)
+    start = max(_tail_rank(fates, limit), head_end)
+    tail: list = []
+    _take(session, rule.contributions(index, selection, edits, start=start), tail, 0, None)
+    first = shown.total - sum(len(item.messages) for _, item in tail)
+    shown.tail = [(first + k, item) for k, item in tail]
+    middle = _middle_system(session, fates, edits, head_end, start)
+    shown.system = _system_messages(shown.head) + middle + _system_messages(shown.tail)
+    return shown
+
+
+def _take(session, items, into: list, first: int, limit: int | None) -> int:
+    """Append shown entries (with the number of their first message) until ``limit``
+    messages; returns how many selected entries were read."""
+    count, read = first, 0
+    for item in items:
+        if limit is not None and count - first >= limit:
+            break
+        read += 1
+        if not _kept(item):
             continue
         item.line = session.line_of(item.position)
-        shown.system.extend(m for m in item.messages if js_field(m, "role") == "system")
-        if limit is None or shown.total < limit:
-            shown.head.append((shown.total, item))
-        else:
-            shown.tail.append((shown.total, item))
-            tail_messages += count
-            while tail_messages - len(shown.tail[0][1].messages) >= limit:
-                tail_messages -= len(shown.tail.popleft()[1].messages)
-        shown.total += count
-    return shown
+        into.append((count, item))
+        count += len(item.messages)
+    return read
+
+
+def _tail_rank(fates, limit: int) -> int:
+    """The rank in the selection from which the entries send the last ``limit``
+    messages (read off the fates: how many messages each sent)."""
+    positions, names = fates.selection.positions, fates.names
+    count = 0
+    for rank in range(len(positions) - 1, -1, -1):
+        if FATE[names[positions[rank]]].reached:
+            count += fates[positions[rank]].messages
+        if count >= limit:
+            return rank
+    return 0
+
+
+def _replayed(shown: Shown):
+    """The system prompt replayed from the context's system messages, or why not."""
+    try:
+        return replay_system_prompt(shown.system), None
+    except PisessionError as exc:
+        return None, str(exc)
+
+
+def _system_messages(items) -> list:
+    return [m for _, item in items for m in item.messages if js_field(m, "role") == "system"]
+
+
+def _middle_system(session, fates, edits, low: int, high: int) -> list:
+    """The system messages the entries between ranks ``low`` and ``high`` send, each
+    taken from the rule's contribution of its entry."""
+    index, selection = session.index, fates.selection
+    out = []
+    for rank in range(low, high):
+        p = selection.positions[rank]
+        if index.roles[p] == "system" and FATE[fates.names[p]].reached:
+            item = next(rule.contributions(index, selection, edits, block=1, start=rank))
+            out.extend(m for m in item.messages if js_field(m, "role") == "system")
+    return out
 
 
 @dataclass
@@ -459,13 +516,15 @@ def context_html(ex: Export) -> str:
     (10, True)
     """
     shown, session = ex.shown, ex.session
-    prompt = replay_system_prompt(shown.system)
+    prompt, problem = _replayed(shown)
     out = [f"<h2 id=context>The context at {esc(_where(session, ex.leaf))}</h2>"]
     out.append(
         f"<p>{shown.total:,} messages, as Pi 0.87.1 builds them "
         "(<code>buildSessionContext</code>): what the model was sent.</p>"
     )
-    if prompt.text or prompt.tools:
+    if problem:
+        out.append(f"<p><i>The system prompt cannot be replayed: {esc(problem)}</i></p>")
+    elif prompt.text or prompt.tools:
         tools = ", ".join(esc(name) for name in prompt.tools) or "none"
         out.append(
             "<details><summary>The system prompt in force (replayed from the system messages; "
@@ -895,8 +954,10 @@ def _md_context(ex: Export) -> list[str]:
         f"## The context at {md_cell(_where(ex.session, ex.leaf))}",
         f"{shown.total:,} messages, as Pi builds them: what the model was sent.",
     ]
-    prompt = replay_system_prompt(shown.system)
-    if prompt.text or prompt.tools:
+    prompt, problem = _replayed(shown)
+    if problem:
+        out.append(f"*The system prompt cannot be replayed: {md_cell(problem)}*")
+    elif prompt.text or prompt.tools:
         tools = ", ".join(md_cell(name) for name in prompt.tools) or "none"
         out.append(_details(f"The system prompt in force (tools: {tools})", fence(prompt.text)))
     state = {"in_kept": False}
