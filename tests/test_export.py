@@ -228,3 +228,46 @@ def test_export_of_a_long_session_stays_small(tmp_path):
     page = export_html(session)
     assert len(page) < 600_000
     assert page.count("more entries") > 10
+
+
+def _replayed(messages):
+    from pisession.errors import PisessionError
+    from pisession.system_prompt import replay_system_prompt
+
+    try:
+        return replay_system_prompt(messages).text
+    except PisessionError as exc:
+        return ("cannot", str(exc))
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, None])
+def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
+    """The head, the tail (from the rank the fates give) and the system messages between
+    are the context's own messages, numbered as in the context."""
+    from pisession.errors import PisessionError
+    from pisession.export import shown_context
+
+    edge = sorted((REPO / "data" / "conformance" / "edge").glob("*.jsonl"))
+    checked = 0
+    for path in [TOUR, B, *edge]:
+        try:
+            session = pisession.load(path, new_id=pisession.sequential_ids())
+        except PisessionError:
+            continue
+        for leaf in [None, *[session.index.ids[p] for p in session.shape.leaves][:3]]:
+            try:
+                fates, messages = session.fates(leaf), session.context(leaf).messages
+            except PisessionError:
+                continue
+            shown = shown_context(session, fates, limit)
+            numbers = []
+            for first, item in shown.head + shown.tail:
+                for k, message in enumerate(item.messages):
+                    assert messages[first + k] == message
+                    numbers.append(first + k)
+            assert len(numbers) == len(set(numbers)) == len(messages) - shown.hidden
+            if limit is not None and len(messages) > 2 * limit:
+                assert numbers[-1] == len(messages) - 1 and shown.hidden > 0
+            assert _replayed(shown.system) == _replayed(messages)
+            checked += 1
+    assert checked > 150
