@@ -44,6 +44,7 @@ from .terminal import (
     text_width,
     truncate_left,
     use_color,
+    wrap,
 )
 
 PROG = "pisession"
@@ -504,16 +505,27 @@ def cmd_check(args) -> int:
         return 1 if problems else 0
     look = _look(args)
     for f in findings:
-        where = f"{session.source}:{f.line}" if f.line is not None else session.source
-        style = "dim" if f.note else "yellow"
-        label = f"note: {f.kind}" if f.note else f.kind
-        _out(f"{clean(where)}: {look.paint(label, style)}: {clean(f.message)}\n")
+        _out(_finding_text(session, f, look))
     if problems:
         plural = "s" if problems != 1 else ""
         _out(f"{problems:,} problem{plural} found in {clean(session.source)}\n")
         return 1
     _out(f"{clean(session.source)}: no problems found ({len(session):,} entries)\n")
     return 0
+
+
+def _finding_text(session, finding, look: Look) -> str:
+    """One finding as ``file:line: kind: message`` (one line, as compilers write them);
+    on a terminal too narrow for it, the message wraps under an indent."""
+    where = session.source if finding.line is None else f"{session.source}:{finding.line}"
+    label = f"note: {finding.kind}" if finding.note else finding.kind
+    text = f"{clean(where)}: {label}: {clean(finding.message)}"
+    lines = wrap(text, look.width, "    ")
+    style = "dim" if finding.note else "yellow"
+    head = f"{clean(where)}: "
+    if lines[0].startswith(head + label):  # colour the kind where it stands
+        lines[0] = head + look.paint(label, style) + lines[0][len(head) + len(label) :]
+    return "\n".join(lines) + "\n"
 
 
 # --- stats ----------------------------------------------------------------------------

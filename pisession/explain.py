@@ -942,7 +942,7 @@ def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]
             seen += 1
             lines.extend(_node_lines(session, item, lead, cont, view))
     if seen < len(session):
-        lines.append(view.look.fit(_unreached_text(session, seen)))
+        lines.extend(wrap(_unreached_text(session, seen), view.look.width, " "))
     return lines
 
 
