@@ -612,21 +612,23 @@ def contribution_blocks(
     edits: dict,
     block: int = 4096,
     decode: Callable[[Sequence[int]], list] | None = None,
-    first_rank: int = 0,
+    start: int = 0,
+    stop: int | None = None,
 ) -> Iterator[list[ProjectedEntry]]:
     """Step 5 a block of selected entries at a time (decoded together with ``decode``,
     default ``index.entries``): a caller that writes as it goes never holds the whole
-    context. ``first_rank``: the rank in the whole selection of ``selection``'s first
-    entry, when it is a part of one.
+    context. ``start`` and ``stop`` limit it to those ranks of the selection (the entries
+    outside are not decoded).
 
     Only the newest compaction (first in the selection) contributes its checkpoint and
     summary; an older compaction kept inside its range contributes nothing.
     """
     decode = index.entries if decode is None else decode
     positions = selection.positions
-    for start in range(0, len(positions), block):
-        chunk = positions[start : start + block]
-        yield _block(index, selection, edits, first_rank + start, chunk, decode(chunk))
+    stop = len(positions) if stop is None else min(stop, len(positions))
+    for first in range(start, stop, block):
+        chunk = positions[first : min(first + block, stop)]
+        yield _block(index, selection, edits, first, chunk, decode(chunk))
 
 
 def contributions(
@@ -635,9 +637,16 @@ def contributions(
     edits: dict,
     block: int = 4096,
     decode: Callable[[Sequence[int]], list] | None = None,
+    start: int = 0,
 ) -> Iterator[ProjectedEntry]:
-    """``contribution_blocks``, one entry at a time."""
-    for items in contribution_blocks(index, selection, edits, block, decode):
+    """``contribution_blocks``, one entry at a time (from rank ``start`` of the selection).
+
+    >>> from pisession.build import new_message as m
+    >>> index = EntryIndex.of([m("u1", None, "user", 1), m("a1", "u1", "assistant", 2)])
+    >>> [item.position for item in contributions(index, Selection([0, 1]), {}, start=1)]
+    [1]
+    """
+    for items in contribution_blocks(index, selection, edits, block, decode, start):
         yield from items
 
 

@@ -9,6 +9,7 @@ table every view takes its words, colours and styles from; a fate's reason is da
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -266,9 +267,22 @@ class Fates(Sequence):
     def counts(self) -> dict[str, int]:
         """How many entries have each fate (every fate listed, in ``FATES`` order)."""
         counts = dict.fromkeys((k.name for k in FATES), 0)
-        for name in self.names:
-            counts[name] += 1
+        counts.update(Counter(self.names))
         return counts
+
+    def message_count(self) -> int:
+        """How many messages the context holds: what the entries that reached the model
+        sent (one each, unless ``_details`` says otherwise), counted without a decode.
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).fates().message_count()
+        10
+        """
+        counts = self.counts()
+        single = counts[SENT] + counts[KEPT]
+        for position, (count, _, _) in self._details.items():
+            single += count - (self.names[position] in (SENT, KEPT))
+        return single
 
     def reached(self) -> int:
         """How many entries reached the model."""

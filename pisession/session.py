@@ -370,6 +370,12 @@ class Session:
 
         return entry_fates(self, leaf_id)
 
+    def diff(self, leaf_a: object, leaf_b: object):
+        """Compare the contexts of two leaves (``pisession.diff.LeafDiff``)."""
+        from .diff import diff_leaves
+
+        return diff_leaves(self, leaf_a, leaf_b)
+
     # --- writing ----------------------------------------------------------------------
 
     def dumps(self) -> bytes:

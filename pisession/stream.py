@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from functools import lru_cache
 
 import msgspec
@@ -170,12 +169,10 @@ class _Bodies:
 
     def chunks(self, part: tuple[int, int | None]) -> Iterator[bytes]:
         start, stop = part
-        positions = self.selection.positions
-        sub = replace(self.selection, positions=positions[start:stop])
         raw: set = set()
         decode = _decoder(self.index, self.raw_lines, raw)
         blocks = rule.contribution_blocks(
-            self.index, sub, self.edits, self.block, decode, first_rank=start
+            self.index, self.selection, self.edits, self.block, decode, start, stop
         )
         nl = b"\n" if self.indent else b""
         with paused_gc():

@@ -9,9 +9,10 @@ tree as a ``networkx.DiGraph`` for drawing and analysis.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cmp_to_key
+from functools import cached_property, cmp_to_key
 
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, truthy
@@ -62,6 +63,20 @@ class Shape:
             kids.sort(key=cmp_to_key(lambda a, b: _compare(times[a], times[b])))
         return kids
 
+    @cached_property
+    def only_child(self) -> dict[int, int]:
+        """Each entry that has exactly one child, mapped to that child (one pass over the
+        sorted parent column: a million-entry chain costs one dict).
+
+        >>> from pisession.context import EntryIndex
+        >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
+        ...                        {"id": "c", "parentId": "b"}, {"id": "d", "parentId": "b"}])
+        >>> Shape.of(index).only_child
+        {0: 1}
+        """
+        counts = Counter(self.keys)
+        return {k: child for k, child in zip(self.keys, self.order) if counts[k] == 1}
+
     def chain(self, start: int) -> list[int]:
         """``start`` and its single-child descendants: one straight run of the tree.
 
@@ -70,17 +85,13 @@ class Shape:
         ...                         {"id": "c", "parentId": "b"}])).chain(0)
         [0, 1, 2]
         """
-        keys, order, size = self.keys, self.order, len(self.keys)
+        only = self.only_child
         run = [start]
-        position = start
-        while True:
-            low = bisect_left(keys, position)
-            if low >= size or keys[low] != position:  # a leaf
-                return run
-            if low + 1 < size and keys[low + 1] == position:  # a branch point
-                return run
-            position = order[low]
-            run.append(position)
+        following = only.get(start)
+        while following is not None:
+            run.append(following)
+            following = only.get(following)
+        return run
 
     def _when(self, position: int) -> float:
         try:

@@ -271,3 +271,14 @@ def test_a_long_context_written_in_two_halves_is_the_same(big, monkeypatch, work
         expected = session.context(leaf).to_json(indent).encode()
         assert b"".join(session.context_json(leaf, indent, parallel=True)) == expected
     assert any(split is not None for split in splits)  # the context was split
+
+
+def test_chain_shape_is_one_straight_path_of_messages():
+    from generate import generate_chain
+
+    buf = io.BytesIO()
+    assert generate_chain(50, buf) == 50
+    session = pisession.loads(buf.getvalue())
+    assert len(session) == 50 and session.shape.leaves == [49]
+    assert len(session.path_positions()) == 50 == len(session.context().messages)
+    assert set(session.fates().names) == {"sent"}
