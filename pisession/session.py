@@ -339,21 +339,41 @@ class Session:
         >>> pisession.load(pisession.sample_path("tour")).stats().assistant_messages
         7
         """
-        from .stats import totals
+        from .stats import summed
 
+        counted = self._counted
         if not branch:
-            return totals(self._facts)
-        return totals(map(self._facts.__getitem__, self.path_positions(leaf_id)))
+            return summed(counted)
+        return summed(map(counted.__getitem__, self.path_positions(leaf_id)))
 
     @cached_property
-    def _facts(self) -> list:
-        """What the totals read of every entry (``stats.Facts``), decoded once."""
-        from .stats import STATS_DECODER, Facts, entry_facts, needs_decoding, view_facts
+    def _counted(self) -> list:
+        """What every entry adds to the statistics (``stats.contribution``), read once:
+        from the index where its type and role say all, else from the fields decoded."""
+        from .stats import (
+            STATS_DECODER,
+            Facts,
+            contribution,
+            entry_facts,
+            needs_decoding,
+            view_facts,
+        )
 
         if self._rows is None:
-            return [entry_facts(self.entry(p)) for p in range(len(self))]
+            return [contribution(entry_facts(self.entry(p))) for p in range(len(self))]
         types, roles = self.index.types, self.index.roles
-        facts = [Facts(t, UNDEFINED, r) for t, r in zip(types, roles)]  # what the index knows
+        known: dict = {}
+
+        def from_index(kind: object, role: object) -> tuple:
+            try:
+                return known[kind, role]
+            except KeyError:
+                found = known[kind, role] = contribution(Facts(kind, UNDEFINED, role))
+                return found
+            except TypeError:  # an object as type or role
+                return contribution(Facts(kind, UNDEFINED, role))
+
+        counted = list(map(from_index, types, roles))
         wanted = [p for p in range(len(self)) if needs_decoding(types[p], roles[p])]
         for start in range(0, len(wanted), 4096):  # a block at a time: views hold their bytes
             block = wanted[start : start + 4096]
@@ -361,8 +381,10 @@ class Session:
             missing = [p for p, view in zip(block, views) if view is None]
             full = dict(zip(missing, self.index.entries(missing)))
             for p, view in zip(block, views):
-                facts[p] = entry_facts(full[p]) if view is None else view_facts(view)
-        return facts
+                counted[p] = contribution(
+                    entry_facts(full[p]) if view is None else view_facts(view)
+                )
+        return counted
 
     def fates(self, leaf_id: object = None):
         """What happened to every entry for this leaf (see ``pisession.provenance``)."""

@@ -8,16 +8,14 @@ results. Pass the entries of one path to get the figures for one branch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import add
 from typing import Any
 
 import msgspec
 
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
-
-
-def _number(value: object) -> float:
-    return value if type(value) is int or type(value) is float else 0
 
 
 @dataclass
@@ -35,24 +33,25 @@ class UsageTotals:
         """input + output + cacheRead + cacheWrite, as Pi's ``tokens.total``."""
         return self.input + self.output + self.cacheRead + self.cacheWrite
 
-    def add(self, usage: object) -> bool:
-        """Add one ``usage`` object; False (nothing added) when it is not an object."""
-        if isinstance(usage, _Usage):  # read by STATS_DECODER: the same fields
-            cost = usage.cost
-            numbers = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite)
-            total = cost.total if isinstance(cost, _Cost) else js_field(cost, "total")
-        elif isinstance(usage, dict):
-            get = usage.get
-            numbers = (get("input"), get("output"), get("cacheRead"), get("cacheWrite"))
-            total = js_field(get("cost"), "total")
-        else:
-            return False
-        self.input += _number(numbers[0])
-        self.output += _number(numbers[1])
-        self.cacheRead += _number(numbers[2])
-        self.cacheWrite += _number(numbers[3])
-        self.cost += _number(total)
-        return True
+
+def usage_numbers(usage: object) -> tuple | None:
+    """input, output, cacheRead, cacheWrite and ``cost.total`` of a ``usage`` object, as
+    Pi adds them (anything but a number counts 0); None when ``usage`` is no object.
+
+    >>> usage_numbers({"input": 3, "output": "2", "cost": {"total": 0.5}})
+    (3, 0, 0, 0, 0.5)
+    """
+    if type(usage) is _Usage:  # read by STATS_DECODER: the same fields
+        cost = usage.cost
+        total = cost.total if type(cost) is _Cost else js_field(cost, "total")
+        found = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
+    elif isinstance(usage, dict):
+        get = usage.get
+        found = (get("input"), get("output"), get("cacheRead"), get("cacheWrite"))
+        found += (js_field(get("cost"), "total"),)
+    else:
+        return None
+    return tuple(v if type(v) is int or type(v) is float else 0 for v in found)
 
 
 @dataclass
@@ -149,29 +148,61 @@ def session_stats(entries: list) -> SessionStats:
     return totals(map(entry_facts, entries))
 
 
+#: What ``contribution`` gives for one entry, in this order.
+COUNTED = (
+    "input", "output", "cacheRead", "cacheWrite", "cost",
+    "messages", "user", "assistant", "toolResult", "toolCalls", "withoutUsage",
+)  # fmt: skip
+_NOTHING = (0,) * len(COUNTED)
+
+
+def contribution(f: Facts) -> tuple:
+    """What one entry adds to Pi's session statistics (``COUNTED``): the usage of usage,
+    compaction and branch-summary entries, of tool results and assistant messages, and
+    the message counts.
+
+    >>> contribution(Facts("message", UNDEFINED, "user"))[5:7]
+    (1, 1)
+    """
+    kind = f.type
+    if kind != "message":
+        if kind == "usage" or (kind in ("branch_summary", "compaction") and f.usage):
+            numbers = usage_numbers(f.usage)
+            return _NOTHING if numbers is None else (*numbers, 0, 0, 0, 0, 0, 0)
+        return _NOTHING
+    role = f.role
+    if role == "user":
+        return (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0)
+    if role == "toolResult":
+        numbers = usage_numbers(f.message_usage) if f.message_usage else None
+        return (*(numbers or _NOTHING[:5]), 1, 0, 0, 1, 0, 0)
+    if role == "assistant":
+        numbers = usage_numbers(f.message_usage)
+        missing = int(numbers is None)
+        return (*(numbers or _NOTHING[:5]), 1, 0, 1, 0, f.tool_calls, missing)
+    return (0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0)
+
+
 def totals(facts) -> SessionStats:
     """Pi's session statistics over the ``Facts`` of entries."""
-    stats = SessionStats()
-    for f in facts:
-        kind = f.type
-        if kind == "usage" or (kind in ("branch_summary", "compaction") and f.usage):
-            stats.usage.add(f.usage)
-        if kind != "message":
-            continue
-        stats.total_messages += 1
-        role = f.role
-        if role == "user":
-            stats.user_messages += 1
-        elif role == "toolResult":
-            stats.tool_results += 1
-            if f.message_usage:
-                stats.usage.add(f.message_usage)
-        elif role == "assistant":
-            stats.assistant_messages += 1
-            stats.tool_calls += f.tool_calls
-            if not stats.usage.add(f.message_usage):
-                stats.assistant_without_usage += 1
-    return stats
+    return summed(map(contribution, facts))
+
+
+def summed(contributions) -> SessionStats:
+    """The statistics of entries from their ``contribution``s: each column added up in
+    order, as JavaScript adds (``reduce``: no compensated float summation)."""
+    columns = [reduce(add, column, 0) for column in zip(*contributions)] or list(_NOTHING)
+    figures = dict(zip(COUNTED, columns))
+    usage = UsageTotals(*columns[:5])
+    return SessionStats(
+        user_messages=figures["user"],
+        assistant_messages=figures["assistant"],
+        tool_results=figures["toolResult"],
+        total_messages=figures["messages"],
+        tool_calls=figures["toolCalls"],
+        usage=usage,
+        assistant_without_usage=figures["withoutUsage"],
+    )
 
 
 # --- reading only what the totals need ----------------------------------------------------
