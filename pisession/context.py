@@ -345,6 +345,18 @@ class Selection:
             return True
         return self.start <= rank < self.cut and position not in self.dropped_system
 
+    def parts(self, start: int, stop: int) -> list[str]:
+        """``part_of`` for the ranks ``start`` to ``stop`` (made in a few slices).
+
+        >>> Selection([3, 1, 4], compaction=3, kept=1).parts(0, 3)
+        ['compaction', 'kept', 'after']
+        """
+        if self.compaction is None:
+            return [PATH] * (stop - start)
+        head = [COMPACTION] if start == 0 < stop else []
+        kept = max(0, min(stop, self.kept + 1) - max(start, 1))
+        return head + [KEPT] * kept + [AFTER] * (stop - start - len(head) - kept)
+
     def part_of(self, rank: int) -> str:
         """Why the entry at this rank of the selection is there: ``PATH`` (no
         compaction), ``COMPACTION``, ``KEPT`` (its kept range) or ``AFTER`` it."""
@@ -651,23 +663,25 @@ def contributions(
 
 
 def _block(index: EntryIndex, selection: Selection, edits: dict, start: int, chunk, entries):
-    types, ids, part_of = index.types, index.ids, selection.part_of
+    types, ids = index.types, index.ids
+    parts = selection.parts(start, start + len(chunk))
     out = []
-    for rank, position, entry in zip(range(start, start + len(chunk)), chunk, entries):
+    append = out.append
+    for rank, position, entry, part in zip(range(start, start + len(chunk)), chunk, entries, parts):
         kind = types[position]
         if kind == "message":  # the usual entry: its message, as stored
             messages = message_messages(entry.get("message"))
         elif kind == "compaction" and rank > 0:
-            out.append(ProjectedEntry(position, entry, [], part_of(rank)))
+            append(ProjectedEntry(position, entry, [], part))
             continue
         else:
             messages = _built_messages(index, position, entry)
         found = edits.get(js_key(ids[position])) if edits else None
         if found is None:
-            out.append(ProjectedEntry(position, entry, messages, part_of(rank)))
+            append(ProjectedEntry(position, entry, messages, part))
         else:
             edited = _edited(index, messages, *found)
-            out.append(ProjectedEntry(position, entry, edited, part_of(rank), found[1], found[0]))
+            append(ProjectedEntry(position, entry, edited, part, found[1], found[0]))
     return out
 
 
