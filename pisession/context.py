@@ -307,7 +307,7 @@ def read_settings(index: EntryIndex, path: Sequence[int]) -> Settings:
 
 # --- 3. the selection ---------------------------------------------------------------------
 
-#: Why an entry is selected (``Selection.part_of``).
+#: Why an entry is selected (``Selection.parts``).
 PATH, COMPACTION, KEPT, AFTER = "path", "compaction", "kept", "after"
 
 
@@ -346,7 +346,8 @@ class Selection:
         return self.start <= rank < self.cut and position not in self.dropped_system
 
     def parts(self, start: int, stop: int) -> list[str]:
-        """``part_of`` for the ranks ``start`` to ``stop`` (made in a few slices).
+        """Why the entries at ranks ``start`` to ``stop`` of the selection are there:
+        ``PATH`` (no compaction), ``COMPACTION``, ``KEPT`` (its kept range) or ``AFTER`` it.
 
         >>> Selection([3, 1, 4], compaction=3, kept=1).parts(0, 3)
         ['compaction', 'kept', 'after']
@@ -356,15 +357,6 @@ class Selection:
         head = [COMPACTION] if start == 0 < stop else []
         kept = max(0, min(stop, self.kept + 1) - max(start, 1))
         return head + [KEPT] * kept + [AFTER] * (stop - start - len(head) - kept)
-
-    def part_of(self, rank: int) -> str:
-        """Why the entry at this rank of the selection is there: ``PATH`` (no
-        compaction), ``COMPACTION``, ``KEPT`` (its kept range) or ``AFTER`` it."""
-        if self.compaction is None:
-            return PATH
-        if rank == 0:
-            return COMPACTION
-        return KEPT if rank <= self.kept else AFTER
 
 
 def select(index: EntryIndex, path: Sequence[int]) -> Selection:
@@ -439,17 +431,6 @@ def _rank_before(path: Sequence[int], target: int, cut: int, near: int = 1024) -
         return path.index(target, 0, low)
     except ValueError:
         return cut
-
-
-def kept_range(entries: Sequence, path: Sequence[int]) -> list[int]:
-    """``select`` over a plain list of entries: the selected positions.
-
-    >>> from pisession.build import new_entry as e, new_message as m
-    >>> kept_range([m("u1", None, "user", 1),
-    ...             e("compaction", "c1", "u1", 2, firstKeptEntryId="u1")], [0, 1])
-    [1, 0]
-    """
-    return select(EntryIndex.of(entries), path).positions
 
 
 # --- 4. the edits ---------------------------------------------------------------------------
