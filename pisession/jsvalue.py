@@ -30,6 +30,20 @@ class _Undefined:
 UNDEFINED = _Undefined()
 
 
+class JsArray(list):
+    """A JSON array that was given named properties, as JavaScript allows
+    (``array.id = "x"``): Pi's v1 migration does that to an array line. The properties
+    are read by ``field``; JSON output omits them, as ``JSON.stringify`` does.
+
+    >>> a = JsArray([1, 2], id="m1"); field(a, "id"), a
+    ('m1', [1, 2])
+    """
+
+    def __init__(self, items=(), **properties):
+        super().__init__(items)
+        self.properties = properties
+
+
 def field(value: object, name: str) -> object:
     """``value.name`` in JavaScript: ``UNDEFINED`` when absent or when value is no object.
 
@@ -38,6 +52,8 @@ def field(value: object, name: str) -> object:
     """
     if isinstance(value, dict):
         return value.get(name, UNDEFINED)
+    if isinstance(value, JsArray):
+        return value.properties.get(name, UNDEFINED)
     return UNDEFINED
 
 
@@ -66,14 +82,31 @@ def strict_equal(a: object, b: object) -> bool:
 
     >>> strict_equal("a", "a"), strict_equal(1, 1.0), strict_equal(True, 1)
     (True, True, False)
+    >>> strict_equal(9007199254740993, 9007199254740992)  # both are the double 2^53
+    True
     """
     if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
         return a is b
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
+        return js_number_value(a) == js_number_value(b)
     return type(a) is type(b) and a == b
+
+
+def js_number_value(number: int | float) -> float:
+    """The double JavaScript holds for a JSON number: integers beyond 2^53 round, and
+    beyond 1e308 become infinity (Python ints are exact and unbounded).
+
+    >>> js_number_value(2**53 + 1) == js_number_value(2**53), js_number_value(10**400)
+    (True, inf)
+    """
+    if type(number) is float:
+        return number
+    try:
+        return float(number)
+    except OverflowError:
+        return float("inf") if number > 0 else float("-inf")
 
 
 def map_key(value: object) -> Hashable | None:
@@ -91,6 +124,8 @@ def js_string(value: object) -> str:
 
     >>> [js_string(v) for v in (None, UNDEFINED, True, 3, 2.5, "s", [1, None], {})]
     ['null', 'undefined', 'true', '3', '2.5', 's', '1,', '[object Object]']
+    >>> js_string(2**53 + 1), js_string(10**21), js_string(10**400)
+    ('9007199254740992', '1e+21', 'Infinity')
     """
     from .jsjson import js_number
 
@@ -100,8 +135,10 @@ def js_string(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, int) and -(2**53) <= value <= 2**53:
         return str(value)
+    if isinstance(value, int):  # beyond 2^53 JavaScript holds (and prints) a double
+        value = js_number_value(value)
     if isinstance(value, float):
         if value != value:
             return "NaN"

@@ -86,7 +86,12 @@ class Fuzzer:
                 continue
             if isinstance(value, dict) and "timestamp" in value:
                 values.append(value["timestamp"])
-        values = [v for v in values if isinstance(v, (str, int, float, type(None)))][:500]
+        values = [
+            v
+            for v in values
+            if isinstance(v, (str, type(None)))
+            or (isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 1e300)
+        ][:500]
         if not values:
             return False
         theirs = self.oracle.dates(values)
@@ -142,9 +147,9 @@ class Fuzzer:
             "findings": [f.__dict__ for f in (findings_small or findings)],
             "pi": answer_small.get("golden", answer_small),
         }
-        (folder / f"{stem}.json").write_text(
-            json.dumps(report, indent=1, ensure_ascii=True, default=repr) + "\n"
-        )
+        from pisession.jsjson import dumps
+
+        (folder / f"{stem}.json").write_text(dumps(report, 1) + "\n", encoding="utf-8")
 
     def _same_class(self, data: bytes, name: str) -> bool:
         probes = name.startswith(("crash:", "cli-")) or "pending" in name

@@ -57,13 +57,14 @@ function answer(request) {
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
 for await (const line of lines) {
   if (!line.trim()) continue;
-  const request = JSON.parse(line);
+  let request;
   let reply;
   try {
+    request = JSON.parse(line);
     reply = JSON.stringify(answer(request));
   } catch (err) {
     // The golden itself cannot be written (e.g. nested beyond JSON.stringify's reach).
-    reply = JSON.stringify({ id: request.id, error: `unserialisable: ${errorText(err)}` });
+    reply = JSON.stringify({ id: request?.id, error: `unserialisable: ${errorText(err)}` });
   }
   process.stdout.write(reply + "\n");
 }
