@@ -206,7 +206,7 @@ def _compare_file(out: _Collector, session, golden: dict) -> None:
             out.add("value:labels", f"{_short(ours)} != {_short(golden['labels'])} (Pi)")
     tree = golden.get("tree")
     if isinstance(tree, list) and not session.problems()["duplicate_ids"]:
-        outline = _guard(out, "tree", lambda: _outline(session))
+        outline = _guard(out, "tree", lambda: as_json(_outline(session)))
         if outline is None:
             return
         found = first_difference(outline, tree, "tree")
