@@ -150,9 +150,9 @@ def _has_length(part: object) -> bool:
         return len(part) > 0
     if isinstance(part, dict):
         length = part.get("length", UNDEFINED)
-        return not nullish(length) and not isinstance(length, (dict, list)) and to_number(
-            length
-        ) > 0
+        return (
+            not nullish(length) and not isinstance(length, (dict, list)) and to_number(length) > 0
+        )
     return False
 
 

@@ -65,6 +65,55 @@ def _null_target(data: bytes, findings: list[Finding], answer: dict) -> bool:
     )
 
 
+def _entries(data: bytes) -> list:
+    from pisession.jsjson import LineDecodeError, loads
+
+    out = []
+    for line in data.split(b"\n"):
+        try:
+            value = loads(line) if line.strip() else None
+        except (LineDecodeError, ValueError, RecursionError):
+            continue
+        if isinstance(value, dict) and value.get("type") != "session":
+            out.append(value)
+    return out
+
+
+def _tree_missing_ids(data: bytes, findings: list[Finding], answer: dict) -> bool:
+    """Pi's getTree keys nodes by id and looks up every parentId but null, so an entry
+    with ``parentId: ""`` becomes the child of an entry with ``id: ""``, one without
+    ``parentId`` the child of one without ``id`` (``undefined`` is a Map key); the context
+    path treats both parentIds as "no parent"."""
+    if not _only(findings, r"^value:tree$"):
+        return False
+    entries = _entries(data)
+    missing = any("id" not in e for e in entries) and any("parentId" not in e for e in entries)
+    empty = any(e.get("id") == "" for e in entries) and any(
+        e.get("parentId") == "" for e in entries
+    )
+    return missing or empty
+
+
+def _tree_nan_order(data: bytes, findings: list[Finding], answer: dict) -> bool:
+    """Pi sorts children by ``new Date(a) - new Date(b)``; with an unparsable timestamp the
+    comparison is NaN and V8's sort keeps its own order."""
+    from pisession.jsdate import js_time_ms
+
+    if not _only(findings, r"^value:tree-order$"):
+        return False
+    stamps = [js_time_ms(e.get("timestamp")) for e in _entries(data)]
+    return any(t != t for t in stamps)
+
+
+_DISPLAY_PROBES = r"^crash:(explain|fates|tree_text|session_html|projection_html|context_html):"
+
+
+def _deep_value_shown(data: bytes, findings: list[Finding], answer: dict) -> bool:
+    """An id or type nested thousands deep, turned into text by the readers' display
+    code (``str(value)`` recurses)."""
+    return _only(findings, _DISPLAY_PROBES + r"RecursionError$")
+
+
 KNOWN: list[KnownCause] = [
     KnownCause(
         "jsdate (pending)",
@@ -85,6 +134,27 @@ KNOWN: list[KnownCause] = [
         "Pi's edit map has a null key, matching an entry whose id is null (item 4; the "
         "lead's id-index rewrite)",
         _null_target,
+    ),
+    KnownCause(
+        "tree: getTree links empty or missing parentIds (pending: tree.py)",
+        True,
+        "Pi's tree view makes an entry with parentId \"\" (or none) a child of an entry "
+        "with id \"\" (or none); pisession's tree, like every context path, makes it a root",
+        _tree_missing_ids,
+    ),
+    KnownCause(
+        "tree: child order with unparsable timestamps (pending: tree.py)",
+        True,
+        "Pi sorts children with a comparator that gives NaN for unparsable timestamps; "
+        "V8's sort then keeps an order of its own",
+        _tree_nan_order,
+    ),
+    KnownCause(
+        "deep id or type shown as text (pending: provenance.py/terminal.py)",
+        True,
+        "explain, fates and the tree text call str() on an id or type nested thousands "
+        "deep: RecursionError (the lead's display code)",
+        _deep_value_shown,
     ),
 ]
 

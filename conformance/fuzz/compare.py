@@ -90,7 +90,9 @@ def first_difference(a, b, path: str = "") -> tuple[str, str] | None:
         elif isinstance(a, list):
             if len(a) != len(b):
                 return path + ".length", f"{len(a)} != {len(b)}"
-            stack.extend((x, y, f"{path}[{i}]") for i, (x, y) in reversed(list(enumerate(zip(a, b)))))
+            stack.extend(
+                (x, y, f"{path}[{i}]") for i, (x, y) in reversed(list(enumerate(zip(a, b))))
+            )
         elif isinstance(a, dict):
             if set(a) != set(b):
                 return path + ".keys", f"{sorted(set(a) ^ set(b))[:5]} differ"
@@ -147,7 +149,7 @@ def _guard(collector: _Collector, where: str, fn, leaf=None):
         raise
     except RecursionError as exc:  # not a BaseException subclass worth special-casing
         collector.add(_crash_kind(where, exc), f"{where}: {exc}", leaf)
-    except Exception as exc:  # noqa: BLE001 - any other exception is what we look for
+    except Exception as exc:
         collector.add(_crash_kind(where, exc), f"{where}: {type(exc).__name__}: {exc}", leaf)
     return None
 
@@ -284,7 +286,9 @@ def _compare_case(out: _Collector, session, case: dict) -> None:
                 out.add(f"refuses:{stage}", f"pisession raises {exc}", leaf)
             return
         if stage == failing:
-            out.add(f"answers:{stage}", f"Pi throws ({case.get('message')}); pisession answers", leaf)
+            out.add(
+                f"answers:{stage}", f"Pi throws ({case.get('message')}); pisession answers", leaf
+            )
             return
         if ours is not None or (stage == "systemMessage" and case[stage] is None):
             out.value(stage, ours, case[stage], leaf)
@@ -307,7 +311,7 @@ def _compare_cli(out: _Collector, path: Path, answer: dict) -> None:
     for name, argv in (("context", ["context"]), ("llm", ["context", "--llm"])):
         try:
             status, printed, errors = run_cli([*argv, str(path)])
-        except Exception as exc:  # noqa: BLE001 - a traceback is the finding
+        except Exception as exc:
             out.add(_crash_kind(f"cli-{name}", exc), f"pisession {' '.join(argv)}: {exc!r}")
             continue
         if name not in texts:

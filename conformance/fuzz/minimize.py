@@ -65,9 +65,9 @@ def _simpler_values(value) -> list:
     """Candidates, simplest first, to replace a nested value with."""
     out: list = []
     if isinstance(value, dict):
-        out += [{}] + [{k: v} for k, v in value.items()][:8]
+        out += [{}, *[{k: v} for k, v in value.items()][:8]]
     elif isinstance(value, list):
-        out += [[]] + [[v] for v in value][:8]
+        out += [[], *[[v] for v in value][:8]]
     elif isinstance(value, str) and len(value) > 1:
         out += ["", value[: len(value) // 2], value[:1]]
     return out
@@ -112,27 +112,35 @@ def shrink_line(line: bytes, test: Callable[[bytes], bool], budget: Budget) -> b
     except (ValueError, UnicodeDecodeError, RecursionError):
         value = None
     if isinstance(value, (dict, list)) and _depth(value) < 60:
-        ending = b"\r" if line.endswith(b"\r") else b""
-        current = dumps_line(value) + ending
-        if current != line and budget.spend() and test(current):
-            line = current
-        progress = True
-        while progress and budget.left > 0:
-            progress = False
-            for candidate in _json_candidates(value):
-                text = dumps_line(candidate) + ending
-                if len(text) >= len(line):
-                    continue
-                if not budget.spend():
-                    return line
-                if test(text):
-                    value, line, progress = candidate, text, True
-                    break
-        return line
+        try:
+            return _shrink_json(line, value, test, budget)
+        except (ValueError, RecursionError):
+            pass
     if len(line) > 4096:
         return line
     chars = ddmin(list(line), lambda cs: test(bytes(cs)), budget)
     return bytes(chars)
+
+
+def _shrink_json(line: bytes, value, test: Callable[[bytes], bool], budget: Budget) -> bytes:
+    """``shrink_line`` for a JSON line: members and elements dropped, values simplified."""
+    ending = b"\r" if line.endswith(b"\r") else b""
+    current = dumps_line(value) + ending
+    if current != line and budget.spend() and test(current):
+        line = current
+    progress = True
+    while progress and budget.left > 0:
+        progress = False
+        for candidate in _json_candidates(value):
+            text = dumps_line(candidate) + ending
+            if len(text) >= len(line):
+                continue
+            if not budget.spend():
+                return line
+                if test(text):
+                    value, line, progress = candidate, text, True
+                    break
+        return line
 
 
 def minimize(data: bytes, still_fails: Predicate, questions: int = 400) -> bytes:
@@ -156,4 +164,4 @@ def minimize(data: bytes, still_fails: Predicate, questions: int = 400) -> bytes
     return _join(lines, final_newline)
 
 
-__all__ = ["Raw", "minimize", "ddmin", "shrink_line"]
+__all__ = ["Raw", "ddmin", "minimize", "shrink_line"]

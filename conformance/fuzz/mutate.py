@@ -112,7 +112,10 @@ def dumps_line(value, rng: random.Random | None = None) -> bytes:
         return v
 
     ascii_only = rng is not None and rng.random() < 0.2
-    text = json.dumps(prepare(value), ensure_ascii=True, separators=(",", ":"))
+    try:
+        text = json.dumps(prepare(value), ensure_ascii=True, separators=(",", ":"))
+    except RecursionError:
+        raise ValueError("nested too deep to rewrite") from None
     text = _RAW.sub(lambda m: raws[int(m.group(1))], text)
     if not ascii_only:  # usually raw UTF-8, as Pi writes; lone surrogates stay escaped
         text = _ESCAPE.sub(_unescape, text)
@@ -129,9 +132,11 @@ ODD_VALUES: list[Callable[[random.Random], object]] = [
     lambda r: 1,
     lambda r: -1,
     lambda r: 0.5,
-    lambda r: r.choice([TWO53 + 1, TWO53, -(TWO53 + 1), 2**64])
-    if r.random() < 0.5
-    else Raw(str(TWO53 + r.randrange(1, 5))),
+    lambda r: (
+        r.choice([TWO53 + 1, TWO53, -(TWO53 + 1), 2**64])
+        if r.random() < 0.5
+        else Raw(str(TWO53 + r.randrange(1, 5)))
+    ),
     lambda r: Raw("1e400"),
     lambda r: Raw("-1e400"),
     lambda r: Raw("1" * r.choice([309, 310, 400, 4301, 5000])),
@@ -172,7 +177,9 @@ ODD_CHARS = [
 
 
 def odd_string(r: random.Random) -> str:
-    return "".join(r.choice(ODD_CHARS) if r.random() < 0.5 else "ab" for _ in range(r.randint(1, 4)))
+    return "".join(
+        r.choice(ODD_CHARS) if r.random() < 0.5 else "ab" for _ in range(r.randint(1, 4))
+    )
 
 
 def deep(depth: int) -> Raw:
@@ -325,8 +332,7 @@ class Mutator:
         self.corpus = corpus
         self.seed = seed
         self.ops: list[tuple[str, Callable, int]] = [
-            (name[4:], getattr(self, name), weight)
-            for name, weight in OP_WEIGHTS.items()
+            (name[4:], getattr(self, name), weight) for name, weight in OP_WEIGHTS.items()
         ]
 
     def mutant(self, number: int) -> Mutant:
@@ -549,7 +555,7 @@ class Mutator:
 
     def op_timestamp(self, rng, lines):
         i, entry = self._entry(rng, lines)
-        entry["timestamp"] = rng.choice(ODD_TIMESTAMPS + [None, 0, 1.7e12])
+        entry["timestamp"] = rng.choice([*ODD_TIMESTAMPS, None, 0, 1700000000000.0])
         self._write(lines, i, entry, rng)
 
     # --- structure -------------------------------------------------------------------
@@ -558,8 +564,28 @@ class Mutator:
         for i, value in lines.entries():
             if value.get("type") == "session":
                 version = rng.choice(
-                    [1, 2, 3, "3", "2", "1", None, "absent", 4, 2.5, True, [], [2], "abc", -1, "0x2",
-                     " 2 ", "", Raw("3e0"), Raw("1e400")]
+                    [
+                        1,
+                        2,
+                        3,
+                        "3",
+                        "2",
+                        "1",
+                        None,
+                        "absent",
+                        4,
+                        2.5,
+                        True,
+                        [],
+                        [2],
+                        "abc",
+                        -1,
+                        "0x2",
+                        " 2 ",
+                        "",
+                        Raw("3e0"),
+                        Raw("1e400"),
+                    ]
                 )
                 if version == "absent":
                     value.pop("version", None)
@@ -588,7 +614,9 @@ class Mutator:
                     )
             self._write(lines, i, value, rng)
         if rng.random() < 0.3:  # an array or primitive line inside a v1 file
-            lines.lines.insert(rng.randint(1, len(lines.lines)), rng.choice([b"[1,2]", b"[]", b"7"]))
+            lines.lines.insert(
+                rng.randint(1, len(lines.lines)), rng.choice([b"[1,2]", b"[]", b"7"])
+            )
 
     def op_add_compaction(self, rng, lines):
         first = rng.choice([self._some_id(rng, lines), "nobody00", None, 5, "self", "absent"])
@@ -601,7 +629,13 @@ class Mutator:
             entry["firstKeptEntryId"] = first
         if rng.random() < 0.3:
             entry["systemMessage"] = rng.choice(
-                [{"role": "system", "content": "s"}, {"role": "system"}, None, "x", {"role": "user"}]
+                [
+                    {"role": "system", "content": "s"},
+                    {"role": "system"},
+                    None,
+                    "x",
+                    {"role": "user"},
+                ]
             )
         self._insert(rng, lines, entry)
 
@@ -660,8 +694,16 @@ class Mutator:
         return role
 
     def op_add_other_entry(self, rng, lines):
-        kind = rng.choice(["branch_summary", "custom_message", "label", "session_info",
-                           "thinking_level_change", "model_change"])
+        kind = rng.choice(
+            [
+                "branch_summary",
+                "custom_message",
+                "label",
+                "session_info",
+                "thinking_level_change",
+                "model_change",
+            ]
+        )
         fields = {
             "branch_summary": lambda: dict(summary=rng.choice(["s", "", None, 0]), fromId="x"),
             "custom_message": lambda: dict(

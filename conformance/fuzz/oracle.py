@@ -5,6 +5,7 @@ way the recorder did not foresee) kills the worker; the next request starts a ne
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -142,10 +143,8 @@ class Oracle:
             process.kill()
         process.wait()
         for stream in (process.stdin, process.stdout):
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
 
     def __enter__(self) -> Oracle:
         return self
