@@ -227,8 +227,9 @@ def cmd_migrate(args) -> int:
         raise CommandError("use either -o OUT or --in-place, not both")
     if not args.in_place and not args.output:
         raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
+    to_stdout = args.output == "-"  # `-o -`: the migrated file on standard output
     target = source if args.in_place else Path(args.output)
-    if not args.in_place and target.exists():
+    if not args.in_place and not to_stdout and os.path.lexists(target):
         if os.path.exists(source) and os.path.samefile(source, target):
             raise CommandError(f"{target}: is the input file; use --in-place to replace it")
         if not args.force:
@@ -236,12 +237,18 @@ def cmd_migrate(args) -> int:
     new_id = pisession.sequential_ids() if args.deterministic_ids else None
     session = pisession.load(source, new_id=new_id)
     if not session.migration_steps:
+        say = sys.stderr.write if to_stdout else _out
         version = session.original_version
         if version == 3:
-            _out(f"{clean(source)}: already version 3, nothing to migrate\n")
+            say(f"{clean(source)}: already version 3, nothing to migrate\n")
         else:
             text = _version_text(version)
-            _out(f"{clean(source)}: {clean(text)}: Pi runs no migration step, nothing to migrate\n")
+            say(f"{clean(source)}: {clean(text)}: Pi runs no migration step, nothing to migrate\n")
+        return 0
+    if to_stdout:  # the file alone on stdout; the account on stderr
+        _out_bytes(session.dumps())
+        for step in session.migration_steps:
+            sys.stderr.write(f"{clean(step.summary())}\n")
         return 0
     _write(target, session.dumps())
     for step in session.migration_steps:
@@ -851,7 +858,9 @@ def build_parser() -> argparse.ArgumentParser:
         "migrate", "write a version 3 copy of a legacy (v1/v2) file", _MIGRATE_EPILOG, cmd_migrate
     )
     p.add_argument("file", metavar="FILE", help="session file to migrate (never modified)")
-    p.add_argument("-o", "--output", metavar="OUT", help="where to write the migrated file")
+    p.add_argument(
+        "-o", "--output", metavar="OUT", help="where to write the migrated file (- for stdout)"
+    )
     p.add_argument("--in-place", action="store_true", help="replace FILE (atomically)")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument(
