@@ -38,6 +38,16 @@ def _only(findings: list[Finding], pattern: str) -> bool:
     return all(re.search(pattern, f.kind) for f in findings)
 
 
+def _jsdate(data: bytes, findings: list[Finding], answer: dict) -> bool:
+    return _timestamps_only(data, findings, answer) or _jsdate_crash(findings)
+
+
+def _jsdate_crash(findings: list[Finding]) -> bool:
+    """A traceback from inside jsdate.py (e.g. ``new Date(<400-digit integer>)``)."""
+    crashes = [f for f in findings if f.kind.startswith("crash:")]
+    return bool(crashes) and all("(at jsdate.py:" in f.detail for f in crashes)
+
+
 def _timestamps_only(data: bytes, findings: list[Finding], answer: dict) -> bool:
     """Every difference is a message timestamp, the order of tree children (sorted by
     timestamp) or the CLI text that prints them, and some timestamp string of the file
@@ -79,19 +89,26 @@ def _entries(data: bytes) -> list:
     return out
 
 
-def _tree_missing_ids(data: bytes, findings: list[Finding], answer: dict) -> bool:
+def _tree_falsy_parents(data: bytes, findings: list[Finding], answer: dict) -> bool:
     """Pi's getTree keys nodes by id and looks up every parentId but null, so an entry
-    with ``parentId: ""`` becomes the child of an entry with ``id: ""``, one without
-    ``parentId`` the child of one without ``id`` (``undefined`` is a Map key); the context
-    path treats both parentIds as "no parent"."""
+    with ``parentId: ""`` (or ``0``, ``false``, or none at all) becomes the child of an
+    entry with that id (``undefined`` is a Map key too); the context path, like
+    pisession's tree, treats a falsy parentId as "no parent"."""
+    from pisession.jsvalue import UNDEFINED, field, strict_equal
+
     if not _only(findings, r"^value:tree$"):
         return False
     entries = _entries(data)
-    missing = any("id" not in e for e in entries) and any("parentId" not in e for e in entries)
-    empty = any(e.get("id") == "" for e in entries) and any(
-        e.get("parentId") == "" for e in entries
-    )
-    return missing or empty
+    ids = [field(e, "id") for e in entries]
+    for entry in entries:
+        parent = field(entry, "parentId")
+        if parent is None or (parent is not UNDEFINED and parent not in ("", 0, False)):
+            continue
+        if parent is UNDEFINED and UNDEFINED in ids:
+            return True
+        if parent is not UNDEFINED and any(strict_equal(parent, i) for i in ids):
+            return True
+    return False
 
 
 def _tree_nan_order(data: bytes, findings: list[Finding], answer: dict) -> bool:
@@ -118,8 +135,9 @@ KNOWN: list[KnownCause] = [
     KnownCause(
         "jsdate (pending)",
         True,
-        "a timestamp string V8's Date parses differently (issue 12 item 1, branch jsdate)",
-        _timestamps_only,
+        "a timestamp V8's Date parses differently, or one jsdate.py cannot convert "
+        "(issue 12 item 1, branch jsdate)",
+        _jsdate,
     ),
     KnownCause(
         "ids above 2^53 (pending: id index)",
@@ -136,11 +154,11 @@ KNOWN: list[KnownCause] = [
         _null_target,
     ),
     KnownCause(
-        "tree: getTree links empty or missing parentIds (pending: tree.py)",
+        "tree: getTree links falsy parentIds (pending: tree.py)",
         True,
-        "Pi's tree view makes an entry with parentId \"\" (or none) a child of an entry "
-        "with id \"\" (or none); pisession's tree, like every context path, makes it a root",
-        _tree_missing_ids,
+        'Pi\'s tree view makes an entry with parentId "", 0, false or none a child of an '
+        "entry with that id; pisession's tree, like every context path, makes it a root",
+        _tree_falsy_parents,
     ),
     KnownCause(
         "tree: child order with unparsable timestamps (pending: tree.py)",

@@ -20,6 +20,7 @@ import contextlib
 import io
 import json
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,11 +148,18 @@ def _guard(collector: _Collector, where: str, fn, leaf=None):
         return fn()
     except PisessionError:
         raise
-    except RecursionError as exc:  # not a BaseException subclass worth special-casing
-        collector.add(_crash_kind(where, exc), f"{where}: {exc}", leaf)
     except Exception as exc:
-        collector.add(_crash_kind(where, exc), f"{where}: {type(exc).__name__}: {exc}", leaf)
+        detail = f"{where}: {type(exc).__name__}: {str(exc)[:200]} (at {_origin(exc)})"
+        collector.add(_crash_kind(where, exc), detail, leaf)
     return None
+
+
+def _origin(exc: BaseException) -> str:
+    """The innermost pisession frame of a traceback: ``jsdate.py:166``."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "pisession" in f.filename]
+    if not frames:
+        return "?"
+    return f"{Path(frames[-1].filename).name}:{frames[-1].lineno}"
 
 
 def compare(path: Path, answer: dict, probes: bool = True) -> tuple[list[Finding], list[str]]:
@@ -312,7 +320,8 @@ def _compare_cli(out: _Collector, path: Path, answer: dict) -> None:
         try:
             status, printed, errors = run_cli([*argv, str(path)])
         except Exception as exc:
-            out.add(_crash_kind(f"cli-{name}", exc), f"pisession {' '.join(argv)}: {exc!r}")
+            detail = f"pisession {' '.join(argv)}: {exc!r} (at {_origin(exc)})"
+            out.add(_crash_kind(f"cli-{name}", exc), detail)
             continue
         if name not in texts:
             continue  # Pi has no such text (a cycle, an exception, unserialisable)

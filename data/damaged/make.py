@@ -132,9 +132,7 @@ def fuzz_regressions() -> dict[str, bytes]:
         # Content nested 1,000 levels deep inside a message: printed by `pisession context`.
         "content-nested-1000-deep.jsonl": lines(
             h,
-            CHAT[0].replace(
-                '"type":"text",', f'"type":"text","nested":{deep_value(1000)},'
-            ),
+            CHAT[0].replace('"type":"text",', f'"type":"text","nested":{deep_value(1000)},'),
             CHAT[1],
         ),
         # A v1 file (no version, no ids) with an array line: Pi gives the array an id and a
