@@ -137,10 +137,10 @@ def _shrink_json(line: bytes, value, test: Callable[[bytes], bool], budget: Budg
                 continue
             if not budget.spend():
                 return line
-                if test(text):
-                    value, line, progress = candidate, text, True
-                    break
-        return line
+            if test(text):
+                value, line, progress = candidate, text, True
+                break
+    return line
 
 
 def minimize(data: bytes, still_fails: Predicate, questions: int = 400) -> bytes:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))  # this checkout's pisession, not an installed one
 
 from classify import classify, slug  # noqa: E402
-from compare import compare  # noqa: E402
+from compare import Finding, compare  # noqa: E402
 from minimize import minimize  # noqa: E402
 from mutate import Mutator, load_corpus  # noqa: E402
 from oracle import Oracle, OracleTimeout, unavailable_reason  # noqa: E402
@@ -40,10 +40,18 @@ FOUND = HERE / "found"
 class Fuzzer:
     """One fuzzing run: mutants in, differences counted, classified and minimised."""
 
-    def __init__(self, seed: int, out: Path, minimize_per_class: int, timeout: float):
+    def __init__(
+        self,
+        seed: int,
+        out: Path,
+        minimize_per_class: int,
+        timeout: float,
+        minimize_pending: bool = False,
+    ):
         self.seed = seed
         self.out = out
         self.minimize_per_class = minimize_per_class
+        self.minimize_pending = minimize_pending
         self.mutator = Mutator(load_corpus(), seed)
         self.oracle = Oracle(timeout=timeout)
         self.work = Path(tempfile.mkdtemp(prefix="pisession-fuzz-"))
@@ -64,7 +72,11 @@ class Fuzzer:
             return None, [], {"timeout": str(exc)}
         if "error" in answer:
             return None, [], answer
-        findings, intended = compare(path, answer, probes=probes)
+        try:
+            findings, intended = compare(path, answer, probes=probes)
+        except Exception as exc:  # the comparison itself failed: report it, keep going
+            kind = f"fuzzer-error:{type(exc).__name__}"
+            findings, intended = [Finding(kind, f"{type(exc).__name__}: {str(exc)[:200]}")], []
         if findings and self._timestamps_involved(findings):
             answer["datesDiffer"] = self._dates_differ(data)
         return findings, intended, answer
@@ -124,7 +136,9 @@ class Fuzzer:
             self.pending[name] += 1
         else:
             self.unexplained.append((mutant.number, name))
-        if self.minimised[name] >= self.minimize_per_class:
+        if self.minimised[name] >= self.minimize_per_class or (
+            pending and not self.minimize_pending
+        ):
             return
         self.minimised[name] += 1
         folder = self.out / slug(name)
@@ -193,6 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0, help="first mutant number")
     parser.add_argument("--out", type=Path, default=FOUND, help="where minimised files go")
     parser.add_argument("--minimize", type=int, default=2, help="examples minimised per class")
+    parser.add_argument(
+        "--minimize-pending",
+        action="store_true",
+        help="also minimise examples of the known, pending classes",
+    )
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds Pi may take")
     parser.add_argument("--only", type=int, nargs="*", help="run just these mutant numbers")
     parser.add_argument("--json", type=Path, help="also write the totals here as JSON")
@@ -206,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
     os.environ.setdefault("TZ", "UTC")
     time.tzset()
-    fuzzer = Fuzzer(seed, args.out, args.minimize, args.timeout)
+    fuzzer = Fuzzer(seed, args.out, args.minimize, args.timeout, args.minimize_pending)
     started = time.monotonic()
     deadline = started + args.minutes * 60 if args.minutes else None
     numbers = args.only or range(args.start, args.start + (args.count or 10**12))
