@@ -62,8 +62,7 @@ def test_ddmin_finds_a_minimal_failing_subset():
 
 def test_minimize_keeps_the_failure_and_drops_the_rest():
     lines = [b'{"type":"session","id":"s"}'] + [
-        f'{{"type":"message","id":"m{i}","keep":{str(i == 7).lower()}}}'.encode()
-        for i in range(20)
+        f'{{"type":"message","id":"m{i}","keep":{str(i == 7).lower()}}}'.encode() for i in range(20)
     ]
     data = b"\n".join(lines) + b"\n"
 
