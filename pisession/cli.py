@@ -242,7 +242,9 @@ def cmd_migrate(args) -> int:
         if version == 3:
             say(f"{clean(source)}: already version 3, nothing to migrate\n")
         else:
-            text = _version_text(version)
+            from .findings import version_text
+
+            text = version_text(version)
             say(f"{clean(source)}: {clean(text)}: Pi runs no migration step, nothing to migrate\n")
         return 0
     if to_stdout:  # the file alone on stdout; the account on stderr
@@ -261,236 +263,18 @@ def cmd_migrate(args) -> int:
 # --- check ----------------------------------------------------------------------------
 
 
-def check_findings(session) -> list[tuple[int | None, str, str]]:
-    """Everything worth a reader's attention in a session: ``(line, kind, message)``.
-
-    >>> import pisession
-    >>> check_findings(pisession.load(pisession.sample_path("tour")))
-    []
-    """
-    from .context import EDITABLE_ROLES, entry_messages
-    from .errors import CycleError, SessionFormatError
-    from .jsvalue import UNDEFINED, map_key, nullish, strict_equal
-    from .jsvalue import field as js_field
-    from .migration import CURRENT_VERSION, header_version
-
-    findings: list[tuple[int | None, str, str]] = []
-    for d in session.diagnostics:
-        findings.append((d.line, f"skipped-line ({d.kind})", d.message))
-    if header_version({"version": session.original_version}) < CURRENT_VERSION:
-        findings.append(
-            (
-                None,
-                "legacy-version",
-                f"{_version_text(session.original_version)}: Pi migrates the file to version 3 "
-                "when it opens it (and rewrites it); `pisession migrate` writes a copy",
-            )
-        )
-    problems = session.problems()
-    entry = session.entry
-    line = session.line_of
-
-    def name(position: int) -> str:
-        value = js_field(entry(position), "id")
-        return "(no id)" if value is UNDEFINED else repr(value)
-
-    for p in problems["dangling_parents"]:
-        findings.append(
-            (
-                line(p),
-                "dangling-parent",
-                f"entry {name(p)} has parentId {js_field(entry(p), 'parentId')!r}, which no "
-                "entry has: Pi treats it as a root",
-            )
-        )
-    for key, positions in problems["duplicate_ids"].items():
-        lines = ", ".join(str(line(p)) for p in positions)
-        findings.append(
-            (
-                line(positions[-1]),
-                "duplicate-id",
-                f"id {key!r} is used by {len(positions)} entries (lines {lines}); the last "
-                "one wins in parent lookups",
-            )
-        )
-    in_cycle: set[int] = set()
-    for cycle in problems["cycles"]:
-        in_cycle.update(cycle)
-        walk = " -> ".join(name(p) for p in [*cycle, cycle[0]])
-        findings.append(
-            (
-                line(cycle[0]),
-                "parent-cycle",
-                f"parent cycle {walk} (lines {', '.join(str(line(p)) for p in cycle)}): Pi "
-                "0.87.1 hangs on any leaf whose path reaches it",
-            )
-        )
-
-    enter, leave = _tree_times(session)
-    by_id: dict = {}
-    for position in range(len(session)):
-        key = map_key(js_field(entry(position), "id"))
-        if key is not None:
-            by_id.setdefault(key, []).append(position)
-
-    def ancestors_with_id(ident: object, position: int) -> list[int]:
-        """Entries with id ``ident`` strictly above ``position`` in the tree."""
-        if position not in enter:
-            return []
-        key = map_key(ident)
-        if key is None:
-            return []
-        return [
-            p
-            for p in by_id.get(key, [])
-            if p != position
-            and p in enter
-            and enter[p] < enter[position]
-            and leave[position] <= leave[p]
-            and strict_equal(js_field(entry(p), "id"), ident)
-        ]
-
-    for c in range(len(session)):
-        value = entry(c)
-        kind = js_field(value, "type")
-        if kind == "message" and nullish(js_field(value, "message")):
-            findings.append(
-                (
-                    line(c),
-                    "pi-fails",
-                    f"message entry {name(c)} has no message object: Pi 0.87.1 throws on "
-                    "every leaf whose path holds it",
-                )
-            )
-        elif kind == "compaction" and c in enter:
-            target = js_field(value, "firstKeptEntryId")
-            if strict_equal(target, js_field(value, "id")):
-                continue  # retain-none compactions name themselves
-            if target is UNDEFINED:
-                findings.append(
-                    (
-                        line(c),
-                        "compaction-kept-range",
-                        f"compaction {name(c)} has no firstKeptEntryId: nothing before it is kept",
-                    )
-                )
-            elif not ancestors_with_id(target, c):
-                findings.append(
-                    (
-                        line(c),
-                        "compaction-kept-range",
-                        f"compaction {name(c)}: firstKeptEntryId {target!r} is not on the path "
-                        "before it, so nothing before it is kept",
-                    )
-                )
-        elif kind == "context_edit" and c in enter:
-            target = js_field(value, "targetId")
-            what = f"context edit {name(c)}"
-            key = map_key(target)
-            if key is None or key not in by_id:
-                findings.append(
-                    (line(c), "context-edit", f"{what}: target {target!r} not found: no effect")
-                )
-                continue
-            targets = ancestors_with_id(target, c)
-            if not targets:
-                t = by_id[key][-1]
-                findings.append(
-                    (
-                        line(c),
-                        "context-edit",
-                        f"{what}: target {target!r} (line {line(t)}) is not on the edit's "
-                        "path: no effect there",
-                    )
-                )
-                continue
-            replacement = js_field(value, "replacement")
-            useful = False
-            for t in targets:
-                try:
-                    messages = entry_messages(entry(t), session.source)
-                except SessionFormatError:
-                    useful = True  # reported above (pi-fails)
-                    break
-                roles = [js_field(m, "role") for m in messages]
-                if replacement is None:
-                    useful = useful or bool(messages)
-                else:
-                    useful = useful or any(r in EDITABLE_ROLES for r in roles)
-            if not useful:
-                shown = ", ".join(map(str, roles)) or "none"
-                findings.append(
-                    (
-                        line(c),
-                        "context-edit",
-                        f"{what}: target {target!r} (line {line(targets[-1])}) contributes no "
-                        f"editable message (roles: {shown}): no effect",
-                    )
-                )
-            elif nullish(replacement) and replacement is not None:
-                findings.append(
-                    (
-                        line(c),
-                        "pi-fails",
-                        f"{what} has no replacement: Pi 0.87.1 throws on every leaf whose "
-                        "context holds the edit and its target",
-                    )
-                )
-    if len(session) and session.default_leaf not in in_cycle:
-        try:
-            session.projection()
-        except CycleError:
-            pass
-        except SessionFormatError as exc:
-            known = {f[0] for f in findings if f[1] == "pi-fails"}
-            if not known:
-                at = line(session.default_leaf)
-                findings.append((at, "pi-fails", f"the default leaf: {exc.reason}"))
-    findings.sort(key=lambda f: (f[0] is not None, f[0] or 0))
-    return findings
-
-
-def _tree_times(session) -> tuple[dict, dict]:
-    """Enter and leave counters of a depth-first walk: ``a`` is an ancestor of ``b``
-    when ``enter[a] < enter[b]`` and ``leave[b] <= leave[a]``. Entries caught in a
-    parent cycle are not reachable from a root and get no times."""
-    children = session.children()
-    enter: dict[int, int] = {}
-    leave: dict[int, int] = {}
-    clock = 0
-    stack = [(root, False) for root in reversed(session.roots())]
-    while stack:
-        position, done = stack.pop()
-        clock += 1
-        if done:
-            leave[position] = clock
-            continue
-        enter[position] = clock
-        stack.append((position, True))
-        stack.extend((kid, False) for kid in reversed(children[position]))
-    return enter, leave
-
-
-def _version_text(version: object) -> str:
-    if version is None:
-        return "no version (means version 1)"
-    return f"version {version!r}"
-
-
-#: Findings shown by ``check`` that do not make it fail (harmless to Pi and to readers).
-NOTE_KINDS = {"skipped-line (blank)"}
-
-
 def cmd_check(args) -> int:
+    from .findings import check
+
     session = _load(args.file)
     color = _color(args)
-    findings = check_findings(session)
-    for at, kind, message in findings:
-        where = f"{session.source}:{at}" if at is not None else session.source
-        style = "dim" if kind in NOTE_KINDS else "yellow"
-        label = f"note: {kind}" if kind in NOTE_KINDS else kind
-        _out(f"{clean(where)}: {paint(label, style, color=color)}: {clean(message)}\n")
-    count = sum(1 for f in findings if f[1] not in NOTE_KINDS)
+    findings = check(session)
+    for f in findings:
+        where = f"{session.source}:{f.line}" if f.line is not None else session.source
+        style = "dim" if f.note else "yellow"
+        label = f"note: {f.kind}" if f.note else f.kind
+        _out(f"{clean(where)}: {paint(label, style, color=color)}: {clean(f.message)}\n")
+    count = sum(1 for f in findings if not f.note)
     if count:
         _out(f"{count} problem{'s' if count != 1 else ''} found in {clean(session.source)}\n")
         return 1
@@ -564,20 +348,16 @@ def cmd_stats(args) -> int:
 # --- ls -------------------------------------------------------------------------------
 
 
-def _collect(root: Path) -> list:
-    from .files import iter_session_files, session_info
+def _sessions(root: Path) -> list:
+    """The sessions under ``root``, newest first (with a progress note when many)."""
+    from .files import list_sessions
 
-    files = list(iter_session_files(root))
-    infos = []
-    for count, path in enumerate(files, 1):
-        if len(files) > 200 and count % 50 == 0:
-            note(f"pisession: scanning {count}/{len(files)} files ...")
-        info = session_info(path)
-        if info is not None:
-            infos.append(info)
-    if len(files) > 200:
-        end_note()
-    infos.sort(key=lambda i: i.modified, reverse=True)
+    def progress(done: int, total: int) -> None:
+        if total > 200 and done % 50 == 0:
+            note(f"pisession: scanning {done}/{total} files ...")
+
+    infos = list_sessions(root, progress=progress)
+    end_note()
     return infos
 
 
@@ -598,7 +378,7 @@ def cmd_ls(args) -> int:
         cwd = os.path.abspath(os.path.expanduser(args.cwd))
     elif not args.all and not args.dir:
         cwd = os.getcwd()
-    infos = _collect(root)
+    infos = _sessions(root)
     if cwd is not None:
         infos = [i for i in infos if _same_dir(i.cwd, cwd)]
     if args.name:

@@ -1,29 +1,38 @@
-"""Layer 3: the model context, as Pi 0.87.1's ``buildSessionContext`` builds it.
+"""The model context at a leaf, as Pi 0.87.1 builds it: the whole rule, in five steps.
 
-The chain of small pure functions, in the chapter's words:
+In the chapter's words, for one leaf:
 
-1. ``entry_index``      id -> position (a later duplicate wins)
-2. ``path_to``          walk ``parentId`` from the leaf to the root, then reverse
-3. ``context_settings`` thinking level and model, from the *whole* path
-4. ``kept_range``       the selection: the newest compaction, the kept entries before
-                        it (system messages dropped), and everything after it
-5. ``context_edits``    the edits among the selected entries, by target id
-6. ``entry_messages``   what one selected entry contributes, after its edit
+1. ``walk_path``       follow ``parentId`` from the leaf to a root, then reverse;
+2. ``read_settings``   thinking level and model, from the *whole* path;
+3. ``select``          the newest compaction on the path, its kept range (system
+                       messages dropped) and every entry after it: the *selection*;
+4. ``collect_edits``   the context edits among the selected entries, by target id;
+5. ``project``         what each selected entry contributes, after its edit: the
+                       *projection*, whose messages are the context.
 
-Functions take ``entries`` (a list of entry dicts in file order, header excluded) and
-work with *positions* in that list, so a caller can pass light structural views of the
-entries for steps 1-4 and decode full entries only for the selected ones.
+The steps read an ``EntryIndex``: a light column per question the rule asks of every
+entry (its type, its id, its parent's position, its message role), and a function that
+decodes an entry in full. Only the entries that decide the answer are decoded, so the
+same steps serve a ten-line example and a million-line file.
+
+>>> from pisession.build import new_message as m
+>>> index = EntryIndex.of([m("u1", None, "user", 1), m("a1", "u1", "assistant", 2)])
+>>> [item.position for item in project(index).items]
+[0, 1]
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import repeat
 
 from .errors import CycleError, SessionFormatError
 from .jsdate import js_time_ms
-from .jsvalue import UNDEFINED, field, map_key, nullish, strict_equal, truthy
+from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish, strict_equal, truthy
+from .jsvalue import field as js_field
 
+#: Roles whose content a context edit replaces.
 EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 
 
@@ -32,70 +41,188 @@ class PiFailure(SessionFormatError):
     ``message`` object). pisession stops with this error instead of guessing."""
 
 
-def entry_index(entries: Sequence) -> dict:
-    """Map each entry id to its position; a later entry with the same id wins.
+class _NoMessage:
+    """The role column's mark for a ``message`` entry whose ``message`` is null or
+    absent: reading its role throws in JavaScript."""
 
-    >>> entry_index([{"id": "a"}, {"id": "b"}, {"id": "a"}])
-    {'a': 2, 'b': 1}
+    def __repr__(self) -> str:
+        return "NO_MESSAGE"
+
+
+NO_MESSAGE = _NoMessage()
+
+
+# --- the index ------------------------------------------------------------------------
+
+
+def message_role(entry: object) -> object:
+    """``entry.message.role`` as JavaScript reads it (``NO_MESSAGE`` where it throws).
+
+    >>> message_role({"message": {"role": "user"}}), message_role({"message": None})
+    ('user', NO_MESSAGE)
     """
+    message = js_field(entry, "message")
+    return NO_MESSAGE if nullish(message) else js_field(message, "role")
+
+
+def id_index(ids: Sequence) -> dict:
+    """Id -> position, as Pi's ``Map`` of entries (a later duplicate wins; ids compare
+    as JavaScript ``Map`` keys do).
+
+    >>> id_index(["a", "b", "a", None])
+    {'a': 2, 'b': 1, None: 3}
+    """
+    if set(map(type, ids)) <= {str}:  # the usual case, in C
+        return dict(zip(ids, range(len(ids))))
     index: dict = {}
-    for position, entry in enumerate(entries):
-        key = map_key(field(entry, "id"))
-        if key is not None:
+    for position, value in enumerate(ids):
+        key = js_key(value)
+        if key is not NO_KEY:
             index[key] = position
     return index
 
 
-def parent_position(entries: Sequence, position: int, index: dict) -> int | None:
-    """Position of an entry's parent, or None when ``parentId`` is empty or not found."""
-    parent_id = field(entries[position], "parentId")
-    if not truthy(parent_id):
-        return None
-    key = map_key(parent_id)
-    return None if key is None else index.get(key)
+_PLAIN_PARENT_TYPES = {str, type(None), type(UNDEFINED)}
 
 
-def path_to(entries: Sequence, leaf: int, index: dict | None = None, source: str = "<session>"):
+def parent_positions(parent_ids: Sequence, by_id: dict) -> list[int]:
+    """The position of each entry's parent, or -1 where Pi's walk stops (``parentId``
+    empty, null, absent or not found).
+
+    >>> parent_positions([None, "a", "zz", ""], {"a": 0, "b": 1, "": 3})
+    [-1, 0, -1, -1]
+    """
+    falsy_ids = "" in by_id or None in by_id or UNDEFINED in by_id
+    if not falsy_ids and set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES:
+        # no falsy id can be found, so a plain lookup stops where Pi's walk stops
+        return list(map(by_id.get, parent_ids, repeat(-1)))
+    out = []
+    for parent_id in parent_ids:
+        key = js_key(parent_id) if truthy(parent_id) else NO_KEY
+        out.append(-1 if key is NO_KEY else by_id.get(key, -1))
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class EntryIndex:
+    """What the rule needs to know about every entry, as columns, plus full decoding.
+
+    ``types``, ``ids`` and ``roles`` hold ``entry.type``, ``entry.id`` and
+    ``entry.message.role`` as JavaScript reads them (``UNDEFINED`` when absent,
+    ``NO_MESSAGE`` for a message entry without a message); ``parents`` the position of
+    each entry's parent (-1: none); ``by_id`` the id index. ``decode(position)`` gives
+    the full entry, ``decode_many(positions)`` several at once.
+    """
+
+    types: Sequence
+    ids: Sequence
+    parents: Sequence[int]
+    roles: Sequence
+    by_id: dict
+    decode: Callable[[int], object]
+    decode_many: Callable[[Sequence[int]], list] | None = None
+    source: str = "<session>"
+
+    @property
+    def unique_ids(self) -> bool:
+        """No two entries share an id (then an id names exactly one entry)."""
+        return len(self.by_id) == len(self.ids)
+
+    @classmethod
+    def of(cls, entries: Sequence, source: str = "<session>") -> EntryIndex:
+        """The index of a list of entries (dicts, or any JSON values, in file order).
+
+        >>> index = EntryIndex.of([{"id": "a", "type": "label"}, {"id": "b", "parentId": "a"}])
+        >>> index.parents, index.types
+        ([-1, 0], ['label', undefined])
+        """
+        return cls.of_columns(
+            [js_field(e, "type") for e in entries],
+            [js_field(e, "id") for e in entries],
+            [js_field(e, "parentId") for e in entries],
+            [message_role(e) for e in entries],
+            entries.__getitem__,
+            source=source,
+        )
+
+    @classmethod
+    def of_columns(
+        cls,
+        types: Sequence,
+        ids: Sequence,
+        parent_ids: Sequence,
+        roles: Sequence,
+        decode: Callable[[int], object],
+        decode_many: Callable[[Sequence[int]], list] | None = None,
+        source: str = "<session>",
+    ) -> EntryIndex:
+        """The index from its columns (``parent_ids`` as written; resolved here)."""
+        by_id = id_index(ids)
+        parents = parent_positions(parent_ids, by_id)
+        return cls(types, ids, parents, roles, by_id, decode, decode_many, source)
+
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def entries(self, positions: Sequence[int]) -> list:
+        """The full entries at these positions (decoded together when possible)."""
+        if self.decode_many is not None:
+            return self.decode_many(positions)
+        return [self.decode(p) for p in positions]
+
+    def position_of(self, entry_id: object) -> int | None:
+        """Position of the entry with this id (the later one when ids repeat), or None."""
+        key = js_key(entry_id)
+        return None if key is NO_KEY else self.by_id.get(key)
+
+    def fail(self, position: int, reason: str) -> PiFailure:
+        """A ``PiFailure`` naming the entry at ``position``."""
+        return PiFailure(self.source, None, reason, position=position)
+
+
+# --- 1. the path ------------------------------------------------------------------------
+
+
+def default_leaf(index: EntryIndex) -> int | None:
+    """Pi's leaf after loading: the last entry in file order, whatever its type."""
+    return len(index) - 1 if len(index) else None
+
+
+def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
     """Positions from the root to ``leaf`` (inclusive), following ``parentId``.
 
     Raises ``CycleError`` (naming the loop) where Pi 0.87.1 would loop forever.
 
-    >>> es = [{"id": "a", "parentId": None}, {"id": "b", "parentId": "a"},
-    ...       {"id": "c", "parentId": "a"}]
-    >>> path_to(es, 2)
+    >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
+    ...                        {"id": "c", "parentId": "a"}])
+    >>> walk_path(index, 2)
     [0, 2]
     """
-    index = entry_index(entries) if index is None else index
+    parents = index.parents
     path: list[int] = []
+    append = path.append
+    current = -1 if leaf is None else leaf
+    for _ in range(len(parents) + 1):
+        if current < 0:
+            path.reverse()
+            return path
+        append(current)
+        current = parents[current]
+    raise _cycle_error(index, path)
+
+
+def _cycle_error(index: EntryIndex, walked: list[int]) -> CycleError:
+    """The loop a walk entered: from the first entry seen twice, in walk order."""
     seen: dict[int, int] = {}
-    current: int | None = leaf
-    while current is not None:
-        if current in seen:
-            loop = path[seen[current] :]
-            ids = [field(entries[p], "id") for p in loop]
-            raise CycleError(source, None, ids)
-        seen[current] = len(path)
-        path.append(current)
-        current = parent_position(entries, current, index)
-    path.reverse()
-    return path
+    for rank, position in enumerate(walked):
+        if position in seen:
+            loop = walked[seen[position] : rank]
+            return CycleError(index.source, None, [index.ids[p] for p in loop], position=loop[0])
+        seen[position] = rank
+    raise AssertionError("a walk longer than the index without a repeat")
 
 
-def _is_type(entry: object, name: str) -> bool:
-    return field(entry, "type") == name
-
-
-def _message_role(entry: object, source: str) -> object:
-    """``entry.message.role`` as Pi reads it; Pi throws when ``message`` is null/absent."""
-    message = field(entry, "message")
-    if nullish(message):
-        raise PiFailure(
-            source,
-            None,
-            f"message entry {field(entry, 'id')!r} has no message object "
-            "(Pi 0.87.1 throws a TypeError here)",
-        )
-    return field(message, "role")
+# --- 2. the settings ----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -107,102 +234,228 @@ class Settings:
     model: dict | None = None
 
 
-def context_settings(entries: Sequence, path: Sequence[int], source: str = "<session>") -> Settings:
-    """Scan the whole path (summarized part included); later entries win.
-
-    >>> es = [{"type": "thinking_level_change", "thinkingLevel": "high"},
-    ...       {"type": "model_change", "provider": "p", "modelId": "m"}]
-    >>> context_settings(es, [0, 1])
-    Settings(thinking_level='high', model={'provider': 'p', 'modelId': 'm'})
-    """
-    thinking: object = "off"
-    model: dict | None = None
+def _check_messages(index: EntryIndex, path: Sequence[int]) -> None:
+    """Pi reads ``entry.message.role`` for every message entry on the path: it throws
+    on one without a message object. So does pisession, naming it."""
+    types, roles = index.types, index.roles
     for position in path:
-        entry = entries[position]
-        kind = field(entry, "type")
-        if kind == "thinking_level_change":
-            thinking = field(entry, "thinkingLevel")
-        elif kind == "model_change":
-            model = _built(
-                [("provider", field(entry, "provider")), ("modelId", field(entry, "modelId"))]
+        if roles[position] is NO_MESSAGE and types[position] == "message":
+            entry_id = index.ids[position]
+            raise index.fail(
+                position,
+                f"message entry {entry_id!r} has no message object "
+                "(Pi 0.87.1 throws a TypeError here)",
             )
-        elif kind == "message" and _message_role(entry, source) == "assistant":
-            message = field(entry, "message")
+
+
+def read_settings(index: EntryIndex, path: Sequence[int]) -> Settings:
+    """Thinking level and model from the whole path (summarized part included): the
+    last ``thinking_level_change`` and the last ``model_change`` or assistant message
+    decide. Only those two entries are decoded.
+
+    >>> from pisession.build import new_entry as e
+    >>> index = EntryIndex.of([e("thinking_level_change", "t", None, 1, thinkingLevel="high"),
+    ...                        e("model_change", "m", "t", 2, provider="p", modelId="x")])
+    >>> read_settings(index, [0, 1])
+    Settings(thinking_level='high', model={'provider': 'p', 'modelId': 'x'})
+    """
+    _check_messages(index, path)
+    types, roles = index.types, index.roles
+    thinking_at = model_at = None
+    for position in reversed(path):
+        kind = types[position]
+        if kind == "thinking_level_change":
+            if thinking_at is None:
+                thinking_at = position
+        elif kind == "model_change" or (kind == "message" and roles[position] == "assistant"):
+            if model_at is None:
+                model_at = position
+        else:
+            continue
+        if thinking_at is not None and model_at is not None:
+            break
+    thinking: object = "off"
+    if thinking_at is not None:
+        thinking = js_field(index.decode(thinking_at), "thinkingLevel")
+    model = None
+    if model_at is not None:
+        entry = index.decode(model_at)
+        if types[model_at] == "model_change":
             model = _built(
-                [("provider", field(message, "provider")), ("modelId", field(message, "model"))]
+                [("provider", js_field(entry, "provider")), ("modelId", entry, "modelId")]
+            )
+        else:
+            message = js_field(entry, "message")
+            model = _built(
+                [("provider", js_field(message, "provider")), ("modelId", message, "model")]
             )
     return Settings(thinking, model)
 
 
-def latest_compaction(entries: Sequence, path: Sequence[int]) -> int | None:
-    """Position of the newest compaction on the path, or None."""
-    for position in reversed(path):
-        if _is_type(entries[position], "compaction"):
-            return position
-    return None
+# --- 3. the selection ---------------------------------------------------------------------
+
+#: Why an entry is selected (``Selection.part_of``).
+PATH, COMPACTION, KEPT, AFTER = "path", "compaction", "kept", "after"
 
 
-def kept_range(entries: Sequence, path: Sequence[int], source: str = "<session>") -> list[int]:
-    """The selected ("context") entries for a path, as Pi's ``buildContextEntries``.
+@dataclass(frozen=True)
+class Selection:
+    """The selected entries of a path, in context order (Pi's ``buildContextEntries``).
 
-    With no compaction: the whole path. Otherwise: the newest compaction C, then the
-    entries before C from the one whose id is ``C.firstKeptEntryId`` on (system
-    messages dropped), then every entry after C. A ``firstKeptEntryId`` not found
-    before C (retain-none compactions store their own id) keeps nothing before C.
-
-    >>> es = [{"id": "u1", "type": "message", "message": {"role": "user"}},
-    ...       {"id": "s1", "type": "message", "message": {"role": "system"}},
-    ...       {"id": "u2", "type": "message", "message": {"role": "user"}},
-    ...       {"id": "c1", "type": "compaction", "firstKeptEntryId": "s1"},
-    ...       {"id": "u3", "type": "message", "message": {"role": "user"}}]
-    >>> kept_range(es, [0, 1, 2, 3, 4])
-    [3, 2, 4]
+    With no compaction on the path: the whole path. Otherwise the newest compaction
+    first, then its *kept range* (the path entries before it from the one whose id is
+    its ``firstKeptEntryId``, without system messages), then every entry after it.
     """
-    compaction = latest_compaction(entries, path)
-    if compaction is None:
-        return list(path)
-    cut = path.index(compaction)
-    first_kept = field(entries[compaction], "firstKeptEntryId")
-    selected = [compaction]
-    found = False
-    for position in path[:cut]:
-        entry = entries[position]
-        if not found and strict_equal(field(entry, "id"), first_kept):
-            found = True
-        if found and not (_is_type(entry, "message") and _message_role(entry, source) == "system"):
-            selected.append(position)
-    selected.extend(path[cut + 1 :])
-    return selected
+
+    positions: list[int]
+    #: the newest compaction on the path (None: none)
+    compaction: int | None = None
+    #: how many selected entries, after the compaction, come from its kept range
+    kept: int = 0
+    #: the first entry of the kept range (None: nothing kept before the compaction)
+    first_kept: int | None = None
+    #: system messages inside the kept range: Pi drops them, whatever the compaction holds
+    dropped_system: tuple[int, ...] = ()
+    #: ranks in the path: where the kept range starts, and where Pi finds the compaction
+    start: int = 0
+    cut: int = 0
+
+    def holds(self, rank: int, position: int) -> bool:
+        """Whether the path entry at this rank (and position) is selected.
+
+        >>> Selection([3, 1, 4], compaction=3, kept=1, first_kept=1, start=1, cut=3).holds(0, 0)
+        False
+        """
+        if self.compaction is None:
+            return True
+        if rank > self.cut or position == self.compaction:
+            return True
+        return self.start <= rank < self.cut and position not in self.dropped_system
+
+    def part_of(self, rank: int) -> str:
+        """Why the entry at this rank of the selection is there: ``PATH`` (no
+        compaction), ``COMPACTION``, ``KEPT`` (its kept range) or ``AFTER`` it."""
+        if self.compaction is None:
+            return PATH
+        if rank == 0:
+            return COMPACTION
+        return KEPT if rank <= self.kept else AFTER
 
 
-def context_edits(selected_entries: Sequence) -> dict:
-    """Edits among the selected entries, keyed by target id; a later edit replaces an
-    earlier one. (An edit summarized away is not selected, so it is not applied.)
+def select(index: EntryIndex, path: Sequence[int]) -> Selection:
+    """The selection for a path; only the newest compaction is decoded.
 
-    >>> context_edits([{"type": "context_edit", "targetId": "a", "replacement": None}])
-    {'a': {'type': 'context_edit', 'targetId': 'a', 'replacement': None}}
+    A ``firstKeptEntryId`` not found before the compaction (retain-none compactions store
+    their own id there) keeps nothing before it.
+
+    >>> from pisession.build import new_entry as e, new_message as m
+    >>> index = EntryIndex.of([m("u1", None, "user", 1), m("s1", "u1", "system", 2),
+    ...     m("u2", "s1", "user", 3), e("compaction", "c1", "u2", 4, firstKeptEntryId="s1"),
+    ...     m("u3", "c1", "user", 5)])
+    >>> sel = select(index, [0, 1, 2, 3, 4])
+    >>> sel.positions, sel.first_kept, sel.dropped_system
+    ([3, 2, 4], 1, (1,))
     """
+    types = index.types
+    newest = next((p for p in reversed(path) if types[p] == "compaction"), None)
+    if newest is None:
+        return Selection(list(path))
+    ids = index.ids
+    # Pi finds the compaction again by id (the first path entry whose id === its id)
+    newest_id = ids[newest]
+    if index.unique_ids:
+        cut = path.index(newest)
+    else:
+        cut = next(r for r, p in enumerate(path) if p == newest or strict_equal(ids[p], newest_id))
+    first_kept_id = js_field(index.decode(newest), "firstKeptEntryId")
+    start = _first_kept_rank(index, path, cut, first_kept_id)
+    kept, dropped = [], []
+    roles = index.roles
+    for position in path[start:cut]:
+        if types[position] == "message":
+            role = roles[position]
+            if role is NO_MESSAGE:
+                _check_messages(index, [position])
+            if role == "system":
+                dropped.append(position)
+                continue
+        kept.append(position)
+    return Selection(
+        [newest, *kept, *path[cut + 1 :]],
+        newest,
+        len(kept),
+        path[start] if start < cut else None,
+        tuple(dropped),
+        start,
+        cut,
+    )
+
+
+def _first_kept_rank(index: EntryIndex, path: Sequence[int], cut: int, first_kept: object) -> int:
+    """Rank in the path of the first entry before ``cut`` whose id === ``first_kept``
+    (``cut`` when there is none)."""
+    ids = index.ids
+    if type(first_kept) is str and index.unique_ids:  # one entry can have that id
+        target = index.by_id.get(first_kept)
+        try:
+            return cut if target is None else path.index(target, 0, cut)
+        except ValueError:
+            return cut
+    if type(first_kept) is str:  # === with a string is ==
+        return next((r for r in range(cut) if ids[path[r]] == first_kept), cut)
+    return next((r for r in range(cut) if strict_equal(ids[path[r]], first_kept)), cut)
+
+
+def kept_range(entries: Sequence, path: Sequence[int]) -> list[int]:
+    """``select`` over a plain list of entries: the selected positions.
+
+    >>> from pisession.build import new_entry as e, new_message as m
+    >>> kept_range([m("u1", None, "user", 1),
+    ...             e("compaction", "c1", "u1", 2, firstKeptEntryId="u1")], [0, 1])
+    [1, 0]
+    """
+    return select(EntryIndex.of(entries), path).positions
+
+
+# --- 4. the edits ---------------------------------------------------------------------------
+
+
+def collect_edits(index: EntryIndex, selection: Selection) -> dict:
+    """The context edits among the selected entries, by target id (``js_key``); a later
+    edit replaces an earlier one. An edit summarized away is not selected, so it is not
+    applied.
+
+    >>> from pisession.build import new_entry as e
+    >>> index = EntryIndex.of([e("context_edit", "x", None, 1, targetId="a", replacement=None)])
+    >>> collect_edits(index, Selection([0]))
+    {'a': (0, {'type': 'context_edit', 'id': 'x', 'parentId': None, \
+'timestamp': '2026-01-01T00:01:00Z', 'targetId': 'a', 'replacement': None})}
+    """
+    types = index.types
+    positions = [p for p in selection.positions if types[p] == "context_edit"]
     edits: dict = {}
-    for entry in selected_entries:
-        if _is_type(entry, "context_edit"):
-            key = map_key(field(entry, "targetId"))
-            if key is not None:
-                edits[key] = entry
+    for position, entry in zip(positions, index.entries(positions)):
+        key = js_key(js_field(entry, "targetId"))
+        if key is not NO_KEY:
+            edits[key] = (position, entry)
     return edits
 
 
-def edit_for(edits: dict, entry: object) -> dict | None:
-    """The context edit that targets this entry, if any."""
-    key = map_key(field(entry, "id"))
-    return None if key is None else edits.get(key)
+# --- 5. the projection ----------------------------------------------------------------------
 
 
-def _built(fields: list[tuple[str, object]]) -> dict:
-    """A message object as JavaScript builds it: absent (undefined) fields left out."""
-    return {k: v for k, v in fields if v is not UNDEFINED}
+def _built(fields: list[tuple]) -> dict:
+    """A message object as JavaScript builds it: absent (undefined) fields left out.
+    A field is ``(name, value)`` or ``(name, object, key)`` (read with ``js_field``)."""
+    out = {}
+    for item in fields:
+        value = item[1] if len(item) == 2 else js_field(item[1], item[2])
+        if value is not UNDEFINED:
+            out[item[0]] = value
+    return out
 
 
-def entry_messages(entry: object, source: str = "<session>") -> list:
+def entry_messages(entry: object) -> list:
     """What one selected entry contributes to the context, before any edit.
 
     >>> entry_messages({"type": "branch_summary", "summary": "s", "fromId": "x",
@@ -211,38 +464,37 @@ def entry_messages(entry: object, source: str = "<session>") -> list:
     >>> entry_messages({"type": "label", "targetId": "x", "label": "L"})
     []
     """
-    kind = field(entry, "type")
+    kind = js_field(entry, "type")
     if kind == "message":
-        message = field(entry, "message")
-        role = _message_role(entry, source)
-        if role == "system" and nullish(field(message, "content")):
+        message = entry["message"]  # type: ignore[index]  (checked by the caller's path)
+        role = js_field(message, "role")
+        if role == "system" and nullish(js_field(message, "content")):
             return [{**message, "content": ""}]
-        if role in ("user", "assistant", "toolResult") and nullish(field(message, "content")):
+        if role in ("user", "assistant", "toolResult") and nullish(js_field(message, "content")):
             return [{**message, "content": []}]
         return [message]
-    millis = js_time_ms(field(entry, "timestamp"))
     if kind == "custom_message":
-        content = field(entry, "content")
+        content = js_field(entry, "content")
         return [
             _built(
                 [
                     ("role", "custom"),
-                    ("customType", field(entry, "customType")),
+                    ("customType", entry, "customType"),
                     ("content", [] if nullish(content) else content),
-                    ("display", field(entry, "display")),
-                    ("details", field(entry, "details")),
-                    ("timestamp", millis),
+                    ("display", entry, "display"),
+                    ("details", entry, "details"),
+                    ("timestamp", js_time_ms(js_field(entry, "timestamp"))),
                 ]
             )
         ]
-    if kind == "branch_summary" and truthy(field(entry, "summary")):
+    if kind == "branch_summary" and truthy(js_field(entry, "summary")):
         return [
             _built(
                 [
                     ("role", "branchSummary"),
-                    ("summary", field(entry, "summary")),
-                    ("fromId", field(entry, "fromId")),
-                    ("timestamp", millis),
+                    ("summary", entry, "summary"),
+                    ("fromId", entry, "fromId"),
+                    ("timestamp", js_time_ms(js_field(entry, "timestamp"))),
                 ]
             )
         ]
@@ -250,44 +502,38 @@ def entry_messages(entry: object, source: str = "<session>") -> list:
         summary = _built(
             [
                 ("role", "compactionSummary"),
-                ("summary", field(entry, "summary")),
-                ("tokensBefore", field(entry, "tokensBefore")),
-                ("timestamp", millis),
+                ("summary", entry, "summary"),
+                ("tokensBefore", entry, "tokensBefore"),
+                ("timestamp", js_time_ms(js_field(entry, "timestamp"))),
             ]
         )
-        checkpoint = field(entry, "systemMessage")
+        checkpoint = js_field(entry, "systemMessage")
         return [checkpoint, summary] if truthy(checkpoint) else [summary]
     return []
 
 
-def apply_context_edit(messages: list, edit: dict | None, source: str = "<session>") -> list:
+def apply_context_edit(messages: list, edit: object) -> list:
     """Messages after a context edit: ``replacement: null`` removes them all; otherwise
     user/assistant/toolResult/custom messages get the replacement content (a string
     becomes one text block for assistant and toolResult). Inputs are not modified.
+    Raises ``TypeError`` where Pi throws one (an edit without a replacement).
 
     >>> apply_context_edit([{"role": "assistant", "content": []}],
     ...                    {"replacement": {"content": "short"}})
     [{'role': 'assistant', 'content': [{'type': 'text', 'text': 'short'}]}]
     """
-    if edit is None:
-        return messages
-    replacement = field(edit, "replacement")
+    replacement = js_field(edit, "replacement")
     if replacement is None:
         return []
     out = []
     for message in messages:
-        role = field(message, "role")
+        role = js_field(message, "role")
         if role not in EDITABLE_ROLES:
             out.append(message)
             continue
         if nullish(replacement):
-            raise PiFailure(
-                source,
-                None,
-                f"context edit {field(edit, 'id')!r} has no replacement "
-                "(Pi 0.87.1 throws a TypeError here)",
-            )
-        content = field(replacement, "content")
+            raise TypeError("the context edit has no replacement")
+        content = js_field(replacement, "content")
         if role in ("assistant", "toolResult") and isinstance(content, str):
             content = [{"type": "text", "text": content}]
         copy = dict(message)
@@ -296,3 +542,175 @@ def apply_context_edit(messages: list, edit: dict | None, source: str = "<sessio
             del copy["content"]  # JavaScript keeps an undefined key; its JSON drops it
         out.append(copy)
     return out
+
+
+@dataclass
+class ProjectedEntry:
+    """One selected entry and the messages it contributed (after its context edit).
+
+    ``part`` says why it is selected (``PATH``, ``COMPACTION``, ``KEPT``, ``AFTER``);
+    ``edit`` is the context edit that targets it, and ``edit_position`` where that is.
+    """
+
+    position: int
+    entry: object
+    messages: list
+    part: str
+    edit: dict | None = None
+    edit_position: int | None = None
+    line: int | None = None
+
+    @property
+    def id(self) -> object:
+        """The entry's id (None when it has none)."""
+        value = js_field(self.entry, "id")
+        return None if value is UNDEFINED else value
+
+    @property
+    def why(self) -> str:
+        """``part``, under its older name."""
+        return self.part
+
+
+def contributions(
+    index: EntryIndex, selection: Selection, edits: dict, block: int = 4096
+) -> Iterator[ProjectedEntry]:
+    """Step 5 one entry at a time, decoding the selected entries ``block`` at a time: a
+    caller that writes as it goes never holds the whole context.
+
+    Only the newest compaction (first in the selection) contributes its checkpoint and
+    summary; an older compaction kept inside its range contributes nothing.
+    """
+    positions = selection.positions
+    for start in range(0, len(positions), block):
+        chunk = positions[start : start + block]
+        for rank, position, entry in zip(
+            range(start, start + len(chunk)), chunk, index.entries(chunk)
+        ):
+            yield _contribution(index, selection, edits, rank, position, entry)
+
+
+def _contribution(
+    index: EntryIndex, selection: Selection, edits: dict, rank: int, position: int, entry: object
+) -> ProjectedEntry:
+    part = selection.part_of(rank)
+    if rank > 0 and index.types[position] == "compaction":
+        return ProjectedEntry(position, entry, [], part)
+    if index.types[position] == "message" and index.roles[position] is NO_MESSAGE:
+        _check_messages(index, [position])
+    messages = entry_messages(entry)
+    found = edits.get(js_key(index.ids[position])) if edits else None
+    if found is None:
+        return ProjectedEntry(position, entry, messages, part)
+    edit_position, edit = found
+    try:
+        messages = apply_context_edit(messages, edit)
+    except TypeError:
+        raise index.fail(
+            edit_position,
+            f"context edit {js_field(edit, 'id')!r} has no replacement "
+            "(Pi 0.87.1 throws a TypeError here)",
+        ) from None
+    return ProjectedEntry(position, entry, messages, part, edit, edit_position)
+
+
+@dataclass
+class Context:
+    """The model context at a leaf: Pi's ``buildSessionContext`` result."""
+
+    messages: list
+    thinking_level: object
+    model: dict | None
+    leaf: int | None = None
+
+    def to_dict(self) -> dict:
+        """Exactly Pi's JSON shape: ``{"messages", "thinkingLevel", "model"}``."""
+        out: dict = {"messages": self.messages}
+        if self.thinking_level is not UNDEFINED:
+            out["thinkingLevel"] = self.thinking_level
+        out["model"] = self.model
+        return out
+
+    def to_llm(self) -> list:
+        """The provider messages (Pi's ``convertToLlm``)."""
+        from .llm import to_llm
+
+        return to_llm(self.messages)
+
+    def to_json(self, indent: int | None = None) -> str:
+        """``to_dict()`` serialised as ``JSON.stringify`` would."""
+        from . import jsjson
+
+        return jsjson.dumps(self.to_dict(), indent)
+
+    def _repr_html_(self) -> str:
+        from .display import context_html
+
+        return context_html(self)
+
+
+@dataclass
+class Projection:
+    """Every selected entry with its messages: the provenance of each context message,
+    with the path and the selection it came from."""
+
+    items: list[ProjectedEntry]
+    context: Context
+    path: list[int] = field(default_factory=list)
+    selection: Selection = field(default_factory=lambda: Selection([]))
+
+    @property
+    def entries(self) -> list[ProjectedEntry]:
+        """The projected entries (``items``)."""
+        return self.items
+
+    @property
+    def messages(self) -> list:
+        """All context messages in order (the same list as ``context.messages``)."""
+        return self.context.messages
+
+    @property
+    def compaction(self) -> int | None:
+        """Position of the newest compaction on the path (None: none)."""
+        return self.selection.compaction
+
+    @property
+    def first_kept(self) -> int | None:
+        """Position of the first entry of the compaction's kept range (None: none)."""
+        return self.selection.first_kept
+
+    def source_of(self, message_index: int) -> ProjectedEntry:
+        """The selected entry that contributed context message number ``message_index``."""
+        seen = 0
+        for item in self.items:
+            seen += len(item.messages)
+            if message_index < seen:
+                return item
+        raise IndexError(message_index)
+
+    def _repr_html_(self) -> str:
+        from .display import projection_html
+
+        return projection_html(self)
+
+
+def project(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> Projection:
+    """The five steps for one leaf (default, -1: the last entry in file order).
+    ``edits=False`` leaves step 4 out: what a reader that ignores context edits builds.
+
+    >>> from pisession.build import new_entry as e, new_message as m
+    >>> index = EntryIndex.of([m("u1", None, "user", 1), m("a1", "u1", "assistant", 2),
+    ...     e("context_edit", "x1", "a1", 3, targetId="a1", replacement=None)])
+    >>> p = project(index)
+    >>> [len(item.messages) for item in p.items], [m["role"] for m in p.messages]
+    ([1, 0, 0], ['user'])
+    """
+    leaf = default_leaf(index) if leaf == -1 else leaf
+    path = walk_path(index, leaf)
+    settings = read_settings(index, path)
+    selection = select(index, path)
+    found = collect_edits(index, selection) if edits else {}
+    items = list(contributions(index, selection, found))
+    messages = [m for item in items for m in item.messages]
+    context = Context(messages, settings.thinking_level, settings.model, leaf)
+    return Projection(items, context, path, selection)

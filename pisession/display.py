@@ -5,240 +5,17 @@ Jupyter calls these through ``Session._repr_html_``, ``Context._repr_html_`` and
 control characters removed), shortened and HTML-escaped, so a session holding
 ``<script>`` shows it as text. No JavaScript, no external CSS.
 
-The text helpers (``clean_text``, ``shorten``, ``message_text``, ``entry_text``,
-``kind_of``) are shared with the drawings and the explorers.
+Words come from ``pisession.text`` and fate colours from ``provenance.FATES``, as in
+every other view.
 """
 
 from __future__ import annotations
 
 import html
-import re
 
-from .jsvalue import UNDEFINED, js_string
 from .jsvalue import field as js_field
-
-#: One colour per fate (Okabe-Ito, colour-blind friendly), with its meaning.
-FATE_COLOURS = {
-    "sent": "#009E73",
-    "kept": "#56B4E9",
-    "compaction": "#0072B2",
-    "summarized": "#F0E442",
-    "dropped-system": "#D55E00",
-    "edited": "#E69F00",
-    "omitted": "#CC79A7",
-    "state-only": "#FFFFFF",
-    "off-path": "#E4E4E4",
-}
-
-#: What each fate means, in the chapter's words (legends and docs use these).
-FATE_MEANINGS = {
-    "sent": "on the path (after the compaction, if any): sent to the model",
-    "kept": "in the kept range of the newest compaction: sent",
-    "compaction": "the newest compaction: sends its summary (and system checkpoint)",
-    "summarized": "before the kept range: replaced by the compaction summary",
-    "dropped-system": "system message inside the kept range: dropped",
-    "edited": "sent, with content replaced by a context edit",
-    "omitted": "removed by a context edit (replacement null)",
-    "state-only": "selected but contributes no message (settings, labels, ...)",
-    "off-path": "on another branch: not in this context",
-}
-
-#: Colour used when no fate is known (a damaged file whose context cannot be built).
-UNKNOWN_COLOUR = "#BBBBBB"
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_SPACES = re.compile(r"\s+")
-
-#: Short words for entry types and message roles (node text, tables).
-KIND_WORDS = {
-    "user": "user",
-    "assistant": "asst",
-    "toolResult": "tool",
-    "system": "sys",
-    "custom": "custom",
-    "bashExecution": "bash",
-    "hookMessage": "hook",
-    "compaction": "compact",
-    "branch_summary": "branch sum",
-    "custom_message": "custom msg",
-    "model_change": "model",
-    "thinking_level_change": "thinking",
-    "label": "label",
-    "session_info": "name",
-    "usage": "usage",
-    "context_edit": "edit",
-}
-
-
-def _as_str(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None or value is UNDEFINED:
-        return ""
-    if isinstance(value, (dict, list)):
-        from .jsjson import dumps
-
-        return dumps(value)
-    if isinstance(value, (bool, int, float)):
-        return js_string(value)
-    return str(value)
-
-
-def clean_text(text: object) -> str:
-    """Text safe for any display: ANSI escapes and control characters removed.
-
-    >>> clean_text("\\x1b[31mred\\x1b[0m\\x07 bell")
-    'red bell'
-    """
-    value = _as_str(text)
-    value = _ANSI.sub("", value)
-    return _CONTROL.sub("", value.replace("\t", " "))
-
-
-def shorten(text: object, width: int = 80) -> str:
-    """One cleaned line of at most ``width`` characters (whitespace runs become one space).
-
-    >>> shorten("a  long\\n\\ntext that goes on", 12)
-    'a long text…'
-    """
-    value = _SPACES.sub(" ", clean_text(text)).strip()
-    return value if len(value) <= width else value[: max(width - 1, 0)].rstrip() + "…"
-
-
-def _block_text(block: object) -> str:
-    kind = js_field(block, "type")
-    if kind == "text":
-        return _as_str(js_field(block, "text"))
-    if kind == "thinking":
-        return "[thinking] " + _as_str(js_field(block, "thinking"))
-    if kind == "toolCall":
-        arguments = js_field(block, "arguments")
-        inner = ""
-        if isinstance(arguments, dict):
-            inner = ", ".join(f"{k}={shorten(v, 40)}" for k, v in arguments.items())
-        return f"→ {_as_str(js_field(block, 'name'))}({inner})"
-    if kind == "image":
-        return "[image]"
-    return f"[{_as_str(kind)}]"
-
-
-def content_summary(content: object) -> str:
-    """Plain text of message content: a string, or its blocks described one by one.
-
-    >>> content_summary([{"type": "text", "text": "hi"}, {"type": "toolCall",
-    ...     "name": "bash", "arguments": {"command": "ls"}}])
-    'hi → bash(command=ls)'
-    """
-    if content is UNDEFINED or content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(_block_text(b) for b in content)
-    return _as_str(content)
-
-
-def message_text(message: object) -> str:
-    """What a context message says, as one plain string (uncut, uncleaned).
-
-    >>> message_text({"role": "compactionSummary", "summary": "We read util.py."})
-    'We read util.py.'
-    """
-    role = js_field(message, "role")
-    if role in ("compactionSummary", "branchSummary"):
-        return _as_str(js_field(message, "summary"))
-    if role == "bashExecution":
-        return f"$ {_as_str(js_field(message, 'command'))} {_as_str(js_field(message, 'output'))}"
-    if role == "system":
-        sections = js_field(message, "sections")
-        parts = [content_summary(js_field(message, "content"))]
-        if isinstance(sections, dict):
-            parts += [
-                f"[{k}] {'(removed)' if v is None else _as_str(v)}" for k, v in sections.items()
-            ]
-        for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
-            tools = js_field(message, key)
-            if isinstance(tools, list):
-                parts += [f"{sign}tool {_as_str(js_field(t, 'name'))}" for t in tools]
-        return " ".join(p for p in parts if p)
-    return content_summary(js_field(message, "content"))
-
-
-def entry_text(entry: object) -> str:
-    """What an entry holds, as one plain string (uncut, uncleaned).
-
-    >>> entry_text({"type": "label", "targetId": "a1", "label": "first answer"})
-    'a1 ← first answer'
-    """
-    kind = js_field(entry, "type")
-    if kind == "message":
-        return message_text(js_field(entry, "message"))
-    if kind in ("compaction", "branch_summary"):
-        return _as_str(js_field(entry, "summary"))
-    if kind == "custom_message":
-        return content_summary(js_field(entry, "content"))
-    if kind == "model_change":
-        return f"{_as_str(js_field(entry, 'provider'))}/{_as_str(js_field(entry, 'modelId'))}"
-    if kind == "thinking_level_change":
-        return _as_str(js_field(entry, "thinkingLevel"))
-    if kind == "label":
-        return f"{_as_str(js_field(entry, 'targetId'))} ← {_as_str(js_field(entry, 'label'))}"
-    if kind == "session_info":
-        return _as_str(js_field(entry, "name"))
-    if kind == "context_edit":
-        replacement = js_field(entry, "replacement")
-        target = _as_str(js_field(entry, "targetId"))
-        if replacement is None:
-            return f"{target} → (omitted)"
-        return f"{target} → {content_summary(js_field(replacement, 'content'))}"
-    if kind == "custom":
-        return _as_str(js_field(entry, "customType"))
-    if not isinstance(entry, dict):
-        return _as_str(entry)
-    return ""
-
-
-def kind_of(entry: object) -> str:
-    """The entry's type, or its message role for message entries.
-
-    >>> kind_of({"type": "message", "message": {"role": "toolResult"}}), kind_of(5)
-    ('toolResult', '(not an object)')
-    """
-    if not isinstance(entry, dict):
-        return "(not an object)"
-    kind = js_field(entry, "type")
-    if kind == "message":
-        role = js_field(js_field(entry, "message"), "role")
-        return _as_str(role) if role is not UNDEFINED else "message"
-    return "(no type)" if kind is UNDEFINED else _as_str(kind)
-
-
-def short_id(value: object, width: int = 8) -> str:
-    """An entry id cut to ``width`` characters (Pi ids are 8 hex digits).
-
-    >>> short_id("0199edge-0000-7000"), short_id(None), short_id(12)
-    ('0199edge', '-', '12')
-    """
-    if value is None or value is UNDEFINED:
-        return "-"
-    return clean_text(value)[:width]
-
-
-def text_colour(background: str) -> str:
-    """Black or white, whichever reads better on ``background`` (``#RRGGBB``).
-
-    >>> text_colour("#0072B2"), text_colour("#F0E442")
-    ('#FFFFFF', '#000000')
-    """
-    red, green, blue = (int(background[i : i + 2], 16) / 255 for i in (1, 3, 5))
-
-    def linear(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-
-    luminance = 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
-    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#FFFFFF"
-
+from .provenance import FATE, UNKNOWN_COLOUR
+from .text import entry_text, id_text, kind_of, message_text, one_line, strip_unsafe
 
 # --- HTML -------------------------------------------------------------------------------
 
@@ -251,20 +28,30 @@ _STYLE = (
 
 
 def _esc(value: object, width: int | None = None) -> str:
-    text = clean_text(value) if width is None else shorten(value, width)
+    text = strip_unsafe(value) if width is None else one_line(value, width)
     return html.escape(text, quote=True)
 
 
-def fate_badge(fate: str | None) -> str:
-    """A fate as a small coloured HTML label.
+def short_id(value: object) -> str:
+    """An entry id cut to 8 characters (Pi ids are 8 hex digits), or ``-``.
+
+    >>> short_id("0199edge-0000-7000"), short_id(None)
+    ('0199edge', '-')
+    """
+    return "-" if value is None else id_text(value, 8)
+
+
+def fate_badge(fate: str | None, text: str | None = None) -> str:
+    """A fate as a small coloured HTML label (``text`` instead of the fate's name).
 
     >>> fate_badge("kept")
     '<span class="fate" style="background:#56B4E9;color:#000000">kept</span>'
     """
-    colour = FATE_COLOURS.get(fate or "", UNKNOWN_COLOUR)
+    kind = FATE.get(fate or "")
+    colour, ink = (kind.colour, kind.ink) if kind else (UNKNOWN_COLOUR, "#000000")
     return (
-        f'<span class="fate" style="background:{colour};color:{text_colour(colour)}">'
-        f"{html.escape(fate or '?')}</span>"
+        f'<span class="fate" style="background:{colour};color:{ink}">'
+        f"{html.escape(text or fate or '?')}</span>"
     )
 
 
@@ -295,12 +82,12 @@ def fates_html(session, leaf_id: object = None, max_rows: int | None = 500) -> s
     rows = []
     for fate in shown:
         entry = session.entry(fate.position)
-        label = session.labels.get(fate.id) if isinstance(fate.id, str) else None
+        label = session.label_of(fate.position)
         rows.append(
             [
                 str(fate.line),
                 f"<code>{_esc(short_id(fate.id))}</code>",
-                _esc(KIND_WORDS.get(kind_of(entry), kind_of(entry)), 20),
+                _esc(kind_of(entry, short=True), 20),
                 _esc(entry_text(entry), 80) + (f" <b>[{_esc(label, 40)}]</b>" if label else ""),
                 fate_badge(fate.fate),
                 _esc(fate.reason, 120),
@@ -345,8 +132,8 @@ def session_html(session, leaf_id: object = None, max_rows: int | None = 200) ->
             rows.append(
                 [
                     str(session.line_of(position)),
-                    f"<code>{_esc(short_id(js_field(entry, 'id')))}</code>",
-                    _esc(kind_of(entry), 20),
+                    f"<code>{_esc(short_id(session.index.ids[position]))}</code>",
+                    _esc(kind_of(entry, short=True), 20),
                     _esc(entry_text(entry), 80),
                 ]
             )
@@ -378,6 +165,15 @@ def context_html(context, max_rows: int | None = 500) -> str:
     return _STYLE + facts + _table(["#", "role", "text"], rows, more)
 
 
+#: Why an entry is selected (``context.Selection.part_of``), in words.
+PART_WORDS = {
+    "path": "on the path",
+    "compaction": "newest compaction on the path",
+    "kept": "kept range of the compaction",
+    "after": "after the compaction",
+}
+
+
 def projection_html(projection, max_rows: int | None = 500) -> str:
     """Every context message with the entry it came from and why that entry was selected.
 
@@ -395,12 +191,12 @@ def projection_html(projection, max_rows: int | None = 500) -> str:
         entry_cells = [
             str(item.line),
             f"<code>{_esc(short_id(item.id))}</code>",
-            _esc(KIND_WORDS.get(kind_of(item.entry), kind_of(item.entry)), 20),
+            _esc(kind_of(item.entry, short=True), 20),
         ]
         edit = ""
         if item.edit is not None:
             edit = f"edited by <code>{_esc(short_id(js_field(item.edit, 'id')))}</code>"
-        why = _esc(item.why) + (f"; {edit}" if edit else "")
+        why = _esc(PART_WORDS[item.part]) + (f"; {edit}" if edit else "")
         if not item.messages:
             rows.append(["", "", "<i>(no message)</i>", *entry_cells, why])
         for message in item.messages:

@@ -26,39 +26,20 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .display import (
-    FATE_COLOURS,
-    KIND_WORDS,
-    UNKNOWN_COLOUR,
-    clean_text,
-    kind_of,
-    short_id,
-    shorten,
-    text_colour,
-)
+from .display import short_id
 from .errors import PisessionError
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
-from .provenance import FATES
+from .provenance import FATE, FATES, UNKNOWN_COLOUR
+from .text import entry_kind
+from .text import one_line as shorten
+from .text import strip_unsafe as clean_text
 
 #: Above this many entries ``collapse=None`` collapses long runs.
 COLLAPSE_THRESHOLD = 300
 
 #: Runs shorter than this stay as separate nodes when collapsing.
 MIN_RUN = 3
-
-#: Short legend wording per fate (``display.FATE_MEANINGS`` has the long form).
-FATE_LEGEND = {
-    "sent": "sent",
-    "kept": "kept (kept range)",
-    "compaction": "compaction (newest)",
-    "summarized": "summarized",
-    "dropped-system": "dropped-system",
-    "edited": "edited (context edit)",
-    "omitted": "omitted (context edit)",
-    "state-only": "state-only (no message)",
-    "off-path": "off-path (other branch)",
-}
 
 
 @dataclass
@@ -127,7 +108,7 @@ class TreeLayout:
     def fates_shown(self) -> list[str]:
         """Fates present in the drawing, in legend order."""
         present = {n.fate for n in self.nodes.values()}
-        return [f for f in FATES if f in present]
+        return [k.name for k in FATES if k.name in present]
 
 
 # --- layout -----------------------------------------------------------------------------
@@ -257,18 +238,20 @@ def _collapse_runs(collapse: bool | int | None, size: int) -> int | None:
     return max(int(collapse), 2)
 
 
-def _compaction_cut(session, path: list[int], fates: list) -> tuple[int, int | None, int] | None:
-    """``(compaction, above, below)`` positions for the newest compaction on the path."""
-    kinds = [js_field(session.view(p), "type") for p in path]
-    if "compaction" not in kinds:
+def _compaction_cut(projection) -> tuple[int, int | None, int] | None:
+    """``(compaction, above, below)``: the newest compaction on the path, the last path
+    entry it summarized (None: none) and the first one it kept (itself: none), read
+    off the rule's selection."""
+    selection, path = projection.selection, projection.path
+    if selection.compaction is None:
         return None
-    index = len(kinds) - 1 - kinds[::-1].index("compaction")
-    before = path[:index]
-    below_index = next(
-        (i for i, p in enumerate(before) if fates[p] not in ("summarized", None)), index
+    below = selection.start if selection.first_kept is not None else selection.cut
+    above = path[below - 1] if below > 0 else None
+    return (
+        selection.compaction,
+        above,
+        path[below] if below < selection.cut else selection.compaction,
     )
-    above = path[below_index - 1] if below_index > 0 else None
-    return path[index], above, path[below_index]
 
 
 def tree_layout(
@@ -300,16 +283,18 @@ def tree_layout(
     size = len(session)
     leaf = session.default_leaf if leaf_id is None else session.position_of(leaf_id)
     error = None
+    cut = None
     try:
-        fates = [f.fate for f in session.fates(leaf_id)]
-        path = session.path_positions(leaf_id)
+        fates = session.fates(leaf_id).names
+        projection = session.projection(leaf_id)
+        path = projection.path
+        cut = _compaction_cut(projection)
     except PisessionError as exc:
         error = clean_text(exc)
         fates = [None] * size
         path = []
     children = session.children()
     order, parent = _walk(children, session.roots(), size)
-    cut = _compaction_cut(session, path, fates) if path else None
     cycles = {p for loop in session.problems()["cycles"] for p in loop}
     labels = session.labels
 
@@ -319,13 +304,9 @@ def tree_layout(
         special.add(leaf)
     if cut:
         special |= {c for c in cut if c is not None}
-    for p in range(size):
-        entry = session.view(p)
-        entry_id = js_field(entry, "id")
-        if js_field(entry, "type") == "compaction" or (
-            isinstance(entry_id, str) and entry_id in labels
-        ):
-            special.add(p)
+    index = session.index
+    special.update(p for p in range(size) if index.types[p] == "compaction")
+    special.update(index.by_id[k] for k in labels if k in index.by_id)
     min_run = _collapse_runs(collapse, size)
     if min_run is None:
         runs = {p: [p] for p in order}
@@ -347,16 +328,16 @@ def tree_layout(
         if key != position:
             continue
         members = tuple(runs[key])
-        entry = session.view(key)  # id and kind: no full decode
         fate = fates[key]
-        colour = FATE_COLOURS.get(fate, UNKNOWN_COLOUR) if fate else UNKNOWN_COLOUR
-        entry_id = js_field(entry, "id")
+        colour = FATE[fate].colour if fate else UNKNOWN_COLOUR
+        entry_id = index.ids[key]
         entry_id = None if entry_id is UNDEFINED else entry_id
-        kind = kind_of(entry)
+        kind = entry_kind(index.types[key], index.roles[key])
         if len(members) > 1:
             text = f"{len(members):,} entries"
         else:
-            text = f"{KIND_WORDS.get(kind, shorten(kind, 10))} {short_id(entry_id)}"
+            short = entry_kind(index.types[key], index.roles[key], short=True)
+            text = f"{shorten(short, 10)} {short_id(entry_id)}"
         x, y = (column[key], -depth[key]) if orientation == "TB" else (depth[key], -column[key])
         nodes[key] = LayoutNode(
             key=key,
@@ -369,9 +350,9 @@ def tree_layout(
             id=entry_id,
             kind=kind,
             line=session.line_of(key),
-            label=labels.get(entry_id) if isinstance(entry_id, str) else None,
+            label=session.label_of(key),
             is_leaf=leaf in members,
-            is_compaction=js_field(entry, "type") == "compaction",
+            is_compaction=index.types[key] == "compaction",
             in_cycle=any(m in cycles for m in members),
         )
 
@@ -394,7 +375,7 @@ def tree_layout(
             node_of[below],
             js_field(session.entry(compaction), "firstKeptEntryId"),
         )
-    leaf_text = "-" if leaf is None else short_id(js_field(session.entry(leaf), "id"))
+    leaf_text = "-" if leaf is None else short_id(index.ids[leaf])
     title = session.name or os.path.basename(str(session.source))
     subtitle = f"leaf {leaf_text} · {size:,} entries · {len(path):,} on the path"
     if min_run is not None:
@@ -547,7 +528,7 @@ def draw_layout(layout: TreeLayout, *, ax=None, figsize=None):
         _draw_cut(ax, layout, font, scale, ux * scale, uy * scale)
 
     handles = [
-        Patch(facecolor=FATE_COLOURS[f], edgecolor="#333333", label=FATE_LEGEND[f])
+        Patch(facecolor=FATE[f].colour, edgecolor="#333333", label=FATE[f].legend)
         for f in layout.fates_shown
     ]
     if any(n.fate is None for n in nodes.values()):
@@ -595,7 +576,7 @@ def _half_width_points(text: str, font: float) -> float:
 
 def _draw_node(ax, node: LayoutNode, font: float, scale: float, tb: bool) -> None:
     edge, width = "#333333", 0.8 * scale
-    text_colour_ = text_colour(node.colour)
+    text_colour_ = FATE[node.fate].ink if node.fate else "#000000"
     if node.fate == "off-path":
         edge, text_colour_ = "#8C8C8C", "#5A5A5A"
     if node.in_cycle:

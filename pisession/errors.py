@@ -14,10 +14,12 @@ class SessionFormatError(PisessionError):
     's.jsonl:1: first object is not a session header'
     """
 
-    def __init__(self, source: str, line: int | None, reason: str):
+    def __init__(self, source: str, line: int | None, reason: str, position: int | None = None):
         self.source = source
         self.line = line
         self.reason = reason
+        #: position of the entry concerned (file order, header excluded), when known
+        self.position = position
         where = f"{source}:{line}" if line is not None else source
         super().__init__(f"{where}: {reason}")
 
@@ -25,13 +27,32 @@ class SessionFormatError(PisessionError):
 class CycleError(SessionFormatError):
     """A ``parentId`` chain that loops. Pi 0.87.1 would walk it forever.
 
-    ``cycle`` lists the entry ids of the loop in walking order.
+    ``cycle`` lists the entry ids of the loop in walking order; the message shows a long
+    loop by its ends.
+
+    >>> str(CycleError("s.jsonl", 3, [f"e{i}" for i in range(12000)]))
+    's.jsonl:3: parent cycle of 12000 entries: e0 -> e1 -> e2 -> ... -> e11999 -> e0 \
+(Pi 0.87.1 would hang here)'
     """
 
-    def __init__(self, source: str, line: int | None, cycle: list):
+    def __init__(self, source: str, line: int | None, cycle: list, position: int | None = None):
         self.cycle = cycle
-        shown = " -> ".join(str(i) for i in [*cycle, cycle[0]]) if cycle else "?"
-        super().__init__(source, line, f"parent cycle: {shown} (Pi 0.87.1 would hang here)")
+        super().__init__(source, line, f"{cycle_text(cycle)} (Pi 0.87.1 would hang here)", position)
+
+
+def cycle_text(cycle: list, ends: int = 3) -> str:
+    """A parent loop in words, long ones shortened to their ends.
+
+    >>> cycle_text(["a", "b"])
+    'parent cycle: a -> b -> a'
+    """
+    if not cycle:
+        return "parent cycle"
+    ids = [str(i) for i in cycle]
+    if len(ids) > 2 * ends + 1:
+        shown = [*ids[:ends], "...", *ids[-1:]]
+        return f"parent cycle of {len(ids)} entries: {' -> '.join([*shown, ids[0]])}"
+    return f"parent cycle: {' -> '.join([*ids, ids[0]])}"
 
 
 class UnknownLeafError(PisessionError, KeyError):

@@ -24,19 +24,10 @@ import functools
 import html
 from dataclasses import dataclass, field
 
-from .display import (
-    KIND_WORDS,
-    _esc,
-    _table,
-    entry_text,
-    fate_badge,
-    kind_of,
-    projection_html,
-    short_id,
-    shorten,
-)
+from .display import _esc, _table, fate_badge, projection_html, short_id
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
+from .text import entry_text, kind_of, one_line, strip_unsafe
 
 _HIGHLIGHT = "#FFE08A"
 
@@ -71,14 +62,14 @@ def leaf_options(session) -> list[tuple[str, object]]:
         entry_id = _id(entry)
         if not _selectable(entry_id):
             continue
-        label = session.labels.get(entry_id) if isinstance(entry_id, str) else None
-        kind = KIND_WORDS.get(kind_of(entry), kind_of(entry))
+        label = session.label_of(position)
+        kind = kind_of(entry, short=True)
         parts = [short_id(entry_id), kind, f"line {session.line_of(position)}"]
         if label:
-            parts.append(f"“{shorten(label, 24)}”")
+            parts.append(f"“{one_line(label, 24)}”")
         if position == default:
             parts.append("(default)")
-        text = shorten(entry_text(entry), 40)
+        text = one_line(entry_text(entry), 40)
         options.append((" · ".join(parts) + (f": {text}" if text else ""), entry_id))
     return options
 
@@ -158,20 +149,20 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
     return steps
 
 
-_MARK_FATES = {"replaced": "summarized", "kept": "kept", "compaction": "compaction", "": "sent"}
+#: The marks of the compaction stepper, as ``(word, fate whose colour it takes)``.
+_MARKS = {"replaced": "summarized", "kept": "kept", "compaction": "compaction"}
 
 
 def _selection_table(session, projection, marks: dict[int, str]) -> str:
     rows = []
     for item in projection.entries if projection is not None else []:
         mark = marks.get(item.position, "")
-        badge = fate_badge(_MARK_FATES[mark]).replace(_MARK_FATES[mark] + "<", mark + "<")
-        badge = badge if mark else ""
+        badge = fate_badge(_MARKS[mark], text=mark) if mark else ""
         rows.append(
             [
                 str(item.line),
                 f"<code>{_esc(short_id(item.id))}</code>",
-                _esc(KIND_WORDS.get(kind_of(item.entry), kind_of(item.entry)), 20),
+                _esc(kind_of(item.entry, short=True), 20),
                 _esc(entry_text(item.entry), 60),
                 str(len(item.messages)),
                 badge,
@@ -246,18 +237,10 @@ def migration_views(path_or_bytes) -> list[MigrationView]:
     >>> views[1].values[1]["id"], views[2].values[1]["message"]["role"]
     ('m0000001', 'custom')
     """
-    from pathlib import Path
-
     from .migration import header_version, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
-    from .reader import full_value, parse_records
+    from .session import read_values
 
-    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-        data = bytes(path_or_bytes)
-    else:
-        data = Path(path_or_bytes).read_bytes()
-    records, _ = parse_records(data)
-    values = [full_value(data, r) for r in records]
-    lines = [r.line for r in records]
+    values, lines = read_values(path_or_bytes)
     header = values[0] if values and isinstance(values[0], dict) else {}
     version = header_version(header)
     views = [
@@ -312,36 +295,18 @@ def migration_view_html(view: MigrationView, max_rows: int = 200) -> str:
 
 
 def context_without_edits(session, leaf_id: object = None):
-    """The projection with context edits ignored, as PiG (the Go port) builds it today.
-
-    The selection is the same as Pi's; only the messages differ: every selected entry
-    contributes its own messages, whatever a ``context_edit`` says.
+    """The projection with context edits ignored: a model of PiG (the Go port) as its
+    format page documents it, not PiG's own output. The selection is Pi's; only the
+    messages differ.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
-    >>> len(s.context().to_llm()) == len(context_without_edits(s).context.to_llm())
-    True
     >>> "40 one-line helpers" in str(s.context().messages)
     True
     >>> "40 one-line helpers" in str(context_without_edits(s).messages)
     False
     """
-    from .context import entry_messages
-    from .session import Context, ProjectedEntry, Projection
-
-    with_edits = session.projection(leaf_id)
-    items = []
-    for rank, item in enumerate(with_edits.entries):
-        if rank > 0 and js_field(item.entry, "type") == "compaction":
-            messages = []
-        else:
-            messages = entry_messages(item.entry, session.source)
-        items.append(ProjectedEntry(item.position, item.line, item.entry, messages, item.why))
-    old = with_edits.context
-    context = Context(
-        [m for i in items for m in i.messages], old.thinking_level, old.model, old.leaf
-    )
-    return Projection(items, context, with_edits.path, with_edits.compaction, with_edits.first_kept)
+    return session.projection(leaf_id, edits=False)
 
 
 def context_edit_html(session, leaf_id: object = None, apply_edits: bool = True) -> str:
@@ -374,7 +339,7 @@ def system_prompt_html(session, leaf_id: object = None, width: int = 600) -> str
     from .display import _STYLE
 
     prompt = session.system_prompt(leaf_id)
-    rows = [["content", f"<pre>{_esc(shorten(p, width))}</pre>"] for p in prompt.content if p]
+    rows = [["content", f"<pre>{_esc(one_line(p, width))}</pre>"] for p in prompt.content if p]
     rows += [
         [f"section <code>{_esc(name, 40)}</code>", f"<pre>{_esc(_text(value)[:width])}</pre>"]
         for name, value in prompt.sections.items()
@@ -397,9 +362,7 @@ def system_prompt_html(session, leaf_id: object = None, width: int = 600) -> str
 
 
 def _text(value: object) -> str:
-    from .display import clean_text
-
-    return clean_text(value)
+    return strip_unsafe(value)
 
 
 # --- widgets ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -196,8 +196,10 @@ def list_sessions(
     root: str | os.PathLike | None = None,
     agent: str = "pi",
     env: Mapping[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[SessionInfo]:
     """Every session under ``root`` (default: Pi's sessions root), newest first.
+    ``progress(done, total)`` is called after each file read.
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -207,7 +209,14 @@ def list_sessions(
     ['x']
     """
     root = sessions_root(agent, env) if root is None else Path(root)
-    infos = [info for p in iter_session_files(root) if (info := session_info(p)) is not None]
+    files = list(iter_session_files(root))
+    infos = []
+    for done, path in enumerate(files, 1):
+        info = session_info(path)
+        if info is not None:
+            infos.append(info)
+        if progress is not None:
+            progress(done, len(files))
     infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
 

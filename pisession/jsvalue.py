@@ -77,12 +77,26 @@ def nullish(value: object) -> bool:
     return value is None or value is UNDEFINED
 
 
+def js_number_value(value: int | float) -> float:
+    """A JSON number as the double JavaScript holds (huge integers round; beyond the
+    double range they become infinite, as ``JSON.parse`` makes them).
+
+    >>> js_number_value(9007199254740993), js_number_value(-(10**400))
+    (9007199254740992.0, -inf)
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
 def strict_equal(a: object, b: object) -> bool:
-    """``a === b`` for JSON values (objects compare by identity, as in JavaScript).
+    """``a === b`` for JSON values (objects compare by identity, as in JavaScript;
+    numbers compare as doubles, so integers beyond 2**53 can be equal).
 
     >>> strict_equal("a", "a"), strict_equal(1, 1.0), strict_equal(True, 1)
     (True, True, False)
-    >>> strict_equal(9007199254740993, 9007199254740992)  # both are the double 2^53
+    >>> strict_equal(9007199254740993, 9007199254740992)
     True
     """
     if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
@@ -94,28 +108,37 @@ def strict_equal(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-def js_number_value(number: int | float) -> float:
-    """The double JavaScript holds for a JSON number: integers beyond 2^53 round, and
-    beyond 1e308 become infinity (Python ints are exact and unbounded).
+_SAFE = 2**53
 
-    >>> js_number_value(2**53 + 1) == js_number_value(2**53), js_number_value(10**400)
-    (True, inf)
+
+class _NoKey:
+    """What ``js_key`` gives for an object or array: a ``Map`` key no JSON value equals."""
+
+    def __repr__(self) -> str:
+        return "NO_KEY"
+
+
+NO_KEY = _NoKey()
+
+
+def js_key(value: object) -> Hashable:
+    """A dict key that behaves like a JavaScript ``Map`` key (SameValueZero).
+
+    Strings and numbers (as doubles) key by value, ``null`` and ``undefined`` are keys
+    of their own, and ``true`` is not ``1``. Objects and arrays key by identity in
+    JavaScript, so no other JSON value ever finds them: they give ``NO_KEY``.
+
+    >>> js_key("a"), js_key(None), js_key(True), js_key(2**53 + 1), js_key([1])
+    ('a', None, ('bool', True), 9007199254740992.0, NO_KEY)
     """
-    if type(number) is float:
-        return number
-    try:
-        return float(number)
-    except OverflowError:
-        return float("inf") if number > 0 else float("-inf")
-
-
-def map_key(value: object) -> Hashable | None:
-    """A dict key that behaves like a JavaScript ``Map`` key, or None if none can
-    (objects and arrays are identity keys in JavaScript and never match a JSON value)."""
+    if type(value) is str:
+        return value
     if isinstance(value, (dict, list)):
-        return None
+        return NO_KEY
     if isinstance(value, bool):
         return ("bool", value)
+    if type(value) is int and not -_SAFE <= value <= _SAFE:
+        return js_number_value(value)
     return value
 
 
@@ -135,7 +158,7 @@ def js_string(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int) and -(2**53) <= value <= 2**53:
+    if isinstance(value, int) and -_SAFE <= value <= _SAFE:
         return str(value)
     if isinstance(value, int):  # beyond 2^53 JavaScript holds (and prints) a double
         value = js_number_value(value)

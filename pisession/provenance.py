@@ -1,32 +1,142 @@
 """Why each entry did or did not reach the model: one *fate* per entry for a leaf.
 
-This is the chapter's question answered for every line of the file at once. Drawings,
-tables and ``pisession explain`` all colour or word their output from these fates.
+This is the chapter's question answered for every line of the file at once. The fates
+are read off the context rule's own outputs (``context.walk_path``, ``select`` and
+``contributions``): nothing here decides what reaches the model. ``FATES`` is the one
+table every view takes its words, colours and styles from; a fate's reason is data
+(``Reason``), worded by ``Reason.text``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from .context import EDITABLE_ROLES
-from .jsvalue import UNDEFINED
+from . import context as rule
+from .jsvalue import UNDEFINED, truthy
 from .jsvalue import field as js_field
+from .text import id_text
 
-SENT = "sent"  # on the path (no compaction) or after the compaction: sent
-KEPT = "kept"  # in the kept range of the newest compaction: sent
-COMPACTION = "compaction"  # the newest compaction: sends checkpoint + summary
-SUMMARIZED = "summarized"  # before the kept range: replaced by the summary
-DROPPED_SYSTEM = "dropped-system"  # system message inside the kept range: dropped
-EDITED = "edited"  # content replaced by a context edit
-OMITTED = "omitted"  # removed by a context edit (replacement null)
-STATE_ONLY = "state-only"  # selected, but contributes no message
-OFF_PATH = "off-path"  # on another branch
 
-#: Every fate, in the order legends list them.
-FATES = (SENT, KEPT, COMPACTION, SUMMARIZED, DROPPED_SYSTEM, EDITED, OMITTED, STATE_ONLY, OFF_PATH)
+@dataclass(frozen=True)
+class FateKind:
+    """One fate: its name, whether such an entry reached the model, what it means, and
+    how views show it (fill colour, terminal style)."""
 
-#: Whether an entry with this fate reached the model (at least one message).
-REACHED = {SENT: True, KEPT: True, COMPACTION: True, EDITED: True}
+    name: str
+    reached: bool
+    meaning: str
+    legend: str
+    colour: str
+    style: str
+
+    @property
+    def ink(self) -> str:
+        """Text colour on ``colour``: black or white, whichever contrasts more (WCAG)."""
+        return ink_on(self.colour)
+
+
+#: Every fate, in the order legends list them (colours: the Okabe-Ito palette).
+FATES: tuple[FateKind, ...] = (
+    FateKind(
+        "sent",
+        True,
+        "on the path (after the compaction, if any): sent to the model",
+        "sent",
+        "#009E73",
+        "green",
+    ),
+    FateKind(
+        "kept",
+        True,
+        "in the kept range of the newest compaction: sent",
+        "kept (kept range)",
+        "#56B4E9",
+        "bright_green",
+    ),
+    FateKind(
+        "compaction",
+        True,
+        "the newest compaction: sends its summary (and its system message, if it stores one)",
+        "compaction (newest)",
+        "#0072B2",
+        "cyan",
+    ),
+    FateKind(
+        "summarized",
+        False,
+        "before the kept range: replaced by the compaction summary",
+        "summarized",
+        "#F0E442",
+        "yellow",
+    ),
+    FateKind(
+        "dropped-system",
+        False,
+        "system message inside the kept range: Pi drops every one of them",
+        "dropped-system",
+        "#D55E00",
+        "red",
+    ),
+    FateKind(
+        "edited",
+        True,
+        "sent, with content replaced by a context edit",
+        "edited (context edit)",
+        "#E69F00",
+        "magenta",
+    ),
+    FateKind(
+        "omitted",
+        False,
+        "removed by a context edit (replacement null)",
+        "omitted (context edit)",
+        "#CC79A7",
+        "red",
+    ),
+    FateKind(
+        "state-only",
+        False,
+        "selected but contributes no message (settings, labels, ...)",
+        "state-only (no message)",
+        "#FFFFFF",
+        "blue",
+    ),
+    FateKind(
+        "off-path",
+        False,
+        "on another branch: not in this context",
+        "off-path (other branch)",
+        "#E4E4E4",
+        "grey",
+    ),
+)
+
+#: Fates by name.
+FATE = {kind.name: kind for kind in FATES}
+
+SENT, KEPT, COMPACTION, EDITED = "sent", "kept", "compaction", "edited"
+SUMMARIZED, DROPPED_SYSTEM, OMITTED = "summarized", "dropped-system", "omitted"
+STATE_ONLY, OFF_PATH = "state-only", "off-path"
+
+#: Colour for an entry whose fate is unknown (a file whose context cannot be built).
+UNKNOWN_COLOUR = "#BBBBBB"
+
+
+def ink_on(fill: str) -> str:
+    """Black or white text, whichever has the higher WCAG contrast on ``fill``.
+
+    >>> ink_on("#0072B2"), ink_on("#F0E442"), ink_on("#009E73")
+    ('#FFFFFF', '#000000', '#000000')
+    """
+    red, green, blue = (int(fill[i : i + 2], 16) / 255 for i in (1, 3, 5))
+
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    luminance = 0.2126 * linear(red) + 0.7152 * linear(green) + 0.0722 * linear(blue)
+    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#FFFFFF"
+
 
 _STATE_WORDS = {
     "model_change": "sets the model",
@@ -36,9 +146,68 @@ _STATE_WORDS = {
     "custom": "stores extension state",
     "usage": "records token usage and cost",
     "context_edit": "edits another entry's messages",
-    "compaction": "an older compaction: its summary was itself summarized",
+    "compaction": "an older compaction: only the newest one sends a summary",
     "branch_summary": "a branch summary with an empty summary",
 }
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why an entry has its fate, as data. ``text`` words it.
+
+    ``compaction`` and ``edit`` are the ids of the entries concerned, ``roles`` the
+    roles of the messages it sent, ``kind`` its type, ``checkpoint`` whether the
+    compaction stores its own system message, ``setting`` whether a summarized entry
+    still decides the model or thinking level, ``leaf`` the leaf's id.
+    """
+
+    fate: str
+    kind: object = None
+    roles: tuple = ()
+    compaction: object = None
+    checkpoint: bool = False
+    edit: object = None
+    setting: bool = False
+    leaf: object = None
+
+    @property
+    def text(self) -> str:
+        """The reason in words.
+
+        >>> Reason("dropped-system", compaction="c1", checkpoint=False).text
+        'system message in the kept range of compaction c1: dropped, as Pi drops every \
+system message there; c1 stores no system message, so none from before it reaches the model'
+        """
+        sent = ", ".join(str(r) for r in self.roles) or "nothing"
+        c = id_text(self.compaction)
+        if self.fate == OFF_PATH:
+            return f"not on the path to leaf {id_text(self.leaf)} (another branch)"
+        if self.fate == SUMMARIZED:
+            extra = " (settings still read it: they scan the whole path)" if self.setting else ""
+            return f"before the kept range of compaction {c}: replaced by its summary{extra}"
+        if self.fate == DROPPED_SYSTEM:
+            head = (
+                f"system message in the kept range of compaction {c}: dropped, as Pi drops "
+                "every system message there; "
+            )
+            if self.checkpoint:
+                return head + f"{c} sends its own stored system message instead"
+            return head + f"{c} stores no system message, so none from before it reaches the model"
+        if self.fate == OMITTED:
+            return f"omitted by context edit {id_text(self.edit)} (replacement null)"
+        if self.fate == EDITED:
+            return f"sent as {sent}, content replaced by context edit {id_text(self.edit)}"
+        if self.fate == COMPACTION:
+            stored = "" if self.checkpoint else " (it stores no system message)"
+            return f"newest compaction on the path: sends {sent}{stored}"
+        if self.fate == STATE_ONLY:
+            words = _STATE_WORDS.get(
+                str(self.kind), f"a {self.kind!s} entry contributes no message"
+            )
+            return f"state only: {words}; never sent"
+        if self.fate == KEPT:
+            return f"in the kept range of compaction {c}: sent as {sent}"
+        return f"sent as {sent}"
 
 
 @dataclass(frozen=True)
@@ -50,27 +219,128 @@ class Fate:
     id: object
     type: object
     fate: str
-    reason: str
+    why: Reason
     messages: int = 0
+
+    @property
+    def reason(self) -> str:
+        """The reason in words (``why.text``)."""
+        return self.why.text
 
     @property
     def reached_model(self) -> bool:
         """True when the entry contributed at least one message."""
-        return REACHED.get(self.fate, False)
+        return FATE[self.fate].reached
 
 
-def _name(entry: object) -> str:
-    value = js_field(entry, "id")
-    return "(no id)" if value is UNDEFINED else str(value)
+class Fates(Sequence):
+    """The fate of every entry for one leaf, in file order (a ``Fate`` per item, made
+    when asked for; ``names`` holds the fate names as one column)."""
+
+    def __init__(self, session, names: list[str], details: dict, path, selection, leaf):
+        self._session = session
+        self.names = names
+        self._details = details  # position -> (message count, roles, edit position)
+        self.path = path
+        self.selection = selection
+        self._leaf = leaf
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, position):
+        if isinstance(position, slice):
+            return [self[p] for p in range(*position.indices(len(self)))]
+        if position < 0:
+            position += len(self)
+        return self._fate(position)
+
+    def __iter__(self) -> Iterator[Fate]:
+        return (self._fate(p) for p in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def counts(self) -> dict[str, int]:
+        """How many entries have each fate (every fate listed, in ``FATES`` order)."""
+        counts = dict.fromkeys((k.name for k in FATES), 0)
+        for name in self.names:
+            counts[name] += 1
+        return counts
+
+    def reached(self) -> int:
+        """How many entries reached the model."""
+        counts = self.counts()
+        return sum(n for name, n in counts.items() if FATE[name].reached)
+
+    def _fate(self, position: int) -> Fate:
+        session, index = self._session, self._session.index
+        name = self.names[position]
+        count, roles, edit = self._details.get(position, (0, (), None))
+        if name in (SENT, KEPT) and not roles:
+            roles = self._roles(position)
+            count = len(roles)
+        compaction = self.selection.compaction
+        reason = Reason(
+            name,
+            kind=None if index.types[position] is UNDEFINED else index.types[position],
+            roles=roles,
+            compaction=None if compaction is None else index.ids[compaction],
+            checkpoint=compaction is not None and self._checkpoint(),
+            edit=None if edit is None else index.ids[edit],
+            setting=name == SUMMARIZED and self._sets_model(position),
+            leaf=None if self._leaf is None else index.ids[self._leaf],
+        )
+        entry_id = index.ids[position]
+        kind = index.types[position]
+        return Fate(
+            position,
+            session.line_of(position),
+            None if entry_id is UNDEFINED else entry_id,
+            None if kind is UNDEFINED else kind,
+            name,
+            reason,
+            count,
+        )
+
+    def _roles(self, position: int) -> tuple:
+        messages = rule.entry_messages(self._session.entry(position))
+        return tuple(str(js_field(m, "role")) for m in messages)
+
+    def _checkpoint(self) -> bool:
+        entry = self._session.entry(self.selection.compaction)
+        return truthy(js_field(entry, "systemMessage"))
+
+    def _sets_model(self, position: int) -> bool:
+        index = self._session.index
+        kind = index.types[position]
+        return kind in ("model_change", "thinking_level_change") or (
+            kind == "message" and index.roles[position] == "assistant"
+        )
 
 
-def _roles(messages: list) -> str:
-    roles = [str(js_field(m, "role")) for m in messages]
-    return ", ".join(roles) if roles else "nothing"
+def _item_fate(item: rule.ProjectedEntry, compaction: int | None, rank: int) -> str:
+    """The fate of a selected entry, from what it contributed."""
+    if item.edit is not None and js_field(item.edit, "replacement") is None:
+        return OMITTED
+    if item.edit is not None and any(
+        js_field(m, "role") in rule.EDITABLE_ROLES for m in item.messages
+    ):
+        return EDITED
+    if rank == 0 and item.position == compaction and item.messages:
+        return COMPACTION
+    if not item.messages:
+        return STATE_ONLY
+    return KEPT if item.part == rule.KEPT else SENT
 
 
-def entry_fates(session, leaf_id: object = None) -> list[Fate]:
-    """One ``Fate`` per entry (file order) for the context at ``leaf_id``.
+def entry_fates(session, leaf_id: object = None) -> Fates:
+    """The fate of every entry (file order) for the context at ``leaf_id``.
+
+    Reads the rule's path, selection and contributions (streamed, so a long context is
+    never held whole).
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
@@ -78,70 +348,48 @@ def entry_fates(session, leaf_id: object = None) -> list[Fate]:
     >>> fates["t2000001"], fates["sys00002"], fates["u1000001"], fates["u5000001"]
     ('edited', 'dropped-system', 'summarized', 'off-path')
     """
-    projection = session.projection(leaf_id)
-    rank_on_path = {position: rank for rank, position in enumerate(projection.path)}
-    first_kept = projection.first_kept
-    kept_from = rank_on_path[first_kept] if first_kept is not None else len(rank_on_path)
-    selected = {item.position: item for item in projection.entries}
-    compaction = projection.compaction
-    comp_name = _name(session.entry(compaction)) if compaction is not None else ""
-    leaf_name = _name(session.entry(projection.path[-1])) if projection.path else "-"
-    fates = []
-    for position in range(len(session)):
-        entry = session.view(position)  # type, id and role need no full decode
-        kind = js_field(entry, "type")
-        item = selected.get(position)
-        if position not in rank_on_path:
-            fate, reason = OFF_PATH, f"not on the path to leaf {leaf_name} (another branch)"
-        elif item is None:
-            role = js_field(js_field(entry, "message"), "role")
-            if kind == "message" and role == "system" and rank_on_path[position] >= kept_from:
-                fate, reason = (
-                    DROPPED_SYSTEM,
-                    f"system message in the kept range of compaction {comp_name}: dropped "
-                    "(the compaction carries the system prompt checkpoint)",
-                )
-            else:
-                reason = f"before the kept range of compaction {comp_name}: replaced by its summary"
-                if kind in ("model_change", "thinking_level_change") or role == "assistant":
-                    reason += (
-                        " (its model/thinking setting still counts: settings scan the whole path)"
-                    )
-                fate = SUMMARIZED
-        elif item.edit is not None and js_field(item.edit, "replacement") is None:
-            fate, reason = OMITTED, f"omitted by context edit {_name(item.edit)} (replacement null)"
-        elif item.edit is not None and any(
-            js_field(m, "role") in EDITABLE_ROLES for m in item.messages
-        ):
-            fate, reason = (
-                EDITED,
-                f"sent as {_roles(item.messages)}, content replaced by context edit "
-                f"{_name(item.edit)}",
-            )
-        elif position == compaction and item.messages:
-            fate, reason = (
-                COMPACTION,
-                f"newest compaction on the path: sends {_roles(item.messages)}",
-            )
-        elif not item.messages:
-            words = _STATE_WORDS.get(str(kind), f"a {kind!s} entry contributes no message")
-            fate, reason = STATE_ONLY, f"state only: {words}; never sent"
-        elif item.why.startswith("kept"):
-            fate, reason = (
-                KEPT,
-                f"in the kept range of compaction {comp_name}: sent as {_roles(item.messages)}",
-            )
-        else:
-            fate, reason = SENT, f"sent as {_roles(item.messages)}"
-        fates.append(
-            Fate(
-                position,
-                session.line_of(position),
-                None if js_field(entry, "id") is UNDEFINED else js_field(entry, "id"),
-                None if kind is UNDEFINED else kind,
-                fate,
-                reason,
-                len(item.messages) if item else 0,
-            )
-        )
-    return fates
+    index = session.index
+    selection = session.selection(leaf_id)
+    path = session.path_positions(leaf_id)
+    names = [OFF_PATH] * len(index)
+    for position in path:
+        names[position] = SUMMARIZED
+    for position in selection.dropped_system:
+        names[position] = DROPPED_SYSTEM
+    details: dict = {}
+    edits = rule.collect_edits(index, selection)
+    done: set = set()
+    for rank, item in enumerate(rule.contributions(index, selection, edits)):
+        if item.position in done:  # an entry selected twice: its first place decides
+            continue
+        done.add(item.position)
+        fate = _item_fate(item, selection.compaction, rank)
+        names[item.position] = fate
+        if fate not in (SENT, KEPT) or len(item.messages) != 1:
+            roles = tuple(str(js_field(m, "role")) for m in item.messages)
+            details[item.position] = (len(item.messages), roles, item.edit_position)
+    leaf = path[-1] if path else None
+    return Fates(session, names, details, path, selection, leaf)
+
+
+def fate_kinds_of(names: Sequence[str]) -> list[FateKind]:
+    """The fates that occur among ``names``, in legend order.
+
+    >>> [k.name for k in fate_kinds_of(["off-path", "sent"])]
+    ['sent', 'off-path']
+    """
+    present = set(names)
+    return [kind for kind in FATES if kind.name in present]
+
+
+__all__ = [
+    "FATE",
+    "FATES",
+    "Fate",
+    "FateKind",
+    "Fates",
+    "Reason",
+    "entry_fates",
+    "fate_kinds_of",
+    "ink_on",
+]

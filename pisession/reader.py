@@ -1,77 +1,58 @@
-"""Layer 1: bytes -> lines -> parsed values, exactly as Pi 0.87.1 reads a session file.
+"""Step 1 of loading: bytes -> lines -> parsed values, exactly as Pi 0.87.1 reads a file.
 
 Pi splits the file on ``\\n`` only, skips blank lines and lines ``JSON.parse`` rejects,
 and drops values that are falsy in JavaScript. pisession does the same, but writes
 down every line it skipped (``Diagnostic``) so that nothing goes missing silently.
 
-For speed, the first pass decodes only the *core* of each line (type, id, parentId and
-the message role: what finding a path and its selection needs), many lines at a time;
-the *structural* view (a few more fields, for the tree) and the full entry are decoded
-on demand from the byte range kept for each line.
+What it keeps of each line is a row of columns (``ParsedLines``): line number, byte
+range, and the four fields the context rule asks about (``type``, ``id``, ``parentId``,
+``message.role``). Those are decoded many lines at a time, without the rest of the line;
+a full entry is decoded only when asked for, from its byte range (``LineStore``). A big
+file is read in chunks, and its bytes are read again from the file when needed, so
+memory holds the columns, not the file.
 """
 
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
-from itertools import pairwise, repeat
+import os
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any, TypedDict
+from typing import Any
 
 import msgspec
 
+from .errors import SessionFormatError
 from .jsjson import LineDecodeError, dumps, loads
 from .jsvalue import UNDEFINED, js_falsy
 
+#: Files up to this size are kept in memory; bigger ones are read in chunks of it.
+CHUNK = 64 * 1024 * 1024
 
-class _MessageFields(TypedDict, total=False):
-    role: Any
-    provider: Any
-    model: Any
+#: Lines decoded together by ``msgspec``'s ``decode_lines``.
+_BLOCK = 2048
 
-
-class _StructuralFields(TypedDict, total=False):
-    type: Any
-    id: Any
-    parentId: Any
-    timestamp: Any
-    message: _MessageFields
-    firstKeptEntryId: Any
-    targetId: Any
-    thinkingLevel: Any
-    provider: Any
-    modelId: Any
-    label: Any
-    name: Any
-    version: Any
-    cwd: Any
+#: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
+_ASCII_BLANK = b" \t\r\n\x0b\x0c"
 
 
-_structural_decoder = msgspec.json.Decoder(_StructuralFields)
-_structural_decode = _structural_decoder.decode
-_structural_decode_lines = _structural_decoder.decode_lines
-
-
-class CoreMessage(msgspec.Struct, gc=False):
-    """The part of ``entry.message`` the core view keeps."""
-
+class _CoreMessage(msgspec.Struct, gc=False):
     role: Any = UNDEFINED
 
 
-class Core(msgspec.Struct, gc=False):
-    """The core view of an object line: fields absent from the line are ``UNDEFINED``;
-    ``message`` is ``None`` for ``"message": null``. Small, and not tracked by the GC."""
+class _Core(msgspec.Struct, gc=False):
+    """The fields of a line the rule reads; absent ones are ``UNDEFINED``."""
 
     type: Any = UNDEFINED
     id: Any = UNDEFINED
     parentId: Any = UNDEFINED
-    message: CoreMessage | None = UNDEFINED
+    message: _CoreMessage | None = UNDEFINED
 
 
-_core_decode_lines = msgspec.json.Decoder(Core).decode_lines
-
-#: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
-_ASCII_BLANK = b" \t\r\n\x0b\x0c"
+_core_decoder = msgspec.json.Decoder(_Core)
+_any_decoder = msgspec.json.Decoder()
 
 
 @dataclass(frozen=True)
@@ -86,65 +67,95 @@ class Diagnostic:
         return f"line {self.line}: {self.message}"
 
 
-class Record(msgspec.Struct, gc=False):
-    """One parsed line: its number, byte range, and its structural view.
+@dataclass
+class ParsedLines:
+    """Every kept line (parsed value) of a file, as columns; the header is row 0.
 
-    ``skeleton`` is a dict with the structural fields only (or the full value, when
-    the structural decode refuses the line). ``value`` is filled in on first full
-    decode. ``core`` is the ``Core`` view when the fast path read the line (else None);
-    such a record then decodes its ``skeleton`` from ``data`` on first use.
-
-    Records never take part in reference cycles, so the garbage collector does not
-    track them (a session file has hundreds of thousands).
+    ``roles`` holds ``message.role`` (``context.NO_MESSAGE`` when ``message`` is null or
+    absent); ``values`` the full value of the rows the fast path did not read.
     """
 
-    line: int
-    start: int
-    end: int
-    structural: object = None
-    value: object = None
-    core: Core | None = None
-    data: bytes | None = None
+    lines: array = field(default_factory=lambda: array("q"))
+    starts: array = field(default_factory=lambda: array("q"))
+    ends: array = field(default_factory=lambda: array("q"))
+    types: list = field(default_factory=list)
+    ids: list = field(default_factory=list)
+    parent_ids: list = field(default_factory=list)
+    roles: list = field(default_factory=list)
+    values: dict = field(default_factory=dict)
 
-    @property
-    def skeleton(self) -> object:
-        """The structural view (decoded on first use for a fast-path record)."""
-        if self.structural is None:
-            raw = memoryview(self.data)[self.start : self.end]
-            try:
-                self.structural = _structural_decode(raw)
-            except (msgspec.DecodeError, RecursionError):
-                self.structural = full_value(self.data, self)
-        return self.structural
+    def __len__(self) -> int:
+        return len(self.types)
+
+    def without(self, rows: Sequence[int]) -> ParsedLines:
+        """The same columns without these rows (the header, and extra headers Pi does not
+        count as entries), renumbered.
+
+        >>> parsed, _ = parse_lines(b'{"type":"session","id":"s"}\\n{"type":"a"}\\n')
+        >>> parsed.without([0]).types
+        ['a']
+        """
+        drop = sorted(set(rows))
+        if drop == list(range(len(drop))):  # the usual case: the header only, sliced in C
+            cut = len(drop)
+            columns = [c[cut:] for c in self._columns()]
+            values = {k - cut: v for k, v in self.values.items() if k >= cut}
+            return ParsedLines(*columns, values)
+        dropped = set(drop)
+        keep = [k for k in range(len(self)) if k not in dropped]
+        renumber = {old: new for new, old in enumerate(keep)}
+        columns = [_pick(column, keep) for column in self._columns()]
+        values = {renumber[k]: v for k, v in self.values.items() if k in renumber}
+        return ParsedLines(*columns, values)
+
+    def _columns(self) -> list:
+        return [
+            self.lines,
+            self.starts,
+            self.ends,
+            self.types,
+            self.ids,
+            self.parent_ids,
+            self.roles,
+        ]
 
 
-def line_bounds(data: bytes) -> tuple[list[int], list[int]]:
-    """Start and end offsets of every ``\\n``-separated line (line ``n`` is at index
-    ``n - 1``). A last line without a trailing newline counts; an empty tail does not.
+def _pick(column, keep: list[int]):
+    """The items of a column at these rows, as the same kind of column."""
+    picked = [column[k] for k in keep]
+    return array(column.typecode, picked) if isinstance(column, array) else picked
+
+
+def _no_message() -> object:
+    from .context import NO_MESSAGE
+
+    return NO_MESSAGE
+
+
+def line_bounds(data, lo: int = 0, hi: int | None = None) -> tuple[list[int], list[int]]:
+    """Start and end offsets of every ``\\n``-separated line of ``data[lo:hi]`` (line
+    ``n`` is at index ``n - 1``; offsets index ``data``). A last line without a trailing
+    newline counts; an empty tail does not.
 
     >>> line_bounds(b"a\\n\\nbc")
     ([0, 2, 3], [1, 2, 5])
     """
+    hi = len(data) if hi is None else hi
     ends: list[int] = []
     append, find = ends.append, data.find
-    end = find(b"\n")
+    end = find(b"\n", lo, hi)
     while end >= 0:
         append(end)
-        end = find(b"\n", end + 1)
-    starts = [0, *(end + 1 for end in ends)]
-    size = len(data)
-    if starts[-1] >= size:
+        end = find(b"\n", end + 1, hi)
+    starts = [lo, *(end + 1 for end in ends)]
+    if starts[-1] >= hi:
         starts.pop()
     else:
-        ends.append(size)
+        ends.append(hi)
     return starts, ends
 
 
-#: Lines decoded together by ``msgspec``'s ``decode_lines`` in the fast path.
-_BLOCK = 2048
-
-
-def _bytes_at(data: bytes, offsets: list[int]) -> bytes:
+def _bytes_at(data: bytes | memoryview, offsets: list[int]) -> bytes:
     """The bytes at these offsets, as one bytes object.
 
     >>> _bytes_at(b"abc", [2, 0])
@@ -155,149 +166,202 @@ def _bytes_at(data: bytes, offsets: list[int]) -> bytes:
     return bytes(itemgetter(*offsets)(data))
 
 
-def parse_records(data: bytes) -> tuple[list[Record], list[Diagnostic]]:
-    """Parse every line of a session file; return the kept records and the diagnostics.
+class _Columns:
+    """Appends rows to a ``ParsedLines`` (interning the few distinct types and roles)."""
 
-    Fast path: blocks of lines that each start with ``{`` and end with ``}`` are decoded
-    at once with ``decode_lines``. Such a block can only hold one JSON value per line
-    (``}\\n{`` never occurs inside a JSON value), so when the value count equals the
-    line count, every value is its line's. Any other block (a blank, malformed, CRLF or
-    odd line, a line msgspec refuses) is parsed line by line, exactly as before.
+    def __init__(self, parsed: ParsedLines, diagnostics: list[Diagnostic]):
+        self.parsed = parsed
+        self.diagnostics = diagnostics
+        self.no_message = _no_message()
+        self.names: dict = {}
 
-    >>> records, diags = parse_records(b'{"type":"session","id":"s"}\\n\\nnot json\\n0\\n')
-    >>> [r.line for r in records], [d.kind for d in diags]
-    ([1], ['blank', 'malformed', 'falsy'])
+    def _name(self, value: object) -> object:
+        if type(value) is str:
+            return self.names.setdefault(value, value)
+        return value
+
+    def add_cores(self, numbers: range, starts: Sequence[int], ends: Sequence[int], cores):
+        p = self.parsed
+        p.lines.extend(numbers)
+        p.starts.extend(starts)
+        p.ends.extend(ends)
+        gap = self.no_message
+        p.types.extend(self._names([c.type for c in cores]))
+        p.ids.extend([c.id for c in cores])
+        p.parent_ids.extend([c.parentId for c in cores])
+        roles = [gap if (m := c.message) is None or m is UNDEFINED else m.role for c in cores]
+        p.roles.extend(self._names(roles))
+
+    def _names(self, values: list) -> list:
+        """The values with one string object per distinct name (in C when all hash)."""
+        try:
+            return list(map(self.names.setdefault, values, values))
+        except TypeError:  # an unhashable type or role (an object): one at a time
+            return [self._name(v) for v in values]
+
+    def add_value(self, number: int, start: int, end: int, value: object, keep: bool) -> None:
+        from .context import message_role
+        from .jsvalue import field
+
+        p = self.parsed
+        if keep:
+            p.values[len(p.types)] = value
+        p.lines.append(number)
+        p.starts.append(start)
+        p.ends.append(end)
+        p.types.append(self._name(field(value, "type")))
+        p.ids.append(field(value, "id"))
+        p.parent_ids.append(field(value, "parentId"))
+        p.roles.append(self._name(message_role(value)))
+
+    def add_line(self, view, number: int, start: int, end: int, offset: int, last: bool) -> None:
+        """One line read on its own, as Pi reads it: a row, or a diagnostic. ``offset``
+        is where ``view`` starts in the file; ``last``: the file's last line."""
+        raw = view[start:end]
+        try:
+            core = _core_decoder.decode(raw)
+        except (msgspec.DecodeError, RecursionError):
+            core = None
+        if core is not None:
+            self.add_cores(range(number, number + 1), (start + offset,), (end + offset,), (core,))
+            return
+        if not bytes(raw).strip(_ASCII_BLANK):
+            self.diagnostics.append(Diagnostic(number, "blank", "blank line (skipped, as Pi does)"))
+            return
+        try:
+            value = loads(raw)
+        except LineDecodeError as exc:
+            self.diagnostics.append(Diagnostic(number, "malformed", _malformed(raw, last, exc)))
+            return
+        if js_falsy(value):
+            self.diagnostics.append(
+                Diagnostic(
+                    number, "falsy", f"JSON value {dumps(value)} is falsy (skipped, as Pi does)"
+                )
+            )
+            return
+        if not isinstance(value, dict):
+            self.diagnostics.append(
+                Diagnostic(
+                    number,
+                    "not-an-object",
+                    f"JSON {type(value).__name__} is not an object; Pi keeps it as an "
+                    "id-less entry",
+                )
+            )
+        self.add_value(number, start + offset, end + offset, value, keep=True)
+
+
+def _parse_window(
+    columns: _Columns, data, lo: int, hi: int, base: int, first_line: int, fast: bool, final: bool
+) -> int:
+    """Parse the whole lines of ``data[lo:hi]`` (``data[i]`` is byte ``i + base`` of the
+    file, ``first_line`` the number of the first line, ``final``: the window ends the file
+    without a newline). Returns the number of lines.
+
+    Fast path: a block of lines that each start with ``{`` and end with ``}`` is decoded
+    at once. Such a block can only hold one JSON value per line (``}\\n{`` never occurs
+    inside a JSON value), so when the value count equals the line count every value is
+    its line's. Any other block is read line by line.
     """
-    starts, ends = line_bounds(data)
+    starts, ends = line_bounds(data, lo, hi)
     count = len(starts)
+    view = memoryview(data)
     firsts = _bytes_at(data, starts)
     lasts = _bytes_at(data, [end - 1 for end in ends])  # -1 (empty first line): harmless
-    view = memoryview(data)
-    records: list[Record] = []
-    diagnostics: list[Diagnostic] = []
-    collecting = gc.isenabled()
-    gc.disable()  # the skeletons are many small dicts that live on: no cycles to find
-    try:
-        for first in range(0, count, _BLOCK):
-            last = min(count, first + _BLOCK)
-            size = last - first
-            if firsts.count(b"{", first, last) == size and lasts.count(b"}", first, last) == size:
-                try:
-                    cores = _core_decode_lines(view[starts[first] : ends[last - 1]])
-                except (msgspec.DecodeError, RecursionError):
-                    cores = None
-                if cores is not None and len(cores) == size:
-                    records.extend(
-                        map(
-                            Record,
-                            range(first + 1, last + 1),
-                            starts[first:last],
-                            ends[first:last],
-                            repeat(None),
-                            repeat(None),
-                            cores,
-                            repeat(data),
-                        )
-                    )
-                    continue
-            for index in range(first, last):
-                _parse_line(view, index + 1, starts[index], ends[index], records, diagnostics)
-    finally:
-        if collecting:
-            gc.enable()
-    return records, diagnostics
+    for first in range(0, count, _BLOCK):
+        last = min(count, first + _BLOCK)
+        size = last - first
+        numbers = range(first_line + first, first_line + last)
+        if (
+            fast
+            and firsts.count(b"{", first, last) == size
+            and lasts.count(b"}", first, last) == size
+        ):
+            try:
+                cores = _core_decoder.decode_lines(view[starts[first] : ends[last - 1]])
+            except (msgspec.DecodeError, RecursionError):
+                cores = None
+            if cores is not None and len(cores) == size:
+                columns.add_cores(
+                    numbers,
+                    [s + base for s in starts[first:last]],
+                    [e + base for e in ends[first:last]],
+                    cores,
+                )
+                continue
+        for index in range(first, last):
+            is_last = final and index == count - 1
+            columns.add_line(view, first_line + index, starts[index], ends[index], base, is_last)
+    view.release()
+    return count
 
 
-def _parse_line(
-    view: memoryview,
-    number: int,
-    start: int,
-    end: int,
-    records: list[Record],
-    diagnostics: list[Diagnostic],
-) -> None:
-    """Parse one line as Pi does: a record, or a diagnostic for a line Pi skips."""
-    raw = view[start:end]
-    try:
-        records.append(Record(number, start, end, _structural_decode(raw)))
-        return
-    except (msgspec.DecodeError, RecursionError):
-        pass
-    if not bytes(raw).strip(_ASCII_BLANK):
-        diagnostics.append(Diagnostic(number, "blank", "blank line (skipped, as Pi does)"))
-        return
-    try:
-        value = loads(raw)
-    except LineDecodeError as exc:
-        diagnostics.append(Diagnostic(number, "malformed", _malformed(raw, end, view, exc)))
-        return
-    if js_falsy(value):
-        diagnostics.append(
-            Diagnostic(number, "falsy", f"JSON value {dumps(value)} is falsy (skipped, as Pi does)")
-        )
-        return
-    if not isinstance(value, dict):
-        diagnostics.append(
-            Diagnostic(
-                number,
-                "not-an-object",
-                f"JSON {type(value).__name__} is not an object; Pi keeps it as an id-less entry",
-            )
-        )
-    records.append(Record(number, start, end, value, value))
-
-
-def _malformed(raw: memoryview, end: int, view: memoryview, error: Exception) -> str:
+def _malformed(raw, last: bool, error: Exception) -> str:
     """The reason for a skipped malformed line, naming the usual culprits."""
     reason = str(error)
     if bytes(raw[:3]) == b"\xef\xbb\xbf":
         reason = "starts with a UTF-8 byte-order mark, which JSON.parse rejects"
-    elif end == len(view) and not bytes(raw).rstrip().endswith((b"}", b"]", b'"')):
+    elif last and not bytes(raw).rstrip().endswith((b"}", b"]", b'"')):
         reason += "; the last line has no newline: cut off by a crash?"
     return f"{reason} (skipped, as Pi does)"
 
 
-def full_value(data: bytes, record: Record) -> object:
-    """The fully decoded value of a record (decoded once, then cached on the record)."""
-    if record.value is None:
-        record.value = loads(memoryview(data)[record.start : record.end])
-    return record.value
+def parse_lines(data: bytes, fast: bool = True) -> tuple[ParsedLines, list[Diagnostic]]:
+    """Parse every line of a session file held in memory: the kept rows, and a
+    diagnostic for every line Pi skips (``fast=False`` reads line by line: the
+    reference the fast path is tested against).
 
-
-def structural_views(records: list[Record]) -> list:
-    """The ``skeleton`` of every record, decoding those not decoded yet many at a time.
-
-    Records the fast path read are decoded in blocks of consecutive lines with
-    ``decode_lines`` (each such line starts with ``{`` and ends with ``}``, so a block
-    holds one value per line when the counts agree); anything else falls back to
-    ``Record.skeleton``, one line at a time.
-
-    >>> records, _ = parse_records(b'{"type":"a","x":1}\\n{"type":"b","label":"L"}\\n')
-    >>> structural_views(records)
-    [{'type': 'a'}, {'type': 'b', 'label': 'L'}]
+    >>> parsed, diags = parse_lines(b'{"type":"session","id":"s"}\\n\\nnot json\\n0\\n')
+    >>> list(parsed.lines), parsed.types, [d.kind for d in diags]
+    ([1], ['session'], ['blank', 'malformed', 'falsy'])
     """
-    collecting = gc.isenabled()
-    gc.disable()  # many small dicts that live on, and no cycles among them
-    try:
-        for first in range(0, len(records), _BLOCK):
-            block = records[first : first + _BLOCK]
-            head, tail = block[0], block[-1]
-            if (
-                len(block) > 1
-                and head.data is not None
-                and all(r.structural is None and r.data is head.data for r in block)
-                and all(b.start == a.end + 1 for a, b in pairwise(block))
-            ):
-                try:
-                    views = _structural_decode_lines(memoryview(head.data)[head.start : tail.end])
-                except (msgspec.DecodeError, RecursionError):
-                    views = []
-                if len(views) == len(block):
-                    for record, view in zip(block, views):
-                        record.structural = view
-        return [r.skeleton if r.structural is None else r.structural for r in records]
-    finally:
-        if collecting:
+    parsed, diagnostics = ParsedLines(), []
+    columns = _Columns(parsed, diagnostics)
+    final = not data.endswith(b"\n")
+    with _no_gc():
+        _parse_window(columns, data, 0, len(data), 0, 1, fast, final)
+    return parsed, diagnostics
+
+
+def parse_file(handle, size: int, chunk: int = CHUNK) -> tuple[ParsedLines, list[Diagnostic]]:
+    """``parse_lines`` over the first ``size`` bytes of an open binary file, read
+    ``chunk`` bytes at a time into one buffer: memory holds the buffer and the columns,
+    never the whole file. (A line longer than the buffer makes it grow.)"""
+    parsed, diagnostics = ParsedLines(), []
+    columns = _Columns(parsed, diagnostics)
+    buffer = bytearray(min(chunk, size) or 1)
+    offset, line, held = 0, 1, 0  # file offset of buffer[0]; next line; bytes held
+    with _no_gc():
+        while offset + held < size:
+            if held == len(buffer):  # one line fills the buffer: make room
+                buffer.extend(bytes(len(buffer)))
+            with memoryview(buffer) as free:
+                got = handle.readinto(free[held : min(len(buffer), size - offset)])
+            if not got:  # the file shrank while being read
+                size = offset + held
+                break
+            held += got
+            final = offset + held >= size
+            end = held if final else buffer.rfind(b"\n", 0, held) + 1
+            if end == 0:
+                continue
+            ragged = final and buffer[held - 1 : held] != b"\n"
+            line += _parse_window(columns, buffer, 0, end, offset, line, True, ragged)
+            buffer[: held - end] = buffer[end:held]
+            offset, held = offset + end, held - end
+    return parsed, diagnostics
+
+
+class _no_gc:
+    """Pause the collector: the columns are many small objects with no cycles."""
+
+    def __enter__(self):
+        self.was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self.was:
             gc.enable()
 
 
@@ -318,23 +382,170 @@ def complete_lines(data: bytes) -> tuple[bytes, Diagnostic | None]:
     if cut == len(data):
         return data, None
     line = data.count(b"\n", 0, cut) + 1
+    return data[:cut], _partial(line, len(data) - cut)
+
+
+def _partial(line: int, size: int) -> Diagnostic:
     message = (
-        f"last line has no newline yet ({len(data) - cut} bytes): ignored, as it may "
-        "still be being written"
+        f"last line has no newline yet ({size} bytes): ignored, as it may still be being written"
     )
-    return data[:cut], Diagnostic(line, "partial-line", message)
+    return Diagnostic(line, "partial-line", message)
 
 
-def read_complete_lines(path) -> tuple[bytes, Diagnostic | None]:
-    """Read a file once and keep only its complete lines (see ``complete_lines``).
+# --- where the bytes are --------------------------------------------------------------------
 
-    >>> import tempfile, os
-    >>> fd, name = tempfile.mkstemp()
-    >>> _ = os.write(fd, b'{"type":"session"}\\n{"type":"mess'); os.close(fd)
-    >>> data, partial = read_complete_lines(name)
-    >>> data, partial.line, partial.kind
-    (b'{"type":"session"}\\n', 2, 'partial-line')
+
+class LineStore:
+    """The bytes of a session's lines: held in memory, or read again from the file.
+
+    A big file is not kept in memory; its lines are read again when an entry is decoded.
+    The file is kept open, so a rename does not swap it; a file truncated or rewritten
+    meanwhile is noticed (a line no longer ends where it did) and reported.
     """
-    with open(path, "rb") as handle:
-        data = handle.read()
-    return complete_lines(data)
+
+    def __init__(self, data: bytes | None = None, path: str | None = None, size: int = 0):
+        self.data = data
+        self.path = path
+        self.size = len(data) if data is not None else size
+        self._fd: int | None = None
+
+    def __del__(self):
+        if self._fd is not None:
+            os.close(self._fd)
+
+    def _read(self, start: int, end: int) -> bytes | memoryview:
+        if self.data is not None:
+            return memoryview(self.data)[start:end]
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        want = min(end + 1, self.size) - start  # the newline after, as a check
+        if hasattr(os, "pread"):
+            got = os.pread(self._fd, want, start)
+        else:  # pragma: no cover - Windows
+            os.lseek(self._fd, start, os.SEEK_SET)
+            got = os.read(self._fd, want)
+        if len(got) != want or (want > end - start and got[-1:] != b"\n"):
+            raise SessionFormatError(
+                self.path, None, "the file changed since it was read (read it again)"
+            )
+        return got[: end - start]
+
+    def whole(self) -> bytes:
+        """Every byte that was read, exactly."""
+        if self.data is not None:
+            return self.data
+        return bytes(self._read(0, self.size))
+
+    def value(self, start: int, end: int) -> object:
+        """The fully decoded value of the line at this byte range."""
+        return loads(self._read(start, end))
+
+    def values(self, ranges: Sequence[tuple[int, int]]) -> list:
+        """Several lines decoded, consecutive ones together (``decode_lines``)."""
+        out: list = []
+        for run in _runs(ranges):
+            first, last = run[0][0], run[-1][1]
+            raw = self._read(first, last)
+            decoded = None
+            if len(run) > 1:
+                try:
+                    decoded = _any_decoder.decode_lines(raw)
+                except (msgspec.DecodeError, RecursionError):
+                    decoded = None
+            if decoded is not None and len(decoded) == len(run):
+                out.extend(decoded)
+            else:
+                out.extend(loads(raw[s - first : e - first]) for s, e in run)
+        return out
+
+
+def _runs(ranges: Sequence[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
+    """Consecutive lines (each starting right after the previous one's newline) grouped."""
+    run: list[tuple[int, int]] = []
+    for item in ranges:
+        if run and (item[0] != run[-1][1] + 1 or len(run) >= _BLOCK):
+            yield run
+            run = []
+        run.append(item)
+    if run:
+        yield run
+
+
+def read_source(
+    path_or_bytes, complete_lines_only: bool = False
+) -> tuple[LineStore, ParsedLines, list[Diagnostic], str]:
+    """Read a session from a path or bytes: where its bytes are, its rows, diagnostics
+    and a name for messages. Never writes; a file bigger than ``CHUNK`` is read in
+    chunks and not kept in memory."""
+    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+        data, source = bytes(path_or_bytes), "<bytes>"
+        return _from_bytes(data, source, complete_lines_only)
+    path = os.path.expanduser(os.fspath(path_or_bytes))
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below; its errors are ours to word
+    except OSError as exc:
+        raise SessionFormatError(path, None, f"cannot read: {exc.strerror}") from None
+    with handle:
+        try:
+            size = os.fstat(handle.fileno()).st_size
+            if size <= CHUNK or not _regular(handle):
+                return _from_bytes(handle.read(), path, complete_lines_only)
+            partial = None
+            if complete_lines_only:
+                size, partial = _complete_size(handle, size)
+            parsed, diagnostics = parse_file(handle, size)
+        except OSError as exc:
+            raise SessionFormatError(path, None, f"cannot read: {exc.strerror}") from None
+    if partial is not None:
+        diagnostics.append(partial)
+    return LineStore(path=path, size=size), parsed, diagnostics, path
+
+
+def _regular(handle) -> bool:
+    import stat
+
+    return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+
+
+def _complete_size(handle, size: int) -> tuple[int, Diagnostic | None]:
+    """The size up to the last newline of a file, and the partial-line diagnostic."""
+    step, end = 1 << 16, size
+    while end > 0:
+        start = max(0, end - step)
+        handle.seek(start)
+        found = handle.read(end - start).rfind(b"\n")
+        if found >= 0:
+            cut = start + found + 1
+            break
+        end = start
+    else:
+        cut = 0
+    handle.seek(0)
+    if cut == size:
+        return size, None
+    lines = sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+    handle.seek(0)
+    return cut, _partial(lines + 1, size - cut)
+
+
+def _from_bytes(data: bytes, source: str, complete_lines_only: bool):
+    partial = None
+    if complete_lines_only:
+        data, partial = complete_lines(data)
+    parsed, diagnostics = parse_lines(data)
+    if partial is not None:
+        diagnostics.append(partial)
+    return LineStore(data=data), parsed, diagnostics, source
+
+
+__all__ = [
+    "CHUNK",
+    "Diagnostic",
+    "LineStore",
+    "ParsedLines",
+    "complete_lines",
+    "line_bounds",
+    "parse_file",
+    "parse_lines",
+    "read_source",
+]

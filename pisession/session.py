@@ -1,207 +1,139 @@
-"""The ``Session``: a session file read losslessly, with its tree and its contexts.
+"""The ``Session``: a session file read, migrated and indexed, with its answers.
 
-``load`` reads bytes (never writing to the file), parses them as Pi does, migrates
-legacy versions in memory and returns a ``Session``. Its methods answer the chapter's
-question for any leaf: which entries reached the model, with which messages, and why.
+``load`` takes three visible steps, each a function of its own module:
+
+1. **read** (``reader.read_source``): the lines as Pi parses them, with diagnostics;
+2. **migrate** (``migration.migrate``): v1/v2 files brought to v3 in memory;
+3. **index** (``context.EntryIndex``): the columns the context rule reads.
+
+The ``Session`` then only asks: ``context.project`` for the context of a leaf,
+``provenance.entry_fates`` for the fate of every entry, ``tree`` for the shape.
+It never writes to the file it read.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from . import context as ctx
-from . import jsjson
+from . import context as rule
+from .context import Context, EntryIndex, ProjectedEntry, Projection
 from .errors import CycleError, SessionFormatError, UnknownLeafError
-from .jsvalue import UNDEFINED, map_key, nullish, strict_equal
+from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
-from .llm import to_llm
 from .migration import CURRENT_VERSION, IdFactory, MigrationStep, header_version, migrate
-from .reader import (
-    Core,
-    Diagnostic,
-    Record,
-    full_value,
-    line_bounds,
-    parse_records,
-    structural_views,
-)
+from .reader import Diagnostic, LineStore, ParsedLines, line_bounds, read_source
 from .stats import SessionStats, session_stats
 from .system_prompt import SystemPrompt, replay_system_prompt
-from .tree import (
-    children_of,
-    dangling_parents,
-    duplicate_ids,
-    entry_graph,
-    find_cycles,
-    leaves,
-    resolved_labels,
-    roots,
-    session_name,
-)
 
-#: Why an entry is in the selection (see ``ProjectedEntry.why``).
-WHY_PATH = "on the path"
-WHY_COMPACTION = "newest compaction on the path"
-WHY_KEPT = "kept range of the compaction"
-WHY_AFTER = "after the compaction"
+__all__ = ["Context", "ProjectedEntry", "Projection", "Session", "load", "loads"]
 
 
 @dataclass
-class ProjectedEntry:
-    """One selected entry and the messages it contributed (after context edits)."""
+class _Rows:
+    """The entry rows of a file: its parsed lines without the header row(s)."""
 
-    position: int
-    line: int
-    entry: dict
-    messages: list
-    why: str
-    edit: dict | None = None
+    parsed: ParsedLines
+    store: LineStore
 
-    @property
-    def id(self) -> object:
-        """The entry's id (None when it has none)."""
-        value = js_field(self.entry, "id")
-        return None if value is UNDEFINED else value
+    def decode(self, row: int) -> object:
+        value = self.parsed.values.get(row, UNDEFINED)
+        if value is UNDEFINED:
+            value = self.store.value(self.parsed.starts[row], self.parsed.ends[row])
+        return value
 
-
-@dataclass
-class Context:
-    """The model context at a leaf: Pi's ``buildSessionContext`` result."""
-
-    messages: list
-    thinking_level: object
-    model: dict | None
-    leaf: int | None = None
-
-    def to_dict(self) -> dict:
-        """Exactly Pi's JSON shape: ``{"messages", "thinkingLevel", "model"}``."""
-        out: dict = {"messages": self.messages}
-        if self.thinking_level is not UNDEFINED:
-            out["thinkingLevel"] = self.thinking_level
-        out["model"] = self.model
+    def decode_many(self, rows) -> list:
+        values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
+        if not values:
+            return self.store.values([(starts[r], ends[r]) for r in rows])
+        out = []
+        plain = [r for r in rows if r not in values]
+        decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain]))
+        for r in rows:
+            out.append(values[r] if r in values else next(decoded))
         return out
-
-    def to_llm(self) -> list:
-        """The provider messages (Pi's ``convertToLlm``)."""
-        return to_llm(self.messages)
-
-    def to_json(self, indent: int | None = None) -> str:
-        """``to_dict()`` serialised as ``JSON.stringify`` would."""
-        return jsjson.dumps(self.to_dict(), indent)
-
-    def _repr_html_(self) -> str:
-        from .display import context_html
-
-        return context_html(self)
-
-
-@dataclass
-class Projection:
-    """Every selected entry with its messages: the provenance of each context message."""
-
-    entries: list[ProjectedEntry]
-    context: Context
-    path: list[int] = field(default_factory=list)
-    compaction: int | None = None
-    #: position of the first entry of the compaction's kept range (None: nothing kept)
-    first_kept: int | None = None
-
-    @property
-    def messages(self) -> list:
-        """All context messages in order (the same list as ``context.messages``)."""
-        return self.context.messages
-
-    def _repr_html_(self) -> str:
-        from .display import projection_html
-
-        return projection_html(self)
-
-    def source_of(self, message_index: int) -> ProjectedEntry:
-        """The selected entry that contributed context message number ``message_index``."""
-        seen = 0
-        for item in self.entries:
-            seen += len(item.messages)
-            if message_index < seen:
-                return item
-        raise IndexError(message_index)
 
 
 class Session:
     """A parsed session file. Create one with ``pisession.load``.
 
-    Entries stay the raw dicts of the file (unknown types and fields included), in file
-    order, header excluded; ``entry_lines`` gives each one's line number.
+    Entries stay the raw values of the file (unknown types and fields included), in
+    file order, header excluded; ``entry_lines`` gives each one's line number.
     """
 
     def __init__(
         self,
-        data: bytes,
-        records: list[Record],
+        store: LineStore,
+        parsed: ParsedLines,
         diagnostics: list[Diagnostic],
         source: str = "<bytes>",
         new_id: IdFactory | None = None,
         migrate_legacy: bool = True,
     ):
         self.source = source
-        self._data = data
+        self._store = store
         self.diagnostics = diagnostics
-        self._header_record = records[0]
-        types = [_record_type(r) for r in records[1:]]
-        entry_records = records[1:]
-        if "session" in types:
-            entry_records, types = [], types
-            for record, kind in zip(records[1:], types):
-                if kind == "session":
-                    diagnostics.append(
-                        Diagnostic(
-                            record.line,
-                            "extra-header",
-                            "a second session header; Pi does not treat it as an entry",
-                        )
-                    )
-                else:
-                    entry_records.append(record)
-            types = [kind for kind in types if kind != "session"]
+        header = _header(store, parsed, diagnostics, source)
+        extra = [k for k in range(1, len(parsed)) if parsed.types[k] == "session"]
+        for k in extra:
+            diagnostics.append(
+                Diagnostic(
+                    parsed.lines[k],
+                    "extra-header",
+                    "a second session header; Pi does not treat it as an entry",
+                )
+            )
         diagnostics.sort(key=lambda d: d.line)
-        # Tuples of untracked values (ints, strings, gc=False records) leave the garbage
-        # collector's view after its first look: a 200,000-entry session then adds
-        # nothing to later full collections.
-        self._records = tuple(records)
-        self._entry_records = tuple(entry_records)
-        self._record_types = tuple(types)
-        self.entry_lines: tuple[int, ...] = tuple(r.line for r in entry_records)
-        header = self._full(self._header_record)
-        self.original_version = header.get("version")
+        rows = parsed.without([0, *extra])
+        self.entry_lines: tuple[int, ...] = tuple(rows.lines)
+        self._entry_rows = rows
+        self.original_version = js_field(header, "version")
+        if self.original_version is UNDEFINED:
+            self.original_version = None
         self.migration_steps: list[MigrationStep] = []
+        self._header = header
         self._migrated: list | None = None
         if migrate_legacy and header_version(header) < CURRENT_VERSION:
-            values = [self._full(r) for r in records]
-            try:
-                migrated, steps = migrate(values, new_id=new_id)
-            except SessionFormatError as exc:  # name the file and the line, not the index
-                line = records[exc.index].line if hasattr(exc, "index") else None
-                raise SessionFormatError(source, line, exc.reason) from None
-            self.migration_steps = steps
-            if steps:
-                by_record = dict(zip(map(id, records), migrated))
-                self._header_migrated = by_record[id(self._header_record)]
-                self._migrated = [by_record[id(r)] for r in entry_records]
+            self._migrate(parsed, header, extra, new_id)
+        if self._migrated is not None:
+            self.index = EntryIndex.of(self._migrated, source)
+        else:
+            store_rows = _Rows(rows, store)
+            self.index = EntryIndex.of_columns(
+                rows.types,
+                rows.ids,
+                rows.parent_ids,
+                rows.roles,
+                store_rows.decode,
+                store_rows.decode_many,
+                source,
+            )
+        self._cache: dict[int, object] = {}
+
+    def _migrate(self, parsed, header, extra, new_id) -> None:
+        rows = _Rows(parsed, self._store)
+        values = [header, *rows.decode_many(range(1, len(parsed)))]
+        try:
+            migrated, steps = migrate(values, new_id=new_id)
+        except SessionFormatError as exc:  # name the file and the line, not the index
+            line = parsed.lines[exc.index] if hasattr(exc, "index") else None
+            raise SessionFormatError(self.source, line, exc.reason) from None
+        self.migration_steps = steps
+        if steps:
+            skip = set(extra)
+            self._header = migrated[0]
+            self._migrated = [v for k, v in enumerate(migrated) if k and k not in skip]
+            self._migrated_rows = [k for k in range(1, len(parsed)) if k not in skip]
+            self._parsed_lines = parsed.lines
 
     # --- reading ------------------------------------------------------------------
-
-    def _full(self, record: Record) -> object:
-        return full_value(self._data, record)
 
     @property
     def header(self) -> dict:
         """The header object (migrated when the file was a legacy version)."""
-        if self._migrated is not None:
-            return self._header_migrated
-        return self._full(self._header_record)  # type: ignore[return-value]
+        return self._header  # type: ignore[return-value]
 
     @property
     def id(self) -> str:
@@ -214,104 +146,42 @@ class Session:
         return self._migrated is not None
 
     def __len__(self) -> int:
-        return len(self._entry_records)
+        return len(self.entry_lines)
 
-    def entry(self, position: int) -> dict:
-        """The full entry at ``position`` (file order, header excluded)."""
-        if self._migrated is not None:
-            return self._migrated[position]
-        return self._full(self._entry_records[position])  # type: ignore[return-value]
+    def entry(self, position: int) -> object:
+        """The full entry at ``position`` (file order, header excluded).
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).entry(4)["id"]
+        'u1000001'
+        """
+        value = self._cache.get(position, UNDEFINED)
+        if value is UNDEFINED:
+            value = self._cache[position] = self.index.decode(position)
+        return value
 
     @cached_property
     def entries(self) -> list:
         """All entries in file order, fully decoded (header excluded)."""
-        return [self.entry(p) for p in range(len(self))]
+        missing = [p for p in range(len(self)) if p not in self._cache]
+        self._cache.update(zip(missing, self.index.entries(missing)))
+        return [self._cache[p] for p in range(len(self))]
 
-    @cached_property
-    def _structure(self) -> list:
-        """Light views of the entries (type, id, parentId, role, ...) for walking."""
-        if self._migrated is not None:
-            return self._migrated
-        return structural_views(self._entry_records)
-
-    # The context of a leaf is found from four columns (type, id, parentId and message
-    # role of every entry, as JavaScript reads them), taken from the records' core views
-    # without decoding anything else; only the entries that decide the answer are then
-    # decoded in full and handed to the pure steps of ``pisession.context``.
-
-    @cached_property
-    def _columns(self) -> tuple[list, list, list, list]:
-        if self._migrated is not None:
-            return _value_columns(self._migrated)
-        records = self._entry_records
-        cores = [r.core for r in records]
-        if None in cores:  # some lines were read by the slow path: mixed sources
-            views = [r.core if r.core is not None else r.skeleton for r in records]
-            return _value_columns(views)
-        return (
-            self._record_types,
-            tuple(c.id for c in cores),
-            tuple(c.parentId for c in cores),
-            tuple(_GAP if (m := c.message) is None or m is UNDEFINED else m.role for c in cores),
-        )
-
-    @property
-    def _types(self) -> list:
-        return self._columns[0]
-
-    @property
-    def _ids(self) -> list:
-        return self._columns[1]
-
-    @cached_property
-    def _index_and_uniqueness(self) -> tuple[dict, bool]:
-        """``ctx.entry_index`` of the entries, and whether every entry has its own
-        string id (then an id names exactly one entry)."""
-        ids = self._ids
-        if set(map(type, ids)) <= {str}:  # the usual case: the same index, faster
-            index = dict(zip(ids, range(len(ids))))
-            return index, len(index) == len(ids)
-        return ctx.entry_index([{"id": i} for i in ids]), False
-
-    @property
-    def _index(self) -> dict:
-        return self._index_and_uniqueness[0]
-
-    @property
-    def _unique_ids(self) -> bool:
-        return self._index_and_uniqueness[1]
-
-    @cached_property
-    def _parents(self) -> list:
-        """Parent position of every entry (None for a root), as ``ctx.parent_position``."""
-        index = self._index
-        return tuple(_parent(pid, index) for pid in self._columns[2])
-
-    @cached_property
-    def _message_gaps(self) -> frozenset:
-        """Positions of ``message`` entries without a message object (Pi throws on them)."""
-        roles = self._columns[3]
-        return frozenset(
-            p for p, kind in enumerate(self._types) if kind == "message" and roles[p] is _GAP
-        )
-
-    def _full_entries(self, positions: list[int]) -> dict:
-        """Full entries by position (what the ``pisession.context`` steps index)."""
-        return {p: self.entry(p) for p in positions}
-
-    def view(self, position: int) -> object:
-        """A light view of the entry at ``position``, decoded without the rest of the line:
-        ``type``, ``id``, ``parentId``, ``timestamp``, ``message.role`` (and provider,
-        model) and the fields that steer the context (``firstKeptEntryId``, ``targetId``,
-        ``label``, ``name``, ...). Enough to walk, classify and label entries of a large
-        file; ``entry(position)`` gives the whole entry.
+    def view(self, position: int) -> dict:
+        """The indexed fields of an entry, without decoding it: ``type``, ``id``,
+        ``parentId`` (as a position: ``parent``) and ``role`` (message entries).
 
         >>> import pisession
-        >>> view = pisession.load(pisession.sample_path("tour")).view(4)
-        >>> view["id"], view["message"]
-        ('u1000001', {'role': 'user'})
+        >>> pisession.load(pisession.sample_path("tour")).view(4)
+        {'type': 'message', 'id': 'u1000001', 'parent': 3, 'role': 'user'}
         """
-        return self._structure[position]
+        index = self.index
+        out = {"type": index.types[position], "id": index.ids[position]}
+        out["parent"] = index.parents[position] if index.parents[position] >= 0 else None
+        if index.types[position] == "message":
+            role = index.roles[position]
+            out["role"] = None if role is rule.NO_MESSAGE else role
+        return {k: (None if v is UNDEFINED else v) for k, v in out.items()}
 
     def line_of(self, position: int) -> int:
         """File line number of the entry at ``position``."""
@@ -319,226 +189,145 @@ class Session:
 
     def position_of(self, entry_id: object) -> int:
         """Position of the entry with this id (the later one when ids repeat)."""
-        key = map_key(entry_id)
-        if key is None or key not in self._index:
+        found = self.index.position_of(entry_id)
+        if found is None:
             raise UnknownLeafError(self.source, entry_id)
-        return self._index[key]
+        return found
 
     # --- the tree -----------------------------------------------------------------
 
     @property
     def default_leaf(self) -> int | None:
         """Pi's leaf after loading: the last entry in file order, whatever its type."""
-        return len(self) - 1 if len(self) else None
+        return rule.default_leaf(self.index)
 
     def leaves(self) -> list[int]:
         """Positions of the branch ends (entries no other entry has as parent)."""
-        # With the parent column given, only the length of ``entries`` is read: the type
-        # column stands in for the structural views, which would cost a decode pass.
-        return leaves(self._types, parents=self._parents)
+        return self.shape.leaves
 
     def roots(self) -> list[int]:
         """Positions of root entries (no parent, or a parent id not in the file)."""
-        return roots(self._types, parents=self._parents)  # as in leaves()
+        return self.shape.roots
 
     def children(self) -> dict[int, list[int]]:
         """Children of every entry in Pi's order (timestamp, then file order)."""
-        return children_of(self._structure, self._index, self._parents)
+        return self.shape.children_map()
+
+    @cached_property
+    def shape(self):
+        """The tree's shape (``tree.Shape``): roots, leaves, children in Pi's order."""
+        from .tree import Shape
+
+        return Shape.of(self.index, self._timestamp)
+
+    def _timestamp(self, position: int) -> object:
+        return js_field(self.entry(position), "timestamp")
 
     def tree(self):
         """The entry tree as a ``networkx.DiGraph`` (nodes are positions)."""
-        return entry_graph(self._structure, self.entry_lines, self.labels, self._parents)
+        from .tree import entry_graph
+
+        return entry_graph(self.index, self.entry_lines, self.labels)
 
     @cached_property
     def labels(self) -> dict:
-        """Resolved labels: target id -> label."""
-        return resolved_labels(self._structure)
+        """Resolved labels: target id (``js_key``) -> label."""
+        from .tree import resolved_labels
+
+        return resolved_labels(self._entries_of_type("label"))
 
     @cached_property
     def name(self) -> str | None:
         """The session name (latest ``session_info``), or None."""
-        return session_name(self._structure)
+        from .tree import session_name
+
+        return session_name(self._entries_of_type("session_info"))
+
+    def label_of(self, position: int) -> str | None:
+        """The label of the entry at ``position`` (None: none).
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> s.label_of(s.position_of("a2000001"))
+        'first answer'
+        """
+        from .jsvalue import NO_KEY, js_key
+
+        key = js_key(self.index.ids[position])
+        return None if key is NO_KEY else self.labels.get(key)
+
+    def _entries_of_type(self, kind: str) -> list:
+        types = self.index.types
+        return [self.entry(p) for p in range(len(self)) if types[p] == kind]
 
     def problems(self) -> dict:
         """Structural damage: dangling parents, duplicate ids and cycles (positions)."""
+        from .tree import dangling_parents, duplicate_ids, find_cycles
+
+        index = self.index
         return {
-            "dangling_parents": dangling_parents(self._structure, parents=self._parents),
-            "duplicate_ids": duplicate_ids(self._structure),
-            "cycles": find_cycles(self._types, parents=self._parents),  # as in leaves()
+            "dangling_parents": dangling_parents(index),
+            "duplicate_ids": duplicate_ids(index.ids),
+            "cycles": find_cycles(index.parents),
         }
 
     # --- the context ----------------------------------------------------------------
 
-    def _leaf_position(self, leaf_id: object = None) -> int | None:
-        if leaf_id is None:
-            return self.default_leaf
-        return self.position_of(leaf_id)
+    def _leaf(self, leaf_id: object = None) -> int | None:
+        return self.default_leaf if leaf_id is None else self.position_of(leaf_id)
 
-    def _located(self, error: SessionFormatError, ids: Sequence = ()) -> SessionFormatError:
-        line = None
-        for entry_id in ids:
-            key = map_key(entry_id)
-            if key is not None and key in self._index:
-                line = self.line_of(self._index[key])
-                break
+    def _located(self, error: SessionFormatError) -> SessionFormatError:
+        """The error with the file's line number of the entry it concerns."""
+        line = None if error.position is None else self.line_of(error.position)
         if isinstance(error, CycleError):
-            return CycleError(self.source, line, error.cycle)
-        return type(error)(self.source, line, error.reason)
+            return CycleError(self.source, line, error.cycle, error.position)
+        return type(error)(self.source, line, error.reason, error.position)
 
     def path_positions(self, leaf_id: object = None) -> list[int]:
         """Positions from the root to the leaf (default: the last entry)."""
-        leaf = self._leaf_position(leaf_id)
-        if leaf is None:
-            return []
-        # Walk parentId up from the leaf until the root, or until an entry of the path
-        # walked first (kept, with each entry's rank, for the next leaves): a branch
-        # shares that path up to there.
-        base = self._base_path
-        ranks = None
-        if base is not None and leaf != base[-1]:
-            ranks = self._base_ranks
-        parent_ids, index = self._columns[2], self._index
-        get = index.get
-        tail: list[int] = []
-        append = tail.append
-        current: int | None = leaf
-        for _ in range(len(parent_ids) + 1):
-            if current is None:
-                break
-            if base is not None:  # a later walk: stop where it joins the first path
-                if ranks is not None and current in ranks:
-                    tail.reverse()
-                    return [*base[: ranks[current] + 1], *tail]
-                if current == base[-1]:
-                    tail.reverse()
-                    return [*base, *tail]
-            append(current)
-            pid = parent_ids[current]  # _parent(pid, index), with its usual case inlined
-            current = (get(pid) if pid else None) if type(pid) is str else _parent(pid, index)
-        else:
-            try:  # more steps than entries: a parent cycle, which ctx.path_to reports
-                return ctx.path_to(self._structure, leaf, self._index, self.source)
-            except CycleError as exc:
-                raise self._located(exc, exc.cycle) from None
-        tail.reverse()
-        if base is None:
-            self._base_path = tuple(tail)
-        return tail
-
-    #: The first path walked (root first), shared by the paths of later leaves.
-    _base_path: tuple[int, ...] | None = None
-
-    @cached_property
-    def _base_ranks(self) -> dict:
-        """Rank of each entry of ``_base_path`` (built when a second leaf is asked for)."""
-        return {position: rank for rank, position in enumerate(self._base_path)}
-
-    def _settings(self, path: list[int]) -> ctx.Settings:
-        """``ctx.context_settings`` for a path, reading only the entries that decide it
-        (the last thinking-level change and the last model-deciding entry)."""
-        types, roles = self._types, self._columns[3]
-        gaps = self._message_gaps
-        if gaps and not gaps.isdisjoint(path):  # Pi throws there
-            first_gap = next(p for p in path if p in gaps)
-            return ctx.context_settings(self._full_entries([first_gap]), [first_gap], self.source)
-        thinking_at = model_at = None
-        for rank in range(len(path) - 1, -1, -1):
-            kind = types[path[rank]]
-            if kind == "thinking_level_change":
-                if thinking_at is None:
-                    thinking_at = rank
-            elif kind == "model_change" or (kind == "message" and roles[path[rank]] == "assistant"):
-                if model_at is None:
-                    model_at = rank
-            else:
-                continue
-            if thinking_at is not None and model_at is not None:
-                break
-        deciding = [path[r] for r in sorted(r for r in (thinking_at, model_at) if r is not None)]
-        return ctx.context_settings(self._full_entries(deciding), deciding, self.source)
-
-    def _selection(self, path: list[int]) -> tuple[list[int], int | None, int, int | None]:
-        """``ctx.kept_range`` for a path, plus the newest compaction, the number of
-        entries kept from before it and the position of the first kept entry. The path is
-        first trimmed to start at the first kept entry, which gives ``kept_range`` the same
-        result without a full scan."""
-        types = self._types
-        for cut in range(len(path) - 1, -1, -1):
-            if types[path[cut]] == "compaction":
-                break
-        else:
-            return list(path), None, 0, None
-        compaction = path[cut]
-        first_kept = js_field(self.entry(compaction), "firstKeptEntryId")
-        ids = self._ids
-        if type(first_kept) is str and self._unique_ids:  # one entry can have that id
-            target = self._index.get(first_kept)
-            try:
-                start = cut if target is None else path.index(target, 0, cut)
-            except ValueError:
-                start = cut
-        elif type(first_kept) is str:  # strict equality with a string is ==
-            try:
-                start = [ids[p] for p in path[:cut]].index(first_kept)
-            except ValueError:
-                start = cut
-        else:
-            start = next((r for r in range(cut) if strict_equal(ids[path[r]], first_kept)), cut)
-        first_kept = path[start] if start < cut else None
-        path = path[start:]
-        selected = ctx.kept_range(self._full_entries(path), path, self.source)
-        kept = len(selected) - (len(path) - path.index(compaction))
-        return selected, compaction, kept, first_kept
+        try:
+            return rule.walk_path(self.index, self._leaf(leaf_id))
+        except SessionFormatError as exc:
+            raise self._located(exc) from None
 
     def path(self, leaf_id: object = None) -> list:
         """The entries from the root to the leaf (default leaf: the last entry)."""
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
-    def context_positions(self, leaf_id: object = None) -> list[int]:
-        """Positions of the selected entries (Pi's ``buildContextEntries``)."""
+    def selection(self, leaf_id: object = None) -> rule.Selection:
+        """The selected entries for a leaf (Pi's ``buildContextEntries``), with the
+        newest compaction, its kept range and the system messages it drops."""
         path = self.path_positions(leaf_id)
         try:
-            return self._selection(path)[0]
-        except ctx.PiFailure as exc:
+            rule.read_settings(self.index, path)  # Pi fails here first, if at all
+            return rule.select(self.index, path)
+        except SessionFormatError as exc:
             raise self._located(exc) from None
+
+    def context_positions(self, leaf_id: object = None) -> list[int]:
+        """Positions of the selected entries (Pi's ``buildContextEntries``)."""
+        return self.selection(leaf_id).positions
 
     def context_entries(self, leaf_id: object = None) -> list:
         """The selected entries: compaction-aware, in context order."""
         return [self.entry(p) for p in self.context_positions(leaf_id)]
 
-    def projection(self, leaf_id: object = None) -> Projection:
-        """Each selected entry with the messages it contributed, after context edits."""
-        path = self.path_positions(leaf_id)
+    def projection(self, leaf_id: object = None, edits: bool = True) -> Projection:
+        """Each selected entry with the messages it contributed, after context edits
+        (``edits=False``: as a reader that ignores them would build it).
+
+        >>> import pisession
+        >>> p = pisession.load(pisession.sample_path("tour")).projection()
+        >>> [(item.id, item.part) for item in p.items][:2]
+        [('cp000001', 'compaction'), ('u2000001', 'kept')]
+        """
         try:
-            settings = self._settings(path)
-            selected, compaction, kept, first_kept = self._selection(path)
-            full = [self.entry(p) for p in selected]
-            edits = ctx.context_edits(full)
-            items = []
-            for rank, (position, entry) in enumerate(zip(selected, full)):
-                edit = ctx.edit_for(edits, entry)
-                if js_field(entry, "type") == "compaction" and rank > 0:
-                    messages = []
-                else:
-                    messages = ctx.apply_context_edit(
-                        ctx.entry_messages(entry, self.source), edit, self.source
-                    )
-                items.append(
-                    ProjectedEntry(
-                        position,
-                        self.line_of(position),
-                        entry,
-                        messages,
-                        _why(rank, compaction, kept),
-                        edit,
-                    )
-                )
-        except ctx.PiFailure as exc:
+            projection = rule.project(self.index, self._leaf(leaf_id), edits)
+        except SessionFormatError as exc:
             raise self._located(exc) from None
-        messages = [m for item in items for m in item.messages]
-        leaf = path[-1] if path else None
-        context = Context(messages, settings.thinking_level, settings.model, leaf)
-        return Projection(items, context, path, compaction, first_kept)
+        for item in projection.items:
+            item.line = self.line_of(item.position)
+        return projection
 
     def context(self, leaf_id: object = None) -> Context:
         """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""
@@ -553,6 +342,12 @@ class Session:
         entries = self.path(leaf_id) if branch else self.entries
         return session_stats(entries)
 
+    def fates(self, leaf_id: object = None):
+        """What happened to every entry for this leaf (see ``pisession.provenance``)."""
+        from .provenance import entry_fates
+
+        return entry_fates(self, leaf_id)
+
     # --- writing ----------------------------------------------------------------------
 
     def dumps(self) -> bytes:
@@ -561,20 +356,24 @@ class Session:
         A migrated session is written line for line: changed entries are serialised as
         Pi would, every other line (including skipped ones) is kept byte for byte.
         """
+        from . import jsjson
+
+        data = self._store.whole()
         if self._migrated is None:
-            return self._data
-        replaced = {r.line: v for r, v in zip(self._entry_records, self._migrated)}
-        replaced[self._header_record.line] = self._header_migrated
+            return data
+        lines = self._parsed_lines
+        replaced = {lines[0]: self._header}
+        replaced.update((lines[k], v) for k, v in zip(self._migrated_rows, self._migrated))
         out = []
-        starts, ends = line_bounds(self._data)
+        starts, ends = line_bounds(data)
         for number, (start, end) in enumerate(zip(starts, ends), 1):
-            raw = self._data[start:end]
+            raw = data[start:end]
             if number in replaced:
                 ending = b"\r" if raw.endswith(b"\r") else b""
                 raw = jsjson.dumps(replaced[number], keep_infinity=True).encode("utf-8") + ending
             out.append(raw)
         text = b"\n".join(out)
-        return text + b"\n" if self._data.endswith(b"\n") else text
+        return text + b"\n" if data.endswith(b"\n") else text
 
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
         """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
@@ -584,12 +383,6 @@ class Session:
         from .files import atomic_write
 
         return atomic_write(path, self.dumps(), overwrite=overwrite)
-
-    def fates(self, leaf_id: object = None) -> list:
-        """What happened to every entry for this leaf (see ``pisession.provenance``)."""
-        from .provenance import entry_fates
-
-        return entry_fates(self, leaf_id)
 
     def _repr_html_(self) -> str:
         from .display import session_html
@@ -603,51 +396,36 @@ class Session:
         )
 
 
-#: The role column's mark for a ``message`` entry without a message object.
-_GAP = object()
+def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: str) -> dict:
+    """The header row's value, or a ``SessionFormatError`` saying why there is none."""
+    if not len(parsed):
+        raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
+    header = _Rows(parsed, store).decode(0)
+    if not isinstance(header, dict) or header.get("type") != "session":
+        skipped = "".join(f"; line {d.line} was skipped: {d.message}" for d in diagnostics[:3])
+        raise SessionFormatError(
+            source,
+            parsed.lines[0],
+            'the first JSON object is not a session header (type "session"); '
+            "Pi reads such a file as holding no entries" + skipped,
+        )
+    if not isinstance(header.get("id"), str):
+        raise SessionFormatError(
+            source, parsed.lines[0], 'the session header has no string "id"; Pi rejects the file'
+        )
+    return header
 
 
-def _record_type(record: Record) -> object:
-    """An entry's ``type`` from the record's core view (or its structural view)."""
-    core = record.core
-    return core.type if core is not None else js_field(record.skeleton, "type")
+def read_values(path_or_bytes) -> tuple[list, list[int]]:
+    """The first step of ``load`` alone: every parsed value of a file (the header
+    first) and its line number, before any migration.
 
-
-def _value_columns(values: Sequence) -> tuple[list, list, list, list]:
-    """Type, id, parentId and message role of entries (dicts, other JSON values or
-    ``Core`` views), as JavaScript reads them; ``_GAP`` marks a null/absent message."""
-    types, ids, parent_ids, roles = [], [], [], []
-    for value in values:
-        if isinstance(value, Core):
-            types.append(value.type)
-            ids.append(value.id)
-            parent_ids.append(value.parentId)
-            message = value.message
-            roles.append(_GAP if nullish(message) else message.role)
-            continue
-        types.append(js_field(value, "type"))
-        ids.append(js_field(value, "id"))
-        parent_ids.append(js_field(value, "parentId"))
-        message = js_field(value, "message")
-        roles.append(_GAP if nullish(message) else js_field(message, "role"))
-    return tuple(types), tuple(ids), tuple(parent_ids), tuple(roles)
-
-
-def _parent(parent_id: object, index: dict) -> int | None:
-    """Position of the entry a ``parentId`` names (``ctx.parent_position`` for one id)."""
-    if type(parent_id) is str:
-        return index.get(parent_id) if parent_id else None
-    return ctx.parent_position([{"parentId": parent_id}], 0, index)
-
-
-def _why(rank: int, compaction: int | None, kept: int) -> str:
-    """Why the entry of this rank in the selection is there (``kept``: how many entries
-    the selection holds from before the compaction; they follow it)."""
-    if compaction is None:
-        return WHY_PATH
-    if rank == 0:
-        return WHY_COMPACTION
-    return WHY_KEPT if rank <= kept else WHY_AFTER
+    >>> values, lines = read_values(b'{"type":"session","id":"s"}\\n\\n{"type":"x"}\\n')
+    >>> values, lines
+    ([{'type': 'session', 'id': 's'}, {'type': 'x'}], [1, 3])
+    """
+    store, parsed, _, _ = read_source(path_or_bytes)
+    return _Rows(parsed, store).decode_many(range(len(parsed))), list(parsed.lines)
 
 
 def loads(
@@ -661,24 +439,8 @@ def loads(
     >>> s.context().to_dict()["messages"]
     [{'role': 'user', 'content': 'hi'}]
     """
-    records, diagnostics = parse_records(data)
-    if not records:
-        raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
-    first = records[0]
-    header = first.skeleton
-    if not isinstance(header, dict) or header.get("type") != "session":
-        skipped = "".join(f"; line {d.line} was skipped: {d.message}" for d in diagnostics[:3])
-        raise SessionFormatError(
-            source,
-            first.line,
-            'the first JSON object is not a session header (type "session"); '
-            "Pi reads such a file as holding no entries" + skipped,
-        )
-    if not isinstance(header.get("id"), str):
-        raise SessionFormatError(
-            source, first.line, 'the session header has no string "id"; Pi rejects the file'
-        )
-    return Session(data, records, diagnostics, source, new_id, migrate)
+    store, parsed, diagnostics, _ = read_source(bytes(data))
+    return Session(store, parsed, diagnostics, source, new_id, migrate)
 
 
 def load(
@@ -703,22 +465,5 @@ def load(
     >>> len(s), [(d.line, d.kind) for d in s.diagnostics]
     (0, [(2, 'partial-line')])
     """
-    from .reader import complete_lines
-
-    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-        data, source = bytes(path_or_bytes), "<bytes>"
-    else:
-        path = Path(path_or_bytes).expanduser()
-        source = str(path)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise SessionFormatError(source, None, f"cannot read: {exc.strerror}") from None
-    partial = None
-    if complete_lines_only:
-        data, partial = complete_lines(data)
-    session = loads(data, source, new_id, migrate)
-    if partial is not None:
-        session.diagnostics.append(partial)
-    return session
+    store, parsed, diagnostics, source = read_source(path_or_bytes, complete_lines_only)
+    return Session(store, parsed, diagnostics, source, new_id, migrate)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .errors import PisessionError
 from .jsjson import js_keys
-from .jsvalue import UNDEFINED, js_number_value, js_string, nullish, to_number
+from .jsvalue import UNDEFINED, js_key, js_string, nullish, to_number
 from .jsvalue import field as js_field
 
 
@@ -131,17 +131,12 @@ def _code_units(value: str | list) -> list:
     return [data[i : i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(data), 2)]
 
 
-def _map_key(name: object) -> tuple:
-    """A ``Map`` key with JavaScript's SameValueZero: ``1`` and ``"1"`` differ,
-    ``true`` is not ``1``, and every object is a key of its own."""
+def _map_key(name: object) -> object:
+    """A ``Map`` key with JavaScript's SameValueZero (``js_key``): ``1`` and ``"1"``
+    differ, ``true`` is not ``1``, and every object is a key of its own."""
     if isinstance(name, (dict, list)):
         return ("object", id(name))
-    if isinstance(name, bool) or name is None or name is UNDEFINED:
-        return (type(name).__name__, name)
-    if isinstance(name, (int, float)):
-        number = js_number_value(name)
-        return ("number", "NaN" if number != number else number)
-    return ("string", name)
+    return js_key(name)
 
 
 def _has_length(part: object) -> bool:

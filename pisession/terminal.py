@@ -12,41 +12,22 @@ is unset (https://no-color.org); pipes never receive ANSI sequences.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 import unicodedata
 from typing import TextIO
 
-#: Named escapes for the common controls; every other one becomes ``\\xNN``.
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-# C0 controls, DEL, C1 controls, bidi embeddings/overrides/isolates, line and
-# paragraph separators, BOM, and lone surrogates (which cannot be encoded anyway).
-_UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
-)
-
-
-def _escape(match: re.Match) -> str:
-    char = match.group()
-    if char in _NAMED:
-        return _NAMED[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+from .text import visible
 
 
 def clean(text: object) -> str:
-    """``text`` with every control character and escape sequence made visible.
-
-    Newlines and tabs become ``\\n`` and ``\\t`` too: one value, one terminal line.
+    """``text`` with every control character and escape sequence made visible (one
+    value, one terminal line): ``pisession.text.visible``.
 
     >>> clean("red \\x1b[31mALERT\\x1b[0m\\nnext")
     'red \\\\x1b[31mALERT\\\\x1b[0m\\\\nnext'
-    >>> clean("caf\\u00e9 \\u202e")
-    'café \\\\u202e'
     """
-    return _UNSAFE.sub(_escape, str(text))
+    return visible(text)
 
 
 def char_width(char: str) -> int:
@@ -126,19 +107,6 @@ _CODES = {
     "cyan": "36",
     "grey": "90",
     "bright_green": "92",
-}
-
-#: The colour of each fate (``pisession.provenance.FATES``) in terminal output.
-FATE_STYLES = {
-    "sent": "green",
-    "kept": "bright_green",
-    "compaction": "cyan",
-    "summarized": "yellow",
-    "dropped-system": "red",
-    "edited": "magenta",
-    "omitted": "red",
-    "state-only": "blue",
-    "off-path": "grey",
 }
 
 

@@ -15,7 +15,8 @@ import time
 import pytest
 
 import pisession
-from pisession.reader import complete_lines, read_complete_lines
+from pisession import reader
+from pisession.reader import complete_lines
 
 HEADER = (
     b'{"type":"session","version":3,"id":"live","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}\n'
@@ -33,11 +34,16 @@ def test_complete_lines_keeps_everything_up_to_the_last_newline():
     assert data == b"" and partial.line == 1
 
 
-def test_read_complete_lines_reads_a_file(tmp_path):
+def test_a_file_read_in_chunks_keeps_complete_lines_only(tmp_path, monkeypatch):
+    entry = b'{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}'
     path = tmp_path / "s.jsonl"
-    path.write_bytes(HEADER + b'{"type":"mess')
-    data, partial = read_complete_lines(path)
-    assert data == HEADER and partial.line == 2
+    path.write_bytes(HEADER + entry + b"\n" + entry[:30])
+    monkeypatch.setattr(reader, "CHUNK", 16)  # a "big" file: read in chunks, not kept
+    session = pisession.load(path, complete_lines_only=True)
+    assert session._store.data is None
+    assert len(session) == 1 and session.entry(0)["id"] == "a"
+    assert [(d.line, d.kind) for d in session.diagnostics] == [(3, "partial-line")]
+    assert session.dumps() == HEADER + entry + b"\n"
 
 
 def test_load_complete_lines_only(tmp_path):

@@ -110,10 +110,7 @@ def test_context_equals_the_naive_full_decode_rule(big):
     # and the naive rule is not vacuous: the default context went through a compaction
     projection = session.projection()
     assert projection.compaction is not None
-    assert {item.why for item in projection.entries} >= {
-        "newest compaction on the path",
-        "after the compaction",
-    }
+    assert {item.part for item in projection.entries} >= {"compaction", "after"}
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -133,16 +130,6 @@ def test_context_equals_pis_own(tmp_path, big):
 # --- the fast reading path agrees with the line-by-line one -------------------------------
 
 
-def line_by_line(data: bytes):
-    """``parse_records`` without the fast path: every line through ``_parse_line``."""
-    records, diagnostics = [], []
-    view = memoryview(data)
-    starts, ends = reader.line_bounds(data)
-    for number, (start, end) in enumerate(zip(starts, ends), 1):
-        reader._parse_line(view, number, start, end, records, diagnostics)
-    return records, diagnostics
-
-
 ODD_LINES = [
     b"",
     b"   ",
@@ -158,6 +145,12 @@ ODD_LINES = [
 ]
 
 
+def _rows(parsed) -> list:
+    columns = zip(parsed.lines, parsed.starts, parsed.ends, parsed.types, parsed.ids,
+                  parsed.parent_ids, parsed.roles)  # fmt: skip
+    return [tuple(map(repr, row)) for row in columns]
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_fast_reading_path_equals_line_by_line(seed, monkeypatch):
     rng = random.Random(seed)
@@ -166,36 +159,50 @@ def test_fast_reading_path_equals_line_by_line(seed, monkeypatch):
         lines.insert(rng.randrange(1, len(lines)), rng.choice(ODD_LINES))
     data = b"\n".join(lines)
     monkeypatch.setattr(reader, "_BLOCK", rng.choice([1, 7, 16]))
-    fast = reader.parse_records(data)
-    slow = line_by_line(data)
-    assert [(r.line, r.start, r.end) for r in fast[0]] == [
-        (r.line, r.start, r.end) for r in slow[0]
-    ]
-    assert [r.skeleton for r in fast[0]] == [r.skeleton for r in slow[0]]
-    assert [(d.line, d.kind, d.message) for d in fast[1]] == [
-        (d.line, d.kind, d.message) for d in slow[1]
-    ]
-    assert sum(r.core is not None for r in fast[0]) > 0  # the fast path did run
-    fresh = reader.parse_records(data)[0]
-    assert reader.structural_views(fresh) == [r.skeleton for r in slow[0]]
+    fast, fast_diags = reader.parse_lines(data)
+    slow, slow_diags = reader.parse_lines(data, fast=False)
+    assert _rows(fast) == _rows(slow)
+    assert fast_diags == slow_diags
+    assert len(fast.values) < len(fast)  # the fast path did run
 
 
-def test_session_built_by_the_fast_path_matches_the_slow_one(monkeypatch, big):
-    fast = pisession.loads(big)
-    assert all(r.core is not None for r in fast._entry_records)
-    monkeypatch.setattr(reader, "parse_records", line_by_line)
-    monkeypatch.setattr(pisession.session, "parse_records", line_by_line)
-    slow = pisession.loads(big)
-    assert all(r.core is None for r in slow._entry_records)
-    assert fast.leaves() == slow.leaves() and fast.roots() == slow.roots()
-    for leaf in [None] + [fast.entry(p)["id"] for p in fast.leaves()[:10]]:
-        a, b = fast.projection(leaf), slow.projection(leaf)
+@pytest.mark.parametrize("chunk", [64, 1000, 1 << 16])
+def test_reading_in_chunks_equals_reading_whole(tmp_path, big, chunk):
+    data = big + b"\n\nnot json\n" + b'{"type":"label","id":"x","parentId":null}'
+    whole, whole_diags = reader.parse_lines(data)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    with open(path, "rb") as handle:
+        chunked, chunked_diags = reader.parse_file(handle, len(data), chunk)
+    assert _rows(chunked) == _rows(whole) and chunked_diags == whole_diags
+
+
+def test_session_read_from_the_file_matches_the_one_read_whole(tmp_path, monkeypatch, big):
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(big)
+    whole = pisession.load(path)
+    monkeypatch.setattr(reader, "CHUNK", 1 << 16)
+    chunked = pisession.load(path)
+    assert whole._store.data is not None and chunked._store.data is None
+    assert chunked.dumps() == big
+    for leaf in [None] + [whole.entry(p)["id"] for p in whole.leaves()[:10]]:
+        a, b = whole.projection(leaf), chunked.projection(leaf)
         assert a.path == b.path and a.compaction == b.compaction
-        assert [(i.position, i.why) for i in a.entries] == [(i.position, i.why) for i in b.entries]
+        assert [(i.position, i.part) for i in a.items] == [(i.position, i.part) for i in b.items]
         assert a.context.to_json() == b.context.to_json()
 
 
-def test_later_leaves_reuse_the_first_path_and_still_find_cycles():
+def test_a_file_changed_after_reading_is_reported(tmp_path, monkeypatch, big):
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(big)
+    monkeypatch.setattr(reader, "CHUNK", 1 << 16)
+    session = pisession.load(path)
+    path.write_bytes(big[: len(big) // 2])  # rewritten in place, shorter
+    with pytest.raises(pisession.SessionFormatError, match="changed since it was read"):
+        session.context()
+
+
+def test_paths_of_several_leaves_and_cycles():
     def entry(i, parent):
         return json.dumps(
             {
@@ -217,8 +224,8 @@ def test_later_leaves_reuse_the_first_path_and_still_find_cycles():
         entry("e", "a"),
     ]
     session = pisession.loads("\n".join(lines).encode() + b"\n")
-    assert session.path_positions() == [0, 5]  # e: the first path walked
-    assert session.path_positions("f") == [0, 1, 4]  # joins it at a
+    assert session.path_positions() == [0, 5]
+    assert session.path_positions("f") == [0, 1, 4]
     with pytest.raises(pisession.CycleError):
         session.context("c")
     assert session.path_positions("e") == [0, 5]

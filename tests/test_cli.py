@@ -16,7 +16,6 @@ import pisession
 from pisession.cli import main
 from pisession.explain import explain_text, tree_text
 from pisession.terminal import clean, truncate
-from pisession.tree import preorder
 
 REPO = Path(__file__).resolve().parent.parent
 EDGE = REPO / "data" / "conformance" / "edge"
@@ -210,7 +209,7 @@ def test_tree_text_follows_pi_order_and_marks_the_path(capsys):
     status, out, _ = call(capsys, "tree", TOUR, "--collapse", "0", "--ascii")
     assert status == 0
     lines = out.splitlines()
-    order = [p for p, _ in preorder(session.entries)]
+    order = [p for p, _ in session.shape.preorder()]
     assert [line.split()[0] for line in lines] == [str(session.line_of(p)) for p in order]
     by_id = {session.entry(p)["id"]: line for p, line in zip(order, lines)}
     assert "<- leaf" in by_id["a6000001"]
@@ -244,7 +243,7 @@ def test_tree_of_a_cycle_still_draws_and_warns():
     assert result.returncode == 1
     assert b"parent cycle" in result.stderr
     assert b"u1" in result.stdout
-    assert b"not in the tree: 2 entries in parent cycles" in result.stdout
+    assert b"not in the tree: 2 entries in or under parent cycles" in result.stdout
 
 
 def test_tree_image(tmp_path):
@@ -363,9 +362,9 @@ def test_check_context_edits_without_effect(tmp_path, capsys):
     assert status == 1
     problems = [line for line in out.splitlines() if ": context-edit: " in line]
     assert len(problems) == 3
-    assert "'gone' not found" in problems[0]
+    assert "'gone', which no entry has" in problems[0]
     assert "contributes no editable message (roles: none)" in problems[1]
-    assert "'b1' (line 6) is not on the edit's path" in problems[2]
+    assert "'b1' (line 6), which is not on the edit's path" in problems[2]
 
 
 def test_check_blank_lines_are_notes_only(tmp_path, capsys):
@@ -579,11 +578,10 @@ def _compaction_cases():
 
 
 def test_check_kept_range_findings_agree_with_the_projection():
-    """``check`` finds empty kept ranges with a tree walk; the projection finds them
-    by building each compaction's own path. Both must name the same compactions."""
-    from pisession.cli import check_findings
+    """``check`` finds empty kept ranges walking the tree once; the session finds them
+    by walking each compaction's own path. Both must name the same compactions."""
     from pisession.errors import PisessionError
-    from pisession.explain import kept_range
+    from pisession.findings import check
 
     checked = 0
     for path in _compaction_cases():
@@ -591,7 +589,7 @@ def test_check_kept_range_findings_agree_with_the_projection():
             session = pisession.load(path, new_id=pisession.sequential_ids())
         except PisessionError:
             continue
-        flagged = {at for at, kind, _ in check_findings(session) if kind == "compaction-kept-range"}
+        flagged = {f.line for f in check(session) if f.kind == "compaction-kept-range"}
         expected = set()
         for c, entry in enumerate(session.entries):
             if not isinstance(entry, dict) or entry.get("type") != "compaction":
@@ -600,11 +598,11 @@ def test_check_kept_range_findings_agree_with_the_projection():
             if ident == entry.get("firstKeptEntryId") or session.position_of(ident) != c:
                 continue
             try:
-                own = session.path_positions(ident)
+                selection = session.selection(ident)
             except PisessionError:
                 continue
             checked += 1
-            if not kept_range(session, own, c):
+            if selection.first_kept is None:
                 expected.add(session.line_of(c))
         assert flagged == expected, path.name
     assert checked > 100

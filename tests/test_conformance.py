@@ -16,7 +16,6 @@ import pisession
 from pisession import jsjson
 from pisession.errors import CycleError, PisessionError
 from pisession.jsvalue import UNDEFINED, field, strict_equal
-from pisession.tree import preorder
 
 ROOT = Path(__file__).resolve().parent.parent / "data" / "conformance"
 SAMPLES = Path(__file__).resolve().parent.parent / "pisession" / "samples"
@@ -105,7 +104,7 @@ def test_matches_pi(golden: Path):
     if isinstance(expected.get("tree"), list) and not session.problems()["duplicate_ids"]:
         outline = []
         kids = session.children()
-        for position, _ in preorder(session._structure):
+        for position, _ in session.shape.preorder():
             outline.append(
                 [entry_id(session, position), [entry_id(session, c) for c in kids[position]]]
             )

@@ -9,7 +9,8 @@ from builders import HEADER, edit, entry, jsonl, msg
 
 import pisession
 from pisession import display
-from pisession.provenance import FATES
+from pisession import text as words
+from pisession.provenance import FATE, FATES
 
 EDGE = Path(__file__).resolve().parent.parent / "data" / "conformance" / "edge"
 EVIL = "<script>alert(1)</script>"
@@ -76,7 +77,7 @@ def test_tour_tables_show_fates_and_provenance():
     fates = display.fates_html(session)
     for fate in ("summarized", "kept", "edited", "dropped-system", "compaction", "off-path"):
         assert f">{fate}</span>" in fates
-    assert f"background:{display.FATE_COLOURS['edited']}" in fates
+    assert f"background:{FATE['edited'].colour}" in fates
     projection = display.projection_html(session.projection())
     assert "kept range of the compaction" in projection
     assert "edited by <code>ce000001</code>" in projection
@@ -91,20 +92,21 @@ def test_session_without_a_context_still_renders():
     assert "no context" in text and "parent cycle" in text
 
 
-def test_every_fate_has_a_distinct_colour_and_a_meaning():
-    assert set(display.FATE_COLOURS) == set(FATES) == set(display.FATE_MEANINGS)
-    assert len(set(display.FATE_COLOURS.values())) == len(FATES)
+def test_every_fate_has_a_distinct_colour_a_meaning_and_a_style():
+    assert len({k.colour for k in FATES}) == len(FATES) == len({k.name for k in FATES})
+    assert all(k.meaning and k.legend and k.style for k in FATES)
+    assert [k.name for k in FATES if k.reached] == ["sent", "kept", "compaction", "edited"]
 
 
 def test_text_helpers():
-    assert display.clean_text("a\x1b[1mb\x1b[0m\x00c\nd") == "abc\nd"
-    assert display.shorten("  a\n\n b  ", 10) == "a b"
-    assert display.shorten("abcdefghij", 5) == "abcd…"
-    assert display.text_colour(display.FATE_COLOURS["compaction"]) == "#FFFFFF"
-    assert display.text_colour(display.FATE_COLOURS["summarized"]) == "#000000"
-    assert display.message_text({"role": "system", "content": "", "sections": {"a": "A"}}) == (
+    assert words.strip_unsafe("a\x1b[1mb\x1b[0m\x00c\nd") == "abc\nd"
+    assert words.one_line("  a\n\n b  ", 10) == "a b"
+    assert words.one_line("abcdefghij", 5) == "abcd…"
+    assert FATE["compaction"].ink == "#FFFFFF"
+    assert FATE["summarized"].ink == "#000000"
+    assert words.message_text({"role": "system", "content": "", "sections": {"a": "A"}}) == (
         "[a] A"
     )
-    assert display.entry_text({"type": "context_edit", "targetId": "t", "replacement": None}) == (
-        "t → (omitted)"
+    assert words.entry_text({"type": "context_edit", "targetId": "t", "replacement": None}) == (
+        "omit t"
     )

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import pisession
-from pisession.display import FATE_COLOURS
 from pisession.draw import COLLAPSE_THRESHOLD, tree_layout
 from pisession.errors import UnknownLeafError
+from pisession.provenance import FATE
 
 ROOT = Path(__file__).resolve().parent.parent
 EDGE = ROOT / "data" / "conformance" / "edge"
@@ -84,7 +84,7 @@ def test_tour_nodes_carry_each_entrys_fate_and_colour(tour):
     }
     for entry_id, fate in expected.items():
         node = by_id(layout, tour, entry_id)
-        assert (node.fate, node.colour) == (fate, FATE_COLOURS[fate]), entry_id
+        assert (node.fate, node.colour) == (fate, FATE[fate].colour), entry_id
     assert len(layout.nodes) == len(tour)  # 26 entries: nothing collapsed
     assert layout.fates_shown == [
         "sent",

@@ -113,8 +113,4 @@ def test_compaction_position_and_path_are_exposed():
     s = session(msg("u1", None), compaction("c1", "u1", "u1"), msg("u2", "c1"))
     p = s.projection()
     assert p.compaction == 1 and p.path == [0, 1, 2]
-    assert [i.why for i in p.entries] == [
-        "newest compaction on the path",
-        "kept range of the compaction",
-        "after the compaction",
-    ]
+    assert [i.part for i in p.entries] == ["compaction", "kept", "after"]

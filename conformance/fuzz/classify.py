@@ -26,14 +26,6 @@ class KnownCause:
     matches: Callable[[bytes, list[Finding], dict], bool]
 
 
-# An integer beyond 2^53 (16+ digits) in an id-like field: Pi compares it as a double.
-_BIG_ID = re.compile(
-    rb'"(?:id|parentId|targetId|firstKeptEntryId|leafId)"\s*:\s*-?[0-9]{16,}(?![0-9.eE])'
-)
-_NULL_TARGET = re.compile(rb'"targetId"\s*:\s*null')
-_NULL_ID = re.compile(rb'"id"\s*:\s*null')
-
-
 def _only(findings: list[Finding], pattern: str) -> bool:
     return all(re.search(pattern, f.kind) for f in findings)
 
@@ -57,21 +49,6 @@ def _timestamps_only(data: bytes, findings: list[Finding], answer: dict) -> bool
     value_findings = [f for f in findings if not f.kind.startswith("cli-text")]
     return bool(value_findings) and _only(
         value_findings, r"^value:(?:context\.messages\[\]|llm\[\])\.timestamp$|^value:tree-order$"
-    )
-
-
-def _big_ids(data: bytes, findings: list[Finding], answer: dict) -> bool:
-    return bool(_BIG_ID.search(data)) and _only(
-        findings,
-        r"^(value|cycle|refuses:case|key-order|cli-|opens|answers|crash:.*:CycleError)",
-    )
-
-
-def _null_target(data: bytes, findings: list[Finding], answer: dict) -> bool:
-    return (
-        bool(_NULL_TARGET.search(data))
-        and bool(_NULL_ID.search(data))
-        and _only(findings, r"^(value:(context|llm|projection)|cli-text)")
     )
 
 
@@ -138,20 +115,6 @@ KNOWN: list[KnownCause] = [
         "a timestamp V8's Date parses differently, or one jsdate.py cannot convert "
         "(issue 12 item 1, branch jsdate)",
         _jsdate,
-    ),
-    KnownCause(
-        "ids above 2^53 (pending: id index)",
-        True,
-        "Pi compares integer ids as doubles, so 2^53 and 2^53+1 are one id (item 3; the "
-        "lead's id-index rewrite)",
-        _big_ids,
-    ),
-    KnownCause(
-        "context edit with targetId null (pending: id index)",
-        True,
-        "Pi's edit map has a null key, matching an entry whose id is null (item 4; the "
-        "lead's id-index rewrite)",
-        _null_target,
     ),
     KnownCause(
         "tree: getTree links falsy parentIds (pending: tree.py)",

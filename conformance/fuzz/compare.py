@@ -238,12 +238,12 @@ def _same_children(ours: list, theirs: list) -> bool:
 
 
 def _outline(session) -> list:
-    from pisession.tree import preorder
-
+    """pisession's tree as the recorder lists Pi's: ``[id, [child ids]]`` in pre-order
+    (as tests/test_conformance.py builds it)."""
     kids = session.children()
     return [
         [_entry_id(session, p), [_entry_id(session, c) for c in kids[p]]]
-        for p, _ in preorder(session._structure)
+        for p, _ in session.shape.preorder()
     ]
 
 
@@ -253,7 +253,7 @@ def _compare_case(out: _Collector, session, case: dict) -> None:
         try:
             _guard(out, "context", lambda: session.context(leaf), leaf)
         except CycleError as exc:
-            if sorted(map(str, exc.cycle)) != sorted(map(str, case["cycle"])):
+            if sorted(map(jsjson.dumps, exc.cycle)) != sorted(map(jsjson.dumps, case["cycle"])):
                 out.add("value:cycle", f"cycle {exc.cycle} != {case['cycle']} (Pi)", leaf)
             else:
                 out.intended.append("cycle: Pi loops forever, pisession raises CycleError")

@@ -51,7 +51,7 @@ def unavailable_reason() -> str | None:
             [node, "-p", "process.versions.node.split('.')[0]"],
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=120,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "node does not run"

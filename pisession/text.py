@@ -1,0 +1,278 @@
+"""Session values as text a reader can see: what an entry or a message says, entry
+kinds, ids, labels, and the one set of characters that must never reach a screen raw.
+
+Every view (terminal, HTML, drawings, exports) takes its words from here, so a label,
+a kind or a summary reads the same everywhere. Nothing here escapes for a particular
+medium except through the two functions that share ``UNSAFE``: ``visible`` (terminal:
+show them as escapes) and ``strip_unsafe`` (HTML and pictures: leave them out).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .jsvalue import NO_KEY, UNDEFINED, js_key, js_string
+from .jsvalue import field as js_field
+
+#: Characters that can steer a terminal or reorder text: C0 controls, DEL, C1 controls,
+#: the Arabic letter mark and left/right marks, line and paragraph separators, bidi
+#: embeddings, overrides and isolates, the byte-order mark, and lone surrogates.
+_UNSAFE_CHARS = (
+    "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff"
+)
+UNSAFE = re.compile(f"[{_UNSAFE_CHARS}]")
+
+#: ``UNSAFE`` without the newline (which pages and pictures may keep as a line break).
+_UNSAFE_IN_TEXT = re.compile(f"(?!\n)[{_UNSAFE_CHARS}]")
+
+#: ``UNSAFE`` without C0 controls: what can appear raw inside a JSON text's strings.
+UNSAFE_IN_JSON = re.compile(f"(?![\x00-\x1f])[{_UNSAFE_CHARS}]")
+
+#: ANSI escape sequences (CSI, OSC and two-character escapes).
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_SPACES = re.compile(r"\s+")
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: object) -> str:
+    """``text`` with every ``UNSAFE`` character shown as an escape (for terminals):
+    what the file holds is what the reader sees, and nothing steers the screen.
+
+    >>> visible("red \\x1b[31mALERT\\x1b[0m\\nnext")
+    'red \\\\x1b[31mALERT\\\\x1b[0m\\\\nnext'
+    >>> visible("caf\\u00e9 \\u202e\\u061c")
+    'café \\\\u202e\\\\u061c'
+    """
+    return UNSAFE.sub(_escape, str(text))
+
+
+def plain(value: object) -> str:
+    """A JSON value as the text a reader expects (strings as they are, objects as JSON).
+
+    >>> plain("a"), plain(None), plain(3.0), plain({"k": 1})
+    ('a', '', '3', '{"k":1}')
+    """
+    if isinstance(value, str):
+        return value
+    if value is None or value is UNDEFINED:
+        return ""
+    if isinstance(value, (dict, list)):
+        from .jsjson import dumps
+
+        return dumps(value)
+    if isinstance(value, (bool, int, float)):
+        return js_string(value)
+    return str(value)
+
+
+def strip_unsafe(text: object) -> str:
+    """Text safe for any picture or page: ANSI sequences and ``UNSAFE`` characters
+    removed (tabs become spaces; newlines stay).
+
+    >>> strip_unsafe("\\x1b[31mred\\x1b[0m\\x07 bell\\u202e\\nnext")
+    'red bell\\nnext'
+    """
+    value = ANSI.sub("", plain(text))
+    return _UNSAFE_IN_TEXT.sub("", value.replace("\t", " "))
+
+
+def one_line(text: object, width: int | None = 80, ellipsis: str = "…") -> str:
+    """One cleaned line of at most ``width`` characters (whitespace runs become one space).
+
+    >>> one_line("a  long\\n\\ntext that goes on", 12)
+    'a long text…'
+    """
+    value = strip_unsafe(_SPACES.sub(" ", plain(text))).strip()
+    if width is None or len(value) <= width:
+        return value
+    return value[: max(width - len(ellipsis), 0)].rstrip() + ellipsis
+
+
+def _block_text(block: object) -> str:
+    kind = js_field(block, "type")
+    if kind == "text":
+        return plain(js_field(block, "text"))
+    if kind == "thinking":
+        return "[thinking] " + plain(js_field(block, "thinking"))
+    if kind == "toolCall":
+        arguments = js_field(block, "arguments")
+        inner = ""
+        if isinstance(arguments, dict):
+            inner = ", ".join(f"{k}={one_line(v, 40)}" for k, v in arguments.items())
+        return f"[call] {plain(js_field(block, 'name'))}({inner})"
+    if kind == "image":
+        return "[image]"
+    return f"[{plain(kind)}]"
+
+
+def content_summary(content: object) -> str:
+    """Plain text of message content: a string, or its blocks described one by one.
+
+    >>> content_summary([{"type": "text", "text": "hi"}, {"type": "toolCall",
+    ...     "name": "bash", "arguments": {"command": "ls"}}])
+    'hi [call] bash(command=ls)'
+    """
+    if content is UNDEFINED or content is None:
+        return ""
+    if isinstance(content, list):
+        return " ".join(_block_text(b) for b in content)
+    return plain(content)
+
+
+def message_text(message: object) -> str:
+    """What a context message says, as one plain string (uncut, uncleaned).
+
+    >>> message_text({"role": "compactionSummary", "summary": "We read util.py."})
+    'We read util.py.'
+    """
+    role = js_field(message, "role")
+    if role in ("compactionSummary", "branchSummary"):
+        return plain(js_field(message, "summary"))
+    if role == "bashExecution":
+        return f"$ {plain(js_field(message, 'command'))} {plain(js_field(message, 'output'))}"
+    if role == "system":
+        sections = js_field(message, "sections")
+        parts = [content_summary(js_field(message, "content"))]
+        if isinstance(sections, dict):
+            parts += [
+                f"[{k}] {'(removed)' if v is None else plain(v)}" for k, v in sections.items()
+            ]
+        for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
+            tools = js_field(message, key)
+            if isinstance(tools, list):
+                parts += [f"{sign}tool {plain(js_field(t, 'name'))}" for t in tools]
+        return " ".join(p for p in parts if p)
+    return content_summary(js_field(message, "content"))
+
+
+def entry_text(entry: object) -> str:
+    """What an entry holds or does, as one plain string (uncut, uncleaned).
+
+    >>> entry_text({"type": "label", "targetId": "a1", "label": "first answer"})
+    'a1 = first answer'
+    >>> entry_text({"type": "context_edit", "targetId": "t1", "replacement": None})
+    'omit t1'
+    """
+    kind = js_field(entry, "type")
+    if kind == "message":
+        return message_text(js_field(entry, "message"))
+    if kind in ("compaction", "branch_summary"):
+        return plain(js_field(entry, "summary"))
+    if kind == "custom_message":
+        return content_summary(js_field(entry, "content"))
+    if kind == "model_change":
+        return f"{plain(js_field(entry, 'provider'))}/{plain(js_field(entry, 'modelId'))}"
+    if kind == "thinking_level_change":
+        return plain(js_field(entry, "thinkingLevel"))
+    if kind == "label":
+        return f"{plain(js_field(entry, 'targetId'))} = {plain(js_field(entry, 'label'))}"
+    if kind == "session_info":
+        return plain(js_field(entry, "name"))
+    if kind == "context_edit":
+        replacement = js_field(entry, "replacement")
+        target = plain(js_field(entry, "targetId"))
+        if replacement is None:
+            return f"omit {target}"
+        return f"replace {target}: {content_summary(js_field(replacement, 'content'))}"
+    if kind == "custom":
+        return plain(js_field(entry, "customType"))
+    if kind == "usage":
+        return plain(js_field(entry, "kind"))
+    if not isinstance(entry, dict):
+        return plain(entry)
+    return ""
+
+
+#: Short words for entry types and message roles (node text, narrow tables).
+KIND_WORDS = {
+    "user": "user",
+    "assistant": "asst",
+    "toolResult": "tool",
+    "system": "sys",
+    "custom": "custom",
+    "bashExecution": "bash",
+    "hookMessage": "hook",
+    "compaction": "compact",
+    "branch_summary": "branch sum",
+    "custom_message": "custom msg",
+    "model_change": "model",
+    "thinking_level_change": "thinking",
+    "label": "label",
+    "session_info": "name",
+    "usage": "usage",
+    "context_edit": "edit",
+}
+
+
+def entry_kind(kind: object, role: object = UNDEFINED, short: bool = False) -> str:
+    """An entry's kind from its type (and message role): ``message user``, ``label``;
+    ``short`` gives one word (``user``, ``compact``) for narrow places.
+
+    >>> entry_kind("message", "toolResult"), entry_kind("message", "toolResult", short=True)
+    ('message toolResult', 'tool')
+    >>> entry_kind(UNDEFINED), entry_kind("compaction", short=True)
+    ('(no type)', 'compact')
+    """
+    if kind == "message":
+        known = isinstance(role, str)
+        if short:
+            return KIND_WORDS.get(role, visible(role)) if known else "message"
+        return f"message {visible(role)}" if known else "message"
+    if kind is UNDEFINED:
+        return "(no type)"
+    name = visible(plain(kind))
+    return KIND_WORDS.get(name, name) if short else name
+
+
+def kind_of(entry: object, short: bool = False) -> str:
+    """``entry_kind`` of a whole entry (``(not an object)`` for other JSON values).
+
+    >>> kind_of({"type": "message", "message": {"role": "user"}}), kind_of(5)
+    ('message user', '(not an object)')
+    """
+    if not isinstance(entry, dict):
+        return "(not an object)"
+    role = js_field(js_field(entry, "message"), "role")
+    return entry_kind(js_field(entry, "type"), role, short)
+
+
+def id_text(value: object, width: int | None = None) -> str:
+    """An entry id for display (``(no id)`` when it has none), cut to ``width``.
+
+    >>> id_text("0199edge-0000-7000", 8), id_text(None), id_text(12)
+    ('0199edge', '(no id)', '12')
+    """
+    if value is None or value is UNDEFINED:
+        return "(no id)"
+    text = visible(plain(value))
+    return text if width is None else text[:width]
+
+
+def model_text(model: object) -> str:
+    """A context's model as ``provider/modelId`` (``none`` when unset).
+
+    >>> model_text({"provider": "fake", "modelId": "fake-coder"}), model_text(None)
+    ('fake/fake-coder', 'none')
+    """
+    if not isinstance(model, dict):
+        return "none"
+    return visible(f"{plain(model.get('provider', '?'))}/{plain(model.get('modelId', '?'))}")
+
+
+def label_for(labels: dict, entry_id: object) -> str | None:
+    """The label of the entry with this id (``labels`` as ``Session.labels`` holds them).
+
+    >>> label_for({"a1": "start", 5.0: "five"}, "a1"), label_for({5.0: "five"}, 5)
+    ('start', 'five')
+    """
+    key = js_key(entry_id)
+    return None if key is NO_KEY else labels.get(key)
