@@ -52,8 +52,11 @@ def _timestamps_only(data: bytes, findings: list[Finding], answer: dict) -> bool
     )
 
 
-def _entries(data: bytes) -> list:
+def _entries(data: bytes, objects_only: bool = True) -> list:
+    """The file's entries as Pi reads them (a rough reading: every line that parses to
+    a truthy value but a header; with ``objects_only`` only the objects)."""
     from pisession.jsjson import LineDecodeError, loads
+    from pisession.jsvalue import truthy
 
     out = []
     for line in data.split(b"\n"):
@@ -61,7 +64,10 @@ def _entries(data: bytes) -> list:
             value = loads(line) if line.strip() else None
         except (LineDecodeError, ValueError, RecursionError):
             continue
-        if isinstance(value, dict) and value.get("type") != "session":
+        if isinstance(value, dict):
+            if value.get("type") != "session":
+                out.append(value)
+        elif truthy(value) and not objects_only:
             out.append(value)
     return out
 
@@ -75,7 +81,7 @@ def _tree_falsy_parents(data: bytes, findings: list[Finding], answer: dict) -> b
 
     if not _only(findings, r"^value:tree$"):
         return False
-    entries = _entries(data)
+    entries = _entries(data, objects_only=False)
     ids = [field(e, "id") for e in entries]
     for entry in entries:
         parent = field(entry, "parentId")
