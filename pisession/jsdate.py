@@ -1,171 +1,751 @@
 """Timestamps as JavaScript's ``new Date(value).getTime()`` computes them.
 
-Pi stamps the messages it builds (custom, branch and compaction summaries) with the
-entry's ISO timestamp turned into epoch milliseconds by JavaScript's ``Date``. This
-module reproduces that conversion for the ISO forms V8 accepts.
+Pi stamps the messages it builds from an entry (custom messages, branch and compaction
+summaries) with ``new Date(entry.timestamp).getTime()``; NaN is written as ``null``.
+The entry's ``timestamp`` can be any JSON value, so this module reproduces the whole
+conversion as V8 (Node 20, V8 11.3) performs it:
+
+1. **The argument** (:func:`date_argument`): ``ToPrimitive`` of the value. Strings, and
+   arrays (joined with ``","`` as ``Array.prototype.toString`` does), and plain objects
+   (``"[object Object]"``) are parsed; ``null``, booleans and numbers go through
+   ``ToNumber`` and :func:`time_clip`. An object with a ``toString`` key cannot be
+   converted: JavaScript throws a TypeError, and so does :func:`js_time_ms`
+   (:class:`DateConversionError`).
+2. **The tokenizer** (:func:`tokenize`): V8's ``DateStringTokenizer``: numbers (value of
+   the first 9 digits after any leading zeros, length of all of them), the symbols
+   ``: - + . )``, words (every character from ``"A"`` up that is not white space; a
+   word is a keyword when its first three letters name a month, or it is ``am``/``pm``,
+   a zone name or ``T``), one token per white-space character, parenthesised text
+   skipped, anything else unknown. A NUL character ends the input.
+3. **The ISO pass** (``_parse_iso``, V8's ``ParseES5DateTime``): as much of
+   ``[+-yy]yyyy[-MM[-DD]][THH:mm[:ss[.sss]][Z|+-hh:mm]]`` as the input has. A complete
+   match is final (date-only forms are UTC); a broken time part is NaN; otherwise the
+   first token it could not use goes on to
+4. **the legacy pass** (``_parse_legacy``): numbers followed by ``:`` are times, other
+   numbers are day components, month names, AM/PM, zone names and ``+hhmm`` offsets;
+   unknown words are allowed only before the first number.
+5. **The composers** (``_DayComposer``, ``_TimeComposer``, ``_ZoneComposer``) check the
+   pieces and put them in order (month/day/year guesses, two-digit years, 12-hour
+   clock, ``24:00``), giving :class:`DateFields`.
+6. **The arithmetic**: :func:`make_day`, :func:`make_time`, :func:`make_date` and
+   :func:`time_clip`, done in doubles as V8 does.
+
+Local time: a date-time without an offset is local time in JavaScript. Every Pi golden
+is recorded with ``TZ=UTC``, and this module treats local time as UTC throughout.
+
+Known difference: V8 throws a RangeError (stack overflow) when it joins arrays nested
+more than a few thousand levels deep (the depth depends on the stack); this module
+joins any depth.
+
+Checked against Node 20 on the values in ``data/jsdate/cases.jsonl`` (recorded by
+``conformance/jsdate.mjs``).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timedelta, timezone
+from functools import lru_cache
+from typing import NamedTuple
 
+from .errors import PisessionError
+from .jsjson import js_number
 from .jsvalue import UNDEFINED
 
 NAN = float("nan")
-_MAX_MS = 8.64e15
+MAX_TIME_MS = 8.64e15  # ES: a time value is at most 100,000,000 days from the epoch
+_MAX_LOCAL_MS = MAX_TIME_MS + 864_000_000  # V8 converts local times up to 10 days beyond
+_MS_PER_DAY = 86_400_000.0
 
-_ISO = re.compile(
-    r"""
-    (?P<year>[+-]\d{6}|\d{4})
-    (?:-(?P<month>\d{2})(?:-(?P<day>\d{2}))?)?
-    (?:[Tt ](?P<hour>\d{2}):(?P<minute>\d{2})
-        (?::(?P<second>\d{2})(?:\.(?P<fraction>\d+))?)?
-        (?P<zone>[Zz]|[+-]\d{2}:?\d{2})?
-    )?
-    """,
-    re.VERBOSE,
+
+class DateConversionError(PisessionError):
+    """``new Date(value)`` throws in JavaScript: the value is (or holds) an object with a
+    ``toString`` key, which JSON can never make a function."""
+
+
+# --------------------------------------------------------------------------- tokens
+
+# JavaScript's WhiteSpace (tab, VT, FF, the Unicode Zs spaces, BOM) and LineTerminator.
+WHITE_SPACE = frozenset(
+    "\t\v\f \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u202f\u205f\u3000\ufeff"
 )
+LINE_TERMINATORS = frozenset("\n\r\u2028\u2029")
+_SEPARATORS = WHITE_SPACE | LINE_TERMINATORS
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+NUMBER, SYMBOL, WORD, SPACE, UNKNOWN, END = "number", "symbol", "word", "space", "unknown", "end"
+# Keyword kinds of a word (``None``: a word that is no keyword).
+MONTH, ZONE, TIME_SEPARATOR, AM_PM = "month", "zone", "T", "ampm"
 
-# V8's fallback ("legacy") parser accepts more than ISO; these are the common forms.
-_TIME = r"(?:[ T]+(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::(?P<second>\d{2}))?)?"
-_ZONE = r"(?:\s*(?:(?P<utc>UTC|GMT|UT|Z)|(?:GMT|UTC)?(?P<offset>[+-]\d{4})))?"
-_WEEKDAY = r"(?:[A-Za-z]+,?\s+)?"
-_LEGACY = [
-    re.compile(
-        _WEEKDAY
-        + r"(?P<day>\d{1,2})[\s-]+(?P<mon>[A-Za-z]{3,})[\s-]+(?P<year>\d{4})"
-        + _TIME
-        + _ZONE,
-        re.I,
-    ),
-    re.compile(
-        _WEEKDAY + r"(?P<mon>[A-Za-z]{3,})\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{4})" + _TIME + _ZONE,
-        re.I,
-    ),
-    re.compile(r"(?P<year>\d{4})/(?P<month>\d{1,2})/(?P<day>\d{1,2})" + _TIME + _ZONE, re.I),
-    re.compile(r"(?P<month>\d{1,2})/(?P<day>\d{1,2})/(?P<year>\d{4})" + _TIME + _ZONE, re.I),
-]
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_KEYWORDS: dict[str, tuple[str, int]] = {
+    **{name: (MONTH, number) for number, name in enumerate(_MONTH_NAMES, 1)},
+    "am": (AM_PM, 0),
+    "pm": (AM_PM, 12),
+    **{name: (ZONE, 0) for name in ("ut", "utc", "z", "gmt")},
+    **{"cdt": (ZONE, -5), "cst": (ZONE, -6), "edt": (ZONE, -4), "est": (ZONE, -5)},
+    **{"mdt": (ZONE, -6), "mst": (ZONE, -7), "pdt": (ZONE, -7), "pst": (ZONE, -8)},
+    "t": (TIME_SEPARATOR, 0),
+}
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_MAX_DIGITS = 9  # V8 reads at most 9 significant digits of a number
 
 
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 for a proleptic Gregorian date (any year)."""
-    year -= month <= 2
-    era = (year if year >= 0 else year - 399) // 400
-    yoe = year - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
+class Token(NamedTuple):
+    """One token of a date string. ``value`` is the number, the symbol character, or a
+    keyword's value (month 1-12, zone offset in hours, 0/12 for AM/PM); ``length``
+    counts characters (leading zeros included); ``keyword`` is a word's keyword kind."""
+
+    kind: str
+    value: int | str = 0
+    length: int = 1
+    keyword: str | None = None
+
+    def is_symbol(self, char: str) -> bool:
+        return self.kind == SYMBOL and self.value == char
+
+    def is_sign(self) -> bool:
+        return self.kind == SYMBOL and self.value in ("+", "-")
+
+    def is_number(self, length: int) -> bool:
+        """A number written with exactly ``length`` characters."""
+        return self.kind == NUMBER and self.length == length
+
+    def is_z(self) -> bool:
+        return self.keyword == ZONE and self.length == 1  # the word "z"
 
 
-def _local_offset_ms(utc_guess_ms: int) -> int:
-    """Offset of local time at a moment given as if it were UTC (what JS does)."""
-    try:
-        naive = _EPOCH + timedelta(milliseconds=utc_guess_ms)
-        local = round(naive.replace(tzinfo=None).timestamp() * 1000)
-    except (OverflowError, ValueError, OSError):
-        return 0
-    return utc_guess_ms - local
+_END = Token(END, 0, 0)
+_INVALID = Token("invalid", 0, 0)  # the ISO pass found a broken time part: NaN
 
 
-def parse_iso_ms(text: str) -> int | float:
-    """Epoch milliseconds of an ISO 8601 string, or NaN where JavaScript gives NaN.
+def _keyword(word: str) -> tuple[str | None, int]:
+    """V8's ``KeywordTable::Lookup``: the first three letters decide; only month names
+    may be longer (``"Sept"``, ``"December"``, even ``"Mayday"``)."""
+    kind, value = _KEYWORDS.get(word[:3].translate(_ASCII_LOWER), (None, 0))
+    if kind is not None and (len(word) <= 3 or kind == MONTH):
+        return kind, value
+    return None, 0
 
-    >>> parse_iso_ms("2026-11-30T02:48:34.392Z")
-    1796006914392
-    >>> parse_iso_ms("2026-11-30T03:48:34.3929+01:00")
-    1796006914392
-    >>> math.isnan(parse_iso_ms("yesterday"))
-    True
+
+def tokenize(text: str) -> list[Token]:
+    """V8's date tokens of ``text``, ending with an end token.
+
+    V8 reads UTF-16 code units and Python code points; the tokens agree, because a
+    character beyond U+FFFF (and each surrogate) is a word character either way, and
+    such a word can only be a keyword through its first three letters.
+
+    >>> [(t.kind, t.value) for t in tokenize("Jan 05(x), 10:00")][:6]
+    [('word', 1), ('space', 0), ('number', 5), ('unknown', 0), ('unknown', 0), ('space', 0)]
+    >>> tokenize("007")[0]
+    Token(kind='number', value=7, length=3, keyword=None)
     """
-    m = _ISO.fullmatch(text)
-    if not m:
-        return _parse_legacy_ms(text.strip())
-    g = m.groupdict()
-    if g["year"] == "-000000":
-        return NAN
-    year = int(g["year"])
-    month = int(g["month"] or 1)
-    day = int(g["day"] or 1)
-    hour = int(g["hour"] or 0)
-    minute = int(g["minute"] or 0)
-    second = int(g["second"] or 0)
-    ms = int((g["fraction"] or "0")[:3].ljust(3, "0"))
-    if not (1 <= month <= 12 and 1 <= day <= 31 and minute <= 59 and second <= 59):
-        return NAN
-    if hour > 24 or (hour == 24 and (minute or second or ms)):
-        return NAN
-    days = _days_from_civil(year, month, 1) + day - 1
-    value = days * 86_400_000 + ((hour * 60 + minute) * 60 + second) * 1000 + ms
-    zone = g["zone"]
-    if zone in ("Z", "z") or (zone is None and g["hour"] is None):
-        pass  # UTC: explicit, or a date-only form
-    elif zone is None:
-        value -= _local_offset_ms(value)  # a date-time without offset is local time
-    else:
-        sign = 1 if zone[0] == "+" else -1
-        zh, zm = int(zone[1:3]), int(zone[-2:])
-        if zh > 23 or zm > 59:
-            return NAN
-        value -= sign * (zh * 60 + zm) * 60_000
-    return value if abs(value) <= _MAX_MS else NAN
-
-
-def _parse_legacy_ms(text: str) -> int | float:
-    """The non-ISO forms V8 also parses (``Thu, 15 Jan 2026 10:00:00 GMT``, ...)."""
-    for pattern in _LEGACY:
-        m = pattern.fullmatch(text)
-        if not m:
-            continue
-        g = m.groupdict()
-        if g.get("mon"):
-            name = g["mon"][:3].lower()
-            if name not in _MONTHS:
-                return NAN
-            month = _MONTHS.index(name) + 1
+    end = text.find("\0")  # V8 reads a NUL as the end of the input
+    n = len(text) if end < 0 else end
+    tokens: list[Token] = []
+    i = 0
+    while i < n:
+        c = text[i]
+        start = i
+        if "0" <= c <= "9":
+            while i < n and text[i] == "0":  # leading zeros do not count as digits
+                i += 1
+            value = digits = 0
+            while i < n and "0" <= text[i] <= "9":
+                if digits < _MAX_DIGITS:
+                    value = value * 10 + ord(text[i]) - 48
+                digits += 1
+                i += 1
+            tokens.append(Token(NUMBER, value, i - start))
+        elif c in ":-+.)":
+            tokens.append(Token(SYMBOL, c))
+            i += 1
+        elif c >= "A" and c not in WHITE_SPACE:  # U+2028 and U+2029 are word characters
+            while i < n and text[i] >= "A" and text[i] not in WHITE_SPACE:
+                i += 1
+            kind, value = _keyword(text[start:i])
+            tokens.append(Token(WORD, value, i - start, kind))
+        elif c in _SEPARATORS:
+            tokens.append(Token(SPACE, 0))
+            i += 1
+        elif c == "(":
+            depth = 0
+            while True:
+                depth += (text[i] == "(") - (text[i] == ")")
+                i += 1
+                if depth <= 0 or i >= n:
+                    break
+            tokens.append(Token(UNKNOWN, 0))
         else:
-            month = int(g["month"])
-        day, year = int(g["day"]), int(g["year"])
-        hour, minute, second = int(g["hour"] or 0), int(g["minute"] or 0), int(g["second"] or 0)
-        if not (
-            1 <= month <= 12 and 1 <= day <= 31 and hour <= 24 and minute <= 59 and second <= 59
-        ):
-            return NAN
-        value = (_days_from_civil(year, month, 1) + day - 1) * 86_400_000
-        value += ((hour * 60 + minute) * 60 + second) * 1000
-        if g["offset"]:
-            sign = 1 if g["offset"][0] == "+" else -1
-            value -= sign * (int(g["offset"][1:3]) * 60 + int(g["offset"][3:5])) * 60_000
-        elif not g["utc"]:
-            value -= _local_offset_ms(value)
-        return value
-    return NAN
+            tokens.append(Token(UNKNOWN, 0))
+            i += 1
+    tokens.append(_END)
+    return tokens
 
 
-def js_time_ms(value: object) -> float | int:
-    """``new Date(value).getTime()`` for a JSON value (NaN where JavaScript gives NaN).
+class _Scanner:
+    """The token stream with one token of look-ahead (V8's ``DateStringTokenizer``)."""
 
-    >>> js_time_ms(None)
-    0
-    >>> js_time_ms("2026-11-30")
-    1795996800000
-    >>> math.isnan(js_time_ms(""))
+    def __init__(self, tokens: list[Token]):
+        self.tokens = tokens
+        self.position = 0
+
+    def peek(self) -> Token:
+        return self.tokens[self.position]
+
+    def next(self) -> Token:
+        token = self.tokens[self.position]
+        if token.kind != END:
+            self.position += 1
+        return token
+
+    def skip_symbol(self, char: str) -> bool:
+        if self.tokens[self.position].is_symbol(char):
+            self.position += 1
+            return True
+        return False
+
+
+# --------------------------------------------------------------------------- composers
+
+
+def _between(x: int, low: int, high: int) -> bool:
+    return low <= x <= high
+
+
+class _DayComposer:
+    """Up to three day components, a named month, and whether the ISO pass read them."""
+
+    def __init__(self) -> None:
+        self.parts: list[int] = []
+        self.named_month: int | None = None
+        self.is_iso_date = False
+
+    def add(self, n: int) -> bool:
+        if len(self.parts) < 3:
+            self.parts.append(n)
+            return True
+        return False
+
+    def write(self) -> tuple[int, int, int] | None:
+        """(year, month 0-11, day), or None when the components make no date."""
+        if not self.parts:
+            return None
+        # V8 pads the missing components with 1 before choosing an order, so "12" is
+        # month 12, day 1, year 1 (-> 2001), and "Jan 5" is January 5th, year 1.
+        first, second, third = (*self.parts, 1, 1)[:3]
+        if self.named_month is None:
+            if self.is_iso_date or not _between(first, 1, 31):
+                year, month, day = first, second, third  # YMD
+            else:
+                month, day, year = first, second, third  # MDY
+        else:
+            month = self.named_month
+            if not _between(first, 1, 31):
+                year, day = first, second  # YMD, MYD or YDM
+            else:
+                day, year = first, second  # DMY, MDY or DYM
+        if not self.is_iso_date:
+            if _between(year, 0, 49):
+                year += 2000
+            elif _between(year, 50, 99):
+                year += 1900
+        if not (_between(month, 1, 12) and _between(day, 1, 31)):
+            return None
+        return year, month - 1, day
+
+
+class _TimeComposer:
+    """Hour, minute, second, millisecond as they come, and an AM/PM hour offset."""
+
+    def __init__(self) -> None:
+        self.parts: list[int] = []
+        self.hour_offset: int | None = None
+
+    def is_empty(self) -> bool:
+        return not self.parts
+
+    def is_expecting(self, n: int) -> bool:
+        count = len(self.parts)
+        return (count in (1, 2) and _between(n, 0, 59)) or (count == 3 and _between(n, 0, 999))
+
+    def add(self, n: int) -> bool:
+        if len(self.parts) < 4:
+            self.parts.append(n)
+            return True
+        return False
+
+    def add_final(self, n: int) -> bool:
+        if not self.add(n):
+            return False
+        self.parts.extend([0] * (4 - len(self.parts)))
+        return True
+
+    def write(self) -> tuple[int, int, int, int] | None:
+        hour, minute, second, ms = (*self.parts, 0, 0, 0, 0)[:4]
+        if self.hour_offset is not None:
+            if not _between(hour, 0, 12):
+                return None
+            hour = hour % 12 + self.hour_offset
+        valid = (
+            _between(hour, 0, 23)
+            and _between(minute, 0, 59)
+            and _between(second, 0, 59)
+            and _between(ms, 0, 999)
+        )
+        if not valid and (hour, minute, second, ms) != (24, 0, 0, 0):
+            return None
+        return hour, minute, second, ms
+
+
+class _ZoneComposer:
+    """An offset from UTC: sign, hours, minutes (None: not given)."""
+
+    def __init__(self) -> None:
+        self.sign: int | None = None
+        self.hour: int | None = None
+        self.minute: int | None = None
+
+    def set_hours(self, offset: int) -> None:
+        self.sign = -1 if offset < 0 else 1
+        self.hour = abs(offset)
+        self.minute = 0
+
+    def is_expecting(self, n: int) -> bool:
+        return self.hour is not None and self.minute is None and _between(n, 0, 59)
+
+    def is_utc(self) -> bool:
+        return self.hour == 0 and self.minute == 0
+
+    def write(self) -> tuple[bool, int | None]:
+        """(ok, offset in seconds or None for local time)."""
+        if self.sign is None:
+            return True, None
+        # V8 adds in unsigned 32-bit arithmetic and rejects totals above its largest
+        # small integer (2**31 - 1 in Node's 64-bit builds); hours past 1193046 wrap.
+        total = ((self.hour or 0) * 3600 + (self.minute or 0) * 60) & 0xFFFFFFFF
+        if total > 0x7FFFFFFF:
+            return False, None
+        return True, -total if self.sign < 0 else total
+
+
+def _read_milliseconds(token: Token) -> int:
+    """The first three digits of a fraction, from a number token's value and length.
+    (Like V8, leading zeros beyond the first nine digits shift the digits it keeps:
+    ``.0001234567891`` reads as 123 ms.)"""
+    number, length = token.value, token.length
+    if length == 1:
+        return number * 100
+    if length == 2:
+        return number * 10
+    if length > 3:
+        return number // 10 ** (min(length, _MAX_DIGITS) - 3)
+    return number
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def _parse_iso(scan: _Scanner, day: _DayComposer, time: _TimeComposer, tz: _ZoneComposer):
+    """V8's ``ParseES5DateTime``: the end token when the whole input was an ISO date,
+    ``_INVALID`` when its time part is broken, else the token the legacy pass takes."""
+    if scan.peek().is_sign():
+        sign = scan.next()
+        if not scan.peek().is_number(6):
+            return sign
+        year = scan.next().value
+        if sign.value == "-" and year == 0:
+            return sign  # -000000 is no year
+        day.add(-year if sign.value == "-" else year)
+    elif scan.peek().is_number(4):
+        day.add(scan.next().value)
+    else:
+        return scan.next()
+    if scan.skip_symbol("-"):
+        if not (scan.peek().is_number(2) and _between(scan.peek().value, 1, 12)):
+            return scan.next()
+        day.add(scan.next().value)
+        if scan.skip_symbol("-"):
+            if not (scan.peek().is_number(2) and _between(scan.peek().value, 1, 31)):
+                return scan.next()
+            day.add(scan.next().value)
+    if scan.peek().keyword != TIME_SEPARATOR:
+        if scan.peek().kind != END:
+            return scan.next()
+    else:
+        scan.next()
+        if not (scan.peek().is_number(2) and _between(scan.peek().value, 0, 24)):
+            return _INVALID
+        hour_is_24 = scan.peek().value == 24  # only 24:00[:00[.000]]
+        time.add(scan.next().value)
+        if not scan.skip_symbol(":"):
+            return _INVALID
+        nxt = scan.peek()
+        if not (nxt.is_number(2) and _between(nxt.value, 0, 59)) or (hour_is_24 and nxt.value):
+            return _INVALID
+        time.add(scan.next().value)
+        if scan.skip_symbol(":"):
+            nxt = scan.peek()
+            if not (nxt.is_number(2) and _between(nxt.value, 0, 59)) or (hour_is_24 and nxt.value):
+                return _INVALID
+            time.add(scan.next().value)
+            if scan.skip_symbol("."):
+                nxt = scan.peek()
+                if nxt.kind != NUMBER or (hour_is_24 and nxt.value):
+                    return _INVALID
+                time.add(_read_milliseconds(scan.next()))  # any number of digits
+        if scan.peek().is_z():
+            scan.next()
+            tz.set_hours(0)
+        elif scan.peek().is_sign():
+            tz.sign = 1 if scan.next().value == "+" else -1
+            if scan.peek().is_number(4):  # +hhmm
+                hour, minute = divmod(scan.next().value, 100)
+                if not (_between(hour, 0, 23) and _between(minute, 0, 59)):
+                    return _INVALID
+                tz.hour, tz.minute = hour, minute
+            else:  # +hh:mm
+                if not (scan.peek().is_number(2) and _between(scan.peek().value, 0, 23)):
+                    return _INVALID
+                tz.hour = scan.next().value
+                if not scan.skip_symbol(":"):
+                    return _INVALID
+                if not (scan.peek().is_number(2) and _between(scan.peek().value, 0, 59)):
+                    return _INVALID
+                tz.minute = scan.next().value
+        if scan.peek().kind != END:
+            return _INVALID
+    if tz.hour is None and time.is_empty():
+        tz.set_hours(0)  # a date-only form is UTC; a date-time form is local time
+    day.is_iso_date = True
+    return _END
+
+
+def _parse_legacy(
+    token: Token, scan: _Scanner, day: _DayComposer, time: _TimeComposer, tz: _ZoneComposer
+) -> bool:
+    """V8's fallback loop over the tokens the ISO pass left; False where V8 gives up."""
+    has_read_number = bool(day.parts)
+    while token.kind != END:
+        if token.kind == NUMBER:
+            has_read_number = True
+            n = token.value
+            if scan.skip_symbol(":"):
+                if scan.skip_symbol(":"):  # "n::" is n hours, 0 minutes
+                    if not time.is_empty():
+                        return False
+                    time.add(n)
+                    time.add(0)
+                else:
+                    if not time.add(n):
+                        return False
+                    if scan.peek().is_symbol("."):
+                        scan.next()
+            elif scan.skip_symbol(".") and time.is_expecting(n):  # "ss.fff"
+                time.add(n)
+                if scan.peek().kind != NUMBER:
+                    return False
+                time.add_final(_read_milliseconds(scan.next()))
+            elif tz.is_expecting(n):
+                tz.minute = n
+            elif time.is_expecting(n):
+                time.add_final(n)
+                after = scan.peek()
+                if not (after.kind in (END, SPACE) or after.is_z() or after.is_sign()):
+                    return False
+            else:
+                if not day.add(n):
+                    return False
+                scan.skip_symbol("-")
+        elif token.kind == WORD:
+            if token.keyword == AM_PM and not time.is_empty():
+                time.hour_offset = token.value
+            elif token.keyword == MONTH:
+                day.named_month = token.value
+                scan.skip_symbol("-")
+            elif token.keyword == ZONE and has_read_number:
+                tz.set_hours(token.value)
+            elif has_read_number or scan.peek().kind == NUMBER:
+                return False  # other words only before the first number, and apart from it
+        elif token.is_sign() and (tz.is_utc() or not time.is_empty()):
+            tz.sign = 1 if token.value == "+" else -1  # an offset after a time or "UTC"
+            n = length = 0
+            if scan.peek().kind == NUMBER:
+                number = scan.next()
+                n, length = number.value, number.length
+            has_read_number = True
+            if scan.peek().is_symbol(":"):
+                tz.hour, tz.minute = n, None
+            elif length in (1, 2):
+                tz.hour, tz.minute = n, 0
+            elif length in (3, 4):
+                tz.hour, tz.minute = divmod(n, 100)
+            else:
+                return False
+        elif (token.is_sign() or token.is_symbol(")")) and has_read_number:
+            return False
+        token = scan.next()
+    return True
+
+
+class DateFields(NamedTuple):
+    """What V8's date parser reads from a string; ``offset`` is seconds east of UTC,
+    None for local time."""
+
+    year: int
+    month: int  # 0-11
+    day: int
+    hour: int
+    minute: int
+    second: int
+    millisecond: int
+    offset: int | None
+
+
+def parse_date_fields(text: str) -> DateFields | None:
+    """The fields V8's date parser reads from ``text``, or None where it fails.
+
+    >>> parse_date_fields("2026-01-15T14:05:30.123Z")
+    DateFields(year=2026, month=0, day=15, hour=14, minute=5, second=30, millisecond=123, offset=0)
+    >>> tuple(parse_date_fields("Dec 25, 25 5:00 PM EST"))
+    (2025, 11, 25, 17, 0, 0, 0, -18000)
+    >>> parse_date_fields("2026-01-15T25:00") is None
     True
     """
+    scan = _Scanner(tokenize(text))
+    day, time, tz = _DayComposer(), _TimeComposer(), _ZoneComposer()
+    token = _parse_iso(scan, day, time, tz)
+    if token is _INVALID or not _parse_legacy(token, scan, day, time, tz):
+        return None
+    ymd = day.write()
+    hms = ymd and time.write()
+    if not hms:
+        return None
+    ok, offset = tz.write()
+    return DateFields(*ymd, *hms, offset) if ok else None
+
+
+# --------------------------------------------------------------------------- arithmetic
+
+_DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+_DAYS_BEFORE_MONTH_LEAP = (0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335)
+_YEAR_DELTA = 399_999  # V8 shifts years by this (-1 mod 400) to divide positive numbers
+
+
+def _c_div(a: int, b: int) -> int:
+    """C's integer division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _days_before_year(year: int) -> int:
+    shifted = year + _YEAR_DELTA
+    return 365 * shifted + _c_div(shifted, 4) - _c_div(shifted, 100) + _c_div(shifted, 400)
+
+
+_EPOCH_DAY = _days_before_year(1970)
+
+
+def make_day(year: float, month: float, date: float) -> float:
+    """ES ``MakeDay`` as V8 computes it: days from 1970-01-01 (NaN outside its range).
+
+    >>> make_day(1970, 0, 1), make_day(2026, 0, 15), make_day(-1, 0, 1), make_day(2026, 13, 1)
+    (0.0, 20468.0, -719893.0, 20850.0)
+    """
+    if not (-1e6 <= year <= 1e6 and -1e7 <= month <= 1e7 and math.isfinite(date)):
+        return NAN
+    y, m = int(year), int(month)
+    y += _c_div(m, 12)
+    m -= _c_div(m, 12) * 12
+    if m < 0:
+        m += 12
+        y -= 1
+    leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+    days = _days_before_year(y) - _EPOCH_DAY
+    days += (_DAYS_BEFORE_MONTH_LEAP if leap else _DAYS_BEFORE_MONTH)[m]
+    return float(days - 1) + math.trunc(date)
+
+
+def make_time(hour: float, minute: float, second: float, ms: float) -> float:
+    """ES ``MakeTime``: milliseconds within a day (any field may overflow).
+
+    >>> make_time(14, 5, 30, 123)
+    50730123.0
+    """
+    return hour * 3_600_000.0 + minute * 60_000.0 + second * 1000.0 + ms
+
+
+def make_date(day: float, time: float) -> float:
+    """ES ``MakeDate``: ``day * msPerDay + time``, in doubles.
+
+    >>> make_date(20468.0, 50730123.0)
+    1768485930123.0
+    """
+    if not (math.isfinite(day) and math.isfinite(time)):
+        return NAN
+    return time + day * _MS_PER_DAY
+
+
+def time_clip(t: float) -> int | float:
+    """ES ``TimeClip``: NaN outside ±8.64e15 ms, else the value truncated toward zero.
+
+    >>> time_clip(1.9), time_clip(-1.9), time_clip(-0.0), time_clip(8.64e15 + 1)
+    (1, -1, 0, nan)
+    """
+    if not (abs(t) <= MAX_TIME_MS):  # also NaN
+        return NAN
+    return int(t)
+
+
+def date_parse(text: str) -> int | float:
+    """``Date.parse(text)`` (V8's ``ParseDateTimeString``), local time taken as UTC.
+
+    >>> date_parse("2026-11-30T03:48:34.3929+01:00")
+    1796006914392
+    >>> date_parse("Thu Jan 15 2026 14:05:30 GMT+0000 (Coordinated Universal Time)")
+    1768485930000
+    >>> date_parse("1/15/2026, 2:05:30 PM"), date_parse("2026-1-1")
+    (1768485930000, 1767225600000)
+    >>> date_parse("-000001-01-01"), date_parse("yesterday")
+    (-62198755200000, nan)
+    """
+    fields = parse_date_fields(text)
+    if fields is None:
+        return NAN
+    year, month, day, hour, minute, second, ms, offset = fields
+    date = make_date(make_day(year, month, day), make_time(hour, minute, second, ms))
+    if offset is None:
+        # Local time: V8 converts it to UTC when it is within 10 days of the range;
+        # this module's local time zone is UTC, so the conversion changes nothing.
+        if not (-_MAX_LOCAL_MS <= date <= _MAX_LOCAL_MS):
+            return NAN
+    else:
+        date -= offset * 1000.0
+    return time_clip(date)
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _to_double(number: int | float) -> float:
+    try:
+        return float(number)  # JSON integers beyond 2**53 round as JavaScript's do
+    except OverflowError:
+        return math.inf if number > 0 else -math.inf
+
+
+def _number_text(number: int | float) -> str:
+    """``String(number)`` for a JSON number."""
+    x = _to_double(number)
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return js_number(repr(x))
+
+
+def _object_text(obj: dict) -> str:
+    if "toString" in obj:  # not callable: ToPrimitive finds no method and throws
+        raise DateConversionError(
+            "new Date(value): cannot convert an object with a 'toString' key to a "
+            "primitive value (JavaScript throws a TypeError)"
+        )
+    return "[object Object]"
+
+
+def _element_text(value: object) -> str:
+    if value is None or value is UNDEFINED:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return _number_text(value)
+    return _object_text(value)
+
+
+def _join(array: list) -> str:
+    """``Array.prototype.toString``: elements joined with ``","``, null as ``""``,
+    nested arrays joined the same way (without recursion, for any depth)."""
+    parts: list[str] = []
+    stack = [iter(array)]
+    first = [True]
+    while stack:
+        for item in stack[-1]:
+            if not first[-1]:
+                parts.append(",")
+            first[-1] = False
+            if isinstance(item, list):
+                stack.append(iter(item))
+                first.append(True)
+                break
+            parts.append(_element_text(item))
+        else:
+            stack.pop()
+            first.pop()
+    return "".join(parts)
+
+
+def date_argument(value: object) -> str | float:
+    """What ``new Date(value)`` works with: the string it parses, or the number it clips.
+
+    >>> date_argument(["2026-01-01", None, [1, True]]), date_argument({})
+    ('2026-01-01,,1,true', '[object Object]')
+    >>> date_argument(None), date_argument(True), date_argument(10**400)
+    (0.0, 1.0, inf)
+    """
+    if isinstance(value, str):
+        return value
     if value is None:
-        return 0
+        return 0.0
     if value is UNDEFINED:
         return NAN
     if isinstance(value, bool):
-        return int(value)
+        return 1.0 if value else 0.0
     if isinstance(value, (int, float)):
-        if not math.isfinite(value) or abs(value) > _MAX_MS:
-            return NAN
-        return math.trunc(value) + 0
-    if isinstance(value, str):
-        return parse_iso_ms(value)
+        return _to_double(value)
+    if isinstance(value, list):
+        return _join(value)
+    if isinstance(value, dict):
+        return _object_text(value)
     return NAN
+
+
+# Pi's own timestamps (``new Date().toISOString()``) take a fast path: the same
+# arithmetic, with the first day of each month remembered.
+_PI_STAMP = re.compile(r"(\d{4}-\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d\d\d))?Z", re.ASCII)
+
+
+@lru_cache(maxsize=1024)
+def _month_start(year_month: str) -> float | None:
+    """``make_day`` of the 1st of a ``yyyy-MM`` month (None for a month out of range)."""
+    year, month = int(year_month[:4]), int(year_month[5:])
+    return make_day(year, month - 1, 1) if 1 <= month <= 12 else None
+
+
+def js_time_ms(value: object) -> int | float:
+    """``new Date(value).getTime()`` for a JSON value: an int, or NaN where JavaScript
+    gives NaN. Raises :class:`DateConversionError` where JavaScript throws.
+
+    >>> js_time_ms("2026-01-15T14:05:30.123Z"), js_time_ms("2026-11-30")
+    (1768485930123, 1795996800000)
+    >>> js_time_ms(None), js_time_ms(True), js_time_ms(1.9), js_time_ms(-0.0)
+    (0, 1, 1, 0)
+    >>> js_time_ms(["2026-01-01T00:00:00Z"]), js_time_ms([-0.0])
+    (1767225600000, 946684800000)
+    >>> js_time_ms(""), js_time_ms({}), js_time_ms(8.64e15 + 1)
+    (nan, nan, nan)
+    """
+    if type(value) is str:
+        stamp = _PI_STAMP.fullmatch(value)
+        if stamp is not None:
+            year_month, day, hour, minute, second, ms = stamp.groups()
+            start = _month_start(year_month)
+            day, hour, minute, second = int(day), int(hour), int(minute), int(second)
+            if start is not None and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 60:
+                time = make_time(hour, minute, second, int(ms or 0))
+                return int(make_date(start + day - 1, time))
+        return date_parse(value)
+    argument = date_argument(value)
+    if isinstance(argument, str):
+        return date_parse(argument)
+    return time_clip(argument)
