@@ -265,6 +265,19 @@ add("v3-stray-hookmessage-dropped-by-llm", "§4 / §10", "A v3 file is not migra
   asst("a1", "h1", "hi"),
 ]);
 add("version-4-future", "§4 migration", "A header version above 3 is not migrated; entries are read as is.", () => [header({ version: 4 }), user("u1", null, "hello"), msg("h1", "u1", { role: "hookMessage", customType: "h", content: "x", display: true })]);
+add("version-3.5-above-3", "§4 migration", "version 3.5: not below 3, so no step runs (ids kept); newer than the version 3 rules (pisession adds a newer-version diagnostic).", () => [header({ version: 3.5 }), user("u1", null, "hello"), asst("a1", "u1", "hi")]);
+add("version-string-10", "§4 migration", "version \"10\" (a string): JS compares \"10\" >= 3 as true, so no migration runs; newer than version 3 (pisession adds a newer-version diagnostic).", () => [header({ version: "10" }), user("u1", null, "hello"), asst("a1", "u1", "hi")]);
+// Written by pi-agent-core 0.87.1's own JsonlSessionRepo (harness/session/jsonl: create,
+// createBranch, appendToBranch, a compaction commit, setName), ids and times as it wrote them.
+add("agent-core-v4-storage", "§2 header", "pi-agent-core's experimental format 4 ({\"v\":4,\"kind\":\"header\"}, transactions, compactions with retainedTail) is not a Pi session: no valid header, Pi finds no session (pisession names the format in its error).", () => [
+  '{"v":4,"kind":"header","id":"01a0c857-ee68-7110-9c09-905b19573562","storageVersion":1,"createdAt":1790067601000,"cwd":"/home/dev/v4"}',
+  '{"kind":"value","op":"set","seq":1,"namespace":"pi.branch.tip","key":"main","value":null}',
+  '[{"kind":"entry","id":"01a22fd4-d0ba-7110-9c09-905c81f919b8","parentId":null,"type":"message","message":{"role":"user","content":"hello","timestamp":1790067603000},"seq":2,"timestamp":1790067604000},{"kind":"value","op":"set","seq":3,"namespace":"pi.branch.tip","key":"main","value":"01a22fd4-d0ba-7110-9c09-905c81f919b8"}]',
+  '[{"kind":"entry","id":"01a22fd4-d0ba-7110-9c09-905f3da1e77c","parentId":"01a22fd4-d0ba-7110-9c09-905c81f919b8","type":"message","message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.001}},"stopReason":"stop","timestamp":1790067604000},"seq":4,"timestamp":1790067605000},{"kind":"value","op":"set","seq":5,"namespace":"pi.branch.tip","key":"main","value":"01a22fd4-d0ba-7110-9c09-905f3da1e77c"}]',
+  '[{"kind":"entry","id":"01a22fd4-d0bb-7110-9c09-90606a1e8e96","parentId":"01a22fd4-d0ba-7110-9c09-905f3da1e77c","type":"message","message":{"role":"user","content":"and now?","timestamp":1790067605000},"seq":6,"timestamp":1790067606000},{"kind":"value","op":"set","seq":7,"namespace":"pi.branch.tip","key":"main","value":"01a22fd4-d0bb-7110-9c09-90606a1e8e96"}]',
+  '{"kind":"entry","type":"compaction","id":"c0mp4ct1","parentId":"01a22fd4-d0bb-7110-9c09-90606a1e8e96","summary":"User said hello.","retainedTail":[{"role":"user","content":"and now?","timestamp":1790067606000}],"tokensBefore":1234,"fromHook":false,"seq":8,"timestamp":1790067607000}',
+  '{"kind":"value","op":"set","seq":9,"namespace":"pi.session.name","key":"","value":"v4 storage sample"}',
+]);
 
 // ------------------------------------------------------------------ §5 leaf & path
 add("default-leaf-is-last-entry-any-type", "§5 leaf and path", "The default leaf is the last entry in file order whatever its type: here a label on another branch, so the default context follows that branch.", () => [

@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-// Records Pi 0.87.1's reading of every *.jsonl under the given corpus folders as
-// <name>.golden.json (see conformance/README.md for the format).
+// Records one Pi version's reading of every *.jsonl under the given corpus folders as
+// <name>.golden.json (see conformance/README.md for the format). The version is
+// $PI_ORACLE_VERSION, else the primary one of pisession/pi_versions.json.
 //
 //   node conformance/record.mjs [--out DIR] CORPUS_DIR...
+//   node conformance/record.mjs --check [--out DIR] CORPUS_DIR...
 //
 // Without --out each golden is written next to its .jsonl. With --out DIR it goes
 // to DIR/<basename of CORPUS_DIR>/<path relative to CORPUS_DIR>.golden.json.
+// --check writes nothing next to the corpus: it compares each recording with the committed
+// golden byte for byte, apart from the leading "pi" field (the version that recorded it),
+// lists missing and orphan goldens, and exits 1 on any difference (with --out, the
+// recordings that differ are written there for inspection).
 process.env.TZ = "UTC";
 
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { DATA_CONFORMANCE, PI_VERSION, messages, sessionManager, transcript } from "./pi.mjs";
@@ -270,20 +276,78 @@ export function recordFile(absPath) {
   }
 }
 
+/** A golden's text without its leading `"pi":"<version>",` (what --check compares). */
+export function withoutVersion(text) {
+  return text.replace(/^\{"pi":"[^"]*",/, "{");
+}
+
+function check(dirs, out) {
+  let files = 0;
+  const problems = [];
+  for (const dir of dirs) {
+    const isSamples = basename(dir) === "samples";
+    const shown = relative(process.cwd(), dir) || ".";
+    const recorded = new Set();
+    for (const abs of listJsonl(dir)) {
+      const rel = relative(dir, abs).replace(/\.jsonl$/, ".golden.json");
+      const committed = join(dirname(abs), basename(rel));
+      recorded.add(committed);
+      if (!existsSync(committed)) {
+        if (isSamples) console.error(`note: no committed golden for ${join(shown, rel)} (not compared)`);
+        else {
+          files++;
+          problems.push(`missing committed golden: ${join(shown, rel)}`);
+        }
+        continue;
+      }
+      files++;
+      const text = JSON.stringify(recordFile(abs)) + "\n";
+      if (withoutVersion(text) !== withoutVersion(readFileSync(committed, "utf8"))) {
+        problems.push(`differs: ${join(shown, rel)}`);
+        if (out) {
+          const target = join(out, basename(dir), rel);
+          mkdirSync(dirname(target), { recursive: true });
+          writeFileSync(target, text);
+        }
+      }
+    }
+    const goldens = [];
+    const walk = (d) => {
+      for (const name of readdirSync(d).sort()) {
+        const p = join(d, name);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (name.endsWith(".golden.json")) goldens.push(p);
+      }
+    };
+    walk(dir);
+    for (const g of goldens) {
+      if (!recorded.has(g)) problems.push(`orphan golden (no .jsonl): ${relative(process.cwd(), g)}`);
+    }
+  }
+  console.log(`conformance re-check with Pi ${PI_VERSION}: ${files} files, ${problems.length} mismatches`);
+  for (const p of problems.slice(0, 10)) console.log(`  ${p}`);
+  if (problems.length > 10) console.log(`  ... and ${problems.length - 10} more`);
+  return problems.length ? 1 : 0;
+}
+
 function main(argv) {
   let out = null;
+  let checking = false;
   const dirs = [];
+  const usage = "usage: node conformance/record.mjs [--check] [--out DIR] CORPUS_DIR...";
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === "--out") out = resolve(argv[++i]);
+    else if (argv[i] === "--check") checking = true;
     else if (argv[i] === "-h" || argv[i] === "--help") {
-      console.log("usage: node conformance/record.mjs [--out DIR] CORPUS_DIR...");
+      console.log(usage);
       return 0;
     } else dirs.push(resolve(argv[i]));
   }
   if (dirs.length === 0) {
-    console.error("usage: node conformance/record.mjs [--out DIR] CORPUS_DIR...");
+    console.error(usage);
     return 2;
   }
+  if (checking) return check(dirs, out);
   let n = 0;
   for (const dir of dirs) {
     for (const abs of listJsonl(dir)) {
@@ -295,7 +359,7 @@ function main(argv) {
       n++;
     }
   }
-  console.error(`recorded ${n} golden file(s)`);
+  console.error(`recorded ${n} golden file(s) with Pi ${PI_VERSION}`);
   return 0;
 }
 

@@ -569,6 +569,7 @@ def _positive(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``pisession`` command."""
     from . import __version__
+    from .piversions import version_text
 
     common = _common()
     raw = argparse.RawDescriptionHelpFormatter
@@ -578,7 +579,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `pisession COMMAND --help` for examples. Start with `pisession explain`.",
         formatter_class=raw,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} {version_text()}"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 

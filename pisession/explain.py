@@ -77,6 +77,8 @@ def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str,
     version = visible(session.original_version)
     if session.migrated:
         version += " (migrated to 3 in memory; the file is unchanged)"
+    if any(d.kind == "newer-version" for d in session.diagnostics):
+        version += " (newer than version 3, the rules pisession knows; read as Pi reads it)"
     rows.append(("version", version))
     path = projection.path
     if not path:
@@ -105,10 +107,11 @@ def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str,
             f"model {model_text(context.model)}",
         )
     )
-    if session.diagnostics:
-        lines = ", ".join(str(d.line) for d in session.diagnostics[:8])
-        more = ", ..." if len(session.diagnostics) > 8 else ""
-        count = len(session.diagnostics)
+    skipped = [d for d in session.diagnostics if d.kind != "newer-version"]
+    if skipped:
+        lines = ", ".join(str(d.line) for d in skipped[:8])
+        more = ", ..." if len(skipped) > 8 else ""
+        count = len(skipped)
         rows.append(
             (
                 "skipped",

@@ -12,12 +12,14 @@ import errno
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from . import nodepath
 from .jsdate import js_time_ms
 from .jsjson import LineDecodeError, loads
 from .jsvalue import field
@@ -25,17 +27,107 @@ from .jsvalue import field
 AGENTS = {"pi": ("PI", ".pi"), "pig": ("PIG", ".pig")}
 
 
-def session_dir_name(cwd: str) -> str:
-    """The folder name Pi derives from a working directory.
+#: The path rules Pi resolves a cwd with: those of the machine Pi runs on.
+RUNNING_PLATFORM = "win32" if sys.platform == "win32" else "posix"
 
-    One leading ``/`` or ``\\`` is removed, then every ``/``, ``\\`` and ``:`` becomes ``-``.
+_SHELL_DRIVE = re.compile(
+    r"/(?:[mM][nN][tT]/|[cC][yY][gG][dD][rR][iI][vV][eE]/)?([a-zA-Z])(?:/([^\n\r\u2028\u2029]*))?\Z"
+)
 
-    >>> session_dir_name("/home/reader/projects/demo-app")
-    '--home-reader-projects-demo-app--'
-    >>> session_dir_name("C:\\\\work\\\\api")
+
+def _windows_shell_path(path: str) -> str:
+    r"""Pi's ``normalizeWindowsShellPath``: ``/c/x``, ``/mnt/c/x``, ``/cygdrive/c/x`` become
+    ``C:\x``."""
+    if not path.startswith("/") or path.startswith("//") or "\\" in path:
+        return path
+    match = _SHELL_DRIVE.match(path)
+    if not match:
+        return path
+    suffix = (match.group(2) or "").replace("/", "\\")
+    return f"{match.group(1).upper()}:\\{suffix}"
+
+
+def _pi_normalize_path(path: str, platform: str, home: str) -> str:
+    """Pi's ``normalizePath`` with its default options (the part ``resolvePath`` uses)."""
+    if platform == "win32":
+        path = _windows_shell_path(path)
+    if path == "~":
+        return home
+    if path.startswith("~/") or (platform == "win32" and path.startswith("~\\")):
+        join = nodepath.win32_join if platform == "win32" else nodepath.posix_join
+        return join(home, path[2:])
+    if path.startswith("file://"):
+        raise ValueError(
+            f"{path!r}: Pi reads a file:// URL as the path it names; "
+            "pisession does not convert URLs, pass the path itself"
+        )
+    return path
+
+
+def resolve_cwd(
+    cwd: str, platform: str | None = None, base: str | None = None, home: str | None = None
+) -> str:
+    r"""The absolute working directory Pi names the folder after (its ``resolvePath``).
+
+    ``~`` and ``~/...`` are expanded with ``home``; on Windows also ``~\...``, and Git Bash
+    or WSL drive paths (``/c/work``, ``/mnt/c/work``) become ``C:\work``. The result is
+    Node's ``path.resolve`` with the rules of ``platform`` (``"posix"`` or ``"win32"``;
+    default: this machine, as Pi does), relative to ``base`` (Pi: ``process.cwd()``;
+    default ``os.getcwd()``). ``home`` defaults to this user's home folder.
+
+    >>> resolve_cwd("/home/x/./y/../", platform="posix")
+    '/home/x'
+    >>> resolve_cwd("~/demo", platform="posix", home="/home/reader")
+    '/home/reader/demo'
+    >>> resolve_cwd("/c/work", platform="win32", base="D:\\")
+    'C:\\work'
+    """
+    platform = RUNNING_PLATFORM if platform is None else platform
+    if platform not in ("posix", "win32"):
+        raise ValueError(f"platform must be 'posix' or 'win32', not {platform!r}")
+    base = os.getcwd() if base is None else base
+    home = os.path.expanduser("~") if home is None else home
+    path = _pi_normalize_path(cwd, platform, home)
+    start = _pi_normalize_path(base, platform, home)
+    if platform == "win32":
+        if nodepath.win32_is_absolute(path):
+            return nodepath.win32_resolve(path, cwd=base)
+        return nodepath.win32_resolve(start, path, cwd=base)
+    if nodepath.posix_is_absolute(path):
+        return nodepath.posix_resolve(path, cwd=base)
+    return nodepath.posix_resolve(start, path, cwd=base)
+
+
+def safe_dir_name(resolved_cwd: str) -> str:
+    r"""The folder name for an already resolved working directory (Pi's ``safePath``).
+
+    One leading ``/`` or ``\`` is removed, then every ``/``, ``\`` and ``:`` becomes ``-``,
+    and ``--`` goes around it.
+
+    >>> safe_dir_name("C:\\work\\api")
     '--C--work-api--'
     """
-    return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
+    return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", resolved_cwd)) + "--"
+
+
+def session_dir_name(
+    cwd: str, platform: str | None = None, base: str | None = None, home: str | None = None
+) -> str:
+    r"""The folder name Pi derives from a working directory: ``safe_dir_name(resolve_cwd(...))``.
+
+    Pi resolves the path first (trailing separators, ``.`` and ``..``, relative paths,
+    ``~``) with the path rules of the machine it runs on; ``platform``, ``base`` and
+    ``home`` are those of :func:`resolve_cwd`. A Windows path is a Windows cwd only with
+    ``platform="win32"``: on Linux or macOS Pi reads ``C:\work\api`` as a relative path.
+
+    >>> session_dir_name("/home/reader/projects/demo-app", platform="posix")
+    '--home-reader-projects-demo-app--'
+    >>> session_dir_name("/home/x/", platform="posix")
+    '--home-x--'
+    >>> session_dir_name("C:\\work\\api", platform="win32")
+    '--C--work-api--'
+    """
+    return safe_dir_name(resolve_cwd(cwd, platform, base, home))
 
 
 def session_file_name(timestamp: str, session_id: str) -> str:
@@ -73,8 +165,8 @@ def sessions_root(agent: str = "pi", env: Mapping[str, str] | None = None) -> Pa
 
 
 def default_session_dir(cwd: str, agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
-    """The folder Pi uses for sessions started in ``cwd``."""
-    return agent_dir(agent, env) / "sessions" / session_dir_name(os.path.abspath(cwd))
+    """The folder Pi uses for sessions started in ``cwd`` (resolved as Pi does on this machine)."""
+    return agent_dir(agent, env) / "sessions" / session_dir_name(cwd)
 
 
 @dataclass

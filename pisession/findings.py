@@ -60,7 +60,12 @@ def _name(index, position: int) -> str:
 
 def file_findings(session) -> list[Finding]:
     """Skipped lines and a legacy version."""
-    out = [Finding(d.line, f"skipped-line ({d.kind})", d.message) for d in session.diagnostics]
+    out = [
+        Finding(
+            d.line, d.kind if d.kind == "newer-version" else f"skipped-line ({d.kind})", d.message
+        )
+        for d in session.diagnostics
+    ]
     if header_version({"version": session.original_version}) < CURRENT_VERSION:
         out.append(
             Finding(

@@ -17,8 +17,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .errors import SessionFormatError
+from .jsjson import dumps
 from .jsvalue import UNDEFINED, JsArray, to_number
 from .jsvalue import field as js_field
+from .piversions import checked_range
+from .reader import Diagnostic
 
 CURRENT_VERSION = 3
 
@@ -77,6 +80,50 @@ def header_version(header: dict) -> float:
     """
     version = header.get("version")
     return 1.0 if version is None else to_number(version)
+
+
+def newer_version(header: dict, line: int) -> Diagnostic | None:
+    """A ``"newer-version"`` diagnostic when the header's version is above 3, else None.
+
+    Pi reads such a file as it is (it migrates only versions below 3) and so does
+    pisession; the diagnostic says its rules may not be the ones the file was written for.
+
+    >>> newer_version({"version": 4}, 1).message  # doctest: +ELLIPSIS
+    'the header says version 4, newer than version 3, the format pisession knows ...'
+    >>> newer_version({"version": 3}, 1) is None
+    True
+    """
+    if not header_version(header) > CURRENT_VERSION:
+        return None
+    return Diagnostic(
+        line,
+        "newer-version",
+        f"the header says version {dumps(header.get('version'))}, newer than version "
+        f"{CURRENT_VERSION}, the format pisession knows ({checked_range()}); Pi reads such a "
+        "file as it is, without migrating, and so does pisession",
+    )
+
+
+def foreign_header(value: object) -> str | None:
+    """What a first line that is not a Pi session header is, when it is a known one.
+
+    pi-agent-core has an experimental session storage of its own, whose first line is
+    ``{"kind":"header","v":4,...}`` and whose compactions carry ``retainedTail``. Pi's
+    coding agent reads only ``{"type":"session",...}`` headers.
+
+    >>> foreign_header({"kind": "header", "v": 4, "id": "s", "cwd": "/w"})  # doctest: +ELLIPSIS
+    'this is a pi-agent-core session (experimental format 4: ...'
+    >>> foreign_header({"type": "message"}) is None
+    True
+    """
+    if not isinstance(value, dict) or value.get("kind") != "header" or "v" not in value:
+        return None
+    return (
+        f"this is a pi-agent-core session (experimental format {dumps(value['v'])}: header "
+        '{"kind":"header",...}, compactions with retainedTail), not a Pi coding-agent '
+        f'session file; {checked_range()} reads only {{"type":"session"}} headers and '
+        "finds no session in it"
+    )
 
 
 def _js_type(value: object) -> str:

@@ -400,8 +400,13 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
     """The header row's value, or a ``SessionFormatError`` saying why there is none."""
     if not len(parsed):
         raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
+    from .migration import foreign_header, newer_version
+
     header = _Rows(parsed, store).decode(0)
     if not isinstance(header, dict) or header.get("type") != "session":
+        known = foreign_header(header)
+        if known:
+            raise SessionFormatError(source, parsed.lines[0], known)
         skipped = "".join(f"; line {d.line} was skipped: {d.message}" for d in diagnostics[:3])
         raise SessionFormatError(
             source,
@@ -413,6 +418,9 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
         raise SessionFormatError(
             source, parsed.lines[0], 'the session header has no string "id"; Pi rejects the file'
         )
+    newer = newer_version(header, parsed.lines[0])
+    if newer:
+        diagnostics.append(newer)
     return header
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from .build import TINY_HEADER, new_entry, new_message, tiny_session
 from .context import kept_range as _kept_range
-from .files import session_dir_name as _session_dir_name
+from .files import safe_dir_name as _session_dir_name
 from .jsvalue import UNDEFINED, field
 from .llm import to_llm_message
 from .samples import sample_path
@@ -394,10 +394,11 @@ def _dir_hint(case: Case, got: object) -> str | None:
 
 
 def check_session_dir_name(name: Callable) -> bool:
-    """Check ``name(cwd) -> str``: the per-folder directory Pi keeps sessions in.
+    """Check ``name(cwd) -> str``: the per-folder directory Pi keeps sessions in, for an
+    already resolved cwd (Pi resolves it first: ``pisession.files.session_dir_name``).
 
-    >>> from pisession.files import session_dir_name
-    >>> check_session_dir_name(session_dir_name)
+    >>> from pisession.files import safe_dir_name
+    >>> check_session_dir_name(safe_dir_name)
     session dir name: correct. All 6 cases match pisession (Pi 0.87.1).
     True
     """

@@ -547,8 +547,10 @@ def test_totals_count_usage_entries_compactions_assistant_and_tool_results_all_h
 def test_session_directory_name_rule_differs_from_the_chapter():
     from pisession.files import session_dir_name
 
-    assert session_dir_name("C:\\work\\api") == "--C--work-api--"  # chapter: --C-work-api--
-    assert session_dir_name("/home/u/proj") == "--home-u-proj--"
+    assert (
+        session_dir_name("C:\\work\\api", platform="win32") == "--C--work-api--"
+    )  # chapter: --C-work-api--
+    assert session_dir_name("/home/u/proj", platform="posix") == "--home-u-proj--"
 
 
 def test_agent_and_session_dirs_honour_environment(tmp_path):
