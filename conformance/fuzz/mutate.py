@@ -33,8 +33,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 #: Corpus folders (relative to the repository) whose ``*.jsonl`` files get mutated.
 CORPUS_DIRS = (
-    "data/conformance/edge",
-    "data/conformance/generated",
+    *sorted(
+        str(p.relative_to(REPO)) for p in (REPO / "data" / "conformance").iterdir() if p.is_dir()
+    ),
     "data/damaged",
     "pisession/samples",
 )

@@ -27,18 +27,11 @@ class OracleTimeout(RuntimeError):
     """Pi did not answer in time (the worker was killed)."""
 
 
-def pi_location() -> Path | None:
-    """The ``node_modules`` holding Pi 0.87.1, as ``conformance/pi.mjs`` finds it."""
-    oracle = os.environ.get("PI_ORACLE_DIR")
-    base = Path(oracle) / "node_modules" if oracle else CONFORMANCE / "node_modules"
-    package = base / "@earendil-works" / "pi-coding-agent" / "package.json"
-    if not package.is_file():
-        return None
-    try:
-        version = json.loads(package.read_text())["version"]
-    except (OSError, ValueError, KeyError):
-        return None
-    return base if version == "0.87.1" else None
+def pi_version() -> str:
+    """The Pi version the worker loads: ``$PI_ORACLE_VERSION``, else the primary one of
+    ``pisession/pi_versions.json`` (0.87.1), as ``conformance/pi.mjs`` decides."""
+    versions = json.loads((CONFORMANCE.parent / "pisession" / "pi_versions.json").read_text())
+    return os.environ.get("PI_ORACLE_VERSION") or versions["primary"]
 
 
 def unavailable_reason() -> str | None:
@@ -57,11 +50,15 @@ def unavailable_reason() -> str | None:
         return "node does not run"
     if not major.isdigit() or int(major) < 20:
         return "node >= 20 not found"
-    if pi_location() is None:
-        return (
-            "Pi 0.87.1 not found (run `npm install --ignore-scripts` in conformance/ "
-            "or set PI_ORACLE_DIR)"
+    version = pi_version()
+    try:  # conformance/locate.mjs: $PI_ORACLE_DIR, conformance/.pi/<V>, conformance/node_modules
+        found = subprocess.run(
+            [node, str(CONFORMANCE / "locate.mjs"), version], capture_output=True, timeout=120
         )
+    except (OSError, subprocess.SubprocessError):
+        return "node does not run"
+    if found.returncode != 0:
+        return f"Pi {version} not found (sh conformance/check.sh installs it; or set PI_ORACLE_DIR)"
     return None
 
 

@@ -32,7 +32,7 @@ from classify import classify, slug  # noqa: E402
 from compare import Finding, compare  # noqa: E402
 from minimize import minimize  # noqa: E402
 from mutate import Mutator, load_corpus  # noqa: E402
-from oracle import Oracle, OracleTimeout, unavailable_reason  # noqa: E402
+from oracle import Oracle, OracleTimeout, pi_version, unavailable_reason  # noqa: E402
 
 FOUND = HERE / "found"
 
@@ -180,7 +180,7 @@ class Fuzzer:
 
     def summary(self, seconds: float) -> str:
         lines = [
-            f"fuzz: seed {self.seed}, {self.mutants} mutants in {seconds:.0f} s "
+            f"fuzz: Pi {pi_version()}, seed {self.seed}, {self.mutants} mutants in {seconds:.0f} s "
             f"({self.mutants / max(seconds, 1e-9):.1f}/s)",
             f"fuzz: {len(self.unexplained)} unexplained differences, "
             f"{sum(self.pending.values())} pending (known causes being fixed elsewhere)",
