@@ -211,7 +211,7 @@ def _compare_file(out: _Collector, session, golden: dict) -> None:
         ids = [field(e, "id") for e in session.entries]
         ids = {i for i in ids if isinstance(i, str)}  # getLabel is asked for string ids
         labels = _guard(out, "labels", lambda: session.labels) or {}
-        ours = {k: v for k, v in labels.items() if k in ids}
+        ours = as_json({k: v for k, v in labels.items() if k in ids})  # values as JSON holds them
         found = first_difference(ours, golden["labels"], "labels")
         if found and not found[0].endswith("key-order"):
             out.add("value:labels", f"{found[0]}: pisession {found[1]} (Pi)")
@@ -241,10 +241,13 @@ def _outline(session) -> list:
     """pisession's tree as the recorder lists Pi's: ``[id, [child ids]]`` in pre-order
     (as tests/test_conformance.py builds it)."""
     kids = session.children()
-    return [
-        [_entry_id(session, p), [_entry_id(session, c) for c in kids[p]]]
-        for p, _ in session.shape.preorder()
-    ]
+    if hasattr(session, "shape"):
+        order = session.shape.preorder()
+    else:  # pisession before the one-rule refactor (for measuring old versions)
+        from pisession.tree import preorder
+
+        order = preorder(session._structure)
+    return [[_entry_id(session, p), [_entry_id(session, c) for c in kids[p]]] for p, _ in order]
 
 
 def _compare_case(out: _Collector, session, case: dict) -> None:
