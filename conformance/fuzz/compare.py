@@ -215,6 +215,8 @@ def _compare_file(out: _Collector, session, golden: dict) -> None:
         found = first_difference(ours, golden["labels"], "labels")
         if found and not found[0].endswith("key-order"):
             out.add("value:labels", f"{found[0]}: pisession {found[1]} (Pi)")
+    if "would visit more than" in str(golden.get("treeError", "")):
+        out.intended.append("tree: Pi's getTree would hang (repeated ids, worker.mjs)")
     tree = golden.get("tree")
     if isinstance(tree, list) and not session.problems()["duplicate_ids"]:
         outline = _guard(out, "tree", lambda: as_json(_outline(session)))

@@ -16,7 +16,65 @@
 process.env.TZ = "UTC";
 
 import { createInterface } from "node:readline";
+import { sessionManager } from "../pi.mjs";
 import { recordFile } from "../record.mjs";
+
+// Pi's getTree keys nodes by id, so with repeated ids one node is pushed into the same
+// children list once per line naming it as parent; its sorting pass then walks every
+// path of that graph: 2^depth visits for a session appended to itself, which never ends
+// (a real hang of Pi's tree view). The recorder guards cycles, not this; the worker
+// counts the visits first and refuses (the recorder then records a treeError and the
+// tree is not compared).
+const MAX_TREE_VISITS = 2_000_000;
+const { SessionManager } = sessionManager;
+const piGetTree = SessionManager.prototype.getTree;
+SessionManager.prototype.getTree = function guardedGetTree() {
+  const visits = treeVisits(this.getEntries());
+  if (visits > MAX_TREE_VISITS) {
+    throw new Error(`getTree would visit more than ${MAX_TREE_VISITS} nodes (repeated ids): Pi hangs`);
+  }
+  return piGetTree.call(this);
+};
+
+/** How many nodes Pi's getTree pass visits (children counted with repetition). */
+export function treeVisits(entries) {
+  const nodes = new Map();
+  for (const e of entries) nodes.set(e?.id, { children: [] });
+  const roots = [];
+  for (const e of entries) {
+    const node = nodes.get(e?.id);
+    if (e?.parentId === null || e?.parentId === e?.id) roots.push(node);
+    else (nodes.get(e?.parentId)?.children ?? roots).push(node);
+  }
+  // visits(n) = 1 + sum of visits(child) over n.children, memoised, without recursion
+  // (the recorder has already refused graphs with a loop).
+  const memo = new Map();
+  let total = 0;
+  for (const root of roots) {
+    const stack = [[root, 0]];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const [node, i] = top;
+      if (memo.has(node)) {
+        stack.pop();
+        continue;
+      }
+      if (i < node.children.length) {
+        top[1]++;
+        const child = node.children[i];
+        if (!memo.has(child)) stack.push([child, 0]);
+      } else {
+        let sum = 1;
+        for (const c of node.children) sum += memo.get(c) ?? 0;
+        memo.set(node, Math.min(sum, Number.MAX_SAFE_INTEGER));
+        stack.pop();
+      }
+    }
+    total += memo.get(root) ?? 0;
+    if (total > MAX_TREE_VISITS) break;
+  }
+  return total;
+}
 
 function errorText(err) {
   return String(err && err.message !== undefined ? err.message : err);
