@@ -22,7 +22,7 @@ from pathlib import Path
 from . import nodepath
 from .jsdate import js_time_ms
 from .jsjson import LineDecodeError, loads
-from .jsvalue import field
+from .jsvalue import field, js_trim
 
 AGENTS = {"pi": ("PI", ".pi"), "pig": ("PIG", ".pig")}
 
@@ -227,7 +227,7 @@ def session_info(path: str | os.PathLike) -> SessionInfo | None:
                 kind = field(entry, "type")
                 if kind == "session_info":
                     value = field(entry, "name")
-                    name = value.strip() or None if isinstance(value, str) else None
+                    name = js_trim(value) or None if isinstance(value, str) else None
                 if kind != "message":
                     continue
                 count += 1

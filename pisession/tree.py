@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from .jsdate import js_time_ms
-from .jsvalue import NO_KEY, UNDEFINED, field, js_key, truthy
+from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, truthy
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ def session_name(info_entries: Sequence) -> str | None:
     for entry in reversed(info_entries):
         if field(entry, "type") == "session_info":
             name = field(entry, "name")
-            name = name.strip() if isinstance(name, str) else ""
+            name = js_trim(name) if isinstance(name, str) else ""  # JavaScript trim()
             return name or None
     return None
 

@@ -119,6 +119,7 @@ EXPECTED = {
     ),
     "damaged/context-edit-null-target.jsonl": dict(entries=3, roles=["user", "assistant"]),
     "damaged/system-prompt-odd-sections.jsonl": dict(entries=3, roles=["system", "system", "user"]),
+    "damaged/js-whitespace.jsonl": dict(entries=3, roles=["user", "custom"]),
     "damaged/system-message-without-timestamp.jsonl": dict(
         entries=2, roles=["system", "compactionSummary", "user"]
     ),

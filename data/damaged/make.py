@@ -190,6 +190,18 @@ def fuzz_regressions() -> dict[str, bytes]:
             ),
             msg("u1", "s2", "user", "Hello.", 1),
         ),
+        # JavaScript's trim() and Number() strip U+FEFF but not U+001C (Python's strip() does
+        # the opposite): the version " 2" (BOM around) is 2, so the hookMessage becomes
+        # custom; the session name keeps its U+001C and loses its U+FEFF.
+        "js-whitespace.jsonl": lines(
+            header().replace('"version":3', '"version":"\\ufeff2\\ufeff"'),
+            CHAT[0],
+            '{"type":"message","id":"h1","parentId":"u1","timestamp":"2026-02-01T10:02:00.000Z",'
+            '"message":{"role":"hookMessage","customType":"note","content":"hooked",'
+            '"display":true,"timestamp":1769940120000}}',
+            '{"type":"session_info","id":"n1","parentId":"h1","timestamp":'
+            '"2026-02-01T10:03:00.000Z","name":"\\u001cFix the API\\ufeff"}',
+        ),
         # A compaction's systemMessage without a timestamp and no tools: pi-ai returns no
         # system message, so the prompt is empty.
         "system-message-without-timestamp.jsonl": lines(
