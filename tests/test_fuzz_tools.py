@@ -81,3 +81,16 @@ def test_classes_name_known_causes_and_fall_back_to_the_signature():
     assert classify(plain, [finding], {}) == ("value:context.messages.length", False)
     crash = Finding("crash:stats:ValueError", "stats: ValueError: x (at stats.py:3)")
     assert classify(plain, [finding, crash], {}) == ("crash:stats:ValueError", False)
+
+
+def test_a_mutant_with_two_known_causes_is_explained_by_both():
+    data = b'{"type":"session","id":"s"}\n{"id":""}\n{}\n{"id":"a","parentId":""}\n'
+    findings = [
+        Finding("value:tree", "tree[0][0]"),
+        Finding("crash:explain:RecursionError", "explain: RecursionError (at provenance.py:1)"),
+        Finding("cli-text:context", "text differs"),
+    ]
+    name, pending = classify(data, findings, {})
+    assert pending and name.startswith("tree: getTree links falsy parentIds")
+    assert "deep id or type shown as text" in name
+    assert classify(data, [*findings, Finding("value:llm", "x")], {}) == ("value:llm", False)

@@ -18,38 +18,25 @@ from compare import Finding
 
 @dataclass(frozen=True)
 class KnownCause:
-    """A difference whose cause is known: ``pending`` ones are not counted."""
+    """A difference whose cause is known: ``pending`` ones are not counted. ``explains``
+    says which findings the cause accounts for; ``applies`` checks, once per file, that
+    the file holds what causes them."""
 
     name: str
     pending: bool
     explanation: str
-    matches: Callable[[bytes, list[Finding], dict], bool]
+    explains: Callable[[Finding], bool]
+    applies: Callable[[bytes, dict], bool]
 
 
-def _only(findings: list[Finding], pattern: str) -> bool:
-    return all(re.search(pattern, f.kind) for f in findings)
+def _kind(pattern: str) -> Callable[[Finding], bool]:
+    return lambda finding: re.search(pattern, finding.kind) is not None
 
 
-def _jsdate(data: bytes, findings: list[Finding], answer: dict) -> bool:
-    return _timestamps_only(data, findings, answer) or _jsdate_crash(findings)
-
-
-def _jsdate_crash(findings: list[Finding]) -> bool:
-    """A traceback from inside jsdate.py (e.g. ``new Date(<400-digit integer>)``)."""
-    crashes = [f for f in findings if f.kind.startswith("crash:")]
-    return bool(crashes) and all("(at jsdate.py:" in f.detail for f in crashes)
-
-
-def _timestamps_only(data: bytes, findings: list[Finding], answer: dict) -> bool:
-    """Every difference is a message timestamp, the order of tree children (sorted by
-    timestamp) or the CLI text that prints them, and some timestamp string of the file
-    is parsed differently by pisession than by V8 (``answer["dates"]``)."""
-    if not answer.get("datesDiffer"):
-        return False
-    value_findings = [f for f in findings if not f.kind.startswith("cli-text")]
-    return bool(value_findings) and _only(
-        value_findings, r"^value:(?:context\.messages\[\]|llm\[\])\.timestamp$|^value:tree-order$"
-    )
+def _dates_differ(data: bytes, answer: dict) -> bool:
+    """Some timestamp of the file is parsed differently by pisession than by V8 (the
+    driver asks the worker and sets ``answer["datesDiffer"]``)."""
+    return bool(answer.get("datesDiffer"))
 
 
 def _entries(data: bytes, objects_only: bool = True) -> list:
@@ -72,15 +59,13 @@ def _entries(data: bytes, objects_only: bool = True) -> list:
     return out
 
 
-def _tree_falsy_parents(data: bytes, findings: list[Finding], answer: dict) -> bool:
+def _falsy_parent_links(data: bytes, answer: dict) -> bool:
     """Pi's getTree keys nodes by id and looks up every parentId but null, so an entry
     with ``parentId: ""`` (or ``0``, ``false``, or none at all) becomes the child of an
     entry with that id (``undefined`` is a Map key too); the context path, like
     pisession's tree, treats a falsy parentId as "no parent"."""
     from pisession.jsvalue import UNDEFINED, field, strict_equal
 
-    if not _only(findings, r"^value:tree$"):
-        return False
     entries = _entries(data, objects_only=False)
     ids = [field(e, "id") for e in entries]
     for entry in entries:
@@ -94,64 +79,88 @@ def _tree_falsy_parents(data: bytes, findings: list[Finding], answer: dict) -> b
     return False
 
 
-def _tree_nan_order(data: bytes, findings: list[Finding], answer: dict) -> bool:
+def _unparsable_timestamps(data: bytes, answer: dict) -> bool:
     """Pi sorts children by ``new Date(a) - new Date(b)``; with an unparsable timestamp the
     comparison is NaN and V8's sort keeps its own order."""
     from pisession.jsdate import js_time_ms
 
-    if not _only(findings, r"^value:tree-order$"):
-        return False
     stamps = [js_time_ms(e.get("timestamp")) for e in _entries(data)]
     return any(t != t for t in stamps)
 
 
 _DISPLAY_PROBES = r"^crash:(explain|fates|tree_text|session_html|projection_html|context_html):"
 
-
-def _deep_value_shown(data: bytes, findings: list[Finding], answer: dict) -> bool:
-    """An id or type nested thousands deep, turned into text by the readers' display
-    code (``str(value)`` recurses)."""
-    return _only(findings, _DISPLAY_PROBES + r"RecursionError$")
-
-
 KNOWN: list[KnownCause] = [
     KnownCause(
         "jsdate (pending)",
         True,
-        "a timestamp V8's Date parses differently, or one jsdate.py cannot convert "
-        "(issue 12 item 1, branch jsdate)",
-        _jsdate,
+        "a timestamp V8's Date parses differently (issue 12 item 1, branch jsdate)",
+        _kind(r"^value:(?:context\.messages\[\]|llm\[\])\.timestamp$|^value:tree-order$"),
+        _dates_differ,
+    ),
+    KnownCause(
+        "jsdate (pending)",
+        True,
+        "a timestamp jsdate.py cannot convert (a traceback from inside jsdate.py)",
+        lambda finding: finding.kind.startswith("crash:") and "(at jsdate.py:" in finding.detail,
+        lambda data, answer: True,
     ),
     KnownCause(
         "tree: getTree links falsy parentIds (pending: tree.py)",
         True,
         'Pi\'s tree view makes an entry with parentId "", 0, false or none a child of an '
         "entry with that id; pisession's tree, like every context path, makes it a root",
-        _tree_falsy_parents,
+        _kind(r"^value:tree$"),
+        _falsy_parent_links,
     ),
     KnownCause(
         "tree: child order with unparsable timestamps (pending: tree.py)",
         True,
         "Pi sorts children with a comparator that gives NaN for unparsable timestamps; "
         "V8's sort then keeps an order of its own",
-        _tree_nan_order,
+        _kind(r"^value:tree-order$"),
+        _unparsable_timestamps,
     ),
     KnownCause(
         "deep id or type shown as text (pending: provenance.py/terminal.py)",
         True,
         "explain, fates and the tree text call str() on an id or type nested thousands "
         "deep: RecursionError (the lead's display code)",
-        _deep_value_shown,
+        _kind(_DISPLAY_PROBES + r"RecursionError$"),
+        lambda data, answer: True,
     ),
 ]
 
 
 def classify(data: bytes, findings: list[Finding], answer: dict) -> tuple[str, bool]:
-    """``(class name, pending)`` for a mutant with at least one finding."""
-    for cause in KNOWN:
-        if cause.matches(data, findings, answer):
-            return cause.name, cause.pending
-    ordered = sorted(findings, key=_priority)
+    """``(class name, pending)`` for a mutant with at least one finding.
+
+    Each finding is matched to the first known cause that explains it and applies to
+    the file; when every finding is explained (the CLI's text differences count as
+    renderings of the value differences beside them), the class names the causes, in
+    ``KNOWN`` order. Otherwise the class is the signature of the first unexplained
+    finding, crashes first.
+    """
+    applies: dict[int, bool] = {}
+    causes: list[KnownCause] = []
+    unexplained = []
+    values = [f for f in findings if not f.kind.startswith("cli-text")]
+    for finding in values:
+        for i, cause in enumerate(KNOWN):
+            if cause.explains(finding):
+                if i not in applies:
+                    applies[i] = cause.applies(data, answer)
+                if applies[i]:
+                    if cause not in causes:
+                        causes.append(cause)
+                    break
+        else:
+            unexplained.append(finding)
+    if causes and not unexplained:
+        causes.sort(key=KNOWN.index)
+        names = list(dict.fromkeys(c.name for c in causes))
+        return " + ".join(names), all(c.pending for c in causes)
+    ordered = sorted(unexplained or findings, key=_priority)
     return ordered[0].kind, False
 
 
