@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import sys
 import tempfile
 import time
@@ -199,6 +200,10 @@ class Fuzzer:
         return "\n".join(lines)
 
 
+def _interrupted(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, help="mutant seed (default: a new random one)")
@@ -225,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
     os.environ.setdefault("TZ", "UTC")
     time.tzset()
+    signal.signal(signal.SIGTERM, _interrupted)  # `kill` stops the Node worker too
     fuzzer = Fuzzer(seed, args.out, args.minimize, args.timeout, args.minimize_pending)
     started = time.monotonic()
     deadline = started + args.minutes * 60 if args.minutes else None
