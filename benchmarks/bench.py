@@ -1,35 +1,43 @@
-"""Time ``pisession context`` against Pi 0.87.1 itself and a plain full-decode baseline.
+"""Time every pisession command against Pi 0.87.1 itself, in one run, with the targets.
 
     python benchmarks/bench.py                      # the default files (made if missing)
     python benchmarks/bench.py --runs 9 FILE ...    # any session files
 
-For every file, each tool runs as a whole process, ``--runs`` times, round-robin (one run
-of each tool in turn, so that a busy machine slows all of them alike), output to
+For every file each tool runs as a whole process, ``--runs`` times, round-robin (one
+run of each tool in turn, so a busy machine slows all of them alike), output to
 /dev/null:
 
-- ``pisession``: ``python -m pisession context FILE`` (what a user types);
 - ``pi``: ``node benchmarks/pi_context.mjs FILE``: Pi's own ``loadEntriesFromFile``,
-  ``migrateSessionEntries`` and ``buildSessionContext`` (skipped with a message when
-  Node or Pi is missing; Pi from ``$PI_ORACLE_DIR/node_modules`` or
+  ``migrateSessionEntries``, ``buildSessionContext`` and ``JSON.stringify`` (skipped with a
+  message when Node or Pi is missing; Pi from ``$PI_ORACLE_DIR/node_modules`` or
   ``conformance/node_modules``);
-- ``orjson``: ``python benchmarks/naive_context.py FILE`` (every line decoded in full).
+- ``context``: ``python -m pisession context FILE`` (what a user types: indented JSON),
+  and ``context --compact`` (the same one-line text Pi's ``JSON.stringify`` writes);
+- ``explain``, ``tree``, ``stats``, ``check`` and ``export`` (when the command exists);
+- ``orjson``: ``python benchmarks/naive_context.py FILE`` (every line decoded in full), a
+  yardstick (``--orjson``).
 
-Wall time is measured around spawn-to-exit with ``time.perf_counter``; peak memory is
-the child's own ``ru_maxrss`` as returned by ``os.wait4`` for that process (no
-sampling, no ``/usr/bin/time``). The table gives medians. Before timing, each tool's
-output is checked once against Pi's (parsed JSON compared).
+Wall time is measured around spawn-to-exit; peak memory is the process's ``ru_maxrss`` as
+``os.wait4`` returns it (the largest of the process and any helper it waited for).
+Before timing, pisession's one-line context is compared with Pi's, byte for byte.
 
-Then, in this process: load the largest file once, build the default context, and
-time ``context(leaf)`` (and ``context(leaf).to_json()``) for ``--leaves`` random other
-leaves; and the start-up cost of ``import pisession.cli`` in a fresh interpreter.
+The table gives medians, each command's time as a multiple of Pi's and of ``context``'s,
+its memory as a multiple of Pi's, the target that applies to the file, and whether it
+was met in this run. Targets (issue 13), by file:
+
+- a generated session (``session-*``): ``context`` <= 0.3x Pi's time; every other command
+  <= 1.5x ``context``; all memory <= Pi's;
+- one of more than 1 GB: ``context`` <= 0.3x Pi's time and <= 0.5x Pi's memory;
+- a linear chain (``chain-*``): every command <= Pi's time and memory; ``context`` <= 0.5x
+  Pi's time.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
-import random
 import shutil
 import statistics
 import subprocess
@@ -40,19 +48,22 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out"
-DEFAULT_SIZES = (10_000, 50_000, 200_000)
+DEFAULT_FILES = (("session", 200_000), ("chain", 1_000_000))
+COMMANDS = ("context", "context --compact", "explain", "tree", "stats", "check", "export")
 
 
-def default_file(entries: int) -> Path:
-    """Where ``generate.py`` puts the session of this size (``benchmarks/out/``)."""
-    return OUT / f"session-{entries // 1000}k.jsonl"
+def default_file(shape: str, entries: int) -> Path:
+    """Where ``generate.py`` puts the session of this shape and size (``benchmarks/out/``)."""
+    return OUT / f"{shape}-{entries // 1000}k.jsonl"
 
 
-def ensure_file(entries: int) -> Path:
-    """The default session of this size, generated first if it is missing."""
-    path = default_file(entries)
+def ensure_file(shape: str, entries: int) -> Path:
+    """The default session of this shape and size, generated first if it is missing."""
+    path = default_file(shape, entries)
     if not path.exists():
         cmd = [sys.executable, str(HERE / "generate.py"), "--entries", str(entries)]
+        if shape != "session":
+            cmd += ["--shape", shape]
         subprocess.run([*cmd, "--out", str(path)], check=True)
     return path
 
@@ -73,14 +84,26 @@ def pi_command(path: Path) -> list[str] | None:
     return [node, str(HERE / "pi_context.mjs"), str(path)]
 
 
-def commands(path: Path, with_pi: bool) -> dict[str, list[str]]:
+def _has_command(name: str) -> bool:
+    done = subprocess.run(
+        [sys.executable, "-m", "pisession", name, "--help"], capture_output=True, cwd=REPO
+    )
+    return done.returncode == 0
+
+
+def commands(path: Path, with_pi: bool, with_orjson: bool) -> dict[str, list[str]]:
     """Tool name -> argv, for one file."""
-    cmds = {"pisession": [sys.executable, "-m", "pisession", "context", str(path)]}
-    if with_pi:
-        pi = pi_command(path)
-        if pi is not None:
-            cmds["pi"] = pi
-    cmds["orjson"] = [sys.executable, str(HERE / "naive_context.py"), str(path)]
+    cmds: dict[str, list[str]] = {}
+    if with_pi and (pi := pi_command(path)) is not None:
+        cmds["pi"] = pi
+    for command in COMMANDS:
+        words = command.split()
+        if words[0] == "export" and not _has_command("export"):
+            continue
+        extra = ["-o", os.devnull, "--force"] if words[0] == "export" else []
+        cmds[command] = [sys.executable, "-m", "pisession", words[0], str(path), *words[1:], *extra]
+    if with_orjson:
+        cmds["orjson"] = [sys.executable, str(HERE / "naive_context.py"), str(path)]
     return cmds
 
 
@@ -91,32 +114,35 @@ def run_once(argv: list[str]) -> tuple[float, float]:
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env, cwd=REPO)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{argv} exited with {proc.returncode}")
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):  # check exits 1 when it finds something
+        raise RuntimeError(f"{argv} exited with {code}")
     return wall, usage.ru_maxrss / 1024  # Linux: kilobytes
 
 
-def output_of(argv: list[str]) -> object:
+def digest_of(argv: list[str]) -> str:
+    """SHA-256 of a command's standard output (read in pieces: it can be large)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(argv, capture_output=True, env=env, cwd=REPO, check=True)
-    return json.loads(done.stdout)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, cwd=REPO)
+    digest = hashlib.sha256()
+    while piece := proc.stdout.read(1 << 20):
+        digest.update(piece)
+    proc.wait()
+    return digest.hexdigest()
 
 
-def bench_file(path: Path, runs: int, with_pi: bool) -> list[dict]:
+def bench_file(path: Path, runs: int, with_pi: bool, with_orjson: bool) -> list[dict]:
     """Median wall time and peak memory of every tool on one file."""
-    cmds = commands(path, with_pi)
-    reference = output_of(cmds["pi"]) if "pi" in cmds else None
-    for name, argv in cmds.items():
-        if reference is not None and name != "pi" and output_of(argv) != reference:
-            print(f"warning: {name}'s context differs from Pi's on {path.name}")
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
+    cmds = commands(path, with_pi, with_orjson)
+    if "pi" in cmds and digest_of(cmds["pi"]) != digest_of(cmds["context --compact"]):
+        print(f"warning: pisession's context differs from Pi's on {path.name}")
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
     for _ in range(runs):
         for name, argv in cmds.items():
-            times[name].append(run_once(argv))
+            samples[name].append(run_once(argv))
     rows = []
-    for name, samples in times.items():
-        walls = [w for w, _ in samples]
+    for name, got in samples.items():
+        walls = [w for w, _ in got]
         rows.append(
             {
                 "file": path.name,
@@ -124,14 +150,54 @@ def bench_file(path: Path, runs: int, with_pi: bool) -> list[dict]:
                 "tool": name,
                 "median_s": statistics.median(walls),
                 "min_s": min(walls),
-                "peak_mb": max(m for _, m in samples),
+                "peak_mb": max(m for _, m in got),
             }
         )
     return rows
 
 
+def target(row: dict, pi: dict | None, context: dict | None) -> tuple[str, bool | None]:
+    """The target for this row's file and tool, and whether it was met."""
+    tool, name = row["tool"], row["file"]
+    if tool in ("pi", "orjson") or pi is None:
+        return "-", None
+    time_pi = row["median_s"] / pi["median_s"]
+    memory_pi = row["peak_mb"] / pi["peak_mb"]
+    if name.startswith("chain"):
+        limit = 0.5 if tool.startswith("context") else 1.0
+        return f"<={limit}x Pi time, <=1x Pi memory", time_pi <= limit and memory_pi <= 1
+    if row["size_mb"] > 1000:
+        if tool.startswith("context"):
+            return "<=0.3x Pi time, <=0.5x Pi memory", time_pi <= 0.3 and memory_pi <= 0.5
+        return "<=1x Pi memory", memory_pi <= 1
+    if tool.startswith("context"):
+        return "<=0.3x Pi time, <=1x Pi memory", time_pi <= 0.3 and memory_pi <= 1
+    within = context is not None and row["median_s"] <= 1.5 * context["median_s"]
+    return "<=1.5x context, <=1x Pi memory", within and memory_pi <= 1
+
+
+def print_table(rows: list[dict]) -> None:
+    head = ("file", "MB", "tool", "median s", "min s", "peak MB", "xPi", "xctx", "xPi mem")
+    print("{:<20} {:>7} {:<18} {:>8} {:>7} {:>7} {:>5} {:>5} {:>7}  target".format(*head))
+    by = {(r["file"], r["tool"]): r for r in rows}
+    for r in rows:
+        pi, context = by.get((r["file"], "pi")), by.get((r["file"], "context"))
+        x_pi = f"{r['median_s'] / pi['median_s']:.2f}" if pi else "-"
+        x_mem = f"{r['peak_mb'] / pi['peak_mb']:.2f}" if pi else "-"
+        x_ctx = f"{r['median_s'] / context['median_s']:.2f}" if context else "-"
+        wanted, met = target(r, pi, context)
+        verdict = {True: "met", False: "MISSED", None: ""}[met]
+        print(
+            f"{r['file']:<20} {r['size_mb']:>7.1f} {r['tool']:<18} {r['median_s']:>8.3f} "
+            f"{r['min_s']:>7.3f} {r['peak_mb']:>7.0f} {x_pi:>5} {x_ctx:>5} {x_mem:>7}  "
+            f"{wanted} {verdict}"
+        )
+
+
 def other_leaf_latency(path: Path, count: int, seed: int = 6) -> dict:
     """Load once, then time contexts for ``count`` random leaves other than the default."""
+    import random
+
     sys.path.insert(0, str(REPO))
     import pisession
 
@@ -139,56 +205,20 @@ def other_leaf_latency(path: Path, count: int, seed: int = 6) -> dict:
     session = pisession.load(path)
     session.context().to_json()
     first = time.perf_counter() - start
-    default = session.default_leaf
-    leaves = [p for p in session.leaves() if p != default]
+    leaves = [p for p in session.leaves() if p != session.default_leaf]
     chosen = random.Random(seed).sample(leaves, min(count, len(leaves)))
-    plain, with_json = [], []
+    plain = []
     for position in chosen:
-        leaf = session.entry(position)["id"]
         t0 = time.perf_counter()
-        context = session.context(leaf)
-        t1 = time.perf_counter()
-        context.to_json()
-        t2 = time.perf_counter()
-        plain.append((t1 - t0) * 1000)
-        with_json.append((t2 - t0) * 1000)
+        session.context(session.index.ids[position])
+        plain.append((time.perf_counter() - t0) * 1000)
     return {
         "file": path.name,
         "leaves": len(chosen),
         "first_context_s": first,
-        "context_ms_median": statistics.median(plain),
-        "context_ms_max": max(plain),
-        "to_json_ms_median": statistics.median(with_json),
-        "to_json_ms_max": max(with_json),
+        "context_ms_median": statistics.median(plain) if plain else 0.0,
+        "context_ms_max": max(plain, default=0.0),
     }
-
-
-def import_time(runs: int) -> tuple[float, float]:
-    """Median seconds to ``import pisession.cli`` in a fresh interpreter, and the median
-    start-up of a bare interpreter for comparison."""
-    code = (
-        "import time; t = time.perf_counter(); import pisession.cli; print(time.perf_counter() - t)"
-    )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    imports, bare = [], []
-    for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-        imports.append(float(out.stdout))
-        bare.append(run_once([sys.executable, "-c", "pass"])[0])
-    return statistics.median(imports), statistics.median(bare)
-
-
-def print_table(rows: list[dict]) -> None:
-    head = ("file", "MB", "tool", "median s", "min s", "peak MB", "vs Pi")
-    print("{:<22} {:>6} {:<10} {:>9} {:>7} {:>8} {:>7}".format(*head))
-    pi = {r["file"]: r for r in rows if r["tool"] == "pi"}
-    for r in rows:
-        ref = pi.get(r["file"])
-        ratio = f"{r['median_s'] / ref['median_s']:.2f}" if ref else "-"
-        print(
-            f"{r['file']:<22} {r['size_mb']:>6.1f} {r['tool']:<10} {r['median_s']:>9.3f} "
-            f"{r['min_s']:>7.3f} {r['peak_mb']:>8.0f} {ratio:>7}"
-        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,36 +227,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per tool and file (default 5)")
     parser.add_argument("--leaves", type=int, default=20, help="other leaves to time (default 20)")
     parser.add_argument("--no-pi", action="store_true", help="do not run Pi")
+    parser.add_argument("--orjson", action="store_true", help="also time the orjson yardstick")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args(argv)
-    files = args.files or [ensure_file(n) for n in DEFAULT_SIZES]
+    files = args.files or [ensure_file(*spec) for spec in DEFAULT_FILES]
 
-    print(f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}; runs={args.runs}\n")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{os.cpu_count()} CPUs; python {sys.version.split()[0]}; runs={args.runs}; ", end="")
+    print(f"load average {load:.2f} at the start\n")
     rows = []
     for path in files:
-        rows.extend(bench_file(path, args.runs, not args.no_pi))
+        rows.extend(bench_file(path, args.runs, not args.no_pi, args.orjson))
     print()
     print_table(rows)
-
-    largest = max(files, key=lambda p: p.stat().st_size)
-    leaf = other_leaf_latency(largest, args.leaves)
+    sessions = [f for f in files if not f.name.startswith("chain")] or files
+    leaf = other_leaf_latency(max(sessions, key=lambda p: p.stat().st_size), args.leaves)
     print(
         f"\nother leaves ({leaf['file']}, {leaf['leaves']} random leaves, after one load and "
-        f"the default context in {leaf['first_context_s']:.2f} s):\n"
-        f"  context(leaf):           median {leaf['context_ms_median']:.1f} ms, "
-        f"max {leaf['context_ms_max']:.1f} ms\n"
-        f"  context(leaf).to_json(): median {leaf['to_json_ms_median']:.1f} ms, "
-        f"max {leaf['to_json_ms_max']:.1f} ms"
-    )
-    imported, bare = import_time(args.runs)
-    print(
-        f"\nimport pisession.cli: {imported * 1000:.0f} ms (median; a bare interpreter starts "
-        f"in {bare * 1000:.0f} ms)"
+        f"the default context in {leaf['first_context_s']:.2f} s): context(leaf) median "
+        f"{leaf['context_ms_median']:.1f} ms, max {leaf['context_ms_max']:.1f} ms"
     )
     if args.json:
-        args.json.write_text(
-            json.dumps({"tools": rows, "other_leaf": leaf, "import_s": imported}, indent=2)
-        )
+        args.json.write_text(json.dumps({"tools": rows, "other_leaf": leaf}, indent=2))
     return 0
 
 

@@ -12,6 +12,8 @@ system-message updates, model and thinking-level changes, ``usage`` entries, lab
 The same ``--seed`` and ``--entries`` always give the same bytes::
 
     python benchmarks/generate.py --entries 200000 --out benchmarks/out/s200k.jsonl
+    python benchmarks/generate.py --shape chain --entries 1000000 \\
+        --out benchmarks/out/chain-1m.jsonl
 
 About 1.4 KB per entry on average: 200,000 entries make a file of about 275 MB.
 """
@@ -597,16 +599,61 @@ class _Truncating:
         self.lines += 1
 
 
+def _chain_time(i: int) -> str:
+    moment = datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=i * 1500)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def generate_chain(entries: int, out) -> int:
+    """The other extreme: one straight path of small user and assistant messages, no
+    branch, no compaction (a 1,000,000-entry chain is about 350 MB). Every entry is
+    on the path and sent, so it measures the cost per entry of a whole context."""
+    header = {"type": "session", "version": 3, "id": "019a0000-0000-7000-8000-000000000000",
+              "timestamp": _chain_time(0), "cwd": "/home/me/app"}  # fmt: skip
+    out.write(json.dumps(header, separators=(",", ":")).encode() + b"\n")
+    usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+             "cost": {"input": 0.0001, "output": 0.0002, "cacheRead": 0, "cacheWrite": 0,
+                      "total": 0.0003}}  # fmt: skip
+    previous = None
+    for i in range(entries):
+        entry_id = f"{i:08x}"
+        if i % 2 == 0:
+            text = f"step {i}: please update the parser and run the tests again"
+            message = {"role": "user", "content": [{"type": "text", "text": text}],
+                       "timestamp": 1767225600000 + i}  # fmt: skip
+        else:
+            message = {"role": "assistant",
+                       "content": [{"type": "text", "text": f"Done with step {i}; all tests "
+                                                            "pass."}],
+                       "api": "x", "provider": "fake", "model": "fake-coder", "usage": usage,
+                       "stopReason": "stop", "timestamp": 1767225600000 + i}  # fmt: skip
+        entry = {"type": "message", "id": entry_id, "parentId": previous,
+                 "timestamp": _chain_time(i), "message": message}  # fmt: skip
+        out.write(json.dumps(entry, separators=(",", ":")).encode() + b"\n")
+        previous = entry_id
+    return entries
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=10_000, help="entries (header excluded)")
     parser.add_argument("--out", required=True, help="output .jsonl file")
     parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument(
+        "--shape",
+        choices=("session", "chain"),
+        default="session",
+        help="session: a realistic session (default); chain: one straight path of small "
+        "messages (no branch, no compaction)",
+    )
     args = parser.parse_args(argv)
     path = Path(args.out)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb", buffering=1 << 20) as handle:
-        written = generate(args.entries, handle, args.seed)
+        if args.shape == "chain":
+            written = generate_chain(args.entries, handle)
+        else:
+            written = generate(args.entries, handle, args.seed)
     size = path.stat().st_size
     print(f"{path}: {written} entries, {size / 1e6:.1f} MB", file=sys.stderr)
     return 0

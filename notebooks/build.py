@@ -368,6 +368,8 @@ def docs_text(url: str, entries: list[tuple[str, str, str]]) -> str:
         rows.append(f"| [{name}](../notebooks/{name}.ipynb) | {title} | {summary} |")
     table = "\n".join(rows)
     readme_block = readme_badges(url, entries[0][0] if entries else "01-the-file")
+    slug = github_slug(url)
+    raw_base = f"https://raw.githubusercontent.com/{slug}/{BRANCH}/" if slug else url
     return f"""\
 # Notebooks
 
@@ -393,10 +395,20 @@ and ends with a recap. Every notebook carries its own Colab and Binder badges.
 - **A checkout**: `pip install -e ".[notebook]"`, then `jupyter lab notebooks/`. The setup
   cell puts the checkout on `sys.path`, so the notebooks use the code next to them.
 
-`08-claim-audit` also reads the conformance corpus (`data/conformance`, Pi 0.87.1's own
-readings of 441 files). It is part of the repository, so it is there in a checkout and
-on Binder; on Colab the notebook says so and checks the claims on the bundled samples
-only.
+Notebooks 01-06 end with short exercises and `07-workshop-exercises` holds the whole
+workshop set; `pisession.workshop` checks every answer on the samples, on small files for
+the corners and on cases drawn at random for each run. `docs/workshop.md` is the
+instructor's guide.
+
+`08-claim-audit` asserts every verdict on Pi 0.87.1's own answers, recorded by
+`conformance/audit.mjs` in `data/audit/evidence.json` (with the small session files of
+`data/audit/` it runs Pi on). In a checkout and on Binder the notebook reads them from the
+repository; on Colab, where the notebook is alone, it downloads them from the repository
+(`{raw_base}`). `04-compaction` reads one audit file the same way. When Node and Pi 0.87.1
+are installed (`PI_ORACLE_DIR`, or `npm install` in `conformance/`), 08 runs the scenarios
+again and asserts that Pi still gives the recorded answers. Its last section compares
+pisession with the conformance corpus (`data/conformance`), which is in a checkout and on
+Binder only.
 
 Badge block for the README:
 

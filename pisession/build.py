@@ -6,6 +6,8 @@ workshop checkers use them for the corners the bundled samples do not cover.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 from .jsjson import dumps
 from .session import Session, loads
 
@@ -24,7 +26,8 @@ def new_entry(entry_type: str, entry_id: str, parent: str | None, minute: int, *
     >>> new_entry("label", "l1", "u1", 3, targetId="u1", label="start")["timestamp"]
     '2026-01-01T00:03:00Z'
     """
-    stamp = f"2026-01-01T{minute // 60:02d}:{minute % 60:02d}:00Z"
+    when = datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=minute)
+    stamp = when.strftime("%Y-%m-%dT%H:%M:%SZ")
     return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
 
 
@@ -44,14 +47,16 @@ def new_message(entry_id: str, parent: str | None, role: str, minute: int, text:
     )
 
 
-def session_bytes(*entries: dict, header: dict | None = None) -> bytes:
-    """A session file's bytes: the header, then one JSON line per entry.
+def session_bytes(*entries: dict | str, header: dict | None = None) -> bytes:
+    """A session file's bytes: the header, then one JSON line per entry (a string is
+    written as it is: a damaged line, for tests).
 
-    >>> session_bytes(new_entry("label", "l1", None, 1)).count(b"\\n")
-    2
+    >>> session_bytes(new_entry("label", "l1", None, 1), "not json").count(b"\\n")
+    3
     """
-    lines = [dumps(value) for value in (header or TINY_HEADER, *entries)]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    values = (header or TINY_HEADER, *entries)
+    lines = [v if isinstance(v, str) else dumps(v) for v in values]
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
 
 
 def tiny_session(*entries: dict, name: str = "tiny.jsonl", header: dict | None = None) -> Session:

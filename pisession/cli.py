@@ -2,16 +2,20 @@
 
     pisession explain [FILE]          which entries reached the model, and why
     pisession context FILE            the model context as Pi builds it (JSON)
-    pisession tree FILE               the entry tree (text, or --png/--svg)
+    pisession tree FILE               the entry tree (text, or -o tree.png/.svg)
+    pisession export FILE -o OUT      one HTML or Markdown file to share
+    pisession diff FILE A B           two leaves' contexts side by side
     pisession migrate FILE -o OUT     write a version 3 copy of a legacy file
     pisession check FILE              damage and surprises, with an exit status
     pisession stats FILE              tokens, cost and message counts
     pisession ls [DIR]                the sessions Pi (or PiG) has stored
 
-Also ``python -m pisession``. Files are only read, except by ``migrate`` (which writes
-a new file atomically) and ``tree --png/--svg``. Session text is escaped before it
-reaches the terminal; colours appear only on a terminal (never in a pipe) and never
-when ``NO_COLOR`` is set. Errors are one line on stderr and exit status 2.
+Also ``python -m pisession``. FILE is a path, ``-`` (standard input), a bundled sample
+(``tour``) or a stored session's id (whole, a unique prefix, or as ``ls`` shows it).
+Files are only read, except by ``migrate``, ``export`` and ``tree -o`` (which write a
+new file atomically, and replace one only with ``--force``). Session text is escaped
+before it reaches the terminal; colours appear only on a terminal (never in a pipe) and
+never when ``NO_COLOR`` is set. Errors are one line on stderr and exit status 2.
 
 Importing this module stays light: matplotlib and networkx load only when needed.
 """
@@ -20,28 +24,36 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from . import jsjson
 from .errors import PisessionError, UnknownLeafError
 from .terminal import (
+    Look,
     can_draw_boxes,
     clean,
     end_note,
     note,
     output_width,
     pad,
-    paint,
     text_width,
-    truncate,
     truncate_left,
     use_color,
+    wrap,
 )
 
 PROG = "pisession"
+
+#: Where to report a bug (named by the one-line message of an unexpected error).
+ISSUES = "https://github.com/pi-agents/pisession/issues"
+
+#: How to get matplotlib for pictures (pisession is installed from its repository).
+DRAW_INSTALL = "pip install matplotlib (or, in a clone of pisession: pip install '.[draw]')"
 
 #: Files above this size get a "reading ..." note on stderr (when it is a terminal).
 BIG_FILE = 8 * 1024 * 1024
@@ -69,20 +81,59 @@ def _out_bytes(data: bytes) -> None:
     buffer.flush()
 
 
+def _roots() -> list[Path]:
+    """The sessions folders a session id is looked up in: Pi's, then PiG's."""
+    from .files import sessions_root
+
+    return [root for root in (sessions_root("pi"), sessions_root("pig")) if root.is_dir()]
+
+
+def _shown_path(path: Path) -> str:
+    """A bundled sample's path as the user can type it: relative when it is below the
+    current folder, else absolute."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def _read_stdin() -> bytes:
+    stdin = getattr(sys.stdin, "buffer", None)
+    if stdin is None:
+        raise CommandError("-: standard input is not available")
+    if sys.stdin.isatty():
+        note("pisession: reading a session from standard input (end it with Ctrl-D) ...")
+    data = stdin.read()
+    end_note()
+    return data
+
+
 def _load(path: str, deterministic: bool = True):
-    """Read a session; legacy files get sequential ids (``m0000001``...) so read-only
-    commands print the same thing on every run and ``--leaf`` ids stay valid."""
+    """Read the session ``path`` names (a file, ``-``, a sample, a stored session id);
+    legacy files get sequential ids (``m0000001``...) so read-only commands print the
+    same thing on every run and ``--leaf`` ids stay valid."""
     import pisession
 
+    from .locate import NotFound, locate
+    from .samples import sample_names
+
+    new_id = pisession.sequential_ids() if deterministic else None
+    if path == "-":
+        return pisession.loads(_read_stdin(), "<stdin>", new_id=new_id)
     try:
-        size = os.path.getsize(path)
+        found = locate(path, _roots())
+    except NotFound as exc:
+        raise CommandError(str(exc)) from None
+    shown = _shown_path(found) if path in sample_names() else str(found)
+    try:
+        size = os.path.getsize(found)
     except OSError:
         size = 0
     if size > BIG_FILE:
-        note(f"pisession: reading {path} ({size / 1e6:.0f} MB) ...")
+        note(f"pisession: reading {shown} ({size / 1e6:.0f} MB) ...")
     try:
-        new_id = pisession.sequential_ids() if deterministic else None
-        return pisession.load(path, new_id=new_id)
+        return pisession.load(shown, new_id=new_id)
     finally:
         if size > BIG_FILE:
             end_note()
@@ -102,64 +153,63 @@ def _leaf(session, leaf: str | None):
 def _leaf_hint(session) -> str:
     ids = []
     for position in reversed(session.leaves()):
-        value = session.entry(position)
-        ident = value.get("id") if isinstance(value, dict) else None
+        ident = session.index.ids[position]
         if isinstance(ident, str):
-            ids.append(ident)
+            ids.append(clean(ident))
         if len(ids) == 5:
             break
-    return f" (leaves: {', '.join(ids)})" if ids else ""
-
-
-def _color(args, stream=None) -> bool:
-    return use_color(args.color, stream or sys.stdout)
-
-
-def _width(args) -> int | None:
-    return args.width if args.width else output_width(sys.stdout)
+    return f" (leaves: {', '.join(ids)}; pisession tree shows them all)" if ids else ""
 
 
 def _ascii(args) -> bool:
     return bool(args.ascii) or not can_draw_boxes(sys.stdout)
 
 
+def _look(args) -> Look:
+    width = args.width if args.width else output_width(sys.stdout)
+    return Look(use_color(args.color, sys.stdout), width, _ascii(args))
+
+
+def _collapse(args) -> int:
+    return 0 if getattr(args, "all", False) else args.collapse
+
+
+def _check_target(target: Path, force: bool, source: str | None = None) -> None:
+    """Refuse to replace an existing file (or any symlink, even a dangling one) without
+    ``--force``, or the input itself."""
+    if not os.path.lexists(target):
+        return
+    if source and target.exists() and os.path.exists(source) and os.path.samefile(source, target):
+        raise CommandError(f"{target}: is the input file; write somewhere else")
+    if not force:
+        raise CommandError(f"{target}: exists; pass --force to replace it")
+
+
 def _write(path: Path, data: bytes) -> None:
-    """Write atomically (``files.atomic_write``); a new file gets the usual permissions
-    (0666 minus the umask) rather than the temp file's 0600."""
+    """Write atomically (``files.atomic_write``); errors name ``path``, never the
+    temporary file beside it."""
     from .files import atomic_write
 
-    existed = path.exists()
-    atomic_write(path, data, overwrite=True)
-    if not existed:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(path, 0o666 & ~mask)
+    try:
+        atomic_write(path, data, overwrite=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if not path.parent.is_dir():
+            reason = f"no folder {path.parent}"
+        raise CommandError(f"{path}: cannot write: {reason}") from None
 
 
-# --- explain --------------------------------------------------------------------------
-
-
-def cmd_explain(args) -> int:
-    from .explain import explain_text
-    from .samples import sample_path
-
-    path = args.file if args.file is not None else str(sample_path("tour"))
-    session = _load(path)
-    leaf = _leaf(session, args.leaf)
-    _out(explain_text(session, leaf, _color(args), _width(args), _ascii(args)))
-    return 0
-
-
-# --- context --------------------------------------------------------------------------
-
-
-def cmd_context(args) -> int:
-    session = _load(args.file)
-    context = session.context(_leaf(session, args.leaf))
-    value = context.to_llm() if args.llm else context.to_dict()
-    indent = 0 if args.compact else args.indent
-    _out_json(value, indent if indent > 0 else None)
-    return 0
+def _out_chunks(chunks) -> None:
+    """Write bytes as they come (a long context is never held whole)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    sys.stdout.flush()
+    for chunk in chunks:
+        if buffer is None:
+            sys.stdout.write(chunk.decode("utf-8"))
+        else:
+            buffer.write(chunk)
+    if buffer is not None:
+        buffer.flush()
 
 
 def _out_json(value: object, indent: int | None = 2) -> None:
@@ -169,20 +219,91 @@ def _out_json(value: object, indent: int | None = 2) -> None:
     _out_bytes(text.encode("utf-8") + b"\n")
 
 
+def _out_json_stream(head: dict, key: str, items: Iterable[dict], block: int = 2000) -> None:
+    """One JSON object: ``head``'s fields (indented), then ``key`` holding ``items``, one
+    per line, written ``block`` at a time (a long list is never held as text)."""
+    text = jsjson.dumps(head, 2) if head else "{\n}"
+    start = text[:-2] + (",\n" if head else "\n") + f'  "{key}": ['
+    _out_bytes(jsjson.terminal_safe(start).encode("utf-8"))
+    written = 0
+    chunk: list[str] = []
+    for item in items:
+        chunk.append(jsjson.dumps(item))
+        if len(chunk) == block:
+            written += _out_json_lines(chunk, written)
+    written += _out_json_lines(chunk, written)
+    _out_bytes(b"\n  ]\n}\n" if written else b"]\n}\n")
+
+
+def _out_json_lines(chunk: list[str], written: int) -> int:
+    """Write list members, one per line; how many were written."""
+    if not chunk:
+        return 0
+    text = ("\n    " if not written else ",\n    ") + ",\n    ".join(chunk)
+    _out_bytes(jsjson.terminal_safe(text).encode("utf-8"))
+    count = len(chunk)
+    chunk.clear()
+    return count
+
+
+# --- explain --------------------------------------------------------------------------
+
+
+def cmd_explain(args) -> int:
+    """``pisession explain``: the explanation of a leaf (``explain.explain_text``), or
+    its JSON."""
+    from .explain import entry_data, explain_head, explain_text
+
+    session = _load(args.file if args.file is not None else "tour")
+    leaf = _leaf(session, args.leaf)
+    if args.json:
+        fates = session.fates(leaf)
+        head = explain_head(session, fates, leaf)
+        _out_json_stream(head, "entries", entry_data(session, fates))
+        return 0
+    look = _look(args)
+    _out(explain_text(session, leaf, look.color, look.width, look.ascii, _collapse(args)))
+    return 0
+
+
+# --- context --------------------------------------------------------------------------
+
+
+def cmd_context(args) -> int:
+    """``pisession context``: the model context as Pi builds it, as JSON (written as it
+    is built; a helper process writes a long context's second half)."""
+    session = _load(args.file)
+    leaf = _leaf(session, args.leaf)
+    indent = 0 if args.compact else args.indent
+    if args.llm:
+        _out_json(session.context(leaf).to_llm(), indent or None)
+        return 0
+    from .stream import terminal_safe
+
+    chunks = session.context_json(leaf, indent or None, parallel=True)
+    _out_chunks(terminal_safe(chunk) for chunk in chunks)
+    _out_bytes(b"\n")
+    return 0
+
+
 # --- tree -----------------------------------------------------------------------------
 
 
 def cmd_tree(args) -> int:
+    """``pisession tree``: the entry tree as text, JSON or a picture."""
     from .errors import SessionFormatError
     from .explain import tree_text
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
-    if args.png or args.svg:
-        return _draw(session, leaf, args)
-    options = dict(
-        color=_color(args), width=_width(args), ascii=_ascii(args), collapse=args.collapse
-    )
+    image = _image_target(args)
+    if image is not None:
+        _check_target(image[0], args.force, args.file)
+        return _draw(session, leaf, image, args)
+    if args.json:
+        return _tree_json(session, leaf)
+    look = _look(args)
+    options = dict(color=look.color, width=look.width, ascii=look.ascii, collapse=_collapse(args))
     try:
         text = tree_text(session, leaf, **options)
         status = 0
@@ -194,25 +315,138 @@ def cmd_tree(args) -> int:
     return status
 
 
-def _draw(session, leaf, args) -> int:
+def _tree_json(session, leaf) -> int:
+    from .errors import SessionFormatError
+    from .explain import json_id, leaf_data, tree_entries
+
     try:
-        from .draw import draw_tree
-    except ImportError as exc:
+        session.fates(leaf)
+        fates, status = True, 0
+    except SessionFormatError as exc:
+        _warn(f"{exc}; the tree is written without fates")
+        fates, status = False, 1
+    chosen = session.default_leaf if leaf is None else session.position_of(leaf)
+    head = {
+        "file": session.source,
+        "session": session.id,
+        "leaf": None
+        if chosen is None
+        else {
+            "id": json_id(session.index.ids[chosen]),
+            "line": session.line_of(chosen),
+            "label": session.label_of(chosen),
+        },
+        "roots": [json_id(session.index.ids[p]) for p in session.shape.roots],
+        "leaves": leaf_data(session, chosen),
+    }
+    _out_json_stream(head, "entries", tree_entries(session, leaf, with_fates=fates))
+    return status
+
+
+_IMAGE_SUFFIXES = {".png": "png", ".svg": "svg"}
+
+
+def _image_target(args) -> tuple[Path, str] | None:
+    """Where ``tree`` draws to and in which format: from ``-o``'s suffix, or from
+    ``--png``/``--svg`` (whose file name must not claim the other format)."""
+    given = args.output or args.png or args.svg
+    if given is None:
+        return None
+    path = Path(given)
+    by_suffix = _IMAGE_SUFFIXES.get(path.suffix.lower())
+    if args.output:
+        if by_suffix is None:
+            raise CommandError(f"{path}: name the picture .png or .svg (the format follows it)")
+        return path, by_suffix
+    wanted = "png" if args.png else "svg"
+    if by_suffix is not None and by_suffix != wanted:
         raise CommandError(
-            f"drawing needs matplotlib (pip install 'pisession[draw]'): {exc}"
-        ) from None
-    out = Path(args.png or args.svg)
-    fig = draw_tree(session, leaf, orientation=args.orientation)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png" if args.png else "svg", bbox_inches="tight")
+            f"{path}: --{wanted} writes {wanted.upper()}, but the name says {by_suffix.upper()}; "
+            f"use -o {path} (the format follows the name)"
+        )
+    return path, wanted
+
+
+def _draw(session, leaf, image: tuple[Path, str], args) -> int:
+    out, fmt = image
     try:
+        from .draw import draw_tree, figure_png
+
+        fig = draw_tree(session, leaf, orientation=args.orientation)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != "matplotlib":
+            raise
+        raise CommandError(f"drawing needs matplotlib: {DRAW_INSTALL}") from None
+    if fmt == "png":
+        data = figure_png(fig)
+    else:
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="svg", bbox_inches="tight")
+        data = buffer.getvalue()
+    with contextlib.suppress(Exception):  # closing is a courtesy
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-    except Exception:  # pragma: no cover - closing is a courtesy
-        pass
-    _write(out, buffer.getvalue())
+    _write(out, data)
     _out(f"wrote {clean(out)}\n")
+    return 0
+
+
+# --- export and diff ------------------------------------------------------------------
+
+
+def cmd_export(args) -> int:
+    """``pisession export``: one HTML page or Markdown file (``export``)."""
+    from .export import ISSUE_CHARS, LIMITS, export_html, export_markdown
+
+    fmt = args.format or _format_of(args.output)
+    if args.output is None and fmt == "html" and sys.stdout.isatty():
+        raise CommandError("HTML is not for the terminal: pass -o OUT.html (or redirect: > OUT)")
+    target = None if args.output in (None, "-") else Path(args.output)
+    if target is not None:
+        _check_target(target, args.force, args.file)
+    session = _load(args.file)
+    leaf = _leaf(session, args.leaf)
+    render = export_html if fmt == "html" else export_markdown
+    limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
+    text = render(session, leaf, limit=limit)
+    if fmt == "md" and len(text) > ISSUE_CHARS:
+        _note_line(
+            f"the Markdown holds {len(text):,} characters; a GitHub issue or comment takes "
+            f"{ISSUE_CHARS:,} (a smaller --limit shortens the context part)"
+        )
+    data = text.encode("utf-8")
+    if target is None:
+        _out_bytes(data)
+        return 0
+    _write(target, data)
+    _out(f"wrote {clean(target)} ({fmt}, {len(data) / 1e3:,.0f} kB)\n")
+    return 0
+
+
+def _format_of(output: str | None) -> str:
+    if output is None or output == "-":
+        return "html"
+    suffix = Path(output).suffix.lower()
+    if suffix in (".html", ".htm"):
+        return "html"
+    if suffix in (".md", ".markdown"):
+        return "md"
+    raise CommandError(f"{output}: name it .html or .md, or pass --format html|md")
+
+
+def cmd_diff(args) -> int:
+    """``pisession diff``: two leaves' contexts compared (``diff``)."""
+    from .diff import diff_text
+
+    session = _load(args.file)
+    a, b = _leaf(session, args.leaf_a), _leaf(session, args.leaf_b)
+    result = session.diff(a, b)
+    if args.json:
+        _out_json(result.to_dict(session))
+        return 0
+    look = _look(args)
+    _out(diff_text(session, result, look, _collapse(args)))
     return 0
 
 
@@ -220,32 +454,31 @@ def _draw(session, leaf, args) -> int:
 
 
 def cmd_migrate(args) -> int:
+    """``pisession migrate``: a version 3 copy of a legacy file, written atomically."""
     import pisession
 
-    source = Path(args.file)
     if args.in_place and args.output:
         raise CommandError("use either -o OUT or --in-place, not both")
     if not args.in_place and not args.output:
         raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
+    if args.in_place and args.file == "-":
+        raise CommandError("-: standard input cannot be replaced in place; use -o OUT")
+    source = args.file
     to_stdout = args.output == "-"  # `-o -`: the migrated file on standard output
-    target = source if args.in_place else Path(args.output)
-    if not args.in_place and not to_stdout and os.path.lexists(target):
-        if os.path.exists(source) and os.path.samefile(source, target):
+    target = Path(source) if args.in_place else Path(args.output)
+    if not args.in_place and not to_stdout:
+        same = source != "-" and target.exists() and os.path.exists(source)
+        if same and os.path.samefile(source, target):
             raise CommandError(f"{target}: is the input file; use --in-place to replace it")
-        if not args.force:
-            raise CommandError(f"{target}: exists; pass --force to replace it")
+        _check_target(target, args.force)
     new_id = pisession.sequential_ids() if args.deterministic_ids else None
-    session = pisession.load(source, new_id=new_id)
+    if source == "-":
+        session = pisession.loads(_read_stdin(), "<stdin>", new_id=new_id)
+    else:
+        session = pisession.load(source, new_id=new_id)
     if not session.migration_steps:
         say = sys.stderr.write if to_stdout else _out
-        version = session.original_version
-        if version == 3:
-            say(f"{clean(source)}: already version 3, nothing to migrate\n")
-        else:
-            from .findings import version_text
-
-            text = version_text(version)
-            say(f"{clean(source)}: {clean(text)}: Pi runs no migration step, nothing to migrate\n")
+        say(_nothing_to_migrate(session, args.deterministic_ids))
         return 0
     if to_stdout:  # the file alone on stdout; the account on stderr
         _out_bytes(session.dumps())
@@ -255,94 +488,122 @@ def cmd_migrate(args) -> int:
     _write(target, session.dumps())
     for step in session.migration_steps:
         _out(f"{clean(step.summary())}\n")
-    ids = "sequential ids (m0000001, ...)" if args.deterministic_ids else "random ids, as Pi"
-    _out(f"wrote {clean(target)} (version 3, {len(session)} entries, {ids})\n")
+    _out(
+        f"wrote {clean(target)} (version 3, {len(session):,} entries, {_ids_text(session, args)})\n"
+    )
     return 0
+
+
+def _nothing_to_migrate(session, deterministic: bool) -> str:
+    from .findings import version_text
+
+    version = session.original_version
+    what = (
+        "already version 3"
+        if version == 3
+        else f"{version_text(version)}: Pi runs no migration step"
+    )
+    extra = (
+        "; --deterministic-ids changes nothing (ids are only made for v1 files)"
+        if deterministic
+        else ""
+    )
+    return f"{clean(session.source)}: {clean(what)}, nothing to migrate, nothing written{extra}\n"
+
+
+def _ids_text(session, args) -> str:
+    if session.original_version not in (None, 1):
+        extra = "; --deterministic-ids changes nothing here" if args.deterministic_ids else ""
+        return f"ids kept: a version {session.original_version} file has them already{extra}"
+    return "sequential ids (m0000001, ...)" if args.deterministic_ids else "new random ids, as Pi"
 
 
 # --- check ----------------------------------------------------------------------------
 
 
 def cmd_check(args) -> int:
-    from .findings import check
+    """``pisession check``: the findings of ``findings.check``; exit 1 on a problem."""
+    from .findings import check, check_data
 
     session = _load(args.file)
-    color = _color(args)
     findings = check(session)
+    problems = sum(1 for f in findings if not f.note)
+    if args.json:
+        _out_json(check_data(session, findings))
+        return 1 if problems else 0
+    look = _look(args)
     for f in findings:
-        where = f"{session.source}:{f.line}" if f.line is not None else session.source
-        style = "dim" if f.note else "yellow"
-        label = f"note: {f.kind}" if f.note else f.kind
-        _out(f"{clean(where)}: {paint(label, style, color=color)}: {clean(f.message)}\n")
-    count = sum(1 for f in findings if not f.note)
-    if count:
-        _out(f"{count} problem{'s' if count != 1 else ''} found in {clean(session.source)}\n")
+        _out(_finding_text(session, f, look))
+    if problems:
+        plural = "s" if problems != 1 else ""
+        _out(f"{problems:,} problem{plural} found in {clean(session.source)}\n")
         return 1
-    _out(f"{clean(session.source)}: no problems found ({len(session)} entries)\n")
+    _out(f"{clean(session.source)}: no problems found ({len(session):,} entries)\n")
     return 0
+
+
+def _finding_text(session, finding, look: Look) -> str:
+    """One finding as ``file:line: kind: message`` (one line, as compilers write them);
+    on a terminal too narrow for it, the message wraps under an indent."""
+    where = session.source if finding.line is None else f"{session.source}:{finding.line}"
+    label = f"note: {finding.kind}" if finding.note else finding.kind
+    text = f"{clean(where)}: {label}: {clean(finding.message)}"
+    lines = wrap(text, look.width, "    ")
+    style = "dim" if finding.note else "yellow"
+    head = f"{clean(where)}: "
+    if lines[0].startswith(head + label):  # colour the kind where it stands
+        lines[0] = head + look.paint(label, style) + lines[0][len(head) + len(label) :]
+    return "\n".join(lines) + "\n"
 
 
 # --- stats ----------------------------------------------------------------------------
 
 
-def _number(value: float) -> str:
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
-
-
 def cmd_stats(args) -> int:
+    """``pisession stats``: tokens, cost and message counts, session and branch."""
+    from .explain import role_counts, stats_rows
+
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
-    whole = session.stats()
-    branch = session.stats(leaf, branch=True)
-    context = session.context(leaf)
+    whole, branch = session.stats(), session.stats(leaf, branch=True)
     path = session.path_positions(leaf)
-    leaf_value = session.entry(path[-1]) if path else None
-    leaf_id = leaf_value.get("id") if isinstance(leaf_value, dict) else None
+    messages = session.fates(leaf).message_count()
+    leaf_id = session.index.ids[path[-1]] if path else None
+    leaf_id = leaf_id if isinstance(leaf_id, str) else None
     if args.json:
-        value = {
-            "file": session.source,
-            "id": session.id,
-            "leaf": leaf_id,
-            "session": whole.to_dict(),
-            "branch": branch.to_dict(),
-            "context": {"messages": len(context.messages), "pathEntries": len(path)},
-        }
-        _out_json(value)
+        roles = role_counts(session, range(len(session))), role_counts(session, path)
+        _out_json(
+            {
+                "file": session.source,
+                "id": session.id,
+                "leaf": leaf_id,
+                "session": {**whole.to_dict(), "messagesByRole": dict(roles[0])},
+                "branch": {**branch.to_dict(), "messagesByRole": dict(roles[1])},
+                "context": {"messages": messages, "pathEntries": len(path)},
+            }
+        )
         return 0
-    color = _color(args)
-    rows = [
-        ("entries", len(session), len(path)),
-        ("messages", whole.total_messages, branch.total_messages),
-        ("  user", whole.user_messages, branch.user_messages),
-        ("  assistant", whole.assistant_messages, branch.assistant_messages),
-        ("  tool results", whole.tool_results, branch.tool_results),
-        ("tool calls", whole.tool_calls, branch.tool_calls),
-        ("tokens", whole.usage.total_tokens, branch.usage.total_tokens),
-        ("  input", whole.usage.input, branch.usage.input),
-        ("  output", whole.usage.output, branch.usage.output),
-        ("  cache read", whole.usage.cacheRead, branch.usage.cacheRead),
-        ("  cache write", whole.usage.cacheWrite, branch.usage.cacheWrite),
-    ]
-    cost = ("cost", f"${whole.usage.cost:,.4f}", f"${branch.usage.cost:,.4f}")
+    cells = stats_rows(session, leaf, whole, branch)
     leaf_text = "(no id)" if leaf_id is None else clean(leaf_id)
-    heads = ("", "whole session", f"branch to {leaf_text}")
-    cells = [(a, _number(b), _number(c)) for a, b, c in rows] + [cost]
+    _out(_stats_table(session, cells, ("", "whole session", f"branch to {leaf_text}"), _look(args)))
+    _out(f"\ncontext at the leaf: {messages:,} message{'s' if messages != 1 else ''}\n")
+    missing = whole.assistant_without_usage
+    if missing:
+        _out(f"note: {missing:,} assistant messages carry no usage (Pi 0.87.1 would throw)\n")
+    return 0
+
+
+def _stats_table(session, cells: list, heads: tuple, look: Look) -> str:
     w0 = max(text_width(r[0]) for r in cells)
     w1 = max(text_width(heads[1]), *(text_width(r[1]) for r in cells))
     w2 = max(text_width(heads[2]), *(text_width(r[2]) for r in cells))
     name = f'  "{clean(session.name)}"' if session.name else ""
-    _out(f"{clean(session.source)}\nsession {clean(session.id)}{name}\n\n")
+    out = [f"{clean(session.source)}", f"session {clean(session.id)}{name}", ""]
     head = f"{pad('', w0)}  {pad(heads[1], w1, right=True)}  {pad(heads[2], w2, right=True)}"
-    _out(paint(head, "bold", color=color) + "\n")
+    out.append(look.paint(head, "bold"))
     for a, b, c in cells:
-        _out(f"{pad(a, w0)}  {pad(b, w1, right=True)}  {pad(c, w2, right=True)}\n")
-    _out(f"\ncontext at the leaf: {len(context.messages)} messages\n")
-    missing = whole.assistant_without_usage
-    if missing:
-        _out(f"note: {missing} assistant messages carry no usage (Pi 0.87.1 would throw)\n")
-    return 0
+        out.append(f"{pad(a, w0)}  {pad(b, w1, right=True)}  {pad(c, w2, right=True)}")
+    return "\n".join(look.fit(line) for line in out) + "\n"
 
 
 # --- ls -------------------------------------------------------------------------------
@@ -366,8 +627,19 @@ def _same_dir(a: str, b: str) -> bool:
     return norm[0] == norm[1]
 
 
+def _in_folder(info, cwd: str, given: str) -> bool:
+    """A session started in ``cwd``: by its header's cwd, or by the folder Pi stores it
+    in (``--home-me-app--``, or that folder name given as it is)."""
+    from .files import session_dir_name
+
+    folder = info.path.parent.name
+    return _same_dir(info.cwd, cwd) or folder in (session_dir_name(cwd), given)
+
+
 def cmd_ls(args) -> int:
+    """``pisession ls``: the stored sessions, newest first."""
     from .files import sessions_root, to_jsonable
+    from .locate import short_ids
 
     agent = "pig" if args.pig else "pi"
     root = Path(args.dir).expanduser() if args.dir else sessions_root(agent)
@@ -380,7 +652,7 @@ def cmd_ls(args) -> int:
         cwd = os.getcwd()
     infos = _sessions(root)
     if cwd is not None:
-        infos = [i for i in infos if _same_dir(i.cwd, cwd)]
+        infos = [i for i in infos if _in_folder(i, cwd, args.cwd or "")]
     if args.name:
         needle = args.name.casefold()
         infos = [
@@ -388,78 +660,104 @@ def cmd_ls(args) -> int:
             for i in infos
             if needle in (i.name or "").casefold() or needle in i.first_message.casefold()
         ]
+    shorts = short_ids([i.id for i in infos])
     if args.json:
-        _out_json([to_jsonable(i) for i in infos])
+        _out_json([{**to_jsonable(i), "shortId": s} for i, s in zip(infos, shorts)])
         return 0
     if not infos:
         where = f" for {cwd}" if cwd else ""
         hint = " (--all lists every folder)" if cwd and not args.cwd else ""
         _out(f"no sessions in {clean(root)}{clean(where)}{hint}\n")
         return 0
-    _out(_ls_table(infos, _width(args), _color(args)))
+    _out(ls_table(infos, shorts, _look(args)))
     return 0
 
 
-def _ls_table(infos: list, width: int | None, color: bool) -> str:
-    """Rows: modified, messages, short id, name (or first message), cwd, file."""
-    rows = []
-    for i in infos:
-        title = clean(i.name) if i.name else clean(i.first_message)
-        rows.append(
-            (
-                i.modified.astimezone().strftime("%Y-%m-%d %H:%M"),
-                str(i.message_count),
-                clean(i.id)[:8],
-                title,
-                clean(i.cwd),
-                clean(i.path),
-                bool(i.name),
-            )
+def _ls_rows(infos: list, shorts: list[str]) -> list[tuple]:
+    return [
+        (
+            i.modified.astimezone().strftime("%Y-%m-%d %H:%M"),
+            f"{i.message_count:,}",
+            clean(short),
+            clean(i.name) if i.name else clean(i.first_message),
+            clean(i.cwd),
+            clean(i.path),
+            bool(i.name),
         )
+        for i, short in zip(infos, shorts)
+    ]
+
+
+def _ls_widths(rows: list, width: int | None) -> tuple[list[int], int, int, int | None]:
+    """Column widths: the fixed three, the title (at most 40), the cwd and the file
+    (None: no file column). In a pipe nothing but the title is shortened; on a terminal
+    the file column goes first, then the title and the cwd shrink."""
     heads = ("modified", "msgs", "id", "name / first message", "cwd", "file")
     fixed = [max(len(heads[k]), *(text_width(r[k]) for r in rows)) for k in range(3)]
     title_w = min(max(len(heads[3]), *(text_width(r[3]) for r in rows)), 40)
-    cwd_w = min(max(len(heads[4]), *(text_width(r[4]) for r in rows)), 30)
-    file_w = None
-    if width is not None:
-        # give the file column at least 36 columns, taking from the title, then the cwd
-        spare = width - (sum(fixed) + title_w + cwd_w + 2 * 5) - 36
-        if spare < 0:
-            cut = min(-spare, title_w - 20) if title_w > 20 else 0
-            title_w -= max(cut, 0)
-            spare += max(cut, 0)
-        if spare < 0:
-            cut = min(-spare, cwd_w - 16) if cwd_w > 16 else 0
-            cwd_w -= max(cut, 0)
-        file_w = max(width - (sum(fixed) + title_w + cwd_w + 2 * 5), 12)
+    cwd_w = max(len(heads[4]), *(text_width(r[4]) for r in rows))
+    file_w = max(len(heads[5]), *(text_width(r[5]) for r in rows))
+    if width is None:
+        return fixed, title_w, cwd_w, file_w
+    room = width - (sum(fixed) + 2 * 3)
+    if title_w + 2 + cwd_w + 2 + min(file_w, 30) <= room:
+        return fixed, title_w, cwd_w, min(file_w, room - title_w - cwd_w - 4)
+    both = room - 2  # for the title and the cwd
+    title_w = min(title_w, max(20, both - cwd_w), max(8, both - min(cwd_w, 16)))
+    cwd_w = min(cwd_w, max(both - title_w, 4))
+    return fixed, title_w, cwd_w, None
+
+
+def ls_table(infos: list, shorts: list[str], look: Look) -> str:
+    """Rows: modified, messages, the id's telling part, name (or first message), cwd,
+    file (left out on a narrow terminal: the id opens the session as well).
+
+    >>> from pisession.files import session_info
+    >>> from pisession.samples import sample_path
+    >>> info = session_info(sample_path("tour"))
+    >>> print(ls_table([info], ["0b5e55ed"], Look(width=60)).splitlines()[1][16:])
+        16  0b5e55ed  Tour of…  …ojects/demo-app
+    """
+    rows = _ls_rows(infos, shorts)
+    fixed, title_w, cwd_w, file_w = _ls_widths(rows, look.width)
+    heads = ("modified", "msgs", "id", "name / first message", "cwd", "file", True)
     lines = []
     for k, r in enumerate([heads, *rows]):
-        title = truncate(r[3], title_w)
-        if k > 0 and not r[6]:
-            title_cell = paint(pad(title, title_w), "dim", color=color)
-        else:
-            title_cell = pad(title, title_w)
-        text = (
-            f"{pad(r[0], fixed[0])}  {pad(r[1], fixed[1], right=True)}  {pad(r[2], fixed[2])}  "
-            f"{title_cell}  {pad(truncate_left(r[4], cwd_w), cwd_w)}  "
-            f"{truncate_left(r[5], file_w)}"
+        title = pad(look.cut(r[3], title_w), title_w)
+        if k and not r[6]:
+            title = look.paint(title, "dim")
+        cells = [pad(r[0], fixed[0]), pad(r[1], fixed[1], right=True), pad(r[2], fixed[2]), title]
+        cells.append(pad(truncate_left(r[4], cwd_w, look.ellipsis), cwd_w))
+        if file_w is not None:
+            cells.append(truncate_left(r[5], file_w, look.ellipsis))
+        text = "  ".join(cells).rstrip()
+        lines.append(look.paint(text, "bold") if k == 0 else text)
+    if file_w is None:
+        lines.append(
+            "open one with: pisession explain ID (the id column; ls --json lists the files)"
         )
-        lines.append(paint(text, "bold", color=color) if k == 0 else text)
-    return "\n".join(lines) + "\n"
+    return "\n".join(look.fit(line) for line in lines) + "\n"
 
 
 # --- the parser -----------------------------------------------------------------------
+
+_FILE_HELP = "session file, - (standard input), a sample (tour) or a stored session's id"
 
 _EXPLAIN_EPILOG = """\
 examples:
   pisession explain                       the bundled tour sample
   pisession explain session.jsonl         Pi's default leaf (the last entry)
   pisession explain session.jsonl --leaf a7000001
-  pisession explain s.jsonl --no-color | less
+  pisession explain 2e6b1a9f              a stored session, by the id `ls` shows
+  pisession explain s.jsonl --json | jq '.entries[] | select(.reached)'
 
 fates: sent, kept (in the compaction's kept range), compaction (sends its summary),
 edited / omitted (context edit), summarized (before the kept range), dropped-system
 (system message in the kept range), state-only (no message), off-path (other branch).
+
+The table fits the terminal: a reason too long for its row is numbered ([2]) and
+written once, under the first rows that have it. In a pipe every row is whole. Runs of
+more than --collapse entries with one fate show their first and last two (--all: all).
 """
 
 _CONTEXT_EPILOG = """\
@@ -476,12 +774,36 @@ text, lone surrogates escaped), in UTF-8, ending with one newline. With the defa
 _TREE_EPILOG = """\
 examples:
   pisession tree session.jsonl
-  pisession tree session.jsonl --leaf a7000001 --collapse 0
-  pisession tree session.jsonl --png tree.png      (needs matplotlib)
+  pisession tree session.jsonl --leaf a7000001 --all
+  pisession tree session.jsonl -o tree.svg          (.png or .svg; needs matplotlib)
+  pisession tree session.jsonl --json
 
-marks: ● on the path to the leaf, ○ elsewhere, ◀ leaf; [fate] as in `pisession explain`;
-#label for labelled entries. Straight runs of more than --collapse unremarkable entries
-are shortened to their first and last two.
+marks: ● on the path to the leaf, ○ elsewhere, ◀ leaf for the leaf shown, ◁ leaf for
+every other branch end; [fate] as in `pisession explain`; #label for labelled entries.
+Straight runs of more than --collapse unremarkable entries are shortened to their first
+and last two.
+"""
+
+_EXPORT_EPILOG = """\
+examples:
+  pisession export session.jsonl -o session.html
+  pisession export session.jsonl --leaf a7000001 -o branch.md
+  pisession export session.jsonl --format md | pbcopy
+
+One self-contained file: the tree coloured by fate, the context exactly as the model saw
+it at the leaf (system prompt replayed, compaction summary in place, kept range marked,
+context edits applied with the original beside them), usage and cost, and every other
+entry with its fate and reason. No scripts, fonts or requests: it opens offline. Long
+contexts show their first and last --limit messages (--all: every one).
+"""
+
+_DIFF_EPILOG = """\
+examples:
+  pisession diff session.jsonl a6000001 a7000001
+  pisession diff session.jsonl a6000001 a7000001 --json
+
+Where the two paths part, and which messages of the two contexts are shared, only in
+A (-), only in B (+), or sent by both but with different content (~, a context edit).
 """
 
 _MIGRATE_EPILOG = """\
@@ -498,6 +820,7 @@ migration does not change (skipped ones included) are kept byte for byte.
 _CHECK_EPILOG = """\
 examples:
   pisession check session.jsonl && echo clean
+  pisession check session.jsonl --json
 
 reports: skipped lines, a legacy version, dangling parents, duplicate ids, parent cycles,
 compactions whose firstKeptEntryId is not on their path, context edits with no effect,
@@ -519,12 +842,23 @@ examples:
   pisession ls                    sessions started in the current directory
   pisession ls --all              every session, newest first
   pisession ls --all --name api   names or first messages containing "api"
+  pisession ls --cwd ~/work/api   sessions of another folder
   pisession ls --pig --all        PiG's sessions
   pisession ls ~/backup/sessions --json
 
 Where: DIR if given, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions,
-else ~/.pi/agent/sessions (PiG: the PIG_ variables and ~/.pig/agent/sessions).
+else ~/.pi/agent/sessions (PiG: the PIG_ variables and ~/.pig/agent/sessions). The id
+column shows the part of each id that tells sessions apart; give it (or any unique part
+of the start of an id) as FILE to the other commands.
 """
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors that name the help to read."""
+
+    def error(self, message: str):  # type: ignore[override]
+        sys.stderr.write(f"{PROG}: error: {clean(message)} (see {self.prog} --help)\n")
+        raise SystemExit(2)
 
 
 def _common() -> argparse.ArgumentParser:
@@ -548,71 +882,74 @@ def _common() -> argparse.ArgumentParser:
     )
     group.add_argument(
         "--width",
-        type=int,
+        type=_columns,
         default=None,
         metavar="N",
-        help="fit lines into N columns (default: the terminal's width; no limit in a pipe)",
+        help="fit lines into N columns, 20 or more (default: the terminal's "
+        "width; no limit in a pipe)",
     )
     group.add_argument(
-        "--ascii", action="store_true", help="ASCII marks instead of box drawing and ✓/✗"
+        "--ascii",
+        action="store_true",
+        help="ASCII marks and punctuation instead of box drawing, ✓/✗ and …",
     )
     return parent
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
     if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``pisession`` command."""
-    from . import __version__
-    from .piversions import version_text
+def _columns(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 20:
+        raise argparse.ArgumentTypeError(f"expected a number of columns, 20 or more, not {text!r}")
+    return value
 
-    common = _common()
-    raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Read Pi session files: which lines reached the model, and why.",
-        epilog="Run `pisession COMMAND --help` for examples. Start with `pisession explain`.",
-        formatter_class=raw,
+
+_LEAF_HELP = "entry id of the leaf (default: Pi's, the last entry in file order)"
+
+
+def _collapse_options(p) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--collapse",
+        type=_positive,
+        default=12,
+        metavar="N",
+        help="shorten runs of more than N entries of one fate (default 12; 0: never)",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"%(prog)s {__version__} {version_text()}"
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
+    group.add_argument("--all", action="store_true", help="every entry (same as --collapse 0)")
 
-    def add(name, help_text, epilog, func):
-        p = sub.add_parser(
-            name,
-            help=help_text,
-            description=help_text[0].upper() + help_text[1:] + ".",
-            epilog=epilog,
-            parents=[common],
-            formatter_class=raw,
-        )
-        p.set_defaults(func=func)
-        return p
 
-    leaf_help = "entry id of the leaf (default: Pi's, the last entry in file order)"
-
-    p = add(
+def _add_explain(sub) -> None:
+    p = sub(
         "explain",
-        "which entries reached the model for a leaf, and why the others did not",
+        "which entries reached the model for a leaf, and why",
         _EXPLAIN_EPILOG,
         cmd_explain,
     )
-    p.add_argument("file", nargs="?", metavar="FILE", help="session file (default: tour sample)")
-    p.add_argument("--leaf", metavar="ID", help=leaf_help)
+    p.add_argument("file", nargs="?", metavar="FILE", help=_FILE_HELP + " (default: tour)")
+    p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
+    _collapse_options(p)
+    p.add_argument("--json", action="store_true", help="JSON: every entry's fate and reason")
 
-    p = add(
+
+def _add_context(sub) -> None:
+    p = sub(
         "context", "print the model context as Pi builds it (JSON)", _CONTEXT_EPILOG, cmd_context
     )
-    p.add_argument("file", metavar="FILE", help="session file")
-    p.add_argument("--leaf", metavar="ID", help=leaf_help)
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     p.add_argument("--llm", action="store_true", help="print the provider messages (convertToLlm)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument(
@@ -620,27 +957,70 @@ def build_parser() -> argparse.ArgumentParser:
     )
     fmt.add_argument("--compact", action="store_true", help="one line (same as --indent 0)")
 
-    p = add("tree", "draw the entry tree (text, or an image file)", _TREE_EPILOG, cmd_tree)
-    p.add_argument("file", metavar="FILE", help="session file")
-    p.add_argument("--leaf", metavar="ID", help=leaf_help)
+
+def _add_tree(sub) -> None:
+    p = sub("tree", "draw the entry tree (text, or a picture)", _TREE_EPILOG, cmd_tree)
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     image = p.add_mutually_exclusive_group()
+    image.add_argument(
+        "-o", "--output", metavar="OUT", help="draw to OUT, .png or .svg (needs matplotlib)"
+    )
     image.add_argument("--png", metavar="OUT", help="draw to a PNG file (needs matplotlib)")
     image.add_argument("--svg", metavar="OUT", help="draw to an SVG file (needs matplotlib)")
-    p.add_argument(
-        "--orientation", choices=("TB", "LR"), default="TB", help="image layout (default TB)"
+    image.add_argument(
+        "--json", action="store_true", help="JSON: every entry, its parent, its fate"
     )
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument(
-        "--collapse",
-        type=_positive,
-        default=12,
-        metavar="N",
-        help="shorten straight runs longer than N entries (default 12; 0: never)",
+        "--orientation", choices=("TB", "LR"), default="TB", help="picture layout (default TB)"
     )
+    _collapse_options(p)
 
-    p = add(
+
+def _add_export(sub) -> None:
+    p = sub(
+        "export",
+        "write one self-contained HTML or Markdown file to share",
+        _EXPORT_EPILOG,
+        cmd_export,
+    )
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="where to write (.html or .md; default: standard output)",
+    )
+    p.add_argument("--format", choices=("html", "md"), help="html or md (default: from OUT)")
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--limit",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="show the first and last N messages of a longer context (default: 200 in HTML, "
+        "25 in Markdown)",
+    )
+    group.add_argument("--all", action="store_true", help="every context message")
+
+
+def _add_diff(sub) -> None:
+    p = sub("diff", "compare the contexts of two leaves", _DIFF_EPILOG, cmd_diff)
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    p.add_argument("leaf_a", metavar="LEAF_A", help="entry id of the first leaf")
+    p.add_argument("leaf_b", metavar="LEAF_B", help="entry id of the second leaf")
+    _collapse_options(p)
+    p.add_argument("--json", action="store_true", help="JSON instead of text")
+
+
+def _add_migrate(sub) -> None:
+    p = sub(
         "migrate", "write a version 3 copy of a legacy (v1/v2) file", _MIGRATE_EPILOG, cmd_migrate
     )
-    p.add_argument("file", metavar="FILE", help="session file to migrate (never modified)")
+    p.add_argument("file", metavar="FILE", help="session file to migrate (never modified), or -")
     p.add_argument(
         "-o", "--output", metavar="OUT", help="where to write the migrated file (- for stdout)"
     )
@@ -649,35 +1029,120 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--deterministic-ids",
         action="store_true",
-        help="v1 files: ids m0000001, m0000002, ... instead of random ones",
+        help="v1 files: ids m0000001, m0000002, ... instead of random ones (v2 files keep theirs)",
     )
 
-    p = add(
+
+def _add_check(sub) -> None:
+    p = sub(
         "check",
-        "report damage and surprises; exit 0 clean, 1 problems, 2 unreadable",
+        "damage and surprises (exit 1: problems, 2: unreadable)",
         _CHECK_EPILOG,
         cmd_check,
     )
-    p.add_argument("file", metavar="FILE", help="session file")
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    p.add_argument("--json", action="store_true", help="JSON instead of text")
 
-    p = add(
+
+def _add_stats(sub) -> None:
+    p = sub(
         "stats", "tokens, cost and message counts (session and branch)", _STATS_EPILOG, cmd_stats
     )
-    p.add_argument("file", metavar="FILE", help="session file")
-    p.add_argument("--leaf", metavar="ID", help=leaf_help)
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
 
-    p = add("ls", "list stored sessions, newest first", _LS_EPILOG, cmd_ls)
+
+def _add_ls(sub) -> None:
+    p = sub("ls", "list stored sessions, newest first", _LS_EPILOG, cmd_ls)
     p.add_argument("dir", nargs="?", metavar="DIR", help="sessions folder (default: Pi's)")
     p.add_argument("--pig", action="store_true", help="PiG's sessions instead of Pi's")
-    p.add_argument("--cwd", metavar="PATH", help="only sessions started in PATH")
+    p.add_argument(
+        "--cwd",
+        metavar="PATH",
+        help="only sessions started in PATH (its cwd, or the folder Pi named after it)",
+    )
     p.add_argument("--all", action="store_true", help="every working directory (default: cwd)")
     p.add_argument("--name", metavar="TEXT", help="name or first message contains TEXT")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
+
+
+COMMANDS = (
+    _add_explain,
+    _add_context,
+    _add_tree,
+    _add_export,
+    _add_diff,
+    _add_migrate,
+    _add_check,
+    _add_stats,
+    _add_ls,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``pisession`` command.
+
+    >>> build_parser().parse_args(["tree", "tour", "--all"]).collapse
+    12
+    """
+    from . import __version__
+    from .piversions import version_text
+
+    common = _common()
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(
+        prog=PROG,
+        description="Read Pi session files: which lines reached the model, and why.",
+        epilog="Run `pisession COMMAND --help` for examples. Start with `pisession explain`.",
+        formatter_class=raw,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} {version_text()}"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    def sub(name, help_text, epilog, func):
+        p = commands.add_parser(
+            name,
+            help=help_text,
+            epilog=epilog,
+            parents=[common],
+            description=help_text[0].upper() + help_text[1:] + ".",
+            formatter_class=raw,
+        )
+        p.set_defaults(func=func)
+        return p
+
+    for add in COMMANDS:
+        add(sub)
     return parser
 
 
+def short_help(parser: argparse.ArgumentParser) -> str:
+    """What ``pisession`` alone prints: one line per command, and where to start.
+
+    >>> short_help(build_parser()).splitlines()[2]
+    '  pisession explain  which entries reached the model for a leaf, and why'
+    """
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    lines = ["pisession: which lines of a Pi session file reached the model, and why.", ""]
+    for choice in actions[0]._choices_actions:
+        lines.append(f"  pisession {choice.dest:<8} {choice.help}")
+    lines += [
+        "",
+        "FILE: a path, - (standard input), a sample (tour) or a stored session's id.",
+        "Start with `pisession explain`; `pisession COMMAND --help` shows examples.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 # --- main -----------------------------------------------------------------------------
+
+
+def _note_line(message: str) -> None:
+    sys.stderr.write(f"{PROG}: note: {clean(message)}\n")
 
 
 def _warn(message: str) -> None:
@@ -697,30 +1162,71 @@ def _message(exc: BaseException) -> str:
     return str(exc)
 
 
+def _unexpected(exc: BaseException) -> int:
+    """An error pisession did not foresee: one line naming it and where to report it
+    (``PISESSION_DEBUG=1`` shows the traceback instead)."""
+    if os.environ.get("PISESSION_DEBUG"):
+        raise exc
+    if isinstance(exc, MemoryError):
+        return _fail("out of memory reading this session")
+    return _fail(
+        f"unexpected {type(exc).__name__}: {exc} (a bug in pisession: please report it at "
+        f"{ISSUES}; PISESSION_DEBUG=1 shows the traceback)"
+    )
+
+
+def _quiet_pipe() -> int:
+    """``pisession ... | head``: the reader left; stop without a message."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 ok, 1 problems, 2 error)."""
+    """Run the command line; returns the exit status (0 ok, 1 problems, 2 error).
+
+    >>> main(["check", "tour"])
+    pisession/samples/tour.jsonl: no problems found (26 entries)
+    0
+    """
+    argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
+    if not argv:
+        _out(short_help(parser))
+        return 0
     args = parser.parse_args(argv)
-    stdout = sys.stdout
-    if hasattr(stdout, "reconfigure"):
+    # The millions of objects a big session decodes into hold no reference cycles, so
+    # the cyclic collector would only walk them again and again: off for the command.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(args) -> int:
+    """Run the parsed command: one-line errors, quiet broken pipes, 130 on Ctrl-C."""
+    if hasattr(sys.stdout, "reconfigure"):
         with contextlib.suppress(ValueError, OSError):
-            stdout.reconfigure(errors="backslashreplace")
+            sys.stdout.reconfigure(errors="backslashreplace")
     try:
         status = args.func(args)
         sys.stdout.flush()
         return status
-    except BrokenPipeError:  # pisession ... | head
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, io.UnsupportedOperation):
-            pass
-        return 1
+    except BrokenPipeError:
+        return _quiet_pipe()
     except (PisessionError, OSError, CommandError) as exc:
         return _fail(_message(exc))
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         return 130
+    except Exception as exc:
+        return _unexpected(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
+from operator import ne
 
 from .errors import CycleError, SessionFormatError
-from .jsdate import js_time_ms
+from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish, strict_equal, truthy
 from .jsvalue import field as js_field
 
@@ -43,9 +44,12 @@ class PiFailure(SessionFormatError):
 
 class _NoMessage:
     """The role column's mark for a ``message`` entry whose ``message`` is null or
-    absent: reading its role throws in JavaScript."""
+    absent: reading its role throws in JavaScript. One object (also across pickling)."""
 
     def __repr__(self) -> str:
+        return "NO_MESSAGE"
+
+    def __reduce__(self) -> str:
         return "NO_MESSAGE"
 
 
@@ -85,9 +89,11 @@ def id_index(ids: Sequence) -> dict:
 _PLAIN_PARENT_TYPES = {str, type(None), type(UNDEFINED)}
 
 
-def parent_positions(parent_ids: Sequence, by_id: dict) -> list[int]:
+def parent_positions(parent_ids: Sequence, by_id: dict, ids: Sequence = ()) -> list[int]:
     """The position of each entry's parent, or -1 where Pi's walk stops (``parentId``
-    empty, null, absent or not found).
+    empty, null, absent or not found). ``ids`` (the entries' ids), when given, lets a
+    file whose ids are all different skip the lookup of parents that come right before
+    their child, as most do.
 
     >>> parent_positions([None, "a", "zz", ""], {"a": 0, "b": 1, "": 3})
     [-1, 0, -1, -1]
@@ -95,6 +101,13 @@ def parent_positions(parent_ids: Sequence, by_id: dict) -> list[int]:
     falsy_ids = "" in by_id or None in by_id or UNDEFINED in by_id
     if not falsy_ids and set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES:
         # no falsy id can be found, so a plain lookup stops where Pi's walk stops
+        if len(ids) == len(parent_ids) == len(by_id) > 1:  # unique ids
+            out = list(range(-1, len(ids) - 1))
+            previous = [UNDEFINED, *ids[:-1]]
+            get = by_id.get
+            for position in compress(range(len(ids)), map(ne, parent_ids, previous)):
+                out[position] = get(parent_ids[position], -1)
+            return out
         return list(map(by_id.get, parent_ids, repeat(-1)))
     out = []
     for parent_id in parent_ids:
@@ -158,7 +171,7 @@ class EntryIndex:
     ) -> EntryIndex:
         """The index from its columns (``parent_ids`` as written; resolved here)."""
         by_id = id_index(ids)
-        parents = parent_positions(parent_ids, by_id)
+        parents = parent_positions(parent_ids, by_id, ids)
         return cls(types, ids, parents, roles, by_id, decode, decode_many, source)
 
     def __len__(self) -> int:
@@ -357,14 +370,14 @@ def select(index: EntryIndex, path: Sequence[int]) -> Selection:
     ([3, 2, 4], 1, (1,))
     """
     types = index.types
-    newest = next((p for p in reversed(path) if types[p] == "compaction"), None)
-    if newest is None:
+    rank = next((r for r in range(len(path) - 1, -1, -1) if types[path[r]] == "compaction"), None)
+    if rank is None:
         return Selection(list(path))
-    ids = index.ids
+    newest, ids = path[rank], index.ids
     # Pi finds the compaction again by id (the first path entry whose id === its id)
     newest_id = ids[newest]
     if index.unique_ids:
-        cut = path.index(newest)
+        cut = rank
     else:
         cut = next(r for r, p in enumerate(path) if p == newest or strict_equal(ids[p], newest_id))
     first_kept_id = js_field(index.decode(newest), "firstKeptEntryId")
@@ -397,13 +410,23 @@ def _first_kept_rank(index: EntryIndex, path: Sequence[int], cut: int, first_kep
     ids = index.ids
     if type(first_kept) is str and index.unique_ids:  # one entry can have that id
         target = index.by_id.get(first_kept)
-        try:
-            return cut if target is None else path.index(target, 0, cut)
-        except ValueError:
-            return cut
+        return cut if target is None else _rank_before(path, target, cut)
     if type(first_kept) is str:  # === with a string is ==
         return next((r for r in range(cut) if ids[path[r]] == first_kept), cut)
     return next((r for r in range(cut) if strict_equal(ids[path[r]], first_kept)), cut)
+
+
+def _rank_before(path: Sequence[int], target: int, cut: int, near: int = 1024) -> int:
+    """The rank of ``target`` in ``path[:cut]`` (``cut`` if absent): first among the
+    ``near`` entries right before ``cut`` (kept ranges are short), then the rest."""
+    low = max(cut - near, 0)
+    for rank in range(cut - 1, low - 1, -1):
+        if path[rank] == target:
+            return rank
+    try:
+        return path.index(target, 0, low)
+    except ValueError:
+        return cut
 
 
 def kept_range(entries: Sequence, path: Sequence[int]) -> list[int]:
@@ -455,6 +478,23 @@ def _built(fields: list[tuple]) -> dict:
     return out
 
 
+def message_messages(message: object) -> list:
+    """What a ``message`` entry contributes: its message as stored; a system message
+    without content gets ``content: ""``, a user, assistant or tool result without
+    content gets ``content: []`` (copies: the entry is not modified).
+
+    >>> message_messages({"role": "user", "content": None})
+    [{'role': 'user', 'content': []}]
+    """
+    if type(message) is dict and message.get("content") is None:  # null or absent
+        role = message.get("role")
+        if role == "system":
+            return [{**message, "content": ""}]
+        if role in ("user", "assistant", "toolResult"):
+            return [{**message, "content": []}]
+    return [message]
+
+
 def entry_messages(entry: object) -> list:
     """What one selected entry contributes to the context, before any edit.
 
@@ -464,15 +504,9 @@ def entry_messages(entry: object) -> list:
     >>> entry_messages({"type": "label", "targetId": "x", "label": "L"})
     []
     """
-    kind = js_field(entry, "type")
+    kind = entry.get("type") if type(entry) is dict else UNDEFINED
     if kind == "message":
-        message = entry["message"]  # type: ignore[index]  (checked by the caller's path)
-        role = js_field(message, "role")
-        if role == "system" and nullish(js_field(message, "content")):
-            return [{**message, "content": ""}]
-        if role in ("user", "assistant", "toolResult") and nullish(js_field(message, "content")):
-            return [{**message, "content": []}]
-        return [message]
+        return message_messages(entry.get("message"))  # type: ignore[union-attr]
     if kind == "custom_message":
         content = js_field(entry, "content")
         return [
@@ -544,7 +578,7 @@ def apply_context_edit(messages: list, edit: object) -> list:
     return out
 
 
-@dataclass
+@dataclass(slots=True)
 class ProjectedEntry:
     """One selected entry and the messages it contributed (after its context edit).
 
@@ -572,46 +606,93 @@ class ProjectedEntry:
         return self.part
 
 
-def contributions(
-    index: EntryIndex, selection: Selection, edits: dict, block: int = 4096
-) -> Iterator[ProjectedEntry]:
-    """Step 5 one entry at a time, decoding the selected entries ``block`` at a time: a
-    caller that writes as it goes never holds the whole context.
+def contribution_blocks(
+    index: EntryIndex,
+    selection: Selection,
+    edits: dict,
+    block: int = 4096,
+    decode: Callable[[Sequence[int]], list] | None = None,
+    start: int = 0,
+    stop: int | None = None,
+) -> Iterator[list[ProjectedEntry]]:
+    """Step 5 a block of selected entries at a time (decoded together with ``decode``,
+    default ``index.entries``): a caller that writes as it goes never holds the whole
+    context. ``start`` and ``stop`` limit it to those ranks of the selection (the entries
+    outside are not decoded).
 
     Only the newest compaction (first in the selection) contributes its checkpoint and
     summary; an older compaction kept inside its range contributes nothing.
     """
+    decode = index.entries if decode is None else decode
     positions = selection.positions
-    for start in range(0, len(positions), block):
-        chunk = positions[start : start + block]
-        for rank, position, entry in zip(
-            range(start, start + len(chunk)), chunk, index.entries(chunk)
-        ):
-            yield _contribution(index, selection, edits, rank, position, entry)
+    stop = len(positions) if stop is None else min(stop, len(positions))
+    for first in range(start, stop, block):
+        chunk = positions[first : min(first + block, stop)]
+        yield _block(index, selection, edits, first, chunk, decode(chunk))
 
 
-def _contribution(
-    index: EntryIndex, selection: Selection, edits: dict, rank: int, position: int, entry: object
-) -> ProjectedEntry:
-    part = selection.part_of(rank)
-    if rank > 0 and index.types[position] == "compaction":
-        return ProjectedEntry(position, entry, [], part)
-    if index.types[position] == "message" and index.roles[position] is NO_MESSAGE:
-        _check_messages(index, [position])
-    messages = entry_messages(entry)
-    found = edits.get(js_key(index.ids[position])) if edits else None
-    if found is None:
-        return ProjectedEntry(position, entry, messages, part)
-    edit_position, edit = found
+def contributions(
+    index: EntryIndex,
+    selection: Selection,
+    edits: dict,
+    block: int = 4096,
+    decode: Callable[[Sequence[int]], list] | None = None,
+    start: int = 0,
+) -> Iterator[ProjectedEntry]:
+    """``contribution_blocks``, one entry at a time (from rank ``start`` of the selection).
+
+    >>> from pisession.build import new_message as m
+    >>> index = EntryIndex.of([m("u1", None, "user", 1), m("a1", "u1", "assistant", 2)])
+    >>> [item.position for item in contributions(index, Selection([0, 1]), {}, start=1)]
+    [1]
+    """
+    for items in contribution_blocks(index, selection, edits, block, decode, start):
+        yield from items
+
+
+def _block(index: EntryIndex, selection: Selection, edits: dict, start: int, chunk, entries):
+    types, ids, part_of = index.types, index.ids, selection.part_of
+    out = []
+    for rank, position, entry in zip(range(start, start + len(chunk)), chunk, entries):
+        kind = types[position]
+        if kind == "message":  # the usual entry: its message, as stored
+            messages = message_messages(entry.get("message"))
+        elif kind == "compaction" and rank > 0:
+            out.append(ProjectedEntry(position, entry, [], part_of(rank)))
+            continue
+        else:
+            messages = _built_messages(index, position, entry)
+        found = edits.get(js_key(ids[position])) if edits else None
+        if found is None:
+            out.append(ProjectedEntry(position, entry, messages, part_of(rank)))
+        else:
+            edited = _edited(index, messages, *found)
+            out.append(ProjectedEntry(position, entry, edited, part_of(rank), found[1], found[0]))
+    return out
+
+
+def _built_messages(index: EntryIndex, position: int, entry: object) -> list:
+    """``entry_messages`` of an entry that is not a message entry."""
     try:
-        messages = apply_context_edit(messages, edit)
+        return entry_messages(entry)
+    except DateConversionError:
+        raise index.fail(
+            position,
+            f"entry {index.ids[position]!r} has a timestamp JavaScript cannot turn into a "
+            "date (Pi 0.87.1 throws a TypeError here)",
+        ) from None
+
+
+def _edited(index: EntryIndex, messages: list, edit_position: int, edit: object) -> list:
+    """``apply_context_edit``, failing as Pi does (naming the edit)."""
+    try:
+        return apply_context_edit(messages, edit)
     except TypeError:
         raise index.fail(
             edit_position,
             f"context edit {js_field(edit, 'id')!r} has no replacement "
             "(Pi 0.87.1 throws a TypeError here)",
         ) from None
-    return ProjectedEntry(position, entry, messages, part, edit, edit_position)
 
 
 @dataclass

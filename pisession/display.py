@@ -12,6 +12,7 @@ every other view.
 from __future__ import annotations
 
 import html
+import re
 
 from .jsvalue import field as js_field
 from .provenance import FATE, UNKNOWN_COLOUR
@@ -19,12 +20,45 @@ from .text import entry_text, id_text, kind_of, message_text, one_line, strip_un
 
 # --- HTML -------------------------------------------------------------------------------
 
+#: One stylesheet for every pisession table, in a notebook's HTML output and inside a
+#: widget alike: prose left-aligned, a compact line height (widgets otherwise inherit
+#: a 28 px one), ids never wrapped, fixed column widths (``table-layout: fixed``) so a
+#: toggle does not move them, and the row marks of the steppers.
 _STYLE = (
-    "<style>.pisession td,.pisession th{text-align:left;vertical-align:top;"
-    "padding:2px 6px;font-size:12px}.pisession code{font-size:11px}"
-    ".pisession .fate{border-radius:3px;padding:0 4px;border:1px solid #888;"
-    "white-space:nowrap}</style>"
+    "<style>"
+    "table.pisession{table-layout:fixed;border-collapse:collapse;width:100%;max-width:1100px;"
+    "margin:2px 0 8px 0!important;font-size:12px;line-height:1.35}"
+    "table.pisession th,table.pisession td{text-align:left!important;vertical-align:top;"
+    "padding:2px 6px!important;line-height:1.35!important;white-space:normal;"
+    "overflow-wrap:normal;word-break:normal;border-bottom:1px solid #E0E0E0}"
+    "table.pisession th{font-weight:600;border-bottom:1px solid #999}"
+    "table.pisession code,table.pisession .nowrap{white-space:nowrap;font-size:11px}"
+    "table.pisession tr.added td{background:#DDF2E6}"
+    "table.pisession tr.removed td{background:#FBE1E1;color:#5A1F1F}"
+    "table.pisession tr.changed td{background:#FFF1C2}"
+    ".pisession-view p,.pisession-view li,.pisession-view summary{line-height:1.35!important;"
+    "margin:3px 0;font-size:12px;text-align:left}"
+    ".pisession-view details{margin:2px 0}.pisession-view summary{cursor:pointer}"
+    "table.pisession.one-line td{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
+    ".pisession-view .md{border-left:3px solid #CCC;padding:2px 10px;max-width:900px}"
+    ".pisession-view .md h4{font-size:12.5px;margin:6px 0 2px 0}"
+    ".pisession-view .md ul{margin:2px 0;padding-left:20px}"
+    ".pisession-view mark{background:#FFE08A}"
+    ".pisession-view pre{white-space:pre-wrap;overflow-wrap:normal;word-break:normal;"
+    "font-size:11px;line-height:1.35;margin:2px 0}"
+    ".pisession .fate{border-radius:3px;padding:0 4px;border:1px solid #888;white-space:nowrap}"
+    "</style>"
 )
+
+
+def view(body: str) -> str:
+    """HTML wrapped with the shared stylesheet in one ``pisession-view`` block: what
+    every table, explorer and static picture returns.
+
+    >>> view("<p>x</p>").endswith('<div class="pisession-view"><p>x</p></div>')
+    True
+    """
+    return f'{_STYLE}<div class="pisession-view">{body}</div>'
 
 
 def _esc(value: object, width: int | None = None) -> str:
@@ -55,18 +89,56 @@ def fate_badge(fate: str | None, text: str | None = None) -> str:
     )
 
 
-def _table(headers: list[str], rows: list[list[str]], more: int = 0) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+#: The same rules inline, for views that drop ``<style>`` (an untrusted notebook in
+#: JupyterLab sanitizes it away; GitHub too): prose left, compact lines, marks.
+_CELL = ' style="text-align:left;vertical-align:top;line-height:1.35;padding:2px 6px"'
+_TABLE = ' style="table-layout:fixed;border-collapse:collapse;width:100%;margin:2px 0 8px 0"'
+_ROW = {
+    "added": ' style="background:#DDF2E6"',
+    "removed": ' style="background:#FBE1E1"',
+    "changed": ' style="background:#FFF1C2"',
+}
+
+
+def _table(
+    headers: list[str],
+    rows: list[list[str]],
+    more: int = 0,
+    widths: list[int | None] | None = None,
+    marks: list[str] | None = None,
+) -> str:
+    """An HTML table; ``widths`` in px per column (None: the rest of the width),
+    ``marks`` a row class per row (``added``, ``removed``, ``changed`` or "")."""
+    cols = ""
+    if widths:
+        cols = "".join(f'<col style="width:{w}px">' if w else "<col>" for w in widths)
+        cols = f"<colgroup>{cols}</colgroup>"
+    head = "".join(f"<th{_CELL}>{html.escape(h)}</th>" for h in headers)
+    body = []
+    for number, row in enumerate(rows):
+        mark = marks[number] if marks and number < len(marks) else ""
+        opening = f'<tr class="{mark}"{_ROW[mark]}>' if mark else "<tr>"
+        body.append(opening + "".join(f"<td{_CELL}>{c}</td>" for c in row) + "</tr>")
     if more:
-        body += f'<tr><td colspan="{len(headers)}">… {more} more rows</td></tr>'
-    return f'<table class="pisession"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        body.append(f'<tr><td colspan="{len(headers)}"{_CELL}>… {more} more rows</td></tr>')
+    return (
+        f'<table class="pisession"{_TABLE}>{cols}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def _id_cell(value: object) -> str:
+    return f'<code style="white-space:nowrap">{_esc(short_id(value))}</code>'
 
 
 def _rows_limited(items: list, max_rows: int | None) -> tuple[list, int]:
     if max_rows is None or len(items) <= max_rows:
         return items, 0
     return items[:max_rows], len(items) - max_rows
+
+
+#: Column widths (px) of the entry tables; None takes the rest of the width.
+_ENTRY_WIDTHS = [44, 82, 86, None, 118, 300]
 
 
 def fates_html(session, leaf_id: object = None, max_rows: int | None = 500) -> str:
@@ -86,14 +158,15 @@ def fates_html(session, leaf_id: object = None, max_rows: int | None = 500) -> s
         rows.append(
             [
                 str(fate.line),
-                f"<code>{_esc(short_id(fate.id))}</code>",
+                _id_cell(fate.id),
                 _esc(kind_of(entry, short=True), 20),
                 _esc(entry_text(entry), 80) + (f" <b>[{_esc(label, 40)}]</b>" if label else ""),
                 fate_badge(fate.fate),
-                _esc(fate.reason, 120),
+                _esc(fate.reason, 160),
             ]
         )
-    return _STYLE + _table(["line", "id", "kind", "text", "fate", "why"], rows, more)
+    headers = ["line", "id", "kind", "text", "fate", "why"]
+    return view(_table(headers, rows, more, _ENTRY_WIDTHS))
 
 
 def session_html(session, leaf_id: object = None, max_rows: int | None = 200) -> str:
@@ -109,21 +182,20 @@ def session_html(session, leaf_id: object = None, max_rows: int | None = 200) ->
     """
     from .errors import PisessionError
 
+    version = session.original_version
     facts = [
         ("source", session.source),
         ("session id", session.header.get("id")),
         ("name", session.name),
-        ("version", session.original_version)
-        if not session.migrated
-        else ("version", f"{session.original_version} (migrated to 3 in memory)"),
+        ("version", f"{version} (migrated to 3 in memory)" if session.migrated else version),
         ("entries", len(session)),
         ("leaves", len(session.leaves())),
         ("skipped lines", len(session.diagnostics)),
     ]
-    head = "".join(f"<tr><th>{html.escape(k)}</th><td>{_esc(v, 120)}</td></tr>" for k, v in facts)
-    out = _STYLE + f'<table class="pisession">{head}</table>'
+    head = _table(["fact", "value"], [[html.escape(k), _esc(v, 120)] for k, v in facts],
+                  widths=[110, None])  # fmt: skip
     try:
-        return out + fates_html(session, leaf_id, max_rows)
+        return view(head) + fates_html(session, leaf_id, max_rows)
     except PisessionError as exc:
         rows = []
         positions, more = _rows_limited(list(range(len(session))), max_rows)
@@ -132,20 +204,14 @@ def session_html(session, leaf_id: object = None, max_rows: int | None = 200) ->
             rows.append(
                 [
                     str(session.line_of(position)),
-                    f"<code>{_esc(short_id(session.index.ids[position]))}</code>",
+                    _id_cell(session.index.ids[position]),
                     _esc(kind_of(entry, short=True), 20),
                     _esc(entry_text(entry), 80),
                 ]
             )
         error = f"<p><b>no context:</b> {_esc(exc, 300)}</p>"
-        return out + error + _table(["line", "id", "kind", "text"], rows, more)
-
-
-def _message_rows(messages: list) -> list[list[str]]:
-    return [
-        [str(i), _esc(js_field(m, "role"), 20), _esc(message_text(m), 100)]
-        for i, m in enumerate(messages)
-    ]
+        table = _table(["line", "id", "kind", "text"], rows, more, _ENTRY_WIDTHS[:4])
+        return view(head + error + table)
 
 
 def context_html(context, max_rows: int | None = 500) -> str:
@@ -161,8 +227,12 @@ def context_html(context, max_rows: int | None = 500) -> str:
         f"<code>{_esc(js_field(model, 'provider'), 40)}/{_esc(js_field(model, 'modelId'), 40)}"
         f"</code>, {len(context.messages)} messages</p>"
     )
-    rows, more = _rows_limited(_message_rows(context.messages), max_rows)
-    return _STYLE + facts + _table(["#", "role", "text"], rows, more)
+    rows = [
+        [str(i), _esc(js_field(m, "role"), 20), _esc(message_text(m), 120)]
+        for i, m in enumerate(context.messages)
+    ]
+    rows, more = _rows_limited(rows, max_rows)
+    return view(facts + _table(["#", "role", "text"], rows, more, [36, 140, None]))
 
 
 #: Why an entry is selected (``context.Selection.part_of``), in words.
@@ -173,43 +243,106 @@ PART_WORDS = {
     "after": "after the compaction",
 }
 
+#: Column widths (px) of ``projection_html``.
+_PROJECTION_WIDTHS = [32, 140, None, 44, 82, 80, 240]
 
-def projection_html(projection, max_rows: int | None = 500) -> str:
+
+def projection_rows(projection, marks: dict | None = None) -> tuple[list, list[str]]:
+    """The rows of ``projection_html`` and a row mark for each (``marks``: entry
+    position -> ``added``, ``removed`` or ``changed``)."""
+    rows, row_marks, index = [], [], 0
+    for item in projection.entries:
+        mark = (marks or {}).get(item.position, "")
+        entry_cells = [str(item.line), _id_cell(item.id), _esc(kind_of(item.entry, short=True), 20)]
+        why = _esc(PART_WORDS[item.part])
+        if item.edit is not None:
+            why += f"; edited by {_id_cell(js_field(item.edit, 'id'))}"
+        if not item.messages:
+            rows.append(["", "", "<i>(no message)</i>", *entry_cells, why])
+            row_marks.append(mark)
+        for message in item.messages:
+            text = _esc(message_text(message), 90)
+            rows.append([str(index), _esc(js_field(message, "role"), 20), text, *entry_cells, why])
+            row_marks.append(mark)
+            index += 1
+    return rows, row_marks
+
+
+def projection_html(projection, max_rows: int | None = 500, marks: dict | None = None) -> str:
     """Every context message with the entry it came from and why that entry was selected.
 
     Selected entries that contribute nothing (settings, labels, edits, older compactions)
-    appear as rows without a message, so the table shows the whole selection.
+    appear as rows without a message, so the table shows the whole selection. ``marks``
+    highlights rows by entry position (``added``, ``removed``, ``changed``).
 
     >>> import pisession
     >>> p = pisession.load(pisession.sample_path("tour")).projection()
     >>> "kept range of the compaction" in projection_html(p)
     True
     """
-    rows = []
-    index = 0
-    for item in projection.entries:
-        entry_cells = [
-            str(item.line),
-            f"<code>{_esc(short_id(item.id))}</code>",
-            _esc(kind_of(item.entry, short=True), 20),
-        ]
-        edit = ""
-        if item.edit is not None:
-            edit = f"edited by <code>{_esc(short_id(js_field(item.edit, 'id')))}</code>"
-        why = _esc(PART_WORDS[item.part]) + (f"; {edit}" if edit else "")
-        if not item.messages:
-            rows.append(["", "", "<i>(no message)</i>", *entry_cells, why])
-        for message in item.messages:
-            rows.append(
-                [
-                    str(index),
-                    _esc(js_field(message, "role"), 20),
-                    _esc(message_text(message), 80),
-                    *entry_cells,
-                    why,
-                ]
-            )
-            index += 1
+    rows, row_marks = projection_rows(projection, marks)
     shown, more = _rows_limited(rows, max_rows)
     headers = ["#", "role", "text", "line", "entry", "kind", "why"]
-    return _STYLE + _table(headers, shown, more)
+    return view(_table(headers, shown, more, _PROJECTION_WIDTHS, row_marks))
+
+
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+_MD_ITEM = re.compile(r"^\s*[-*]\s+(?:\[( |x|X)\]\s+)?(.*)$")
+_MD_INLINE = re.compile(r"\*\*(.+?)\*\*|`([^`]+)`")
+
+
+def _md_inline(text: str) -> str:
+    out, last = [], 0
+    for found in _MD_INLINE.finditer(text):
+        out.append(html.escape(text[last : found.start()]))
+        bold, code = found.groups()
+        out.append(f"<b>{html.escape(bold)}</b>" if bold else f"<code>{html.escape(code)}</code>")
+        last = found.end()
+    out.append(html.escape(text[last:]))
+    return "".join(out)
+
+
+def markdown_html(text: object, marked: set[int] | frozenset = frozenset()) -> str:
+    """A summary's Markdown (headings, bullet and check lists, bold, inline code) as
+    HTML; everything else is escaped text. Line numbers in ``marked`` are highlighted.
+
+    >>> markdown_html("## Goal\\n- [x] **done**\\nplain <b>", marked={2})[16:]
+    '<h4>Goal</h4><ul><li>☑ <b>done</b></li></ul><p><mark>plain &lt;b&gt;</mark></p></div>'
+    """
+    parts, in_list = [], False
+    for number, raw in enumerate(strip_unsafe(text).split("\n")):
+        line = raw.rstrip()
+        heading, item = _MD_HEADING.match(line), _MD_ITEM.match(line)
+        if in_list and not item:
+            parts.append("</ul>")
+            in_list = False
+        if not line:
+            continue
+        if heading:
+            inner = _md_inline(heading.group(2))
+        elif item:
+            box = {" ": "☐ ", "x": "☑ ", "X": "☑ "}.get(item.group(1) or "", "")
+            inner = box + _md_inline(item.group(2))
+        else:
+            inner = _md_inline(line)
+        if number in marked:
+            inner = f"<mark>{inner}</mark>"
+        if heading:
+            parts.append(f"<h4>{inner}</h4>")
+        elif item:
+            parts.append(("" if in_list else "<ul>") + f"<li>{inner}</li>")
+            in_list = True
+        else:
+            parts.append(f"<p>{inner}</p>")
+    if in_list:
+        parts.append("</ul>")
+    return f'<div class="md">{"".join(parts)}</div>'
+
+
+def details_html(title: str, body: str, open_: bool = False) -> str:
+    """A collapsible block (``<details>``): ``title`` always shown, ``body`` on demand.
+
+    >>> details_html("summary", "<p>x</p>")
+    '<details><summary>summary</summary><p>x</p></details>'
+    """
+    return f"<details{' open' if open_ else ''}><summary>{title}</summary>{body}</details>"

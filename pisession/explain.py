@@ -1,37 +1,89 @@
-"""``pisession explain`` and ``pisession tree`` as text: which entries reached the model
-for a leaf, and why; and the entry tree.
+"""``pisession explain`` and ``pisession tree`` as text and as data: which entries
+reached the model for a leaf, and why; and the entry tree.
 
-Pure functions from a ``Session`` to strings, so a notebook can print the same account
-the command line shows. They word the rule's outputs (``Session.projection``,
-``Session.fates``); they decide nothing themselves.
+Pure functions from a ``Session`` to strings (or JSON-ready dicts), so a notebook can
+print the same account the command line shows. They word the rule's outputs
+(``Session.projection``, ``Session.fates``, ``Session.shape``); they decide nothing.
 
 >>> import pisession
 >>> text = explain_text(pisession.load(pisession.sample_path("tour")))
 >>> "9 of 26 entries reached the model" in text
 True
 
-Every piece of session text is passed through ``pisession.text.visible``.
+Every piece of session text is passed through ``pisession.text.visible``. The text
+fits the ``width`` it is given without hiding an answer: a reason that does not fit
+beside its row goes on the line below it (shared by the rows above that have the same
+reason), and at a narrow width the fate joins it there.
 """
 
 from __future__ import annotations
 
-import re
-import textwrap
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import groupby
 
+from . import context as rule
 from .jsvalue import UNDEFINED, strict_equal
 from .jsvalue import field as js_field
-from .provenance import FATE, FATES
-from .terminal import pad, paint, text_width, truncate
-from .text import entry_kind, entry_text, id_text, label_for, model_text, visible
+from .provenance import FATE, FATES, OFF_PATH
+from .terminal import SGR, Look, pad, text_width, wrap
+from .text import entry_kind, entry_text, id_text, model_text, visible
 
 #: Marks for "reached the model" and "did not", in Unicode and in ASCII.
 MARKS = {True: ("✓", "+"), False: ("✗", "-")}
 
-_SGR = re.compile(r"\x1b\[[0-9;]*m")
+#: Straight runs longer than this are shortened by default (``collapse``).
+COLLAPSE = 12
 
 
 def _where(session, position: int) -> str:
     return f"{id_text(session.index.ids[position])} (line {session.line_of(position)})"
+
+
+def _plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 line``, ``2 lines``.
+
+    >>> _plural(1, "line"), _plural(3, "entry", "entries")
+    ('1 line', '3 entries')
+    """
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+# --- the header -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an explanation states about a leaf, read off the rule's outputs without
+    building the context: the path, the selection, the settings, the message count."""
+
+    path: list
+    selection: object
+    thinking_level: object
+    model: object
+    messages: int
+
+    @property
+    def compaction(self) -> int | None:
+        """The newest compaction on the path (None: none)."""
+        return self.selection.compaction
+
+
+def reading_of(session, fates) -> Reading:
+    """The ``Reading`` of a leaf from its fates (``Session.fates``).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> r = reading_of(s, s.fates())
+    >>> len(r.path), r.thinking_level, r.messages
+    (22, 'medium', 10)
+    """
+    settings = rule.read_settings(session.index, fates.path)
+    return Reading(
+        fates.path, fates.selection, settings.thinking_level, settings.model, fates.message_count()
+    )
 
 
 def kept_range_text(session, projection) -> str:
@@ -47,39 +99,34 @@ def kept_range_text(session, projection) -> str:
     if selection.first_kept is not None:
         kept = path[selection.start : selection.cut]
         dropped = len(selection.dropped_system)
-        note = (
-            f" ({dropped} system message{'s' if dropped != 1 else ''} dropped)" if dropped else ""
-        )
+        note = f" ({_plural(dropped, 'system message')} dropped)" if dropped else ""
         return (
             f"{id_text(session.index.ids[kept[0]])} .. {id_text(session.index.ids[kept[-1]])}: "
-            f"{len(kept)} entries, lines {session.line_of(kept[0])}-{session.line_of(kept[-1])}"
-            f"{note}"
+            f"{_plural(len(kept), 'entry', 'entries')}, lines {session.line_of(kept[0])}-"
+            f"{session.line_of(kept[-1])}{note}"
         )
     target = js_field(session.entry(compaction), "firstKeptEntryId")
     if strict_equal(target, session.index.ids[compaction]):
         return (
-            "none: the compaction names itself (retain-none), so only its summary stands "
-            "for what came before"
+            "none, by design: a retain-none compaction (its firstKeptEntryId is its own id, "
+            "as Pi writes it when it keeps nothing); its summary stands for everything before it"
         )
     shown = "missing" if target is UNDEFINED else repr(target)
     return (
         f"none: firstKeptEntryId {visible(shown)} is not on the path before the compaction, so "
-        "nothing before it is kept"
+        "nothing before it is kept (see pisession check)"
     )
 
 
-def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str, str]]:
+def header_lines(session, reading, leaf_id: object = None) -> list[tuple[str, str]]:
     """The header of an explanation as (field, value) pairs: file, session, leaf, path,
-    compaction and kept range, context size, thinking level and model."""
+    compaction and kept range, context size, thinking level and model (``reading``: a
+    ``Reading``, or a ``Projection``)."""
+    projection = reading
     rows = [("file", visible(session.source))]
     name = f'  "{visible(session.name)}"' if session.name else ""
     rows.append(("session", f"{visible(session.id)}{name}"))
-    version = visible(session.original_version)
-    if session.migrated:
-        version += " (migrated to 3 in memory; the file is unchanged)"
-    if any(d.kind == "newer-version" for d in session.diagnostics):
-        version += " (newer than version 3, the rules pisession knows; read as Pi reads it)"
-    rows.append(("version", version))
+    rows.append(("version", _version_text(session)))
     path = projection.path
     if not path:
         rows.append(("leaf", "none: the session has no entries"))
@@ -87,80 +134,420 @@ def header_lines(session, projection, leaf_id: object = None) -> list[tuple[str,
         how = "the default: the last entry in file order" if leaf_id is None else "chosen"
         rows.append(("leaf", f"{_where(session, path[-1])}, {how}"))
         rows.append(
-            ("path", f"{len(path)} entries from root {_where(session, path[0])} to the leaf")
+            ("path", f"{len(path):,} entries from root {_where(session, path[0])} to the leaf")
         )
-    compaction = projection.compaction
-    if compaction is None:
-        rows.append(("compaction", "none on the path: the whole path is selected"))
-    else:
-        older = sum(1 for p in path if session.index.types[p] == "compaction") - 1
-        extra = f" (+{older} older on the path)" if older else ""
-        rows.append(("compaction", f"{_where(session, compaction)}, newest{extra}"))
-        rows.append(("kept range", kept_range_text(session, projection)))
-    context = projection.context
-    thinking = context.thinking_level
+    rows.extend(_compaction_rows(session, projection))
+    thinking, model, messages = _settings(projection)
     thinking_text = "missing (Pi omits the field)" if thinking is UNDEFINED else visible(thinking)
     rows.append(
         (
             "context",
-            f"{len(context.messages)} messages; thinking level {thinking_text}; "
-            f"model {model_text(context.model)}",
+            f"{_plural(messages, 'message')}; thinking level {thinking_text}; "
+            f"model {model_text(model)}",
         )
     )
     skipped = [d for d in session.diagnostics if d.kind != "newer-version"]
     if skipped:
-        lines = ", ".join(str(d.line) for d in skipped[:8])
-        more = ", ..." if len(skipped) > 8 else ""
-        count = len(skipped)
+        lines = ", ".join(str(d.line) for d in skipped[:8]) + (", ..." if len(skipped) > 8 else "")
+        are = "is not an entry" if len(skipped) == 1 else "are not entries"
+        where = f"line{'s' if len(skipped) > 1 else ''} {lines}"
         rows.append(
-            (
-                "skipped",
-                f"{count} line{'s are' if count != 1 else ' is'} not entries (line {lines}{more}); "
-                "see pisession check",
-            )
+            ("skipped", f"{_plural(len(skipped), 'line')} {are} ({where}); see pisession check")
         )
     return rows
 
 
-def fate_rows(session, fates, color: bool = False, ascii: bool = False) -> list:
-    """One row per entry: line, id, entry kind (+ label), mark and fate, reason."""
-    index = session.index
-    rows = []
-    for f in fates:
-        kind = entry_kind(index.types[f.position], index.roles[f.position])
-        label = label_for(session.labels, f.id)
-        if label:
-            kind += f" [{visible(label)}]"
-        mark = MARKS[FATE[f.fate].reached][1 if ascii else 0]
-        fate = paint(f"{mark} {f.fate}", FATE[f.fate].style, color=color)
-        rows.append((str(f.line), id_text(f.id), kind, fate, visible(f.reason), f))
-    return rows
+def _settings(reading) -> tuple[object, object, int]:
+    """Thinking level, model and message count of a ``Reading`` or a ``Projection``."""
+    if isinstance(reading, Reading):
+        return reading.thinking_level, reading.model, reading.messages
+    context = reading.context
+    return context.thinking_level, context.model, len(context.messages)
 
 
-def _visible_width(text: str) -> int:
-    return text_width(_SGR.sub("", text))
+def _version_text(session) -> str:
+    version = visible(session.original_version)
+    if session.migrated:
+        version += " (migrated to 3 in memory; the file is unchanged)"
+    if any(d.kind == "newer-version" for d in session.diagnostics):
+        version += " (newer than version 3, the rules pisession knows; read as Pi reads it)"
+    return version
 
 
-def fate_table(rows: list, width: int | None = None, color: bool = False) -> list[str]:
-    """Align ``fate_rows`` into lines that fit ``width`` columns (None: no limit)."""
-    head = ("line", "id", "entry", "  fate", "why")
-    w_line = max([len(head[0])] + [len(r[0]) for r in rows])
-    w_id = min(max([len(head[1])] + [text_width(r[1]) for r in rows]), 36)
-    w_kind = min(max([len(head[2])] + [text_width(r[2]) for r in rows]), 32)
-    w_fate = max([len(head[3])] + [_visible_width(r[3]) for r in rows])
+def _compaction_rows(session, projection) -> list[tuple[str, str]]:
+    compaction = projection.compaction
+    if compaction is None:
+        return [("compaction", "none on the path: the whole path is selected")]
+    types = session.index.types
+    older = sum(1 for p in projection.path if types[p] == "compaction") - 1
+    extra = f" (+{older} older on the path)" if older else ""
+    return [
+        ("compaction", f"{_where(session, compaction)}, newest{extra}"),
+        ("kept range", kept_range_text(session, projection)),
+    ]
+
+
+def header_text(rows: list[tuple[str, str]], look: Look) -> list[str]:
+    """``header_lines`` as aligned lines, long values wrapped under themselves.
+
+    >>> header_text([("file", "a long name"), ("id", "x")], Look(width=12))
+    ['file  a long', '      name', 'id    x']
+    """
+    key_width = max(len(k) for k, _ in rows)
     out = []
-    for line, ident, kind, fate, why in [head, *[r[:5] for r in rows]]:
-        left = (
-            f"{pad(line, w_line, right=True)}  {pad(truncate(ident, w_id), w_id)}  "
-            f"{pad(truncate(kind, w_kind), w_kind)}  "
-        )
-        fate_cell = fate + " " * (w_fate - _visible_width(fate))
-        room = None if width is None else max(width - text_width(left) - w_fate - 2, 10)
-        text = f"{left}{fate_cell}  {truncate(why, room)}".rstrip()
-        if width is not None and _visible_width(text) > width:
-            text = _cut(text, width)  # a very narrow terminal: plain text, cut
-        out.append(paint(text, "bold", color=color) if line == "line" else text)
+    for key, value in rows:
+        lines = wrap(value, look.width, " " * (key_width + 2), " " * (key_width + 2))
+        lines[0] = look.paint(pad(key, key_width), "bold") + lines[0][key_width:]
+        out.extend(look.fit(line) for line in lines)
     return out
+
+
+# --- which entries a view shows -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Entries a collapsed view leaves out: how many, and the first and last of them."""
+
+    hidden: int
+    first: int
+    last: int
+
+
+def _shorten(out: list, run: list, collapse: int) -> None:
+    if collapse > 0 and len(run) > collapse:
+        out.extend(run[:2])
+        out.append(Gap(len(run) - 4, run[2], run[-3]))
+        out.extend(run[-2:])
+    else:
+        out.extend(run)
+
+
+def collapse_runs(chain: list[int], keep: set, fate_of, collapse: int) -> list:
+    """``chain`` with each run of more than ``collapse`` entries of one fate (none of
+    them in ``keep``) shortened to its first two, a ``Gap``, and its last two.
+
+    >>> collapse_runs(list(range(10)), {9}, lambda p: "sent", 4)
+    [0, 1, Gap(hidden=5, first=2, last=6), 7, 8, 9]
+    """
+    if collapse <= 0:
+        return list(chain)
+    out: list = []
+    for _, group in groupby(chain, fate_of):
+        run: list[int] = []
+        for position in group:
+            if position in keep:
+                _shorten(out, run, collapse)
+                out.append(position)
+                run = []
+            else:
+                run.append(position)
+        _shorten(out, run, collapse)
+    return out
+
+
+#: How ``explain`` groups fates into runs: each fate that reaches the model on its own,
+#: every other one together (a run of them is the bulk a long session leaves behind).
+RUN_OF = {kind.name: kind.name if kind.reached else "not sent" for kind in FATES}
+
+
+def file_order_items(names, keep: set, collapse: int, run_of: dict | None = None) -> list:
+    """Every position in file order, with ``collapse_runs``' shortening, read off the
+    fate column ``names`` (no entry decoded, no per-entry call). ``run_of`` maps a fate
+    to its run (default: each fate its own).
+
+    >>> file_order_items(["sent"] * 6 + ["kept"], set(), 4)
+    [0, 1, Gap(hidden=2, first=2, last=3), 4, 5, 6]
+    """
+    if collapse <= 0:
+        return list(range(len(names)))
+    cuts = sorted(keep)
+    out: list = []
+    start = 0
+    for _, group in groupby(names, None if run_of is None else run_of.__getitem__):
+        end = start + sum(1 for _ in group)
+        low = start
+        for k in range(bisect_left(cuts, start), len(cuts)):
+            if cuts[k] >= end:
+                break
+            _shorten(out, range(low, cuts[k]), collapse)
+            out.append(cuts[k])
+            low = cuts[k] + 1
+        _shorten(out, range(low, end), collapse)
+        start = end
+    return out
+
+
+def explain_keep(session, fates) -> set[int]:
+    """Entries ``explain`` always shows: the leaf, the newest compaction, the first
+    entry of its kept range and the system messages it drops.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> sorted(s.line_of(p) for p in explain_keep(s, s.fates()))
+    [11, 22, 25, 27]
+    """
+    selection = fates.selection
+    keep = {fates.path[-1]} if fates.path else set()
+    if selection.compaction is not None:
+        keep.add(selection.compaction)
+        keep.update(selection.dropped_system)
+    if selection.first_kept is not None:
+        keep.add(selection.first_kept)
+    return keep
+
+
+def remarkable(session, leaf: int | None) -> set[int]:
+    """Entries a collapsed tree always shows: the leaf, every branch end, compactions,
+    the first entry of every kept range and labelled entries (runs end at them).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> sorted(s.line_of(p) for p in remarkable(s, s.default_leaf))
+    [9, 11, 21, 25, 27]
+    """
+    index = session.index
+    keep = {leaf} if leaf is not None else set()
+    keep.update(session.shape.leaves)
+    compactions = [p for p, kind in enumerate(index.types) if kind == "compaction"]
+    keep.update(compactions)
+    for c in compactions:
+        target = index.position_of(js_field(session.entry(c), "firstKeptEntryId"))
+        if target is not None:
+            keep.add(target)
+    keep.update(index.by_id[k] for k in session.labels if k in index.by_id)
+    return keep
+
+
+# --- the table of fates ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    """One entry as the explanation shows it (every text already made visible)."""
+
+    line: str
+    id: str
+    kind: str
+    short: str
+    label: str
+    fate: str
+    reason: str
+
+
+def _fate_row(session, fate) -> Row:
+    """The ``Row`` of one ``provenance.Fate``."""
+    index = session.index
+    kind, role = index.types[fate.position], index.roles[fate.position]
+    label = session.label_of(fate.position)
+    return Row(
+        str(fate.line),
+        id_text(fate.id),
+        entry_kind(kind, role),
+        entry_kind(kind, role, short=True),
+        "" if label is None else visible(label),
+        fate.fate,
+        visible(fate.reason),
+    )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Which parts of a row share its line: the kind in full or short, the label, the
+    fate. The rest, and the reason, make the row's *note*."""
+
+    short: bool
+    label: bool
+    fate: bool
+    #: spaces between columns
+    gap: int = 2
+
+
+#: Layouts from the widest to the narrowest; the first whose columns fit is used.
+LAYOUTS = (
+    Layout(False, True, True),
+    Layout(False, False, True),
+    Layout(True, False, True),
+    Layout(True, False, True, 1),
+    Layout(True, False, False),
+)
+
+_CAPS = {"id": 36, "kind": 40}
+
+#: Room kept at the end of a row for a note's number (``[12]``).
+KEY_ROOM = 6
+
+
+def _kind_cell(row: Row, layout: Layout) -> str:
+    kind = row.short if layout.short else row.kind
+    return f"{kind} [{row.label}]" if layout.label and row.label else kind
+
+
+def _head(layout: Layout) -> Row:
+    """The header row (the tightest layout heads the line column ``#``)."""
+    return _HEAD if layout.gap > 1 else Row("#", "id", "entry", "entry", "", "fate", "why")
+
+
+def _widths(rows: list[Row], layout: Layout) -> tuple[int, int, int, int]:
+    every = [_head(layout), *rows]
+    return (
+        max(len(r.line) for r in every),
+        min(max(text_width(r.id) for r in every), _CAPS["id"]),
+        min(max(text_width(_kind_cell(r, layout)) for r in every), _CAPS["kind"]),
+        max([len("  fate")] + [2 + len(r.fate) for r in rows]),
+    )
+
+
+_HEAD = Row("line", "id", "entry", "entry", "", "fate", "why")
+
+
+def _choose_layout(rows: list[Row], width: int | None) -> tuple[Layout, tuple, bool]:
+    """The widest ``Layout`` whose columns fit ``width`` (None: the widest), its column
+    widths (line, id, entry, fate), and whether rows have room for a note's number
+    (if not, every run of rows is followed by its note)."""
+    options = [(layout, True) for layout in LAYOUTS[:3]]
+    options += [(LAYOUTS[2], False), (LAYOUTS[3], False), (LAYOUTS[4], True), (LAYOUTS[4], False)]
+    for layout, numbered in options:
+        widths = _widths(rows, layout)
+        gap = layout.gap
+        used = (
+            widths[0] + gap + widths[1] + gap + widths[2] + (gap + widths[3] if layout.fate else 0)
+        )
+        if width is None or used + (gap + KEY_ROOM if numbered else 0) <= width:
+            return layout, widths, numbered
+    return LAYOUTS[-1], _widths(rows, LAYOUTS[-1]), False
+
+
+def _note(row: Row, layout: Layout, look: Look) -> str:
+    """What the row says beyond its columns: its fate and label when the layout leaves
+    them out, then its reason."""
+    parts = []
+    if not layout.fate:
+        kind = FATE[row.fate]
+        parts.append(look.paint(f"{look.mark(kind.reached)} {row.fate}", kind.style))
+    if not layout.label and row.label:
+        parts.append(f"#{row.label}")
+    parts.append(row.reason)
+    return ": ".join(parts)
+
+
+def _columns(row: Row, layout: Layout, widths: tuple, look: Look) -> str:
+    """The row's cells, padded, up to where its note starts."""
+    w_line, w_id, w_kind, w_fate = widths
+    cells = [
+        pad(row.line, w_line, right=True),
+        pad(look.cut(row.id, w_id), w_id),
+        pad(look.cut(_kind_cell(row, layout), w_kind), w_kind),
+    ]
+    if layout.fate:
+        kind = FATE.get(row.fate)
+        fate = "  fate" if kind is None else f"{look.mark(kind.reached)} {row.fate}"
+        painted = fate if kind is None else look.paint(fate, kind.style)
+        cells.append(painted + " " * (w_fate - text_width(fate)))
+    gap = " " * layout.gap
+    return gap.join(cells) + gap
+
+
+def gap_counts(names, gap: Gap) -> str:
+    """The fates of a gap's entries in words: ``120 summarized, 4 off-path``.
+
+    >>> gap_counts(["sent", "summarized", "off-path", "summarized"], Gap(3, 1, 3))
+    '2 summarized, 1 off-path'
+    """
+    counts = Counter(names[gap.first : gap.last + 1])
+    return ", ".join(f"{counts[k.name]:,} {k.name}" for k in FATES if counts[k.name])
+
+
+def _gap_lines(session, gap: Gap, names, indent: int, look: Look) -> list[str]:
+    dots = look.symbol("┆", ":")
+    lines = f"lines {session.line_of(gap.first)}-{session.line_of(gap.last)}"
+    text = f"{dots} {gap.hidden:,} more entries: {gap_counts(names, gap)} ({lines})"
+    lead = " " * indent
+    return [look.paint(line, "dim") for line in wrap(text, look.width, lead + "  ", lead)]
+
+
+class _Notes:
+    """Notes too long for their rows, written under the first run of rows that has
+    them: numbered (rows show ``[3]``, a note is written once), or, when rows have no
+    room for a number, under every run."""
+
+    def __init__(self, look: Look, indent: int, numbered: bool):
+        self.look, self.indent, self.numbered = look, indent, numbered
+        self.numbers: dict[str, int] = {}
+        self.open: str | None = None  # the note whose text is owed after the current run
+
+    def reference(self, note: str, out: list[str]) -> str:
+        """What the row shows for its note (``[3]``, or nothing), closing the run before
+        it if that one had another note."""
+        if self.open is not None and self.open != note:
+            self.close(out)
+        if not self.numbered:
+            self.open = note
+            return ""
+        if note not in self.numbers:
+            self.numbers[note] = len(self.numbers) + 1
+            self.open = note
+        return f"[{self.numbers[note]}]"
+
+    def close(self, out: list[str]) -> None:
+        """Write the owed note (if any) under the rows above."""
+        if self.open is None:
+            return
+        arrow = self.look.symbol("↳ ", "-> ")
+        if self.numbered:
+            arrow += f"[{self.numbers[self.open]}] "
+        lead = " " * self.indent
+        lines = wrap(self.open, self.look.width, lead + " " * len(arrow), lead + arrow)
+        out.extend(self.look.fit(line) for line in lines)
+        self.open = None
+
+
+def fate_table(session, fates, items: list, look: Look) -> list[str]:
+    """The table of ``items`` (positions and ``Gap``s, file order): one line per entry
+    and per gap. A row's note (its reason, and whatever its layout leaves out) stands
+    at the end of the row when it fits; otherwise the row shows a number and the note
+    is written once, wrapped, under the first rows that have it.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> print("\\n".join(fate_table(s, s.fates(), [0, 24, 25], Look(width=60))))
+    line  id        entry                fate        why
+       2  n0000001  session_info       ✗ summarized  [1]
+          ↳ [1] before the kept range of compaction cp000001:
+                replaced by its summary
+      26  u4000001  message user       ✓ sent        [2]
+          ↳ [2] sent as user
+      27  a6000001  message assistant  ✓ sent        [3]
+          ↳ [3] sent as assistant
+    """
+    rows = {p: _fate_row(session, fates[p]) for p in items if not isinstance(p, Gap)}
+    layout, widths, numbered = _choose_layout(list(rows.values()), look.width)
+    head = _columns(_head(layout), layout, widths, look)
+    if numbered:
+        head += "why" if layout.fate else "fate, why"
+    out = [look.paint(look.fit(head.rstrip()), "bold")]
+    notes = _Notes(look, widths[0] + layout.gap, numbered)
+    for item in items:
+        if isinstance(item, Gap):
+            notes.close(out)
+            out.extend(
+                look.fit(x) for x in _gap_lines(session, item, fates.names, widths[0] + 2, look)
+            )
+            continue
+        row = rows[item]
+        left = _columns(row, layout, widths, look)
+        note = _note(row, layout, look)
+        room = None if look.width is None else look.width - look.visible_width(left)
+        if room is None or look.visible_width(note) <= room:
+            notes.close(out)
+            out.append((left + note).rstrip())
+        else:
+            out.append((left + notes.reference(note, out)).rstrip())
+    notes.close(out)
+    return out
+
+
+# --- the explanation ---------------------------------------------------------------------------
 
 
 def summary_lines(fates, messages: int, color: bool = False) -> list[str]:
@@ -171,14 +558,17 @@ def summary_lines(fates, messages: int, color: bool = False) -> list[str]:
     >>> summary_lines(s.fates(), 10)[0]
     '9 of 26 entries reached the model, as 10 messages.'
     """
+    look = Look(color=color)
     counts = fates.counts()
     reached = sum(n for name, n in counts.items() if FATE[name].reached)
-    plural = "" if messages == 1 else "s"
-    lines = [f"{reached} of {len(fates)} entries reached the model, as {messages} message{plural}."]
+    lines = [
+        f"{reached:,} of {_plural(len(fates), 'entry', 'entries')} reached the model, "
+        f"as {_plural(messages, 'message')}."
+    ]
 
     def part(reached_model: bool) -> str:
         shown = [
-            paint(f"{k.name} {counts[k.name]}", k.style, color=color)
+            look.paint(f"{k.name} {counts[k.name]:,}", k.style)
             for k in FATES
             if k.reached == reached_model and counts[k.name]
         ]
@@ -195,11 +585,14 @@ def explain_text(
     color: bool = False,
     width: int | None = None,
     ascii: bool = False,
+    collapse: int = COLLAPSE,
 ) -> str:
     """The full explanation for one leaf: header, one line per entry, summary.
 
-    ``color`` adds ANSI colours (fates), ``width`` truncates lines to that many
-    columns, ``ascii`` uses ``+``/``-`` instead of ``✓``/``✗``.
+    ``color`` adds ANSI colours (fates); ``width`` fits every line into that many
+    columns (reasons move under their rows rather than being cut); ``ascii`` uses
+    ``+``/``-`` and ``...``; runs of more than ``collapse`` entries with one fate are
+    shortened to their first and last two (0: every entry).
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
@@ -207,122 +600,234 @@ def explain_text(
     >>> "u5000001" in text and "off-path" in text
     True
     """
-    projection = session.projection(leaf_id)
+    look = Look(color, width, ascii)
     fates = session.fates(leaf_id)
-    header = header_lines(session, projection, leaf_id)
-    key_width = max(len(k) for k, _ in header)
-    out = []
-    for key, value in header:
-        room = None if width is None else width - key_width - 2
-        out.append(f"{paint(pad(key, key_width), 'bold', color=color)}  {truncate(value, room)}")
+    reading = reading_of(session, fates)
+    out = header_text(header_lines(session, reading, leaf_id), look)
     out.append("")
     if len(fates):
-        out.extend(fate_table(fate_rows(session, fates, color, ascii), width, color))
+        items = file_order_items(fates.names, explain_keep(session, fates), collapse, RUN_OF)
+        out.extend(fate_table(session, fates, items, look))
         out.append("")
-    for line in summary_lines(fates, len(projection.context.messages), color):
-        if width is not None and _visible_width(line) > width:
-            plain = _SGR.sub("", line)
-            out.extend(textwrap.wrap(plain, width, subsequent_indent="            "))
+    for line in summary_lines(fates, reading.messages, color):
+        if width is not None and look.visible_width(line) > width:
+            out.extend(wrap(SGR.sub("", line), width, " " * (12 if line[0] == " " else 2)))
         else:
             out.append(line)
     return "\n".join(out) + "\n"
 
 
+# --- the explanation as data ---------------------------------------------------------------
+
+
+def leaf_data(session, chosen: int | None) -> list[dict]:
+    """Every leaf (branch end) of the tree, in file order: id, line, label, and whether
+    it is the one explained.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> [(leaf["id"], leaf["chosen"]) for leaf in leaf_data(s, s.default_leaf)]
+    [('cm000001', False), ('a6000001', True)]
+    """
+    index = session.index
+    return [
+        {
+            "id": json_id(index.ids[p]),
+            "line": session.line_of(p),
+            "label": session.label_of(p),
+            "chosen": p == chosen,
+        }
+        for p in session.shape.leaves
+    ]
+
+
+def json_id(value: object) -> object:
+    """A value read from the file as JSON: ``None`` for one that is absent.
+
+    >>> json_id(UNDEFINED), json_id("a1")
+    (None, 'a1')
+    """
+    return None if value is UNDEFINED else value
+
+
+def _kept_range_data(session, projection) -> dict | None:
+    selection = projection.selection
+    if selection.compaction is None:
+        return None
+    index = session.index
+    data: dict = {"text": kept_range_text(session, projection)}
+    if selection.first_kept is None:
+        target = js_field(session.entry(selection.compaction), "firstKeptEntryId")
+        data.update(entries=0, retainNone=strict_equal(target, index.ids[selection.compaction]))
+        return data
+    kept = projection.path[selection.start : selection.cut]
+    data.update(
+        entries=len(kept),
+        first=json_id(index.ids[kept[0]]),
+        last=json_id(index.ids[kept[-1]]),
+        lines=[session.line_of(kept[0]), session.line_of(kept[-1])],
+        droppedSystem=[json_id(index.ids[p]) for p in selection.dropped_system],
+        retainNone=False,
+    )
+    return data
+
+
+def _place(session, position: int) -> dict:
+    return {"id": json_id(session.index.ids[position]), "line": session.line_of(position)}
+
+
+def explain_head(session, fates, leaf_id: object = None) -> dict:
+    """The explanation without its entries, as JSON-ready data (``explain --json``).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> head = explain_head(s, s.fates())
+    >>> head["leaf"], head["counts"]["kept"]
+    ({'id': 'a6000001', 'line': 27, 'default': True}, 5)
+    """
+    reading = reading_of(session, fates)
+    index, path = session.index, reading.path
+    compaction = reading.compaction
+    leaf = path[-1] if path else None
+    return {
+        "file": session.source,
+        "session": {
+            "id": session.id,
+            "name": session.name,
+            "version": session.original_version,
+            "migrated": session.migrated,
+        },
+        "leaf": None if leaf is None else {**_place(session, leaf), "default": leaf_id is None},
+        "path": {"entries": len(path), "root": json_id(index.ids[path[0]]) if path else None},
+        "compaction": None if compaction is None else _place(session, compaction),
+        "keptRange": _kept_range_data(session, reading),
+        "context": {
+            "messages": reading.messages,
+            "thinkingLevel": None
+            if reading.thinking_level is UNDEFINED
+            else reading.thinking_level,
+            "model": reading.model,
+        },
+        "reached": fates.reached(),
+        "counts": fates.counts(),
+        "skippedLines": [d.line for d in session.diagnostics if d.kind != "newer-version"],
+        "leaves": leaf_data(session, leaf),
+    }
+
+
+def entry_data(session, fates) -> Iterator[dict]:
+    """Every entry's fate and reason, in file order, one dict at a time.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> next(entry_data(s, s.fates()))["reason"]
+    'before the kept range of compaction cp000001: replaced by its summary'
+    """
+    index = session.index
+    texts: dict = {}
+    for fate in fates:
+        p = fate.position
+        role = index.roles[p] if index.types[p] == "message" else None
+        reason = texts.get(fate.why)
+        if reason is None:
+            reason = texts[fate.why] = fate.reason
+        yield {
+            "line": fate.line,
+            "id": fate.id,
+            "type": fate.type,
+            "role": role if isinstance(role, str) else None,
+            "label": session.label_of(p),
+            "fate": fate.fate,
+            "reached": FATE[fate.fate].reached,
+            "messages": fate.messages,
+            "reason": reason,
+        }
+
+
 # --- the tree as text ---------------------------------------------------------------
 
-#: Tree drawing pieces: (branch, last branch, through, space, on path, off path, leaf).
-_BOX = ("├─ ", "└─ ", "│  ", "   ", "●", "○", "◀ leaf")
-_ASCII = ("|- ", "`- ", "|  ", "   ", "*", "o", "<- leaf")
+
+@dataclass(frozen=True)
+class _Pieces:
+    branch: str
+    last: str
+    through: str
+    space: str
+    on_path: str
+    off_path: str
+    leaf: str
+    other_leaf: str
+    dots: str
 
 
-def _chain(shape, start: int) -> list[int]:
-    """``start`` and its single-child descendants: one straight run of the tree."""
-    chain = [start]
-    kids = shape.children(start)
-    while len(kids) == 1:
-        chain.append(kids[0])
-        kids = shape.children(kids[0])
-    return chain
+_BOX = _Pieces("├─ ", "└─ ", "│  ", "   ", "●", "○", "◀ leaf", "◁ leaf", "┆")
+_ASCII = _Pieces("|- ", "`- ", "|  ", "   ", "*", "o", "<- leaf", "< leaf", ":")
 
 
-def collapse_runs(chain: list[int], keep: set, fate_of, collapse: int) -> list:
-    """Replace long runs of unremarkable entries (same fate) by ``("gap", n, a, b)``.
+@dataclass(frozen=True)
+class _TreeView:
+    look: Look
+    pieces: _Pieces
+    names: list | None
+    leaf: int | None
+    leaves: frozenset
+    line_width: int
+    #: the entries shown, decoded together (position -> entry)
+    entries: dict = field(default_factory=dict)
 
-    >>> collapse_runs(list(range(10)), {9}, lambda p: "sent", 4)
-    [0, 1, ('gap', 5, 2, 6), 7, 8, 9]
-    """
-    if collapse <= 0:
-        return list(chain)
-    out: list = []
-    run: list[int] = []
-
-    def flush():
-        if len(run) > collapse:
-            out.extend(run[:2])
-            out.append(("gap", len(run) - 4, run[2], run[-3]))
-            out.extend(run[-2:])
-        else:
-            out.extend(run)
-        run.clear()
-
-    for position in chain:
-        if position in keep or (run and fate_of(run[-1]) != fate_of(position)):
-            flush()
-        if position in keep:
-            out.append(position)
-        else:
-            run.append(position)
-    flush()
-    return out
+    def fate_of(self, position: int) -> str | None:
+        return None if self.names is None else self.names[position]
 
 
-def remarkable(session, leaf: int | None) -> set[int]:
-    """Entries a collapsed view always shows: the leaf, compactions, the first entry of
-    every kept range, labelled entries, roots and branch points are kept by their runs."""
-    index = session.index
-    keep = {leaf} if leaf is not None else set()
-    compactions = [p for p in range(len(index)) if index.types[p] == "compaction"]
-    keep.update(compactions)
-    for c in compactions:
-        target = session.index.position_of(js_field(session.entry(c), "firstKeptEntryId"))
-        if target is not None:
-            keep.add(target)
-    keep.update(index.by_id[k] for k in session.labels if k in index.by_id)
-    return keep
-
-
-def _node_line(session, position: int, lead: str, view: dict) -> str:
-    """One entry of the tree: line, marks, id, kind, fate, label, what it says."""
-    pieces, fate_of, color, width = view["pieces"], view["fate_of"], view["color"], view["width"]
-    index = session.index
-    mark = (pieces[4] if fate_of(position) != "off-path" else pieces[5]) if view["fates"] else " "
-    parts = [id_text(index.ids[position]), entry_kind(index.types[position], index.roles[position])]
-    fate = fate_of(position)
+def _tags(session, position: int, view: _TreeView) -> list[str]:
+    """Fate, label and leaf marks of a tree line."""
+    look, tags = view.look, []
+    fate = view.fate_of(position)
     if fate:
-        parts.append(paint(f"[{fate}]", FATE[fate].style, color=color))
-    label = label_for(session.labels, index.ids[position])
+        tags.append(look.paint(f"[{fate}]", FATE[fate].style))
+    label = session.label_of(position)
     if label:
-        parts.append(paint(f"#{visible(label)}", "bold", color=color))
-    if position == view["leaf"]:
-        parts.append(paint(pieces[6], "bold", color=color))
-    number = pad(str(session.line_of(position)), view["line_width"], right=True)
-    text = f"{number} {lead}{mark} " + " ".join(parts)
-    snippet = visible(entry_text(session.entry(position)))
-    room = 60 if width is None else width - _visible_width(text) - 4
-    if snippet and room >= 8:
-        text += f'  "{truncate(snippet, room)}"'
-    return text
+        tags.append(look.paint(f"#{visible(label)}", "bold"))
+    if position == view.leaf:
+        tags.append(look.paint(view.pieces.leaf, "bold"))
+    elif position in view.leaves:
+        tags.append(view.pieces.other_leaf)
+    return tags
 
 
-def _gap_line(session, item: tuple, lead: str, view: dict) -> str:
-    _, hidden, first, last = item
-    dots = ":" if view["pieces"] is _ASCII else "┆"
-    return paint(
-        f"{' ' * view['line_width']} {lead}{dots} {hidden} more entries (lines "
-        f"{session.line_of(first)}-{session.line_of(last)})",
-        "dim",
-        color=view["color"],
-    )
+def _node_lines(session, position: int, lead: str, cont: str, view: _TreeView) -> list[str]:
+    """One entry of the tree: line, marks, id, kind, fate, label, leaf, a preview; on a
+    narrow terminal the marks after the kind go on a second line rather than off the edge."""
+    look, index = view.look, session.index
+    if view.names is None:
+        mark = " "
+    else:
+        mark = view.pieces.off_path if view.fate_of(position) == OFF_PATH else view.pieces.on_path
+    head = f"{pad(str(session.line_of(position)), view.line_width, right=True)} {lead}{mark} "
+    head += id_text(index.ids[position])
+    kind, role = index.types[position], index.roles[position]
+    tail = " ".join(_tags(session, position, view))
+    line = f"{head} {entry_kind(kind, role)}" + (f" {tail}" if tail else "")
+    width = look.width
+    if width is not None and look.visible_width(line) > width:
+        line = f"{head} {entry_kind(kind, role, short=True)}" + (f" {tail}" if tail else "")
+    if width is not None and look.visible_width(line) > width and tail:
+        first = look.fit(f"{head} {entry_kind(kind, role, short=True)}")
+        more = f"{' ' * view.line_width} {cont}{' ' * (len(mark) + 1)}{tail}"
+        return [first, look.fit(more)]
+    room = 60 if width is None else width - look.visible_width(line) - 4
+    if room >= 8:
+        entry = view.entries.get(position) if view.entries else session.entry(position)
+        snippet = visible(entry_text(entry)[: room * 4 + 16])
+        if snippet:
+            line += f'  "{look.cut(snippet, room)}"'
+    return [line]
+
+
+def _tree_gap(session, gap: Gap, lead: str, view: _TreeView) -> str:
+    lines = f"lines {session.line_of(gap.first)}-{session.line_of(gap.last)}"
+    text = f"{' ' * view.line_width} {lead}{view.pieces.dots} {gap.hidden:,} more entries ({lines})"
+    return view.look.fit(view.look.paint(text, "dim"))
 
 
 def tree_text(
@@ -331,11 +836,12 @@ def tree_text(
     color: bool = False,
     width: int | None = None,
     ascii: bool = False,
-    collapse: int = 12,
+    collapse: int = COLLAPSE,
     with_fates: bool = True,
 ) -> str:
     """The entry tree in Pi's order, one line per entry: line number, ``●`` on the path
-    to the leaf (``○`` elsewhere), id, kind, fate, label, a preview of the text.
+    to the leaf (``○`` elsewhere), id, kind, fate, label, ``◀ leaf`` for the leaf shown
+    and ``◁ leaf`` for every other branch end, a preview of the text.
 
     Straight runs stay in one column; branches are drawn with ``├─``/``└─``. Runs of
     more than ``collapse`` unremarkable entries with the same fate are shortened to
@@ -343,61 +849,188 @@ def tree_text(
     draws the tree alone (for files whose path cannot be built).
 
     >>> import pisession
-    >>> text = tree_text(pisession.load(pisession.sample_path("tour")), ascii=True)
+    >>> text = tree_text(pisession.load(pisession.sample_path("tour")), ascii=True, width=72)
     >>> print(text.splitlines()[8])
-    10 |- * lb000001 label [summarized]  "a2000001 = first answer"
+    18 |- o bs000001 branch_summary [off-path]  "The user read util.py (..."
     """
     if not len(session):
         return "(no entries)\n"
     leaf = session.default_leaf if leaf_id is None else session.position_of(leaf_id)
-    names = session.fates(leaf_id).names if with_fates else None
-    view = {
-        "pieces": _ASCII if ascii else _BOX,
-        "fate_of": (lambda p: names[p]) if names is not None else (lambda p: None),
-        "fates": names is not None,
-        "color": color,
-        "width": width,
-        "leaf": leaf,
-        "line_width": len(str(session.line_of(len(session) - 1))),
-    }
+    view = _TreeView(
+        Look(color, width, ascii),
+        _ASCII if ascii else _BOX,
+        session.fates(leaf_id).names if with_fates else None,
+        leaf,
+        frozenset(session.shape.leaves),
+        len(str(session.line_of(len(session) - 1))),
+    )
     lines = _tree_lines(session, view, remarkable(session, leaf), collapse)
-    if width is not None:
-        lines = [ln if _visible_width(ln) <= width else _cut(ln, width) for ln in lines]
     return "\n".join(lines) + "\n"
 
 
-def _tree_lines(session, view: dict, keep: set, collapse: int) -> list[str]:
-    shape, pieces = session.shape, view["pieces"]
-    lines: list[str] = []
-    seen = 0
+def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator[tuple]:
+    """The lines of the tree as ``(item, lead, cont)``: ``item`` a position or a
+    ``Gap``, ``lead`` the drawing before it (``├─ ``...), ``cont`` the drawing under it.
+
+    Roots in file order, children in Pi's order (by timestamp), with one change that
+    keeps a long session's tree from drifting right: at a branch point the child on the
+    path to the leaf (without fates: the last child) comes last and continues in its
+    parent's column; the other children are drawn before it as side branches. Straight
+    runs stay in one column. ``names`` (the fate column, or None) shortens runs of one
+    fate and finds the path.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> rows = [(s.line_of(p), lead) for p, lead, _ in tree_walk(s, s.fates().names, set(), 0)]
+    >>> rows[7:10]
+    [(9, ''), (18, '├─ '), (19, '│  ')]
+    """
+    shape, pieces = session.shape, pieces or _BOX
+    fate_of = (lambda p: None) if names is None else names.__getitem__
     stack = [(root, "", "") for root in reversed(shape.roots)]
     while stack:
         start, lead, cont = stack.pop()
-        chain = _chain(shape, start)
-        seen += len(chain)
-        for rank, item in enumerate(collapse_runs(chain, keep, view["fate_of"], collapse)):
-            prefix = lead if rank == 0 else cont
-            if isinstance(item, tuple):
-                lines.append(_gap_line(session, item, prefix, view))
-            else:
-                lines.append(_node_line(session, item, prefix, view))
+        chain = shape.chain(start)
+        for rank, item in enumerate(collapse_runs(chain, keep, fate_of, collapse)):
+            yield item, lead if rank == 0 else cont, cont
         kids = shape.children(chain[-1])
-        for rank in reversed(range(len(kids))):
-            last = rank == len(kids) - 1
-            stack.append(
-                (kids[rank], cont + pieces[1 if last else 0], cont + pieces[3 if last else 2])
-            )
+        if not kids:
+            continue
+        straight = next((k for k in kids if names is not None and names[k] != OFF_PATH), kids[-1])
+        stack.append((straight, cont, cont))
+        for kid in reversed([k for k in kids if k != straight]):
+            stack.append((kid, cont + pieces.branch, cont + pieces.through))
+
+
+def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:
+    lines: list[str] = []
+    seen = 0
+    walk = list(tree_walk(session, view.names, keep, collapse, view.pieces))
+    shown = [item for item, _, _ in walk if not isinstance(item, Gap)]
+    view.entries.update(zip(shown, session.index.entries(shown)))  # one read for all
+    for item, lead, cont in walk:
+        if isinstance(item, Gap):
+            seen += item.hidden
+            lines.append(_tree_gap(session, item, lead, view))
+        else:
+            seen += 1
+            lines.extend(_node_lines(session, item, lead, cont, view))
     if seen < len(session):
-        cycles = sorted(p for loop in session.problems()["cycles"] for p in loop)
-        shown = ", ".join(str(session.line_of(p)) for p in cycles[:10])
-        more = ", ..." if len(cycles) > 10 else ""
-        lines.append(
-            f"(not in the tree: {len(session) - seen} entries in or under parent cycles, "
-            f"line {shown}{more}; see pisession check)"
-        )
+        lines.extend(wrap(_unreached_text(session, seen), view.look.width, " "))
     return lines
 
 
-def _cut(line: str, width: int) -> str:
-    """Truncate a line that may hold ANSI colour codes (drops the colours)."""
-    return truncate(_SGR.sub("", line), width)
+def _unreached_text(session, seen: int) -> str:
+    cycles = sorted(p for loop in session.problems()["cycles"] for p in loop)
+    shown = ", ".join(str(session.line_of(p)) for p in cycles[:10])
+    more = ", ..." if len(cycles) > 10 else ""
+    return (
+        f"(not in the tree: {len(session) - seen} entries in or under parent cycles, "
+        f"line {shown}{more}; see pisession check)"
+    )
+
+
+# --- the tree as data -----------------------------------------------------------------------
+
+
+def tree_entries(session, leaf_id: object = None, with_fates: bool = True) -> Iterator[dict]:
+    """Every entry of the tree in Pi's order (``Shape.preorder``), one dict at a time:
+    line, id, the parent's id, depth, type, role, label, fate at the leaf, whether it
+    is a leaf (a branch end).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> row = next(e for e in tree_entries(s) if e["id"] == "bs000001")
+    >>> row["parentId"], row["depth"], row["fate"]
+    ('a2000001', 8, 'off-path')
+    """
+    index = session.index
+    names = session.fates(leaf_id).names if with_fates else None
+    leaves = set(session.shape.leaves)
+    for p, depth in session.shape.preorder():
+        parent = index.parents[p]
+        role = index.roles[p] if index.types[p] == "message" else None
+        yield {
+            "line": session.line_of(p),
+            "id": json_id(index.ids[p]),
+            "parentId": json_id(index.ids[parent]) if parent >= 0 else None,
+            "depth": depth,
+            "type": json_id(index.types[p]),
+            "role": role if isinstance(role, str) else None,
+            "label": session.label_of(p),
+            "fate": None if names is None else names[p],
+            "leaf": p in leaves,
+        }
+
+
+# --- usage and counts ------------------------------------------------------------------------
+
+#: Message roles in the order ``stats`` lists them, with their row names.
+ROLE_ROWS = (
+    ("user", "user"),
+    ("assistant", "assistant"),
+    ("toolResult", "tool results"),
+    ("system", "system"),
+    ("bashExecution", "bash executions"),
+    ("custom", "custom"),
+)
+
+
+def role_counts(session, positions) -> Counter:
+    """Message entries by role among ``positions`` (``(no role)`` for a message without
+    one), from the index alone: no entry decoded.
+
+    >>> import pisession
+    >>> role_counts(pisession.load(pisession.sample_path("tour")), range(5))
+    Counter({'system': 1, 'user': 1})
+    """
+    types, roles = session.index.types, session.index.roles
+    counts: Counter = Counter()
+    for p in positions:
+        if types[p] == "message":
+            role = roles[p]
+            counts[role if isinstance(role, str) else "(no role)"] += 1
+    return counts
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
+
+
+def stats_rows(session, leaf_id: object = None, whole=None, branch=None) -> list[tuple]:
+    """``pisession stats``' rows as text: (row, whole session, branch to the leaf).
+    The message rows by role add up to the messages row; a role other than user,
+    assistant and tool result is listed when it occurs.
+
+    >>> import pisession
+    >>> rows = stats_rows(pisession.load(pisession.sample_path("tour")))
+    >>> [r for r in rows if r[0].strip() in ("messages", "user", "system")]
+    [('messages', '16', '14'), ('  user', '5', '4'), ('  system', '2', '2')]
+    """
+    whole = session.stats() if whole is None else whole
+    branch = session.stats(leaf_id, branch=True) if branch is None else branch
+    path = session.path_positions(leaf_id)
+    counts = role_counts(session, range(len(session))), role_counts(session, path)
+    known = dict(ROLE_ROWS)
+    rows = [
+        ("entries", len(session), len(path)),
+        ("messages", sum(counts[0].values()), sum(counts[1].values())),
+    ]
+    for role, name in ROLE_ROWS:
+        if role in ("user", "assistant", "toolResult") or counts[0][role]:
+            rows.append((f"  {name}", counts[0][role], counts[1][role]))
+    for role in sorted(set(counts[0]) - set(known)):
+        rows.append((f"  {visible(role)}", counts[0][role], counts[1][role]))
+    w, b = whole.usage, branch.usage
+    rows += [
+        ("tool calls", whole.tool_calls, branch.tool_calls),
+        ("tokens", w.total_tokens, b.total_tokens),
+        ("  input", w.input, b.input),
+        ("  output", w.output, b.output),
+        ("  cache read", w.cacheRead, b.cacheRead),
+        ("  cache write", w.cacheWrite, b.cacheWrite),
+    ]
+    out = [(name, _number(x), _number(y)) for name, x, y in rows]
+    return [*out, ("cost", f"${w.cost:,.4f}", f"${b.cost:,.4f}")]

@@ -24,7 +24,17 @@ import functools
 import html
 from dataclasses import dataclass, field
 
-from .display import _esc, _table, fate_badge, projection_html, short_id
+from .display import (
+    _esc,
+    _id_cell,
+    _table,
+    details_html,
+    fate_badge,
+    markdown_html,
+    projection_html,
+    short_id,
+    view,
+)
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 from .text import entry_text, kind_of, one_line, strip_unsafe
@@ -74,18 +84,33 @@ def leaf_options(session) -> list[tuple[str, object]]:
     return options
 
 
-def branch_view(session, leaf_id: object = None, dpi: int = 80) -> tuple[bytes, str]:
-    """The tree drawn for a leaf (PNG bytes) and that leaf's context as an HTML table.
+def branch_view(session, leaf_id: object = None) -> tuple[bytes, str, int]:
+    """The tree drawn for a leaf (PNG bytes at twice its natural size, and that natural
+    width in px) and that leaf's context as an HTML table.
 
     >>> import pisession
-    >>> png, table = branch_view(pisession.load(pisession.sample_path("tour")), "cm000001")
-    >>> png[:4], "custom msg" in table
-    (b'\\x89PNG', True)
+    >>> png, table, width = branch_view(pisession.load(pisession.sample_path("tour")), "cm000001")
+    >>> png[:4], "custom msg" in table, width
+    (b'\\x89PNG', True, 562)
     """
-    from .draw import draw_tree, figure_png
+    from .draw import HIDPI, NATURAL_DPI, draw_tree, figure_png, natural_size
 
-    png = figure_png(draw_tree(session, leaf_id), dpi=dpi)
-    return png, projection_html(session.projection(leaf_id))
+    fig = draw_tree(session, leaf_id)
+    png = figure_png(fig, dpi=NATURAL_DPI * HIDPI)
+    return png, projection_html(session.projection(leaf_id)), natural_size(fig)[0]
+
+
+def branch_html(session, leaf_id: object = None) -> str:
+    """The branch explorer's picture as static HTML: the tree and the context table.
+
+    >>> import pisession
+    >>> branch_html(pisession.load(pisession.sample_path("tour")))[:6]
+    '<style'
+    """
+    from .draw import draw_tree, figure_html
+
+    picture = figure_html(draw_tree(session, leaf_id), alt="entry tree")
+    return view(f"<div>{picture}</div>") + projection_html(session.projection(leaf_id))
 
 
 # --- compactions ------------------------------------------------------------------------
@@ -149,52 +174,82 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
     return steps
 
 
-#: The marks of the compaction stepper, as ``(word, fate whose colour it takes)``.
-_MARKS = {"replaced": "summarized", "kept": "kept", "compaction": "compaction"}
+#: The marks of the compaction stepper: word -> (fate whose colour the badge takes,
+#: row class: ``removed`` rows left the context, ``added`` rows entered it).
+_MARKS = {
+    "replaced": ("summarized", "removed"),
+    "kept": ("kept", ""),
+    "compaction": ("compaction", "added"),
+}
 
 
-def _selection_table(session, projection, marks: dict[int, str]) -> str:
-    rows = []
+def _selection_table(projection, marks: dict[int, str]) -> str:
+    """The entries a projection selected, marked: replaced, kept or new."""
+    rows, row_marks = [], []
     for item in projection.entries if projection is not None else []:
         mark = marks.get(item.position, "")
-        badge = fate_badge(_MARKS[mark], text=mark) if mark else ""
+        badge = fate_badge(_MARKS[mark][0], text=mark) if mark else ""
         rows.append(
             [
                 str(item.line),
-                f"<code>{_esc(short_id(item.id))}</code>",
+                _id_cell(item.id),
                 _esc(kind_of(item.entry, short=True), 20),
-                _esc(entry_text(item.entry), 60),
+                _esc(entry_text(item.entry), 48),
                 str(len(item.messages)),
                 badge,
             ]
         )
-    return _table(["line", "entry", "kind", "text", "msgs", ""], rows)
+        row_marks.append(_MARKS[mark][1] if mark else "")
+    headers = ["line", "entry", "kind", "text", "msgs", ""]
+    table = _table(headers, rows, widths=[38, 76, 62, None, 40, 90], marks=row_marks)
+    return table.replace('<table class="pisession"', '<table class="pisession one-line"', 1)
 
 
-def compaction_step_html(session, step: CompactionStep, number: int = 0, total: int = 1) -> str:
-    """One compaction step as HTML: facts, then the selection before and after it."""
-    from .display import _STYLE
+def summary_html(summary: object, previous: object = None) -> str:
+    """A compaction summary in full, as Markdown, in a collapsible block; lines not in
+    the ``previous`` summary are highlighted (and counted in the block's title).
 
+    >>> summary_html("## Goal\\n- a\\n- b", previous="## Goal\\n- a")[:60]
+    '<details><summary>summary: 3 lines, 1 new since the previous'
+    """
+    lines = strip_unsafe(summary).split("\n")
+    old = set(strip_unsafe(previous).split("\n")) if previous is not None else None
+    marked = (
+        set() if old is None else {i for i, s in enumerate(lines) if s.strip() and s not in old}
+    )
+    count = sum(1 for line in lines if line.strip())
+    title = f"summary: {count} lines"
+    if old is not None:
+        title += f", {len(marked)} new since the previous compaction (highlighted)"
+    return details_html(html.escape(title) + " (click to open)", markdown_html(summary, marked))
+
+
+def compaction_step_html(
+    session, step: CompactionStep, number: int = 0, total: int = 1, previous: object = None
+) -> str:
+    """One compaction step as HTML: facts, the summary (full, as Markdown, new lines
+    highlighted against ``previous``), then the selection before and after it with the
+    rows that left (red) and entered (green) the context marked."""
     before_marks = dict.fromkeys(step.replaced, "replaced")
     before_marks.update(dict.fromkeys(step.kept, "kept"))
     after_marks = dict.fromkeys(step.kept, "kept")
     after_marks[step.position] = "compaction"
     count = len(step.before.messages) if step.before is not None else 0
     facts = (
-        f"<p><b>compaction {number + 1} of {total}</b>: <code>{_esc(short_id(step.id))}</code>"
+        f"<p><b>compaction {number + 1} of {total}</b>: {_id_cell(step.id)}"
         f" (line {step.line}), firstKeptEntryId <code>{_esc(step.first_kept_id, 40)}</code>,"
         f" tokensBefore {_esc(step.tokens_before, 20)}; kept range {len(step.kept)} entries,"
-        f" summary replaced {len(step.replaced)} entries</p>"
-        f"<p><i>summary:</i> {_esc(step.summary, 300)}</p>"
+        f" the summary replaced {len(step.replaced)} entries (red rows)</p>"
     )
-    before = _selection_table(session, step.before, before_marks)
-    after = _selection_table(session, step.after, after_marks)
+    before = _selection_table(step.before, before_marks)
+    after = _selection_table(step.after, after_marks)
     columns = (
         '<div style="display:flex;gap:16px;align-items:flex-start">'
-        f"<div><b>before</b> ({count} messages)<br>{before}</div>"
-        f"<div><b>after</b> ({len(step.after.messages)} messages)<br>{after}</div></div>"
+        f'<div style="flex:1 1 0;min-width:0"><p><b>before</b> ({count} messages)</p>{before}</div>'
+        f'<div style="flex:1 1 0;min-width:0"><p><b>after</b> ({len(step.after.messages)}'
+        f" messages)</p>{after}</div></div>"
     )
-    return _STYLE + facts + columns
+    return view(facts + summary_html(step.summary, previous) + columns)
 
 
 # --- migrations -------------------------------------------------------------------------
@@ -261,34 +316,36 @@ def _dotted(value: object, name: str) -> object:
     return value
 
 
-def migration_view_html(view: MigrationView, max_rows: int = 200) -> str:
+def migration_view_html(step: MigrationView, max_rows: int = 200) -> str:
     """One migration view as a table; cells the step changed are highlighted."""
-    from .display import _STYLE
-
     names = list(MIGRATION_FIELDS)
-    names += sorted({c.field for c in view.changes} - set(names))
-    changes = {(c.index, c.field): c for c in view.changes}
-    rows = []
-    for index, value in enumerate(view.values[:max_rows]):
-        cells = [str(index), str(view.lines[index])]
-        for name in names:
-            current = _dotted(value, name)
-            change = changes.get((index, name))
-            text = "" if current is UNDEFINED else "null" if current is None else _esc(current, 40)
-            if change is not None:
-                before = "(none)" if change.before is UNDEFINED else _esc(change.before, 30)
-                before = "null" if change.before is None else before
-                after = "(deleted)" if change.after is UNDEFINED else text
-                cells.append(
-                    f'<span style="background:{_HIGHLIGHT}" title="{_esc(change.note)}">'
-                    f"<s>{before}</s> → <b>{after}</b></span>"
-                )
-            else:
-                cells.append(text)
+    names += sorted({c.field for c in step.changes} - set(names))
+    changes = {(c.index, c.field): c for c in step.changes}
+    rows, marks = [], []
+    for index, value in enumerate(step.values[:max_rows]):
+        cells = [str(index), str(step.lines[index])]
+        cells += [_migration_cell(value, name, changes.get((index, name))) for name in names]
         rows.append(cells)
-    more = max(len(view.values) - max_rows, 0)
-    summary = f"<p><b>{html.escape(view.title)}</b>: {len(view.changes)} changed fields</p>"
-    return _STYLE + summary + _table(["#", "line", *names], rows, more)
+        marks.append("changed" if any((index, n) in changes for n in names) else "")
+    more = max(len(step.values) - max_rows, 0)
+    summary = f"<p><b>{html.escape(step.title)}</b>: {len(step.changes)} changed fields</p>"
+    widths = [30, 40, *([None] * len(names))]
+    return view(summary + _table(["#", "line", *names], rows, more, widths, marks))
+
+
+def _migration_cell(value: object, name: str, change) -> str:
+    """A field's value; a changed one as ~~before~~ -> after, highlighted."""
+    current = _dotted(value, name)
+    text = "" if current is UNDEFINED else "null" if current is None else _esc(current, 40)
+    if change is None:
+        return f'<span class="nowrap">{text}</span>'
+    before = "(none)" if change.before is UNDEFINED else _esc(change.before, 30)
+    before = "null" if change.before is None else before
+    after = "(deleted)" if change.after is UNDEFINED else text
+    return (
+        f'<span style="background:{_HIGHLIGHT}" title="{_esc(change.note)}">'
+        f"<s>{before}</s> → <b>{after}</b></span>"
+    )
 
 
 # --- context edits ----------------------------------------------------------------------
@@ -310,25 +367,132 @@ def context_without_edits(session, leaf_id: object = None):
 
 
 def context_edit_html(session, leaf_id: object = None, apply_edits: bool = True) -> str:
-    """The context with edits applied (Pi) or ignored (PiG), and which entries differ."""
-    from .display import _STYLE
-
+    """The context with edits applied (Pi) or ignored (PiG); the rows of the entries
+    whose messages differ are highlighted in both readings (same columns in both)."""
     pi = session.projection(leaf_id)
     pig = context_without_edits(session, leaf_id)
     differ = [a for a, b in zip(pi.entries, pig.entries) if a.messages != b.messages]
-    names = ", ".join(f"<code>{_esc(short_id(i.id))}</code> (line {i.line})" for i in differ)
+    names = ", ".join(f"{_id_cell(i.id)} (line {i.line})" for i in differ)
     who = "Pi 0.87.1: context edits applied" if apply_edits else "PiG: context edits ignored"
     facts = (
         f"<p><b>{who}</b>. Pi sends {len(pi.messages)} messages, PiG {len(pig.messages)};"
-        f" entries whose messages differ: {names or 'none'}</p>"
+        f" entries whose messages differ (highlighted): {names or 'none'}</p>"
     )
-    return _STYLE + facts + projection_html(pi if apply_edits else pig)
+    marks = dict.fromkeys((i.position for i in differ), "changed")
+    return view(facts) + projection_html(pi if apply_edits else pig, marks=marks)
 
 
 # --- system prompt ----------------------------------------------------------------------
 
 
-def system_prompt_html(session, leaf_id: object = None, width: int = 600) -> str:
+@dataclass
+class PromptStep:
+    """One system message of a context and the prompt replayed up to it (``previous``:
+    up to the system message before it)."""
+
+    message: int
+    position: int
+    id: object
+    line: int | None
+    prompt: object
+    previous: object
+
+
+def system_prompt_steps(session, leaf_id: object = None) -> list[PromptStep]:
+    """Every system message in the context of a leaf, with the prompt after it: the
+    steps through which tools and sections are added, changed and removed.
+
+    >>> import pisession
+    >>> a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+    >>> [sorted(s.prompt.tools) for s in system_prompt_steps(a)][1:]
+    [['bash', 'edit', 'ls', 'read', 'write'], ['bash', 'edit', 'read', 'write']]
+    """
+    from .system_prompt import replay_system_prompt
+
+    projection = session.projection(leaf_id)
+    messages = projection.messages
+    steps, previous = [], replay_system_prompt([])
+    for number, message in enumerate(messages):
+        if js_field(message, "role") != "system":
+            continue
+        prompt = replay_system_prompt(messages[: number + 1])
+        source = projection.source_of(number)
+        steps.append(PromptStep(number, source.position, source.id, source.line, prompt, previous))
+        previous = prompt
+    return steps
+
+
+def _change(name: str, now: dict, before: dict) -> str:
+    if name not in before:
+        return "added"
+    if name not in now:
+        return "removed"
+    return "changed" if now[name] != before[name] else ""
+
+
+def _section_cell(value: object) -> str:
+    """A section's start (with an ellipsis when cut) and its full text on demand."""
+    text = strip_unsafe(value)
+    head = _esc(one_line(text, 140))
+    if len(text) <= 140 and "\n" not in text:
+        return head
+    return details_html(head, f"<pre>{html.escape(text)}</pre>")
+
+
+def _prompt_tables(prompt, previous) -> str:
+    """Content, sections and tools of a prompt; rows added, changed or removed since
+    ``previous`` are marked."""
+    rows = [["content", _section_cell(p)] for p in prompt.content if p]
+    marks = ["added" if p not in previous.content else "" for p in prompt.content if p]
+    names = list(prompt.sections) + [n for n in previous.sections if n not in prompt.sections]
+    for name in names:
+        mark = _change(name, prompt.sections, previous.sections)
+        value = prompt.sections.get(name, previous.sections.get(name))
+        rows.append([f"section <code>{_esc(name, 40)}</code>", _section_cell(value)])
+        marks.append(mark)
+    tools, tool_marks = [], []
+    for name in list(prompt.tools) + [n for n in previous.tools if n not in prompt.tools]:
+        tool = prompt.tools.get(name, previous.tools.get(name))
+        tools.append([f"<code>{_esc(name, 40)}</code>", _esc(js_field(tool, "description"), 160)])
+        tool_marks.append(_change(name, prompt.tools, previous.tools))
+    return (
+        _table(["part", "text"], rows, widths=[170, None], marks=marks)
+        + "<p><b>tools</b></p>"
+        + _table(["tool", "description"], tools, widths=[170, None], marks=tool_marks)
+    )
+
+
+def _prompt_changes(prompt, previous) -> str:
+    """What a system message changed, in words."""
+    words = []
+    for kind, now, before in (
+        ("section", prompt.sections, previous.sections),
+        ("tool", prompt.tools, previous.tools),
+    ):
+        for name in list(now) + [n for n in before if n not in now]:
+            change = _change(name, now, before)
+            if change:
+                words.append(f"{kind} <code>{_esc(name, 40)}</code> {change}")
+    added = [p for p in prompt.content if p and p not in previous.content]
+    if added:
+        words.append(f"{len(added)} content part(s) added")
+    return "; ".join(words) or "nothing"
+
+
+def system_prompt_step_html(step: PromptStep, number: int = 0, total: int = 1) -> str:
+    """One system message: where it is, what it changed, and the prompt after it
+    (green rows added, yellow changed, red removed)."""
+    prompt = step.prompt
+    facts = (
+        f"<p><b>system message {number + 1} of {total}</b>: context message #{step.message},"
+        f" entry {_id_cell(step.id)} (line {step.line}). Changed: "
+        f"{_prompt_changes(prompt, step.previous)}.</p><p>{len(prompt.sections)} sections,"
+        f" {len(prompt.tools)} tools; prompt text {len(prompt.text):,} characters</p>"
+    )
+    return view(facts + _prompt_tables(prompt, step.previous))
+
+
+def system_prompt_html(session, leaf_id: object = None) -> str:
     """The system prompt replayed at a leaf: content parts, sections, then tools.
 
     >>> import pisession
@@ -336,36 +500,17 @@ def system_prompt_html(session, leaf_id: object = None, width: int = 600) -> str
     ...     pisession.load(pisession.sample_path("tour")))
     True
     """
-    from .display import _STYLE
-
     prompt = session.system_prompt(leaf_id)
-    rows = [["content", f"<pre>{_esc(one_line(p, width))}</pre>"] for p in prompt.content if p]
-    rows += [
-        [f"section <code>{_esc(name, 40)}</code>", f"<pre>{_esc(_text(value)[:width])}</pre>"]
-        for name, value in prompt.sections.items()
-    ]
-    tools = [
-        [f"<code>{_esc(name, 40)}</code>", _esc(js_field(tool, "description"), 120)]
-        for name, tool in prompt.tools.items()
-    ]
     facts = (
         f"<p>{len(prompt.content)} content parts, {len(prompt.sections)} sections,"
         f" {len(prompt.tools)} tools; prompt text {len(prompt.text):,} characters</p>"
     )
-    return (
-        _STYLE
-        + facts
-        + _table(["part", "text"], rows)
-        + "<p><b>tools</b></p>"
-        + _table(["tool", "description"], tools)
-    )
-
-
-def _text(value: object) -> str:
-    return strip_unsafe(value)
+    return view(facts + _prompt_tables(prompt, prompt))
 
 
 # --- widgets ----------------------------------------------------------------------------
+
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 @functools.cache
@@ -373,19 +518,43 @@ def _explorer_class():
     import ipywidgets as widgets
 
     class Explorer(widgets.VBox):
-        """A VBox with a short, stable text form (what nbval compares)."""
+        """A VBox with a short text form and a static HTML picture of its first state,
+        stored with the widget in a notebook: a reader who opens the notebook without
+        running it (GitHub, nbviewer, an untrusted JupyterLab) sees the picture."""
 
         _title = "Explorer"
+        static_html = ""
 
         def __repr__(self) -> str:
             return f"<{self._title}>"
 
+        def _repr_mimebundle_(self, **kwargs):  # ipywidgets 8
+            parent = getattr(super(), "_repr_mimebundle_", None)
+            data = parent(**kwargs) if parent else {}
+            data = dict(data or {})
+            data["text/plain"] = repr(self)
+            if self.static_html:
+                data["text/html"] = self.static_html
+            return data
+
+        if hasattr(widgets.VBox, "_ipython_display_"):  # ipywidgets 7
+
+            def _ipython_display_(self, **kwargs):
+                from IPython.display import display
+
+                view = {"version_major": 2, "version_minor": 0, "model_id": self._model_id}
+                data = {"text/plain": repr(self), _WIDGET_VIEW: view}
+                if self.static_html:
+                    data["text/html"] = self.static_html
+                display(data, raw=True)
+
     return Explorer
 
 
-def _explorer(title: str, children: list):
+def _explorer(title: str, children: list, static_html: str = ""):
     box = _explorer_class()(children=children)
     box._title = title
+    box.static_html = static_html
     return box
 
 
@@ -395,36 +564,61 @@ def _html(value: str = ""):
     return widgets.HTML(value=value)
 
 
-def branch_explorer(session, leaf_id: object = None):
-    """Pick a leaf; see the tree (path, fates, cut) and the context that leaf sends.
+def _control_and_table(title: str, control, render):
+    """An explorer of one control above an HTML table: ``render(control.value)`` fills the
+    table now and whenever the control changes. The table is ``.table``."""
+    table = _html()
 
-    Controls: ``.leaf`` (Dropdown), ``.image`` (PNG Image), ``.table`` (HTML).
-    """
+    def show(change=None):
+        table.value = render(control.value)
+
+    control.observe(show, names="value")
+    show()
+    box = _explorer(title, [control, table], table.value)
+    box.table = table
+    return box
+
+
+def _leaf_dropdown(session, leaf_id: object):
     import ipywidgets as widgets
 
     options = leaf_options(session)
     values = [v for _, v in options]
     start = leaf_id if leaf_id in values else (values[0] if values else None)
-    leaf = widgets.Dropdown(
-        options=options, value=start, description="leaf", layout=widgets.Layout(width="95%")
-    )
+    layout = widgets.Layout(width="95%", max_width="900px")
+    return widgets.Dropdown(options=options, value=start, description="leaf", layout=layout)
+
+
+def branch_explorer(session, leaf_id: object = None):
+    """Pick a leaf; see the tree (path, fates, cut) and the context that leaf sends.
+
+    Controls: ``.leaf`` (Dropdown), ``.image`` (PNG Image, sharp at twice its natural
+    size), ``.table`` (HTML).
+    """
+    import ipywidgets as widgets
+
+    leaf = _leaf_dropdown(session, leaf_id)
     image = widgets.Image(format="png")
     table = _html()
 
     def show(change=None):
-        png, html_text = branch_view(session, leaf.value)
+        png, html_text, width = branch_view(session, leaf.value)
         image.value = png
+        image.layout.width = f"{width}px"
+        image.layout.max_width = "100%"
         table.value = html_text
 
     leaf.observe(show, names="value")
     show()
-    box = _explorer(f"branch explorer: {len(options)} leaves", [leaf, image, table])
+    title = f"branch explorer: {len(leaf.options)} leaves"
+    box = _explorer(title, [leaf, image, table], branch_html(session, leaf.value))
     box.leaf, box.image, box.table = leaf, image, table
     return box
 
 
 def compaction_stepper(session, leaf_id: object = None):
-    """Step through the compactions on a path: context before and after each one.
+    """Step through the compactions on a path: context before and after each one, the
+    rows that left and entered it, the summary in full with its new lines highlighted.
 
     Controls: ``.step`` (IntSlider, 1 = the first compaction), ``.table`` (HTML);
     ``.steps`` holds the data.
@@ -433,25 +627,18 @@ def compaction_stepper(session, leaf_id: object = None):
 
     steps = compaction_steps(session, leaf_id)
     step = widgets.IntSlider(  # counts from 1, as "compaction 2 of 3" does
-        min=1,
-        max=max(len(steps), 1),
-        value=1,
-        description="compaction",
-        disabled=len(steps) < 2,
+        min=1, max=max(len(steps), 1), value=1, description="compaction", disabled=len(steps) < 2
     )
-    table = _html()
 
-    def show(change=None):
+    def render(number: int) -> str:
         if not steps:
-            table.value = "<p>No compaction on this path.</p>"
-            return
-        rank = step.value - 1
-        table.value = compaction_step_html(session, steps[rank], rank, len(steps))
+            return view("<p>No compaction on this path.</p>")
+        rank = number - 1
+        previous = steps[rank - 1].summary if rank else None
+        return compaction_step_html(session, steps[rank], rank, len(steps), previous)
 
-    step.observe(show, names="value")
-    show()
-    box = _explorer(f"compaction stepper: {len(steps)} compactions", [step, table])
-    box.step, box.table, box.steps = step, table, steps
+    box = _control_and_table(f"compaction stepper: {len(steps)} compactions", step, render)
+    box.step, box.steps = step, steps
     return box
 
 
@@ -466,15 +653,12 @@ def migration_stepper(path_or_bytes):
     step = widgets.IntSlider(
         min=0, max=len(views) - 1, value=0, description="step", disabled=len(views) < 2
     )
-    table = _html()
 
-    def show(change=None):
-        table.value = migration_view_html(views[step.value])
+    def render(number: int) -> str:
+        return migration_view_html(views[number])
 
-    step.observe(show, names="value")
-    show()
-    box = _explorer(f"migration stepper: {len(views) - 1} steps", [step, table])
-    box.step, box.table, box.views = step, table, views
+    box = _control_and_table(f"migration stepper: {len(views) - 1} steps", step, render)
+    box.step, box.views = step, views
     return box
 
 
@@ -483,47 +667,58 @@ EDIT_MODES = ("Pi: edits applied", "PiG: edits ignored")
 
 
 def context_edit_toggle(session, leaf_id: object = None):
-    """The same file read by Pi (context edits applied) and by PiG (ignored).
+    """The same file read by Pi (context edits applied) and by PiG (ignored); the
+    entries whose messages differ are highlighted in both.
 
     Controls: ``.mode`` (ToggleButtons with ``EDIT_MODES``), ``.table`` (HTML).
     """
     import ipywidgets as widgets
 
     mode = widgets.ToggleButtons(options=list(EDIT_MODES), value=EDIT_MODES[0])
-    table = _html()
 
-    def show(change=None):
-        table.value = context_edit_html(session, leaf_id, mode.value == EDIT_MODES[0])
+    def render(value: str) -> str:
+        return context_edit_html(session, leaf_id, value == EDIT_MODES[0])
 
-    mode.observe(show, names="value")
-    show()
-    box = _explorer("context edit toggle", [mode, table])
-    box.mode, box.table = mode, table
+    box = _control_and_table("context edit toggle", mode, render)
+    box.mode = mode
     return box
 
 
 def system_prompt_view(session, leaf_id: object = None):
-    """Pick a leaf; see the system prompt sections and tools replayed for it.
+    """Pick a leaf, then step through every system message in its context: what each
+    one added, changed or removed (sections, tools), and the prompt after it.
 
-    Controls: ``.leaf`` (Dropdown), ``.table`` (HTML).
+    Controls: ``.leaf`` (Dropdown), ``.step`` (IntSlider, 1 = the first system
+    message), ``.table`` (HTML); ``.steps`` holds the current leaf's steps.
     """
     import ipywidgets as widgets
 
-    options = leaf_options(session)
-    values = [v for _, v in options]
-    start = leaf_id if leaf_id in values else (values[0] if values else None)
-    leaf = widgets.Dropdown(
-        options=options, value=start, description="leaf", layout=widgets.Layout(width="95%")
-    )
+    leaf = _leaf_dropdown(session, leaf_id)
+    step = widgets.IntSlider(min=1, max=1, value=1, description="system msg")
     table = _html()
+    box = _explorer("system prompt view", [leaf, step, table])
 
     def show(change=None):
-        table.value = system_prompt_html(session, leaf.value)
+        steps = box.steps
+        if not steps:
+            table.value = view("<p>No system message in this context.</p>")
+            return
+        rank = min(step.value, len(steps)) - 1
+        table.value = system_prompt_step_html(steps[rank], rank, len(steps))
 
-    leaf.observe(show, names="value")
-    show()
-    box = _explorer("system prompt view", [leaf, table])
-    box.leaf, box.table = leaf, table
+    def pick(change=None):
+        box.steps = system_prompt_steps(session, leaf.value)
+        step.unobserve(show, names="value")
+        step.max, step.value = max(len(box.steps), 1), 1
+        step.disabled = len(box.steps) < 2
+        step.observe(show, names="value")
+        show()
+
+    leaf.observe(pick, names="value")
+    step.observe(show, names="value")
+    box.leaf, box.step, box.table = leaf, step, table
+    pick()
+    box.static_html = table.value
     return box
 
 
@@ -531,7 +726,9 @@ __all__ = [
     "EDIT_MODES",
     "CompactionStep",
     "MigrationView",
+    "PromptStep",
     "branch_explorer",
+    "branch_html",
     "branch_view",
     "compaction_step_html",
     "compaction_stepper",
@@ -543,6 +740,9 @@ __all__ = [
     "migration_stepper",
     "migration_view_html",
     "migration_views",
+    "summary_html",
     "system_prompt_html",
+    "system_prompt_step_html",
+    "system_prompt_steps",
     "system_prompt_view",
 ]

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from . import nodepath
-from .jsdate import js_time_ms
+from .jsdate import DateConversionError, js_time_ms
 from .jsjson import LineDecodeError, loads
 from .jsvalue import field, js_trim
 
@@ -139,29 +139,28 @@ def session_file_name(timestamp: str, session_id: str) -> str:
     return re.sub(r"[:.]", "-", timestamp) + f"_{session_id}.jsonl"
 
 
+def _configured_dir(agent: str, env: Mapping[str, str] | None, setting: str) -> Path | None:
+    """``$PI_CODING_AGENT_<setting>`` (``$PIG_...`` for PiG) with ``~`` expanded; None
+    when it is unset or empty."""
+    env = os.environ if env is None else env
+    prefix, _ = AGENTS[agent]
+    configured = env.get(f"{prefix}_CODING_AGENT_{setting}")
+    return Path(configured).expanduser() if configured else None
+
+
 def agent_dir(agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
     """``$PI_CODING_AGENT_DIR`` (or ``$PIG_...`` for PiG), else ``~/.pi/agent``.
 
     >>> str(agent_dir("pig", {"PIG_CODING_AGENT_DIR": "/tmp/pig"}))
     '/tmp/pig'
     """
-    env = os.environ if env is None else env
-    prefix, folder = AGENTS[agent]
-    configured = env.get(f"{prefix}_CODING_AGENT_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / folder / "agent"
+    return _configured_dir(agent, env, "DIR") or Path.home() / AGENTS[agent][1] / "agent"
 
 
 def sessions_root(agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
     """Where the per-cwd session folders live: ``$..._CODING_AGENT_SESSION_DIR`` if set,
     else ``<agentDir>/sessions``."""
-    env = os.environ if env is None else env
-    prefix, _ = AGENTS[agent]
-    configured = env.get(f"{prefix}_CODING_AGENT_SESSION_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    return agent_dir(agent, env) / "sessions"
+    return _configured_dir(agent, env, "SESSION_DIR") or agent_dir(agent, env) / "sessions"
 
 
 def default_session_dir(cwd: str, agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
@@ -185,9 +184,18 @@ class SessionInfo:
 
 
 def _iso(ms: float) -> datetime | None:
-    if ms != ms:
+    """A time value as a date; None for NaN and for times a Python date cannot hold
+    (JavaScript's own limit is 8.64e15 ms either side of 1970: beyond, Invalid Date).
+
+    >>> _iso(0).year, _iso(1.2e16), _iso(float("nan"))
+    (1970, None, None)
+    """
+    if ms != ms or abs(ms) > 8.64e15:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _text_of(message: dict) -> str:
@@ -199,76 +207,90 @@ def _text_of(message: dict) -> str:
     return " ".join(str(b.get("text", "")) for b in content if field(b, "type") == "text")
 
 
+@dataclass
+class _Activity:
+    """What a session listing gathers from the entries after the header."""
+
+    name: str | None = None
+    message_count: int = 0
+    first_message: str = ""
+    last_activity: float | None = None
+
+    def add(self, entry: object) -> None:
+        """Count one entry: a ``session_info`` names the session (the last one wins), every
+        message counts, and a user or assistant message with content dates the activity
+        (its own timestamp, else the entry's) and may be the first user text."""
+        kind = field(entry, "type")
+        if kind == "session_info":
+            value = field(entry, "name")
+            self.name = js_trim(value) or None if isinstance(value, str) else None
+        if kind != "message":
+            return
+        self.message_count += 1
+        message = field(entry, "message")
+        if not isinstance(message, dict) or "content" not in message:
+            return
+        role = message.get("role")
+        if role not in ("user", "assistant"):
+            return
+        stamp = message.get("timestamp")
+        when = stamp if isinstance(stamp, (int, float)) else js_time_ms(entry.get("timestamp"))
+        if when == when:
+            self.last_activity = max(self.last_activity or 0, when)
+        text = _text_of(message)
+        if text and not self.first_message and role == "user":
+            self.first_message = text
+
+
+def _line_values(handle) -> Iterator[object]:
+    """The values of a file's lines that JSON.parse accepts and that are truthy."""
+    for raw in handle:
+        try:
+            value = loads(raw.rstrip(b"\n")) if raw.strip() else None
+        except LineDecodeError:
+            continue
+        if value:
+            yield value
+
+
 def session_info(path: str | os.PathLike) -> SessionInfo | None:
     """Summarise one file as Pi's session list does; None if it is not a session.
 
     Reads line by line (no migration, nothing written).
     """
     path = Path(path)
-    header = None
-    name = None
-    count = 0
-    first = ""
-    last_activity = None
+    activity = _Activity()
     try:
         with open(path, "rb") as handle:
-            for raw in handle:
-                try:
-                    entry = loads(raw.rstrip(b"\n")) if raw.strip() else None
-                except LineDecodeError:
-                    continue
-                if not entry:
-                    continue
-                if header is None:
-                    if field(entry, "type") != "session":
-                        return None
-                    header = entry
-                    continue
-                kind = field(entry, "type")
-                if kind == "session_info":
-                    value = field(entry, "name")
-                    name = js_trim(value) or None if isinstance(value, str) else None
-                if kind != "message":
-                    continue
-                count += 1
-                message = field(entry, "message")
-                if not isinstance(message, dict) or "content" not in message:
-                    continue
-                role = message.get("role")
-                if role not in ("user", "assistant"):
-                    continue
-                stamp = message.get("timestamp")
-                when = (
-                    stamp if isinstance(stamp, (int, float)) else js_time_ms(entry.get("timestamp"))
-                )
-                if when == when:
-                    last_activity = max(last_activity or 0, when)
-                text = _text_of(message)
-                if text and not first and role == "user":
-                    first = text
+            values = _line_values(handle)
+            header = next(values, None)
+            if header is None or field(header, "type") != "session":
+                return None
+            for entry in values:
+                activity.add(entry)
         stat = path.stat()
-    except OSError:
+    except (OSError, DateConversionError):  # Pi's listing skips such a file too
         return None
-    if header is None or not isinstance(header, dict) or not isinstance(header.get("id"), str):
+    if not isinstance(header, dict) or not isinstance(header.get("id"), str):
         return None
-    created = _iso(js_time_ms(header.get("timestamp")))
-    if last_activity:
-        modified = _iso(last_activity)
-    elif created:
-        modified = created
-    else:
-        modified = datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc)
+    stamp = header.get("timestamp")
+    created = _iso(js_time_ms(stamp)) if isinstance(stamp, str) else None
+    modified = (
+        (_iso(activity.last_activity) if activity.last_activity else None)
+        or created
+        or datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc)
+    )
     cwd = header.get("cwd")
     return SessionInfo(
         path=path,
         id=header["id"],
         cwd=cwd if isinstance(cwd, str) else "",
-        name=name,
+        name=activity.name,
         parent_session=header.get("parentSession"),
         created=created,
         modified=modified,  # type: ignore[arg-type]
-        message_count=count,
-        first_message=first or "(no messages)",
+        message_count=activity.message_count,
+        first_message=activity.first_message or "(no messages)",
     )
 
 

@@ -115,8 +115,9 @@ def tree_findings(session) -> list[Finding]:
                 "hangs on any leaf whose path reaches it",
             )
         )
-    for p in range(len(index)):
-        if index.types[p] == "message" and index.roles[p] is rule.NO_MESSAGE:
+    missing = [p for p, role in enumerate(index.roles) if role is rule.NO_MESSAGE]
+    for p in missing:
+        if index.types[p] == "message":
             out.append(
                 Finding(
                     line(p),
@@ -128,64 +129,136 @@ def tree_findings(session) -> list[Finding]:
     return out
 
 
+@dataclass
+class _Place:
+    """Where the tree walk stands: the path to the current entry, the rank of each entry
+    on it, the compactions on it (in path order)."""
+
+    path: list[int]
+    ranks: dict[int, int]
+    compactions: list[int]
+
+
 def _paths_to(session, kinds: tuple[str, ...]):
-    """``(position, path)`` for every entry of these types reachable from a root: the
-    tree walked once, the path to each entry kept as a stack (not walked again)."""
+    """``(position, place)`` for every entry of these types reachable from a root: the
+    tree walked once (straight runs followed without a lookup), the path to each entry
+    kept as a stack with its ranks, not walked again."""
     index = session.index
-    if not set(kinds) & set(index.types):
+    types = index.types
+    if not set(kinds) & set(types):
         return
     shape = session.shape
-    path: list[int] = []
+    only = shape.only_child
+    place = _Place([], {}, [])
+    path, ranks, compactions = place.path, place.ranks, place.compactions
     stack = [(p, 0) for p in reversed(shape.roots)]
     while stack:
         position, depth = stack.pop()
+        for gone in reversed(path[depth:]):
+            del ranks[gone]
+            if compactions and compactions[-1] == gone:
+                compactions.pop()
         del path[depth:]
+        ranks[position] = len(path)
         path.append(position)
-        if index.types[position] in kinds:
-            yield position, path
-        stack.extend((c, depth + 1) for c in reversed(shape.children(position)))
+        if types[position] == "compaction":
+            compactions.append(position)
+        if types[position] in kinds:
+            yield position, place
+        following = only.get(position)
+        if following is not None:
+            stack.append((following, depth + 1))
+        else:
+            stack.extend((c, depth + 1) for c in reversed(shape.children(position)))
+
+
+class _Selections:
+    """The rule's selection at each compaction (``context.select`` of the path to it),
+    made once per compaction. Every entry below a compaction shares it: what ``select``
+    decides (the compaction, its kept range, the system messages it drops) depends only
+    on the path up to the newest compaction."""
+
+    def __init__(self, index):
+        self.index = index
+        self.made: dict[int, rule.Selection] = {}
+
+    def at(self, place: _Place) -> rule.Selection | None:
+        """The selection for the path at ``place`` (None: no compaction on it)."""
+        if not place.compactions:
+            return None
+        newest = place.compactions[-1]
+        found = self.made.get(newest)
+        if found is None:
+            prefix = place.path[: place.ranks[newest] + 1]
+            found = self.made[newest] = rule.select(self.index, prefix)
+        return found
+
+
+def _compaction_finding(session, c: int, selection) -> Finding | None:
+    """The compaction at ``c`` if its kept range is empty for a reason other than
+    retain-none (``selection``: the rule's selection at it)."""
+    index = session.index
+    if selection.compaction != c or selection.first_kept is not None:
+        return None
+    target = js_field(session.entry(c), "firstKeptEntryId")
+    if strict_equal(target, index.ids[c]):
+        return None  # retain-none: the compaction names itself, as Pi writes it
+    if target is UNDEFINED:
+        why = "has no firstKeptEntryId"
+    else:
+        why = f"names firstKeptEntryId {target!r}, which is not on the path before it"
+    return Finding(
+        session.line_of(c),
+        "compaction-kept-range",
+        f"compaction {_name(index, c)} {why}, so nothing before it is kept",
+    )
+
+
+def _edit_finding(session, e: int, place: _Place, selections: _Selections) -> Finding | None:
+    message = _edit_problem(session, e, place, selections)
+    if message is None:
+        return None
+    kind = "pi-fails" if message.startswith("has no replacement") else "context-edit"
+    return Finding(session.line_of(e), kind, f"context edit {_name(session.index, e)} {message}")
+
+
+def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit")) -> list:
+    """Compaction and context-edit findings, from one walk of the tree."""
+    types = session.index.types
+    selections = _Selections(session.index)
+    out = []
+    for p, place in _paths_to(session, kinds):
+        if types[p] == "compaction":
+            found = _compaction_finding(session, p, selections.at(place))
+        else:
+            found = _edit_finding(session, p, place, selections)
+        if found is not None:
+            out.append(found)
+    return out
 
 
 def compaction_findings(session) -> list[Finding]:
-    """Compactions whose kept range is empty for a reason other than retain-none."""
-    index = session.index
-    out = []
-    for c, path in _paths_to(session, ("compaction",)):
-        selection = rule.select(index, path)
-        if selection.compaction != c or selection.first_kept is not None:
-            continue
-        target = js_field(session.entry(c), "firstKeptEntryId")
-        if strict_equal(target, index.ids[c]):
-            continue  # retain-none: the compaction names itself, as Pi writes it
-        if target is UNDEFINED:
-            why = "has no firstKeptEntryId"
-        else:
-            why = f"names firstKeptEntryId {target!r}, which is not on the path before it"
-        out.append(
-            Finding(
-                session.line_of(c),
-                "compaction-kept-range",
-                f"compaction {_name(index, c)} {why}, so nothing before it is kept",
-            )
-        )
-    return out
+    """Compactions whose kept range is empty for a reason other than retain-none.
+
+    >>> import pisession
+    >>> edge = "data/conformance/edge/compaction-first-kept-not-found.jsonl"
+    >>> [f.line for f in compaction_findings(pisession.load(edge))]
+    [5, 6]
+    """
+    return walk_findings(session, ("compaction",))
 
 
 def edit_findings(session) -> list[Finding]:
-    """Context edits that change nothing where they stand, and edits Pi fails on."""
-    index = session.index
-    out = []
-    for e, path in _paths_to(session, ("context_edit",)):
-        message = _edit_problem(session, e, path)
-        if message is not None:
-            kind = "pi-fails" if message.startswith("has no replacement") else "context-edit"
-            out.append(
-                Finding(session.line_of(e), kind, f"context edit {_name(index, e)} {message}")
-            )
-    return out
+    """Context edits that change nothing where they stand, and edits Pi fails on.
+
+    >>> import pisession
+    >>> edit_findings(pisession.load(pisession.sample_path("tour")))
+    []
+    """
+    return walk_findings(session, ("context_edit",))
 
 
-def _edit_problem(session, e: int, path: list[int]) -> str | None:
+def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> str | None:
     """What is wrong with the edit at ``e`` (None: it does what it says)."""
     index = session.index
     edit = session.entry(e)
@@ -195,9 +268,11 @@ def _edit_problem(session, e: int, path: list[int]) -> str | None:
     if t is None:
         return f"targets {target!r}, which no entry has: no effect"
     where = f"targets {target!r} (line {session.line_of(t)}), which"
-    if t not in path:
+    rank = place.ranks.get(t)
+    if rank is None:
         return f"{where} is not on the edit's path: no effect there"
-    if not rule.select(index, path).holds(path.index(t), t):
+    selection = selections.at(place)
+    if selection is not None and not selection.holds(rank, t):
         return f"{where} is no longer in the context there: no effect"
     if index.types[t] == "message" and index.roles[t] is rule.NO_MESSAGE:
         return None  # reported as pi-fails already
@@ -225,7 +300,7 @@ def default_leaf_findings(session, known: list[Finding]) -> list[Finding]:
     if not len(session) or any(f.kind in ("pi-fails", "parent-cycle") for f in known):
         return []
     try:
-        session.projection()
+        session.fates()  # the rule's steps for the default leaf, streamed
     except CycleError:
         return []
     except SessionFormatError as exc:
@@ -240,7 +315,25 @@ def default_leaf_findings(session, known: list[Finding]) -> list[Finding]:
 def check(session) -> list[Finding]:
     """Everything worth a reader's attention in a session, by line (file-wide first)."""
     found = file_findings(session) + tree_findings(session)
-    found += compaction_findings(session) + edit_findings(session)
+    found += walk_findings(session)
     found += default_leaf_findings(session, found)
     found.sort(key=lambda f: (f.line is not None, f.line or 0))
     return found
+
+
+def check_data(session, findings: list[Finding] | None = None) -> dict:
+    """``check`` as JSON-ready data (``pisession check --json``): the file, how many
+    entries and problems (notes do not count), and every finding.
+
+    >>> import pisession
+    >>> check_data(pisession.load(pisession.sample_path("tour")))["problems"]
+    0
+    """
+    findings = check(session) if findings is None else findings
+    return {
+        "file": session.source,
+        "session": session.id,
+        "entries": len(session),
+        "problems": sum(1 for f in findings if not f.note),
+        "findings": [f.to_dict() for f in findings],
+    }

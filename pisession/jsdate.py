@@ -205,6 +205,11 @@ class _Scanner:
             return True
         return False
 
+    def two_digits(self, low: int, high: int) -> bool:
+        """Is the next token a two-character number from ``low`` to ``high``?"""
+        token = self.tokens[self.position]
+        return token.is_number(2) and _between(token.value, low, high)
+
 
 # --------------------------------------------------------------------------- composers
 
@@ -349,6 +354,24 @@ def _read_milliseconds(token: Token) -> int:
 def _parse_iso(scan: _Scanner, day: _DayComposer, time: _TimeComposer, tz: _ZoneComposer):
     """V8's ``ParseES5DateTime``: the end token when the whole input was an ISO date,
     ``_INVALID`` when its time part is broken, else the token the legacy pass takes."""
+    stop = _iso_date(scan, day)
+    if stop is not None:
+        return stop
+    if scan.peek().keyword != TIME_SEPARATOR:
+        if scan.peek().kind != END:
+            return scan.next()
+    else:
+        scan.next()
+        if not (_iso_time(scan, time) and _iso_zone(scan, tz)) or scan.peek().kind != END:
+            return _INVALID
+    if tz.hour is None and time.is_empty():
+        tz.set_hours(0)  # a date-only form is UTC; a date-time form is local time
+    day.is_iso_date = True
+    return _END
+
+
+def _iso_date(scan: _Scanner, day: _DayComposer) -> Token | None:
+    """``[+-yy]yyyy[-MM[-DD]]``: None when read, else the token the legacy pass takes."""
     if scan.peek().is_sign():
         sign = scan.next()
         if not scan.peek().is_number(6):
@@ -361,64 +384,60 @@ def _parse_iso(scan: _Scanner, day: _DayComposer, time: _TimeComposer, tz: _Zone
         day.add(scan.next().value)
     else:
         return scan.next()
-    if scan.skip_symbol("-"):
-        if not (scan.peek().is_number(2) and _between(scan.peek().value, 1, 12)):
+    for highest in (12, 31):  # the month, then the day
+        if not scan.skip_symbol("-"):
+            break
+        if not scan.two_digits(1, highest):
             return scan.next()
         day.add(scan.next().value)
-        if scan.skip_symbol("-"):
-            if not (scan.peek().is_number(2) and _between(scan.peek().value, 1, 31)):
-                return scan.next()
-            day.add(scan.next().value)
-    if scan.peek().keyword != TIME_SEPARATOR:
-        if scan.peek().kind != END:
-            return scan.next()
-    else:
+    return None
+
+
+def _iso_time(scan: _Scanner, time: _TimeComposer) -> bool:
+    """After the ``T``: ``HH:mm[:ss[.sss]]``, hour 24 only as ``24:00[:00[.000]]``;
+    False when broken."""
+    if not scan.two_digits(0, 24):
+        return False
+    hour_is_24 = scan.peek().value == 24
+
+    def part(fits: bool, fraction: bool = False) -> bool:  # 0 after hour 24
+        if not fits or (hour_is_24 and scan.peek().value):
+            return False
+        number = scan.next()
+        time.add(_read_milliseconds(number) if fraction else number.value)
+        return True
+
+    time.add(scan.next().value)
+    if not (scan.skip_symbol(":") and part(scan.two_digits(0, 59))):  # minutes
+        return False
+    if scan.skip_symbol(":"):
+        if not part(scan.two_digits(0, 59)):  # seconds
+            return False
+        if scan.skip_symbol(".") and not part(scan.peek().kind == NUMBER, fraction=True):
+            return False  # the fraction may have any number of digits
+    return True
+
+
+def _iso_zone(scan: _Scanner, tz: _ZoneComposer) -> bool:
+    """``Z``, ``+hhmm`` or ``+hh:mm`` (or nothing) after an ISO time; False when broken."""
+    if scan.peek().is_z():
         scan.next()
-        if not (scan.peek().is_number(2) and _between(scan.peek().value, 0, 24)):
-            return _INVALID
-        hour_is_24 = scan.peek().value == 24  # only 24:00[:00[.000]]
-        time.add(scan.next().value)
-        if not scan.skip_symbol(":"):
-            return _INVALID
-        nxt = scan.peek()
-        if not (nxt.is_number(2) and _between(nxt.value, 0, 59)) or (hour_is_24 and nxt.value):
-            return _INVALID
-        time.add(scan.next().value)
-        if scan.skip_symbol(":"):
-            nxt = scan.peek()
-            if not (nxt.is_number(2) and _between(nxt.value, 0, 59)) or (hour_is_24 and nxt.value):
-                return _INVALID
-            time.add(scan.next().value)
-            if scan.skip_symbol("."):
-                nxt = scan.peek()
-                if nxt.kind != NUMBER or (hour_is_24 and nxt.value):
-                    return _INVALID
-                time.add(_read_milliseconds(scan.next()))  # any number of digits
-        if scan.peek().is_z():
-            scan.next()
-            tz.set_hours(0)
-        elif scan.peek().is_sign():
-            tz.sign = 1 if scan.next().value == "+" else -1
-            if scan.peek().is_number(4):  # +hhmm
-                hour, minute = divmod(scan.next().value, 100)
-                if not (_between(hour, 0, 23) and _between(minute, 0, 59)):
-                    return _INVALID
-                tz.hour, tz.minute = hour, minute
-            else:  # +hh:mm
-                if not (scan.peek().is_number(2) and _between(scan.peek().value, 0, 23)):
-                    return _INVALID
-                tz.hour = scan.next().value
-                if not scan.skip_symbol(":"):
-                    return _INVALID
-                if not (scan.peek().is_number(2) and _between(scan.peek().value, 0, 59)):
-                    return _INVALID
-                tz.minute = scan.next().value
-        if scan.peek().kind != END:
-            return _INVALID
-    if tz.hour is None and time.is_empty():
-        tz.set_hours(0)  # a date-only form is UTC; a date-time form is local time
-    day.is_iso_date = True
-    return _END
+        tz.set_hours(0)
+    elif scan.peek().is_sign():
+        tz.sign = 1 if scan.next().value == "+" else -1
+        if scan.peek().is_number(4):  # +hhmm
+            hour, minute = divmod(scan.next().value, 100)
+            if not (_between(hour, 0, 23) and _between(minute, 0, 59)):
+                return False
+            tz.hour, tz.minute = hour, minute
+        else:  # +hh:mm
+            if not scan.two_digits(0, 23):
+                return False
+            tz.hour = scan.next().value
+            if not (scan.skip_symbol(":") and scan.two_digits(0, 59)):
+                return False
+            tz.minute = scan.next().value
+    return True
 
 
 def _parse_legacy(
@@ -429,62 +448,92 @@ def _parse_legacy(
     while token.kind != END:
         if token.kind == NUMBER:
             has_read_number = True
-            n = token.value
-            if scan.skip_symbol(":"):
-                if scan.skip_symbol(":"):  # "n::" is n hours, 0 minutes
-                    if not time.is_empty():
-                        return False
-                    time.add(n)
-                    time.add(0)
-                else:
-                    if not time.add(n):
-                        return False
-                    if scan.peek().is_symbol("."):
-                        scan.next()
-            elif scan.skip_symbol(".") and time.is_expecting(n):  # "ss.fff"
-                time.add(n)
-                if scan.peek().kind != NUMBER:
-                    return False
-                time.add_final(_read_milliseconds(scan.next()))
-            elif tz.is_expecting(n):
-                tz.minute = n
-            elif time.is_expecting(n):
-                time.add_final(n)
-                after = scan.peek()
-                if not (after.kind in (END, SPACE) or after.is_z() or after.is_sign()):
-                    return False
-            else:
-                if not day.add(n):
-                    return False
-                scan.skip_symbol("-")
+            ok = _legacy_number(token.value, scan, day, time, tz)
         elif token.kind == WORD:
-            if token.keyword == AM_PM and not time.is_empty():
-                time.hour_offset = token.value
-            elif token.keyword == MONTH:
-                day.named_month = token.value
-                scan.skip_symbol("-")
-            elif token.keyword == ZONE and has_read_number:
-                tz.set_hours(token.value)
-            elif has_read_number or scan.peek().kind == NUMBER:
-                return False  # other words only before the first number, and apart from it
+            ok = _legacy_word(token, scan, day, time, tz, has_read_number)
         elif token.is_sign() and (tz.is_utc() or not time.is_empty()):
-            tz.sign = 1 if token.value == "+" else -1  # an offset after a time or "UTC"
-            n = length = 0
-            if scan.peek().kind == NUMBER:
-                number = scan.next()
-                n, length = number.value, number.length
-            has_read_number = True
-            if scan.peek().is_symbol(":"):
-                tz.hour, tz.minute = n, None
-            elif length in (1, 2):
-                tz.hour, tz.minute = n, 0
-            elif length in (3, 4):
-                tz.hour, tz.minute = divmod(n, 100)
-            else:
-                return False
-        elif (token.is_sign() or token.is_symbol(")")) and has_read_number:
+            has_read_number = True  # an offset after a time or "UTC"
+            ok = _legacy_offset(token, scan, tz)
+        else:
+            ok = not ((token.is_sign() or token.is_symbol(")")) and has_read_number)
+        if not ok:
             return False
         token = scan.next()
+    return True
+
+
+def _legacy_number(
+    n: int, scan: _Scanner, day: _DayComposer, time: _TimeComposer, tz: _ZoneComposer
+) -> bool:
+    """A number: a time part (before ``:``, or ``ss.fff``), the minutes of an offset, the
+    last part of a time, or a day component."""
+    if scan.skip_symbol(":"):
+        if scan.skip_symbol(":"):  # "n::" is n hours, 0 minutes
+            if not time.is_empty():
+                return False
+            time.add(n)
+            time.add(0)
+        else:
+            if not time.add(n):
+                return False
+            if scan.peek().is_symbol("."):
+                scan.next()
+    elif scan.skip_symbol(".") and time.is_expecting(n):  # "ss.fff"
+        time.add(n)
+        if scan.peek().kind != NUMBER:
+            return False
+        time.add_final(_read_milliseconds(scan.next()))
+    elif tz.is_expecting(n):
+        tz.minute = n
+    elif time.is_expecting(n):
+        time.add_final(n)
+        after = scan.peek()
+        if not (after.kind in (END, SPACE) or after.is_z() or after.is_sign()):
+            return False
+    else:
+        if not day.add(n):
+            return False
+        scan.skip_symbol("-")
+    return True
+
+
+def _legacy_word(
+    token: Token,
+    scan: _Scanner,
+    day: _DayComposer,
+    time: _TimeComposer,
+    tz: _ZoneComposer,
+    has_read_number: bool,
+) -> bool:
+    """A word: AM/PM after a time, a month name, a zone after a number, or (only before
+    the first number, and apart from it) any other word."""
+    if token.keyword == AM_PM and not time.is_empty():
+        time.hour_offset = token.value
+    elif token.keyword == MONTH:
+        day.named_month = token.value
+        scan.skip_symbol("-")
+    elif token.keyword == ZONE and has_read_number:
+        tz.set_hours(token.value)
+    elif has_read_number or scan.peek().kind == NUMBER:
+        return False
+    return True
+
+
+def _legacy_offset(sign: Token, scan: _Scanner, tz: _ZoneComposer) -> bool:
+    """``+h``, ``+hh``, ``+hmm``, ``+hhmm`` or ``+hh:`` (minutes follow) after a sign."""
+    tz.sign = 1 if sign.value == "+" else -1
+    n = length = 0
+    if scan.peek().kind == NUMBER:
+        number = scan.next()
+        n, length = number.value, number.length
+    if scan.peek().is_symbol(":"):
+        tz.hour, tz.minute = n, None
+    elif length in (1, 2):
+        tz.hour, tz.minute = n, 0
+    elif length in (3, 4):
+        tz.hour, tz.minute = divmod(n, 100)
+    else:
+        return False
     return True
 
 

@@ -378,16 +378,15 @@ def _dumps_deep(value: object) -> str:
 _DONE = object()  # what next() gives for a container with no members left
 
 
-_UNSAFE_ON_TERMINAL = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
 def terminal_safe(json_text: str) -> str:
-    """JSON text with C1 controls, DEL and bidirectional overrides written as ``\\uXXXX``.
+    """JSON text with the characters that could steer a terminal or reorder its text
+    (``pisession.text.UNSAFE``: C1 controls, DEL, bidi marks and overrides, U+061C, the
+    BOM, ...) written as ``\\uXXXX`` escapes. They can only occur inside strings of a
+    JSON text, so the JSON means the same.
 
-    The JSON means the same; a terminal can no longer be steered by session text (these
-    characters can only occur inside strings of a JSON text).
-
-    >>> terminal_safe('{"a":"x\u009b31m\u202e"}')
-    '{"a":"x\\\\u009b31m\\\\u202e"}'
+    >>> terminal_safe('{"a":"x\u009b31m\u202e\u061c"}')
+    '{"a":"x\\\\u009b31m\\\\u202e\\\\u061c"}'
     """
-    return _UNSAFE_ON_TERMINAL.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+    from .text import UNSAFE_IN_JSON
+
+    return UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)

@@ -118,6 +118,9 @@ class _NoKey:
     def __repr__(self) -> str:
         return "NO_KEY"
 
+    def __reduce__(self) -> str:
+        return "NO_KEY"
+
 
 NO_KEY = _NoKey()
 

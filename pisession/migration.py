@@ -293,3 +293,25 @@ def migrate(
         values, step = migrate_v2_to_v3(values)
         steps.append(step)
     return values, steps
+
+
+def rewrite_lines(data: bytes, replaced: dict[int, object]) -> bytes:
+    """``data`` with the lines numbered in ``replaced`` written anew (as Pi serialises
+    them, infinities kept as ``1e400``) and every other line kept byte for byte.
+
+    >>> rewrite_lines(b'{"a":1}\\nkeep me\\r\\n', {1: {"a": 2}})
+    b'{"a":2}\\nkeep me\\r\\n'
+    """
+    from .jsjson import dumps
+    from .reader import line_bounds
+
+    out = []
+    starts, ends = line_bounds(data)
+    for number, (start, end) in enumerate(zip(starts, ends), 1):
+        raw = data[start:end]
+        if number in replaced:
+            ending = b"\r" if raw.endswith(b"\r") else b""
+            raw = dumps(replaced[number], keep_infinity=True).encode("utf-8") + ending
+        out.append(raw)
+    text = b"\n".join(out)
+    return text + b"\n" if data.endswith(b"\n") else text

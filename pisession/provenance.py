@@ -9,6 +9,7 @@ table every view takes its words, colours and styles from; a fate's reason is da
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -266,9 +267,22 @@ class Fates(Sequence):
     def counts(self) -> dict[str, int]:
         """How many entries have each fate (every fate listed, in ``FATES`` order)."""
         counts = dict.fromkeys((k.name for k in FATES), 0)
-        for name in self.names:
-            counts[name] += 1
+        counts.update(Counter(self.names))
         return counts
+
+    def message_count(self) -> int:
+        """How many messages the context holds: what the entries that reached the model
+        sent (one each, unless ``_details`` says otherwise), counted without a decode.
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).fates().message_count()
+        10
+        """
+        counts = self.counts()
+        single = counts[SENT] + counts[KEPT]
+        for position, (count, _, _) in self._details.items():
+            single += count - (self.names[position] in (SENT, KEPT))
+        return single
 
     def reached(self) -> int:
         """How many entries reached the model."""
@@ -336,6 +350,23 @@ def _item_fate(item: rule.ProjectedEntry, compaction: int | None, rank: int) -> 
     return KEPT if item.part == rule.KEPT else SENT
 
 
+def _roles_only(index: rule.EntryIndex):
+    """Decoding for fates: a message entry stands in as its role alone (it contributes
+    one message of that role, whatever its content, and edits go by role); the other
+    entries are decoded in full."""
+
+    def decode(positions) -> list:
+        types, roles = index.types, index.roles
+        others = [p for p in positions if types[p] != "message"]
+        full = dict(zip(others, index.entries(others)))
+        return [
+            full[p] if p in full else {"type": "message", "message": {"role": roles[p]}}
+            for p in positions
+        ]
+
+    return decode
+
+
 def entry_fates(session, leaf_id: object = None) -> Fates:
     """The fate of every entry (file order) for the context at ``leaf_id``.
 
@@ -358,11 +389,12 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
         names[position] = DROPPED_SYSTEM
     details: dict = {}
     edits = rule.collect_edits(index, selection)
-    done: set = set()
-    for rank, item in enumerate(rule.contributions(index, selection, edits)):
-        if item.position in done:  # an entry selected twice: its first place decides
+    done = bytearray(len(index))
+    items = rule.contributions(index, selection, edits, decode=_roles_only(index))
+    for rank, item in enumerate(items):
+        if done[item.position]:  # an entry selected twice: its first place decides
             continue
-        done.add(item.position)
+        done[item.position] = 1
         fate = _item_fate(item, selection.compaction, rank)
         names[item.position] = fate
         if fate not in (SENT, KEPT) or len(item.messages) != 1:

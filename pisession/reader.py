@@ -155,7 +155,7 @@ def line_bounds(data, lo: int = 0, hi: int | None = None) -> tuple[list[int], li
     return starts, ends
 
 
-def _bytes_at(data: bytes | memoryview, offsets: list[int]) -> bytes:
+def _bytes_at(data, offsets: list[int]) -> bytes:
     """The bytes at these offsets, as one bytes object.
 
     >>> _bytes_at(b"abc", [2, 0])
@@ -273,21 +273,20 @@ def _parse_window(
         last = min(count, first + _BLOCK)
         size = last - first
         numbers = range(first_line + first, first_line + last)
+        begin, end = starts[first], ends[last - 1]
         if (
             fast
-            and firsts.count(b"{", first, last) == size
+            and firsts.count(b"{", first, last) == size  # every line is {...}
             and lasts.count(b"}", first, last) == size
         ):
             try:
-                cores = _core_decoder.decode_lines(view[starts[first] : ends[last - 1]])
+                cores = _core_decoder.decode_lines(view[begin:end])
             except (msgspec.DecodeError, RecursionError):
                 cores = None
             if cores is not None and len(cores) == size:
+                shift = base.__add__
                 columns.add_cores(
-                    numbers,
-                    [s + base for s in starts[first:last]],
-                    [e + base for e in ends[first:last]],
-                    cores,
+                    numbers, map(shift, starts[first:last]), map(shift, ends[first:last]), cores
                 )
                 continue
         for index in range(first, last):
@@ -319,7 +318,7 @@ def parse_lines(data: bytes, fast: bool = True) -> tuple[ParsedLines, list[Diagn
     parsed, diagnostics = ParsedLines(), []
     columns = _Columns(parsed, diagnostics)
     final = not data.endswith(b"\n")
-    with _no_gc():
+    with paused_gc():
         _parse_window(columns, data, 0, len(data), 0, 1, fast, final)
     return parsed, diagnostics
 
@@ -328,11 +327,19 @@ def parse_file(handle, size: int, chunk: int = CHUNK) -> tuple[ParsedLines, list
     """``parse_lines`` over the first ``size`` bytes of an open binary file, read
     ``chunk`` bytes at a time into one buffer: memory holds the buffer and the columns,
     never the whole file. (A line longer than the buffer makes it grow.)"""
+    parsed, diagnostics, _ = _parse_range(handle, 0, size, chunk)
+    return parsed, diagnostics
+
+
+def _parse_range(handle, begin: int, size: int, chunk: int = CHUNK):
+    """``parse_file`` of bytes ``begin`` (the start of a line) to ``size``, numbering
+    lines from 1 there; also returns how many lines it read."""
     parsed, diagnostics = ParsedLines(), []
     columns = _Columns(parsed, diagnostics)
-    buffer = bytearray(min(chunk, size) or 1)
-    offset, line, held = 0, 1, 0  # file offset of buffer[0]; next line; bytes held
-    with _no_gc():
+    buffer = bytearray(min(chunk, size - begin) or 1)
+    handle.seek(begin)
+    offset, line, held = begin, 1, 0  # file offset of buffer[0]; next line; bytes held
+    with paused_gc():
         while offset + held < size:
             if held == len(buffer):  # one line fills the buffer: make room
                 buffer.extend(bytes(len(buffer)))
@@ -350,10 +357,45 @@ def parse_file(handle, size: int, chunk: int = CHUNK) -> tuple[ParsedLines, list
             line += _parse_window(columns, buffer, 0, end, offset, line, True, ragged)
             buffer[: held - end] = buffer[end:held]
             offset, held = offset + end, held - end
-    return parsed, diagnostics
+    return parsed, diagnostics, line - 1
 
 
-class _no_gc:
+def _parse_part(path: str, begin: int, end: int):
+    with open(path, "rb") as handle:
+        return _parse_range(handle, begin, end)
+
+
+def parse_halves(path: str, size: int) -> tuple[ParsedLines, list[Diagnostic]]:
+    """``parse_file`` of a big file, its second half parsed by a second process when one
+    can help (``pisession.parallel``); the same result either way."""
+    from .parallel import can_fork, in_child
+
+    with open(path, "rb") as handle:
+        handle.seek(size // 2)
+        handle.readline()  # to the start of the next line
+        split = min(handle.tell(), size)
+    if not can_fork() or split >= size:
+        parsed, diagnostics, _ = _parse_part(path, 0, size)
+        return parsed, diagnostics
+    second = in_child(_parse_part, path, split, size)
+    first, diagnostics, lines_before = _parse_part(path, 0, split)
+    rest, rest_diagnostics, _ = second.result()
+    return _joined(first, diagnostics, rest, rest_diagnostics, lines_before)
+
+
+def _joined(first, diagnostics, rest, rest_diagnostics, shift: int):
+    """The two halves' rows as one ``ParsedLines`` (the second half's line numbers and
+    rows shifted after the first's ``shift`` lines)."""
+    first.lines.extend(n + shift for n in rest.lines)
+    for name in ("starts", "ends", "types", "ids", "parent_ids", "roles"):
+        getattr(first, name).extend(getattr(rest, name))
+    base = len(first.types) - len(rest.types)
+    first.values.update((k + base, v) for k, v in rest.values.items())
+    diagnostics += [Diagnostic(d.line + shift, d.kind, d.message) for d in rest_diagnostics]
+    return first, diagnostics
+
+
+class paused_gc:
     """Pause the collector: the columns are many small objects with no cycles."""
 
     def __enter__(self):
@@ -440,23 +482,32 @@ class LineStore:
         """The fully decoded value of the line at this byte range."""
         return loads(self._read(start, end))
 
-    def values(self, ranges: Sequence[tuple[int, int]]) -> list:
-        """Several lines decoded, consecutive ones together (``decode_lines``)."""
+    def values(self, ranges: Sequence[tuple[int, int]], decoder=None) -> list:
+        """Several lines decoded, consecutive ones together (``decode_lines``). With a
+        msgspec ``decoder``, lines it refuses give None; without, ``JSON.parse``'s value."""
         out: list = []
         for run in _runs(ranges):
             first, last = run[0][0], run[-1][1]
             raw = self._read(first, last)
-            decoded = None
-            if len(run) > 1:
-                try:
-                    decoded = _any_decoder.decode_lines(raw)
-                except (msgspec.DecodeError, RecursionError):
-                    decoded = None
+            try:
+                decoded = (decoder or _any_decoder).decode_lines(raw)
+            except (msgspec.DecodeError, RecursionError):
+                decoded = None
             if decoded is not None and len(decoded) == len(run):
                 out.extend(decoded)
             else:
-                out.extend(loads(raw[s - first : e - first]) for s, e in run)
+                out.extend(_one(raw[s - first : e - first], decoder) for s, e in run)
         return out
+
+
+def _one(raw, decoder) -> object:
+    """One line: ``JSON.parse``'s value, or the decoder's (None when it refuses)."""
+    if decoder is None:
+        return loads(raw)
+    try:
+        return decoder.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _runs(ranges: Sequence[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
@@ -493,7 +544,7 @@ def read_source(
             partial = None
             if complete_lines_only:
                 size, partial = _complete_size(handle, size)
-            parsed, diagnostics = parse_file(handle, size)
+            parsed, diagnostics = parse_halves(path, size)
         except OSError as exc:
             raise SessionFormatError(path, None, f"cannot read: {exc.strerror}") from None
     if partial is not None:

@@ -23,9 +23,16 @@ from .context import Context, EntryIndex, ProjectedEntry, Projection
 from .errors import CycleError, SessionFormatError, UnknownLeafError
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
-from .migration import CURRENT_VERSION, IdFactory, MigrationStep, header_version, migrate
-from .reader import Diagnostic, LineStore, ParsedLines, line_bounds, read_source
-from .stats import SessionStats, session_stats
+from .migration import (
+    CURRENT_VERSION,
+    IdFactory,
+    MigrationStep,
+    header_version,
+    migrate,
+    rewrite_lines,
+)
+from .reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
+from .stats import SessionStats
 from .system_prompt import SystemPrompt, replay_system_prompt
 
 __all__ = ["Context", "ProjectedEntry", "Projection", "Session", "load", "loads"]
@@ -44,6 +51,14 @@ class _Rows:
             value = self.store.value(self.parsed.starts[row], self.parsed.ends[row])
         return value
 
+    def raw_lines(self, rows, decoder) -> list:
+        """The lines of these rows through a msgspec ``decoder`` (None where it cannot:
+        a line read by the slow path, or one it refuses)."""
+        values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
+        plain = [r for r in rows if r not in values]
+        decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
+        return [None if r in values else next(decoded) for r in rows]
+
     def decode_many(self, rows) -> list:
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
         if not values:
@@ -56,77 +71,38 @@ class _Rows:
         return out
 
 
+@dataclass(frozen=True)
+class _Legacy:
+    """A v1/v2 file migrated in memory: the new header and entries, the rows they came
+    from (for writing the file back line by line) and what each step changed."""
+
+    header: dict
+    entries: list
+    lines: list[int]
+    steps: list[MigrationStep]
+
+
 class Session:
     """A parsed session file. Create one with ``pisession.load``.
 
     Entries stay the raw values of the file (unknown types and fields included), in
-    file order, header excluded; ``entry_lines`` gives each one's line number.
+    file order, header excluded; ``entry_lines`` gives each one's line number. Every
+    answer comes from the rule's steps (``pisession.context``) over ``index``.
     """
 
-    def __init__(
-        self,
-        store: LineStore,
-        parsed: ParsedLines,
-        diagnostics: list[Diagnostic],
-        source: str = "<bytes>",
-        new_id: IdFactory | None = None,
-        migrate_legacy: bool = True,
-    ):
+    def __init__(self, source, store, header, lines, index, diagnostics, legacy=None, rows=None):
         self.source = source
         self._store = store
-        self.diagnostics = diagnostics
-        header = _header(store, parsed, diagnostics, source)
-        extra = [k for k in range(1, len(parsed)) if parsed.types[k] == "session"]
-        for k in extra:
-            diagnostics.append(
-                Diagnostic(
-                    parsed.lines[k],
-                    "extra-header",
-                    "a second session header; Pi does not treat it as an entry",
-                )
-            )
-        diagnostics.sort(key=lambda d: d.line)
-        rows = parsed.without([0, *extra])
-        self.entry_lines: tuple[int, ...] = tuple(rows.lines)
-        self._entry_rows = rows
-        self.original_version = js_field(header, "version")
-        if self.original_version is UNDEFINED:
-            self.original_version = None
-        self.migration_steps: list[MigrationStep] = []
-        self._header = header
-        self._migrated: list | None = None
-        if migrate_legacy and header_version(header) < CURRENT_VERSION:
-            self._migrate(parsed, header, extra, new_id)
-        if self._migrated is not None:
-            self.index = EntryIndex.of(self._migrated, source)
-        else:
-            store_rows = _Rows(rows, store)
-            self.index = EntryIndex.of_columns(
-                rows.types,
-                rows.ids,
-                rows.parent_ids,
-                rows.roles,
-                store_rows.decode,
-                store_rows.decode_many,
-                source,
-            )
+        self._rows: _Rows | None = rows
+        self._header = legacy.header if legacy else header
+        self.entry_lines: tuple[int, ...] = tuple(lines)
+        self.index: EntryIndex = index
+        self.diagnostics: list[Diagnostic] = diagnostics
+        self._legacy: _Legacy | None = legacy
+        version = js_field(header, "version")
+        self.original_version = None if version is UNDEFINED else version
+        self.migration_steps: list[MigrationStep] = legacy.steps if legacy else []
         self._cache: dict[int, object] = {}
-
-    def _migrate(self, parsed, header, extra, new_id) -> None:
-        rows = _Rows(parsed, self._store)
-        values = [header, *rows.decode_many(range(1, len(parsed)))]
-        try:
-            migrated, steps = migrate(values, new_id=new_id)
-        except SessionFormatError as exc:  # name the file and the line, not the index
-            line = parsed.lines[exc.index] if hasattr(exc, "index") else None
-            raise SessionFormatError(self.source, line, exc.reason) from None
-        self.migration_steps = steps
-        if steps:
-            skip = set(extra)
-            self._header = migrated[0]
-            self._migrated = [v for k, v in enumerate(migrated) if k and k not in skip]
-            self._migrated_rows = [k for k in range(1, len(parsed)) if k not in skip]
-            self._parsed_lines = parsed.lines
 
     # --- reading ------------------------------------------------------------------
 
@@ -143,7 +119,7 @@ class Session:
     @property
     def migrated(self) -> bool:
         """True when loading migrated a legacy (v1/v2) file in memory."""
-        return self._migrated is not None
+        return self._legacy is not None
 
     def __len__(self) -> int:
         return len(self.entry_lines)
@@ -267,7 +243,7 @@ class Session:
         index = self.index
         return {
             "dangling_parents": dangling_parents(index),
-            "duplicate_ids": duplicate_ids(index.ids),
+            "duplicate_ids": {} if index.unique_ids else duplicate_ids(index.ids),
             "cycles": find_cycles(index.parents),
         }
 
@@ -329,6 +305,25 @@ class Session:
             item.line = self.line_of(item.position)
         return projection
 
+    def context_json(self, leaf_id: object = None, indent: int | None = 2, parallel=False):
+        """``context(leaf_id).to_json(indent)`` as UTF-8 bytes, yielded a block of entries
+        at a time: the same bytes, with the memory of a block (``pisession.stream``;
+        ``parallel``: a helper process writes a long context's second half).
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> b"".join(s.context_json()) == s.context().to_json(2).encode()
+        True
+        """
+        from .stream import context_json
+
+        raw_lines = None if self._rows is None else self._rows.raw_lines
+        chunks = context_json(self.index, self._leaf(leaf_id), indent, raw_lines, parallel=parallel)
+        try:
+            yield from chunks
+        except SessionFormatError as exc:
+            raise self._located(exc) from None
+
     def context(self, leaf_id: object = None) -> Context:
         """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""
         return self.projection(leaf_id).context
@@ -338,15 +333,70 @@ class Session:
         return replay_system_prompt(self.context(leaf_id).messages)
 
     def stats(self, leaf_id: object = None, branch: bool = False) -> SessionStats:
-        """Usage, cost and counts for the whole session, or for one branch's path."""
-        entries = self.path(leaf_id) if branch else self.entries
-        return session_stats(entries)
+        """Usage, cost and counts for the whole session, or for one branch's path.
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).stats().assistant_messages
+        7
+        """
+        from .stats import summed
+
+        counted = self._counted
+        if not branch:
+            return summed(counted)
+        return summed(map(counted.__getitem__, self.path_positions(leaf_id)))
+
+    @cached_property
+    def _counted(self) -> list:
+        """What every entry adds to the statistics (``stats.contribution``), read once:
+        from the index where its type and role say all, else from the fields decoded."""
+        from .stats import (
+            STATS_DECODER,
+            Facts,
+            contribution,
+            entry_facts,
+            needs_decoding,
+            view_facts,
+        )
+
+        if self._rows is None:
+            return [contribution(entry_facts(self.entry(p))) for p in range(len(self))]
+        types, roles = self.index.types, self.index.roles
+        known: dict = {}
+
+        def from_index(kind: object, role: object) -> tuple:
+            try:
+                return known[kind, role]
+            except KeyError:
+                found = known[kind, role] = contribution(Facts(kind, UNDEFINED, role))
+                return found
+            except TypeError:  # an object as type or role
+                return contribution(Facts(kind, UNDEFINED, role))
+
+        counted = list(map(from_index, types, roles))
+        wanted = [p for p in range(len(self)) if needs_decoding(types[p], roles[p])]
+        for start in range(0, len(wanted), 4096):  # a block at a time: views hold their bytes
+            block = wanted[start : start + 4096]
+            views = self._rows.raw_lines(block, STATS_DECODER)
+            missing = [p for p, view in zip(block, views) if view is None]
+            full = dict(zip(missing, self.index.entries(missing)))
+            for p, view in zip(block, views):
+                counted[p] = contribution(
+                    entry_facts(full[p]) if view is None else view_facts(view)
+                )
+        return counted
 
     def fates(self, leaf_id: object = None):
         """What happened to every entry for this leaf (see ``pisession.provenance``)."""
         from .provenance import entry_fates
 
         return entry_fates(self, leaf_id)
+
+    def diff(self, leaf_a: object, leaf_b: object):
+        """Compare the contexts of two leaves (``pisession.diff.LeafDiff``)."""
+        from .diff import diff_leaves
+
+        return diff_leaves(self, leaf_a, leaf_b)
 
     # --- writing ----------------------------------------------------------------------
 
@@ -356,24 +406,12 @@ class Session:
         A migrated session is written line for line: changed entries are serialised as
         Pi would, every other line (including skipped ones) is kept byte for byte.
         """
-        from . import jsjson
-
         data = self._store.whole()
-        if self._migrated is None:
+        if self._legacy is None:
             return data
-        lines = self._parsed_lines
-        replaced = {lines[0]: self._header}
-        replaced.update((lines[k], v) for k, v in zip(self._migrated_rows, self._migrated))
-        out = []
-        starts, ends = line_bounds(data)
-        for number, (start, end) in enumerate(zip(starts, ends), 1):
-            raw = data[start:end]
-            if number in replaced:
-                ending = b"\r" if raw.endswith(b"\r") else b""
-                raw = jsjson.dumps(replaced[number], keep_infinity=True).encode("utf-8") + ending
-            out.append(raw)
-        text = b"\n".join(out)
-        return text + b"\n" if data.endswith(b"\n") else text
+        legacy = self._legacy
+        values = [legacy.header, *legacy.entries]
+        return rewrite_lines(data, dict(zip(legacy.lines, values)))
 
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
         """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
@@ -424,6 +462,69 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
     return header
 
 
+def _entry_rows(parsed: ParsedLines, diagnostics: list[Diagnostic]) -> ParsedLines:
+    """The rows that are entries: all but the header and any later session header (Pi
+    does not count those), each of which gets a diagnostic."""
+    extra = [k for k in range(1, len(parsed)) if parsed.types[k] == "session"]
+    for k in extra:
+        message = "a second session header; Pi does not treat it as an entry"
+        diagnostics.append(Diagnostic(parsed.lines[k], "extra-header", message))
+    diagnostics.sort(key=lambda d: d.line)
+    return parsed.without([0, *extra])
+
+
+def _migrated(parsed, store, header, new_id, source) -> _Legacy | None:
+    """Step 2: a legacy file's values brought to version 3 (None: nothing changed)."""
+    values = [header, *_Rows(parsed, store).decode_many(range(1, len(parsed)))]
+    try:
+        migrated, steps = migrate(values, new_id=new_id)
+    except SessionFormatError as exc:  # name the file and the line, not the index
+        line = parsed.lines[exc.index] if hasattr(exc, "index") else None
+        raise SessionFormatError(source, line, exc.reason) from None
+    if not steps:
+        return None
+    kept = [k for k in range(len(parsed)) if k == 0 or parsed.types[k] != "session"]
+    entries = [migrated[k] for k in kept[1:]]
+    return _Legacy(migrated[0], entries, [parsed.lines[k] for k in kept], steps)
+
+
+def _indexed(rows: ParsedLines, decoding: _Rows, source: str) -> EntryIndex:
+    """Step 3: the rule's index of the entry rows, decoding entries from the store."""
+    with paused_gc():  # many small objects, no cycles among them
+        return EntryIndex.of_columns(
+            rows.types,
+            rows.ids,
+            rows.parent_ids,
+            rows.roles,
+            decoding.decode,
+            decoding.decode_many,
+            source,
+        )
+
+
+def open_session(
+    store: LineStore,
+    parsed: ParsedLines,
+    diagnostics: list[Diagnostic],
+    source: str = "<bytes>",
+    new_id: IdFactory | None = None,
+    migrate_legacy: bool = True,
+) -> Session:
+    """Steps 2 and 3 of ``load`` on what step 1 (``reader.read_source``) read: the header
+    checked, a legacy file migrated in memory, the entries indexed."""
+    header = _header(store, parsed, diagnostics, source)
+    rows = _entry_rows(parsed, diagnostics)
+    legacy = None
+    if migrate_legacy and header_version(header) < CURRENT_VERSION:
+        legacy = _migrated(parsed, store, header, new_id, source)
+    if legacy is not None:
+        index = EntryIndex.of(legacy.entries, source)
+        return Session(source, store, header, rows.lines, index, diagnostics, legacy)
+    decoding = _Rows(rows, store)
+    index = _indexed(rows, decoding, source)
+    return Session(source, store, header, rows.lines, index, diagnostics, rows=decoding)
+
+
 def read_values(path_or_bytes) -> tuple[list, list[int]]:
     """The first step of ``load`` alone: every parsed value of a file (the header
     first) and its line number, before any migration.
@@ -448,7 +549,7 @@ def loads(
     [{'role': 'user', 'content': 'hi'}]
     """
     store, parsed, diagnostics, _ = read_source(bytes(data))
-    return Session(store, parsed, diagnostics, source, new_id, migrate)
+    return open_session(store, parsed, diagnostics, source, new_id, migrate)
 
 
 def load(
@@ -474,4 +575,4 @@ def load(
     (0, [(2, 'partial-line')])
     """
     store, parsed, diagnostics, source = read_source(path_or_bytes, complete_lines_only)
-    return Session(store, parsed, diagnostics, source, new_id, migrate)
+    return open_session(store, parsed, diagnostics, source, new_id, migrate)

@@ -12,12 +12,17 @@ is unset (https://no-color.org); pipes never receive ANSI sequences.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import unicodedata
+from dataclasses import dataclass
 from typing import TextIO
 
 from .text import visible
+
+#: ANSI colour codes as ``paint`` writes them.
+SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def clean(text: object) -> str:
@@ -55,22 +60,36 @@ def text_width(text: str) -> int:
 def truncate(text: str, width: int | None, ellipsis: str = "…") -> str:
     """Cut ``text`` to ``width`` columns, ending in ``ellipsis`` when cut.
 
-    ``None`` means no limit.
+    ``None`` means no limit. Only the part that fits is measured, so cutting a
+    megabyte of tool output to one line costs one line.
 
     >>> truncate("a long summary", 8), truncate("short", 8), truncate("abc", None)
     ('a long …', 'short', 'abc')
+    >>> truncate("a long summary", 8, "...")
+    'a lon...'
     """
-    if width is None or text_width(text) <= width:
+    if width is None:
         return text
+    if text.isascii() if len(text) < 4096 else text[: width + 1].isascii():
+        if len(text) <= width:
+            return text
+        if width < len(ellipsis):
+            return text[:width]
+        return text[: width - len(ellipsis)] + ellipsis
     room = max(width - text_width(ellipsis), 0)
-    out, used = [], 0
+    out, used, cut_at = [], 0, None
     for char in text:
         w = char_width(char)
-        if used + w > room:
+        if cut_at is None and used + w > room:
+            cut_at = len(out)
+        if used + w > width:
             break
         out.append(char)
         used += w
-    return "".join(out) + ellipsis if width >= text_width(ellipsis) else "".join(out)
+    else:
+        return text  # it all fits
+    kept = "".join(out[:cut_at])
+    return kept + ellipsis if width >= text_width(ellipsis) else kept
 
 
 def truncate_left(text: str, width: int | None, ellipsis: str = "…") -> str:
@@ -82,6 +101,39 @@ def truncate_left(text: str, width: int | None, ellipsis: str = "…") -> str:
     if width is None or text_width(text) <= width:
         return text
     return ellipsis + truncate(text[::-1], max(width - text_width(ellipsis), 0), "")[::-1]
+
+
+def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> list[str]:
+    """``text`` broken at spaces into lines of at most ``width`` columns: the first line
+    starts with ``first``, the others with ``indent``. A word longer than a line is cut
+    into pieces. ``None``: one line.
+
+    >>> wrap("before the kept range of compaction c1: replaced", 20, "  ", "> ")
+    ['> before the kept', '  range of', '  compaction c1:', '  replaced']
+    """
+    if width is None or text_width(first + text) <= width:
+        return [first + text]
+    lines: list[str] = []
+    line, used = first, text_width(first)
+    fresh = True  # nothing but the lead on this line yet
+    for word in text.split(" "):
+        size = text_width(word)
+        if not fresh and used + 1 + size > width:
+            lines.append(line)
+            line, used, fresh = indent, text_width(indent), True
+        while used + size > width and size > 0 and width - used > 0:
+            piece = truncate(word, width - used, "")
+            lines.append(line + piece)
+            word = word[len(piece) :]
+            size = text_width(word)
+            line, used = indent, text_width(indent)
+        if not word and fresh:
+            continue
+        line += word if fresh else " " + word
+        used += size if fresh else size + 1
+        fresh = False
+    lines.append(line)
+    return lines
 
 
 def pad(text: str, width: int, right: bool = False) -> str:
@@ -120,6 +172,52 @@ def paint(text: str, *styles: str, color: bool = True) -> str:
     if not color or not codes or not text:
         return text
     return f"\x1b[{codes}m{text}\x1b[0m"
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a view is shown: ``color`` (ANSI styles), ``width`` (columns to fit; None: no
+    limit, as in a pipe) and ``ascii`` (plain marks and punctuation, for a stream that
+    cannot encode ``✓``, ``…`` or box drawing).
+
+    >>> Look(ascii=True).cut("a long summary", 8), Look().mark(True), Look(ascii=True).mark(False)
+    ('a lon...', '✓', '-')
+    """
+
+    color: bool = False
+    width: int | None = None
+    ascii: bool = False
+
+    @property
+    def ellipsis(self) -> str:
+        """``…``, or ``...`` in ASCII."""
+        return "..." if self.ascii else "…"
+
+    def cut(self, text: str, width: int | None = None) -> str:
+        """``truncate`` to ``width`` (default: the look's width) with the look's ellipsis."""
+        return truncate(text, self.width if width is None else width, self.ellipsis)
+
+    def paint(self, text: str, *styles: str) -> str:
+        """``paint`` when the look has colour."""
+        return paint(text, *styles, color=self.color)
+
+    def mark(self, reached: bool) -> str:
+        """``✓`` reached the model, ``✗`` did not (ASCII: ``+`` and ``-``)."""
+        return ("+" if reached else "-") if self.ascii else ("✓" if reached else "✗")
+
+    def symbol(self, unicode: str, ascii: str) -> str:
+        """``unicode``, or ``ascii`` for an ASCII look."""
+        return ascii if self.ascii else unicode
+
+    def visible_width(self, text: str) -> int:
+        """Columns of ``text`` once its ANSI styles are left out."""
+        return text_width(SGR.sub("", text))
+
+    def fit(self, line: str) -> str:
+        """A line cut to the width (its colours dropped if it has to be cut)."""
+        if self.width is None or self.visible_width(line) <= self.width:
+            return line
+        return self.cut(SGR.sub("", line))
 
 
 def use_color(choice: bool | None = None, stream: TextIO | None = None, env=None) -> bool:

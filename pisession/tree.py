@@ -9,10 +9,12 @@ tree as a ``networkx.DiGraph`` for drawing and analysis.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property, cmp_to_key
 
-from .jsdate import js_time_ms
+from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, truthy
 
 
@@ -57,12 +59,45 @@ class Shape:
         high = bisect_right(self.keys, position, low)
         kids = self.order[low:high]
         if len(kids) > 1 and self.timestamp is not None:
-            kids.sort(key=self._when)
+            times = {p: self._when(p) for p in kids}
+            kids.sort(key=cmp_to_key(lambda a, b: _compare(times[a], times[b])))
         return kids
 
+    @cached_property
+    def only_child(self) -> dict[int, int]:
+        """Each entry that has exactly one child, mapped to that child (one pass over the
+        sorted parent column: a million-entry chain costs one dict).
+
+        >>> from pisession.context import EntryIndex
+        >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
+        ...                        {"id": "c", "parentId": "b"}, {"id": "d", "parentId": "b"}])
+        >>> Shape.of(index).only_child
+        {0: 1}
+        """
+        counts = Counter(self.keys)
+        return {k: child for k, child in zip(self.keys, self.order) if counts[k] == 1}
+
+    def chain(self, start: int) -> list[int]:
+        """``start`` and its single-child descendants: one straight run of the tree.
+
+        >>> from pisession.context import EntryIndex
+        >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
+        ...                         {"id": "c", "parentId": "b"}])).chain(0)
+        [0, 1, 2]
+        """
+        only = self.only_child
+        run = [start]
+        following = only.get(start)
+        while following is not None:
+            run.append(following)
+            following = only.get(following)
+        return run
+
     def _when(self, position: int) -> float:
-        millis = js_time_ms(self.timestamp(position))  # type: ignore[misc]
-        return millis if millis == millis else 0.0
+        try:
+            return js_time_ms(self.timestamp(position))  # type: ignore[misc]
+        except DateConversionError:
+            return float("nan")
 
     def children_map(self) -> dict[int, list[int]]:
         """Children of every entry (a dict of lists: for small trees and drawings)."""
@@ -91,6 +126,12 @@ class Shape:
             position, depth = stack.pop()
             yield position, depth
             stack.extend((c, depth + 1) for c in reversed(self.children(position)))
+
+
+def _compare(a: float, b: float) -> int:
+    """Pi's sort comparator ``a - b``: a NaN difference counts as "equal", as in V8."""
+    difference = a - b
+    return 0 if difference != difference else (difference > 0) - (difference < 0)
 
 
 def dangling_parents(index) -> list[int]:

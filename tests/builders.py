@@ -1,10 +1,13 @@
-"""Tiny builders for session files in tests: ids a reader can follow."""
+"""Tiny builders for session files in tests (ids a reader can follow), on top of
+``pisession.build``, the package's one set of session builders."""
 
 from __future__ import annotations
 
 import json
+from itertools import count
 
 import pisession
+from pisession.build import new_entry, session_bytes
 
 HEADER = {
     "type": "session",
@@ -23,16 +26,12 @@ V1_HEADER = {
     "cwd": "/",
 }
 
-
-def stamp(n: int) -> str:
-    return f"2026-01-01T00:{n // 60:02d}:{n % 60:02d}.000Z"
-
-
-_clock = iter(range(1, 10**6))
+_minutes = count(1)
 
 
 def entry(kind: str, eid: str, parent: str | None, /, **fields) -> dict:
-    return {"type": kind, "id": eid, "parentId": parent, "timestamp": stamp(next(_clock)), **fields}
+    """``new_entry`` with the next minute of a test-wide clock (distinct timestamps)."""
+    return new_entry(kind, eid, parent, next(_minutes), **fields)
 
 
 def msg(eid: str, parent: str | None, role: str = "user", content="hi", **extra) -> dict:
@@ -54,10 +53,7 @@ def edit(eid: str, parent: str, target: str, replacement) -> dict:
 
 
 def jsonl(*entries, header: dict | None = None) -> bytes:
-    lines = [json.dumps(header or HEADER)] + [
-        e if isinstance(e, str) else json.dumps(e, ensure_ascii=False) for e in entries
-    ]
-    return ("\n".join(lines) + "\n").encode()
+    return session_bytes(*entries, header=header or HEADER)
 
 
 def session(*entries, header: dict | None = None) -> pisession.Session:

@@ -177,6 +177,27 @@ def test_reading_in_chunks_equals_reading_whole(tmp_path, big, chunk):
     assert _rows(chunked) == _rows(whole) and chunked_diags == whole_diags
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_reading_in_two_halves_equals_reading_whole(tmp_path, monkeypatch, big, workers):
+    """Big files are parsed in two halves, the second by a forked process when it can
+    help (``pisession.parallel``): rows, line numbers and diagnostics are the same."""
+    rng = random.Random(5)
+    lines = big.split(b"\n")
+    for _ in range(8):  # odd lines on both sides of the middle
+        lines.insert(rng.randrange(1, len(lines)), rng.choice(ODD_LINES))
+    data = b"\n".join(lines)
+    whole, whole_diags = reader.parse_lines(data)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    monkeypatch.setattr(reader, "CHUNK", 1 << 16)
+    halves, halves_diags = reader.parse_halves(str(path), len(data))
+    assert _rows(halves) == _rows(whole) and halves_diags == whole_diags
+    assert {k: repr(v) for k, v in halves.values.items()} == {
+        k: repr(v) for k, v in whole.values.items()
+    }
+
+
 def test_session_read_from_the_file_matches_the_one_read_whole(tmp_path, monkeypatch, big):
     path = tmp_path / "big.jsonl"
     path.write_bytes(big)
@@ -231,3 +252,33 @@ def test_paths_of_several_leaves_and_cycles():
     assert session.path_positions("e") == [0, 5]
     session.path_positions().append(99)  # callers own the lists they get
     assert session.path_positions() == [0, 5]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("indent", [2, None])
+def test_a_long_context_written_in_two_halves_is_the_same(big, monkeypatch, workers, indent):
+    """``pisession context`` lets a helper process write a long context's second half:
+    byte for byte the same text (blocks of 7 entries, so this small file is "long")."""
+    from pisession import stream
+
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    monkeypatch.setattr(stream, "BLOCK", 7)
+    splits = []
+    middle = stream._middle
+    monkeypatch.setattr(stream, "_middle", lambda *a: splits.append(middle(*a)) or splits[-1])
+    session = pisession.loads(big)
+    for leaf in [None] + [session.index.ids[p] for p in session.leaves()[:4]]:
+        expected = session.context(leaf).to_json(indent).encode()
+        assert b"".join(session.context_json(leaf, indent, parallel=True)) == expected
+    assert any(split is not None for split in splits)  # the context was split
+
+
+def test_chain_shape_is_one_straight_path_of_messages():
+    from generate import generate_chain
+
+    buf = io.BytesIO()
+    assert generate_chain(50, buf) == 50
+    session = pisession.loads(buf.getvalue())
+    assert len(session) == 50 and session.shape.leaves == [49]
+    assert len(session.path_positions()) == 50 == len(session.context().messages)
+    assert set(session.fates().names) == {"sent"}

@@ -204,19 +204,24 @@ def test_explain_legacy_file_is_stable_between_runs(capsys):
 # --- tree ---------------------------------------------------------------------------
 
 
-def test_tree_text_follows_pi_order_and_marks_the_path(capsys):
+def test_tree_text_follows_pi_order_with_the_path_last_and_marks_it(capsys):
     session = pisession.load(TOUR)
     status, out, _ = call(capsys, "tree", TOUR, "--collapse", "0", "--ascii")
     assert status == 0
     lines = out.splitlines()
+    # Pi's order, except that at a branch point the child on the path comes last
     order = [p for p, _ in session.shape.preorder()]
-    assert [line.split()[0] for line in lines] == [str(session.line_of(p)) for p in order]
-    by_id = {session.entry(p)["id"]: line for p, line in zip(order, lines)}
-    assert "<- leaf" in by_id["a6000001"]
+    fork = order.index(session.position_of("lb000001"))
+    side = [p for p in order[fork:] if session.fates().names[p] == "off-path"]
+    path_part = [p for p in order[fork:] if p not in side]
+    expected = order[:fork] + side + path_part
+    assert [line.split()[0] for line in lines] == [str(session.line_of(p)) for p in expected]
+    by_id = {session.entry(p)["id"]: line for p, line in zip(expected, lines)}
+    assert "<- leaf" in by_id["a6000001"] and "< leaf" in by_id["cm000001"]
     assert "#first answer" in by_id["a2000001"]
     assert " * u4000001" in by_id["u4000001"] and " o u5000001" in by_id["u5000001"]
     assert "[off-path]" in by_id["bs000001"] and "[edited]" in by_id["t2000001"]
-    assert "|- " in by_id["lb000001"] and "`- " in by_id["bs000001"]
+    assert by_id["bs000001"].startswith("18 |- o") and by_id["lb000001"].startswith("10 * ")
 
 
 def test_tree_other_leaf_box_drawing(capsys):
@@ -224,7 +229,9 @@ def test_tree_other_leaf_box_drawing(capsys):
     assert status == 0
     line = next(ln for ln in out.splitlines() if "a7000001" in ln)
     assert "◀ leaf" in line and "● a7000001" in line
-    assert "└─ ● bs000001" in out
+    # now the other branch is the side one, drawn before the path
+    assert "├─ ○ lb000001" in out and "\n18 ● bs000001" in out
+    assert out.index("lb000001") < out.index("bs000001")
 
 
 def test_tree_collapses_long_straight_runs(tmp_path, capsys):
@@ -389,8 +396,11 @@ def test_stats_json_matches_the_library(capsys):
     status, out, _ = call(capsys, "stats", TOUR, "--leaf", "a7000001", "--json")
     assert status == 0
     data = json.loads(out)
+    roles = [data[k].pop("messagesByRole") for k in ("session", "branch")]
     assert data["session"] == session.stats().to_dict()
     assert data["branch"] == session.stats("a7000001", branch=True).to_dict()
+    assert sum(roles[0].values()) == data["session"]["totalMessages"]
+    assert roles[1] == {"system": 1, "user": 2, "assistant": 3, "toolResult": 1}
     assert data["leaf"] == "a7000001"
     assert data["context"]["messages"] == len(session.context("a7000001").messages)
     assert data["session"] != data["branch"]
@@ -401,8 +411,8 @@ def test_stats_table(capsys):
     assert status == 0
     assert "branch to a6000001" in out
     row = next(line for line in out.splitlines() if line.startswith("tokens"))
-    assert row.split()[1:] == ["10,204", "9,196"]
-    assert "$0.0254" in out
+    assert row.split()[1:] == ["11,277", "10,269"]
+    assert "$0.0257" in out
 
 
 # --- ls -----------------------------------------------------------------------------

@@ -302,3 +302,128 @@ def test_drawing_leaves_the_backend_alone():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True False"
+
+
+# --- legibility: size, contrast, HiDPI -------------------------------------------------------
+
+
+def _contrast(a: str, b: str) -> float:
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _texts(fig):
+    return [t for ax in fig.axes for t in ax.texts if t.get_text() and t.get_color() != "none"]
+
+
+@pytest.mark.parametrize("maker", ["tree", "pipeline", "edits", "migration"])
+def test_figures_are_legible_at_natural_size(tour, maker):
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    from pisession import draw
+
+    figures = {
+        "tree": lambda: draw.draw_tree(tour),
+        "pipeline": lambda: draw.pipeline_figure(tour),
+        "edits": lambda: draw.edits_figure(tour),
+        "migration": lambda: draw.migration_figure(pisession.sample_path("legacy-v1")),
+    }
+    fig = figures[maker]()
+    width, _ = draw.natural_size(fig)
+    assert width <= 860  # fits a notebook column at 100 % zoom
+    for text in _texts(fig):
+        pixels = text.get_fontsize() * draw.NATURAL_DPI / 72
+        assert pixels >= 10, (text.get_text(), pixels)
+        box = text.get_bbox_patch()
+        if box is not None:  # text on a filled box: WCAG AA contrast
+            ink, fill = to_hex(text.get_color()), to_hex(box.get_facecolor())
+            assert _contrast(ink, fill) >= 4.5, (text.get_text(), ink, fill)
+
+
+def test_every_fate_ink_meets_wcag_aa():
+    for kind in FATE.values():
+        assert _contrast(kind.ink, kind.colour) >= 4.5, kind.name
+
+
+def test_figures_show_sharp_at_their_natural_size(tour):
+    pytest.importorskip("matplotlib")
+    import struct
+
+    from pisession import draw
+
+    fig = draw.draw_tree(tour)
+    data, meta = draw.figure_bundle(fig)
+    png = data["image/png"]
+    pixels = struct.unpack(">II", png[16:24])
+    shown = (meta["image/png"]["width"], meta["image/png"]["height"])
+    assert pixels[0] >= 2 * shown[0] - 2 and pixels[1] >= 2 * shown[1] - 2
+    assert f'width="{shown[0]}"' in draw.figure_html(fig)
+
+
+def test_a_deep_tree_is_collapsed_to_fit_a_screen():
+    b = pisession.load(
+        pisession.sample_path("pi-0.87.1-b-rpc-compaction-manual-threshold-overflow")
+    )
+    layout = tree_layout(b)
+    assert layout.collapsed
+    assert -min(n.y for n in layout.nodes.values()) + 1 <= 26
+    assert not tree_layout(b, collapse=False).collapsed
+
+
+# --- the figures of the rule, as data ----------------------------------------------------------
+
+
+def test_pipeline_chart_follows_the_rule(tour):
+    from pisession.draw import pipeline_chart
+
+    chart = pipeline_chart(tour)
+    projection = tour.projection()
+    files, path, selection, messages, provider = chart.columns
+    assert [b.key for b in files.boxes] == list(range(len(tour)))
+    assert [b.key for b in path.boxes] == projection.path
+    assert len(selection.boxes) == len(projection.selection.positions)
+    assert len(messages.boxes) == len(projection.messages)
+    assert len(provider.boxes) == len(projection.context.to_llm())
+    fates = tour.fates().names
+    assert all(b.fill == FATE[fates[b.key]].colour for b in files.boxes)
+    # the summary becomes a user message: highlighted
+    converted = [b.key for b in provider.boxes if b.fill != "#FFFFFF"]
+    assert [messages.boxes[i].text for i, b in enumerate(provider.boxes) if b.key in converted] == [
+        "compactionSummary"
+    ]
+    # nothing off the path reaches column 2
+    off_path = {p for p in range(len(tour)) if fates[p] == "off-path"}
+    assert not off_path & {link.start[1] for link in chart.links if link.start[0] == 0}
+
+
+def test_edits_chart_marks_what_the_edit_changed():
+    from pisession.draw import edits_chart
+
+    b = pisession.load(
+        pisession.sample_path("pi-0.87.1-b-rpc-compaction-manual-threshold-overflow")
+    )
+    before, after = edits_chart(b).columns
+    gone = [box for box in before.boxes if "omitted by" in box.text]
+    assert len(gone) == 1 and gone[0].fill == FATE["omitted"].colour
+    assert len(before.boxes) == len(after.boxes) + 1
+    tour = pisession.load(pisession.sample_path("tour"))
+    before, after = edits_chart(tour).columns
+    edited = [box for box in after.boxes if box.fill == FATE["edited"].colour]
+    assert len(edited) == 1 and "t2000001" in edited[0].text and edited[0].note
+
+
+def test_migration_chart_highlights_each_step():
+    from pisession.draw import migration_chart
+
+    chart = migration_chart(pisession.sample_path("legacy-v1"))
+    as_read, _, v3 = chart.columns
+    assert all("(no id)" in box.text for box in as_read.boxes[1:])
+    changed = [box.key for box in v3.boxes if box.fill != "#FFFFFF"]
+    assert changed == [0, 8]  # the header and the hookMessage renamed to custom
+    assert {(j.column, j.start, j.end) for j in chart.jumps} == {(0, 10, 5), (1, 10, 5), (2, 10, 5)}

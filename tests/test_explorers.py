@@ -66,9 +66,9 @@ def test_migration_views_of_a_v1_file():
     assert "firstKeptEntryIndex" not in compaction
     assert (5, "firstKeptEntryIndex") in v2.changed and (0, "version") in v3.changed
     table = ex.migration_view_html(v2)
-    assert table.count("background:#FFE08A") == len(v2.changes)
+    assert table.count('<span style="background:#FFE08A"') == len(v2.changes)
     assert "(deleted)" in table
-    assert "#FFE08A" not in ex.migration_view_html(original)
+    assert '<span style="background:#FFE08A"' not in ex.migration_view_html(original)
     assert ex.migration_views(path.read_bytes())[1].values == v2.values
 
 
@@ -102,7 +102,7 @@ def test_context_without_edits_keeps_omitted_messages():
 def test_context_edit_html_names_the_differing_entries(tour):
     pi = ex.context_edit_html(tour, apply_edits=True)
     pig = ex.context_edit_html(tour, apply_edits=False)
-    assert "<code>t2000001</code> (line 13)" in pi and "<code>t2000001</code> (line 13)" in pig
+    assert ">t2000001</code> (line 13)" in pi and ">t2000001</code> (line 13)" in pig
     assert "def helper_0" in pig and "def helper_0" not in pi
 
 
@@ -149,9 +149,9 @@ def test_compaction_stepper_without_compactions(widgets, tour):
 
 def test_migration_stepper_highlights_each_step(widgets):
     box = ex.migration_stepper(EDGE / "v1-first-kept-entry-index-counts-header.jsonl")
-    assert "#FFE08A" not in box.table.value
+    assert '<span style="background:#FFE08A"' not in box.table.value
     box.step.value = 1
-    assert "m0000001" in box.table.value and "#FFE08A" in box.table.value
+    assert "m0000001" in box.table.value and '<span style="background:#FFE08A"' in box.table.value
     box.step.value = 2
     assert "after v2 -&gt; v3" in box.table.value
 
@@ -194,3 +194,61 @@ def test_explorers_escape_session_text(widgets):
 def test_a_current_file_has_one_view_and_shows_no_undefined():
     views = ex.migration_views(pisession.sample_path("tour"))
     assert len(views) == 1 and "undefined" not in ex.migration_view_html(views[0])
+
+
+# --- what changed, shown --------------------------------------------------------------------
+
+
+def test_compaction_summary_in_full_with_new_lines_marked(sample_b):
+    steps = ex.compaction_steps(sample_b)
+    first = ex.compaction_step_html(sample_b, steps[0], 0, 3)
+    second = ex.compaction_step_html(sample_b, steps[1], 1, 3, previous=steps[0].summary)
+    assert "<details>" in second and "new since the previous compaction" in second
+    assert "<mark>" in second and "<mark>" not in first
+    assert "Added a docstring to hello()" in second  # past the first 300 characters
+    assert 'class="removed"' in first and 'class="added"' in first
+
+
+def test_system_prompt_steps_add_then_remove_a_tool():
+    a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+    steps = ex.system_prompt_steps(a)
+    assert len(steps) == 3
+    added = ex.system_prompt_step_html(steps[1], 1, 3)
+    removed = ex.system_prompt_step_html(steps[2], 2, 3)
+    assert "tool <code>ls</code> added" in added and "tool <code>ls</code> removed" in removed
+    assert '<tr class="added"' in added and '<tr class="removed"' in removed
+    assert "…" in added and "<details>" in added  # long sections: cut with an ellipsis
+
+
+def test_context_edit_toggle_keeps_columns_and_marks_the_differing_row(tour):
+    pi = ex.context_edit_html(tour, apply_edits=True)
+    pig = ex.context_edit_html(tour, apply_edits=False)
+    colgroup = pi[pi.index("<colgroup>") : pi.index("</colgroup>")]
+    assert colgroup in pig
+    assert pi.count('<tr class="changed"') == pig.count('<tr class="changed"') == 1
+
+
+def test_explorers_store_a_static_picture(widgets, tour, sample_b):
+    boxes = [
+        ex.branch_explorer(tour),
+        ex.compaction_stepper(sample_b),
+        ex.migration_stepper(EDGE / "v1-first-kept-entry-index-counts-header.jsonl"),
+        ex.context_edit_toggle(tour),
+        ex.system_prompt_view(tour),
+    ]
+    for box in boxes:
+        bundle = box._repr_mimebundle_()
+        assert bundle["text/plain"] == repr(box)
+        assert "<table" in bundle["text/html"]
+        assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert '<img width="' in boxes[0]._repr_mimebundle_()["text/html"]
+
+
+def test_system_prompt_view_steps_and_follows_the_leaf(widgets):
+    a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+    box = ex.system_prompt_view(a)
+    assert box.step.max == 3 and "system message 1 of 3" in box.table.value
+    box.step.value = 2
+    assert "tool <code>ls</code> added" in box.table.value
+    box.step.value = 3
+    assert "tool <code>ls</code> removed" in box.table.value

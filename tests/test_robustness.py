@@ -21,6 +21,7 @@ import pytest
 
 import pisession
 from pisession import jsjson
+from pisession.build import session_bytes
 from pisession.errors import CycleError, SessionFormatError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -490,12 +491,14 @@ HOSTILE = [
     "\x1b]0;pwned title\x07HOSTILE-5\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\",
     "\x9b31mHOSTILE-6 c1\x85next\x07bell\x08\x08\x00nul",
     "HOSTILE-7\roverwritten\u202eevil\u2066\u2028sep\ufeff",
+    "HOSTILE-8 marks \u200f\u061c\u200e reorder",
 ]
 #: Characters that must never reach a terminal or an HTML page raw: C0 controls other than
 #: newline and tab, DEL, C1 controls (0x9b is CSI on 8-bit terminals), bidi overrides.
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-#: Bidi embeddings, overrides and isolates: they reorder what is shown around them.
-BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+#: Bidi marks, embeddings, overrides and isolates, and the byte-order mark: they reorder
+#: (or hide in) what is shown around them.
+BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def hostile_session_file(folder: Path) -> Path:
@@ -645,6 +648,20 @@ def test_terminal_output_escapes_session_text(command, tmp_path, capsys):
         assert "HOSTILE" in out, "the test text did not reach the output"
     assert_escaped_terminal(out)
     assert_escaped_terminal(err)
+
+
+def test_a_long_cycle_is_shown_by_its_ends(tmp_path, capsys):
+    cli = pytest.importorskip("pisession.cli")
+    size = 12_000
+    entries = [
+        {"type": "label", "id": f"c{i}", "parentId": f"c{(i + 1) % size}"} for i in range(size)
+    ]
+    path = tmp_path / "loop.jsonl"
+    path.write_bytes(session_bytes(*entries))
+    assert cli.main(["check", str(path), "--no-color"]) == 1
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "parent-cycle" in line)
+    assert "12000 entries" in line and len(line) < 400
 
 
 def test_terminal_clean_makes_every_control_visible():

@@ -347,6 +347,30 @@ def test_system_messages_in_the_kept_range_are_dropped():
     assert {f.id: f.fate for f in s.fates()}["s2"] == "dropped-system"
 
 
+def test_system_messages_in_the_kept_range_are_dropped_even_without_a_checkpoint():
+    """Pi drops them unconditionally; ``systemMessage`` is optional, so a compaction
+    without one leaves a context with no system prompt at all (checked against Pi:
+    data/conformance/edge and notebook 04)."""
+    entries = [
+        msg("s1", None, "system", content="the prompt"),
+        msg("u1", "s1"),
+        msg("s2", "u1", "system", content="a delta"),
+        compaction("c1", "s2", "u1"),
+        msg("u2", "c1"),
+    ]
+    without = session(*entries)
+    assert roles(without.context()) == ["compactionSummary", "user", "user"]
+    assert without.system_prompt().text == ""
+    reason = {f.id: f.reason for f in without.fates()}["s2"]
+    assert "drops every system message" in reason and "stores no system message" in reason
+    checkpoint = {"role": "system", "content": "the prompt, kept"}
+    entries[3] = compaction("c1", "s2", "u1", systemMessage=checkpoint)
+    with_one = session(*entries)
+    assert roles(with_one.context()) == ["system", "compactionSummary", "user", "user"]
+    reason = {f.id: f.reason for f in with_one.fates()}["s2"]
+    assert "drops every system message" in reason and "its own stored system message" in reason
+
+
 def test_retain_none_compaction_keeps_nothing_before_it():
     s = session(msg("u1", None), compaction("c1", "u1", "c1"), msg("u2", "c1"))
     assert [e["id"] for e in s.context_entries()] == ["c1", "u2"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from builders import V1_HEADER, compaction, entry, jsonl, msg, session
@@ -36,7 +37,7 @@ def test_migrated_dump_keeps_skipped_lines_null_vs_missing_parent_and_field_orde
         {"type": "message", "z": 1, "message": {"role": "hookMessage", "content": "x"}, "a": 2},
         "this line is not json",
         header={**V1_HEADER, "version": 2},
-    ).replace(b'"a": 2}', b'"a": 2, "id": "k1"}')
+    ).replace(b'"a":2}', b'"a":2,"id":"k1"}')
     s = pisession.loads(data)
     out = s.dumps().split(b"\n")
     assert out[2] == b"this line is not json"
@@ -114,3 +115,12 @@ def test_compaction_position_and_path_are_exposed():
     p = s.projection()
     assert p.compaction == 1 and p.path == [0, 1, 2]
     assert [i.part for i in p.entries] == ["compaction", "kept", "after"]
+
+
+def test_listing_survives_a_time_beyond_what_a_date_can_hold(tmp_path):
+    """A message timestamp of about 1.2e16 ms (json-edge-syntax.jsonl) is Invalid Date in
+    JavaScript: the listing falls back to the header's time instead of failing."""
+    edge = Path(__file__).resolve().parent.parent / "data" / "conformance" / "edge"
+    (tmp_path / "s.jsonl").write_bytes((edge / "json-edge-syntax.jsonl").read_bytes())
+    [info] = list_sessions(tmp_path)
+    assert info.modified.year == 2026

@@ -1,21 +1,25 @@
 # ruff: noqa: E402, B018
 # title: The file
-# summary: Header, lines and entries of a real Pi session file; what pisession reports about damaged
-#   lines; which lines reached the model.
+# summary: Header, lines and entries of a real Pi session file; the lines Pi skips; where session
+#   files live; which lines reached the model. Exercises: the file name, the folder name, the lines
+#   Pi keeps.
 
 # %% [markdown]
 # Pi, the coding agent, writes every conversation to a **session file**: one JSON object
 # per line (JSON Lines). The first line is a **header**; every later line is an
 # **entry** (a message, a model change, a compaction, ...). This notebook opens real
 # files written by Pi 0.87.1 and answers the chapter's question for each of them:
-# *which lines reached the model?*
+# *which lines reached the model?* (Pi 0.87.1 to 1.6.0: same rules.)
 #
 # **You will learn**
 #
 # - what the header and an entry look like, and how entries are numbered (file lines
 #   count from 1, the header is line 1);
 # - which entry types exist, and that a file may hold lines Pi silently skips;
+# - where Pi keeps session files, and how the folder and file names are made;
 # - how `pisession` answers "which lines reached the model, and why?" for a whole file.
+#
+# The notebook ends with three exercises, checked against Pi's rules.
 
 # %% [setup]
 import pisession
@@ -59,9 +63,11 @@ print("first entry is on line", session.line_of(0))
 session.entry(3)
 
 # %% [markdown]
-# The entries come back in file order. A user message's `content` is always a list of
-# blocks in real files (`{"type": "text", ...}`, images, ...), and the message carries its
-# own epoch-millisecond `timestamp` next to the entry's ISO one.
+# The entries come back in file order. In the files Pi writes, a user message's `content`
+# is a list of blocks (`{"type": "text", ...}`, images, ...); Pi's own message type also
+# allows a plain string, and Pi reads such a message the same way, so code that reads
+# session files must accept both. The message carries its own epoch-millisecond
+# `timestamp` next to the entry's ISO one.
 #
 # What kinds of entries does this file hold? Entry `type` first, then the message `role`
 # for `message` entries:
@@ -89,11 +95,19 @@ print(sorted(Counter(e["type"] for e in tour.entries).items()))
 # %% [markdown]
 # ## Lines Pi skips: diagnostics
 #
-# Pi is lenient: blank lines, lines that are not valid JSON (JavaScript's `JSON.parse`
-# rejects `NaN`, which Python's `json` would accept) and lines that parse to `null` are
-# skipped **silently**. `pisession` reads exactly like Pi, but records each skipped or odd
-# line in `session.diagnostics`, with its line number. Here is a small damaged file made
-# in memory:
+# Pi is lenient. It splits the file on `"\n"` only (a U+2028 character inside a string is
+# not a line break), and skips **silently**:
+#
+# - blank lines (only spaces);
+# - lines that are not valid JSON for JavaScript's `JSON.parse`, which rejects `NaN` and
+#   `Infinity` (Python's `json` accepts them);
+# - lines whose value is *falsy* in JavaScript: `null`, `false`, `0`, `""`.
+#
+# Any other value is kept, even a list or a number. And the first value kept must be the
+# header (`"type": "session"` with a string `id`); otherwise Pi reads no entries at all.
+# `pisession` reads exactly like Pi, but records each skipped or odd line in
+# `session.diagnostics`, with its line number. Here is a small damaged file made in
+# memory:
 
 # %%
 damaged = b"\n".join(
@@ -115,12 +129,42 @@ for d in broken.diagnostics:
     print(f"line {d.line}: {d.kind}: {d.message}")
 
 # %% [markdown]
-# ## Four hundred lines: which reached the model?
+# ## Where session files live
 #
-# The chapter opens with a long session file and one question: of all those lines,
-# which ones did the model actually see? The answer is not "all of them": branches,
-# compactions and context edits decide. Sample **b** is a real Pi session with three
-# compactions. `session.fates()` gives every entry one *fate* for the current leaf:
+# Pi keeps one folder per working directory:
+#
+#     ~/.pi/agent/sessions/--<folder>--/<timestamp>_<session id>.jsonl
+#
+# - `~/.pi/agent` is Pi's agent folder (`PI_CODING_AGENT_DIR` replaces it). The sessions
+#   root can be moved too: `--session-dir`, else `PI_CODING_AGENT_SESSION_DIR`, else the
+#   `sessionDir` setting.
+# - `<folder>` comes from the working directory (the header's `cwd`): Pi resolves it (so
+#   a trailing `/` or `\` is gone), removes **one** leading `/` or `\`, and turns every
+#   `/`, `\` and `:` into `-`. So `C:\work\api` gives `--C--work-api--` (the chapter
+#   prints `--C-work-api--`; notebook 08 shows what Pi itself does).
+# - `<timestamp>` is the header's `timestamp` with every `:` and `.` made `-`, followed by
+#   `_` and the session id.
+#
+# For sample **a**:
+
+# %%
+from pisession import files
+
+header = session.header
+print("cwd:      ", header["cwd"])
+print("timestamp:", header["timestamp"], " id:", header["id"])
+folder = files.session_dir_name(header["cwd"])
+file_name = files.session_file_name(header["timestamp"], header["id"])
+print(f"stored as  ~/.pi/agent/sessions/{folder}/{file_name}")
+
+# %% [markdown]
+# ## Which lines reached the model?
+#
+# The chapter opens with a session file of four hundred lines and one question: of all
+# those lines, which ones did the model actually see? The answer is not "all of them":
+# branches, compactions and context edits decide. Sample **b** is much shorter (31 lines)
+# but it is a real Pi session with three compactions. `session.fates()` gives every entry
+# one *fate* for the current leaf:
 
 # %%
 b = pisession.load(pisession.sample_path("pi-0.87.1-b-rpc-compaction-manual-threshold-overflow"))
@@ -158,5 +202,65 @@ tour
 #   then one entry per line with `type`, `id`, `parentId`, `timestamp`.
 # - `pisession.load(path)` reads it as Pi does (never writing), keeps entries as plain
 #   dicts, and lists skipped or odd lines in `session.diagnostics`.
+# - Files live in `~/.pi/agent/sessions/--<folder>--/`, named after the header's
+#   timestamp and session id.
 # - `session.fates()` (and `explain_text`) say, for every line, whether it reached the
 #   model and why. Next: the tree that `parentId` builds.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each rule in plain Python, then run the checker below it. A checker runs your
+# function on the bundled samples, on small files made for the corners, and on cases
+# **drawn at random for each run**, compares every answer with pisession (which matches
+# Pi 0.87.1) and says what differs, with a hint. Replace each `raise NotImplementedError`
+# with your code. Answers and the common mistakes: `07-workshop-solutions`.
+
+# %%
+from pisession import workshop
+
+# %% [markdown]
+# **1. The file name.** `session_file_name(timestamp, session_id)` returns the name of a
+# new session's file: `"2026-11-30T02:48:34.392Z"` and `"0b5e55ed"` give
+# `"2026-11-30T02-48-34-392Z_0b5e55ed.jsonl"`.
+
+
+# %%
+def session_file_name(timestamp, session_id):
+    """The file name Pi gives a new session."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_session_file_name(session_file_name)
+
+# %% [markdown]
+# **2. The folder name.** `session_dir_name(cwd)` returns the folder name for a working
+# directory, for Unix and Windows paths alike (`"/home/reader/projects/demo-app/"` ->
+# `"--home-reader-projects-demo-app--"`). Resolving only has to drop a trailing separator
+# (keep the `\` of a drive's root such as `D:\`).
+
+
+# %%
+def session_dir_name(cwd):
+    """The folder name Pi derives from a working directory."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_session_dir_name(session_dir_name)
+
+# %% [markdown]
+# **3. The lines Pi keeps (a challenge).** `read_values(raw)` gets a file's bytes and
+# returns the parsed values Pi keeps, header first, following the rules of *Lines Pi
+# skips* above (or `[]` when the first value kept is not a header).
+
+
+# %%
+def read_values(raw):
+    """The values Pi keeps from a session file's bytes, header first."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_read_values(read_values)

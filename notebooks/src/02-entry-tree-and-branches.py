@@ -1,7 +1,7 @@
 # ruff: noqa: E402
 # title: The entry tree and its branches
 # summary: id/parentId make a tree: roots, leaves, the default leaf, the path to a leaf, labels and
-#   the session name; drawing the tree.
+#   the session name; drawing the tree. Exercises: the walk, the default leaf, labels.
 
 # %% [markdown]
 # Entries do not simply follow each other: each one names its **parent** with
@@ -16,6 +16,8 @@
 # - the **path**: the entries from the root to a leaf, found by following `parentId`;
 # - labels (bookmarks on entries) and the session name;
 # - how to draw the tree with `pisession.draw.draw_tree`.
+#
+# Three exercises at the end: the walk, the default leaf and labels.
 
 # %% [setup]
 import pisession
@@ -64,8 +66,9 @@ print("default leaf: position", leaf, "id", tour.entry(leaf)["id"], "line", tour
 # %% [markdown]
 # The **path** to a leaf is found by following `parentId` from the leaf until there is
 # no parent (null, empty, or an id that is not in the file), then reading it root first.
-# Every context is built from a path only: entries on other branches never reach the
-# model.
+# If two entries share an id (a damaged or hand-edited file), the **later** one in the
+# file is the one found: Pi's index of ids is filled in file order. Every context is built
+# from a path only: entries on other branches never reach the model.
 
 # %%
 for leaf_id in ("a6000001", "cm000001"):
@@ -138,7 +141,8 @@ for leaf in two_roots.leaves():
 # ## Labels and the session name
 #
 # A `label` entry puts a bookmark on another entry (`targetId`); a later label for the
-# same target replaces it, and an empty label removes it. A `session_info` entry names
+# same target replaces it, and an empty, `null` or missing `label` removes it (to clear a
+# label Pi itself writes a label entry without the field). A `session_info` entry names
 # the session; the latest one decides. Both are ordinary entries: Pi appends them as
 # children of whatever was the leaf at the time, which need not be the entry they name
 # (in the tour the label happens to follow its target).
@@ -160,9 +164,9 @@ print(a.labels, a.name)
 # %% [markdown]
 # ## Explore the branches yourself
 #
-# `branch_explorer(session)` lets you pick any leaf and shows its drawing and context
-# side by side. (Interactive: run the notebook to use it. The stored output is not
-# compared by the tests.)
+# `branch_explorer(session)` lets you pick any leaf from a list; it shows that leaf's
+# drawing, and below it the context the leaf sends. (Interactive: run the notebook to use
+# it. The stored output is not compared by the tests.)
 
 # %% tags=nbval-ignore-output
 from pisession.explorers import branch_explorer
@@ -179,3 +183,56 @@ branch_explorer(tour)
 # - Labels and the session name are entries too, resolved over the whole file.
 # - `draw_tree(session, leaf_id)` draws the tree with the path and the fate of each
 #   entry. Next: which entries of a path become the context, and what each contributes.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each rule in plain Python over plain dicts, then run the cell: the checker runs
+# your function on the samples, on small files made for the corners (duplicate ids, a
+# label as the last line, ...) and on cases **drawn at random for each run**, and says
+# what differs, with a hint. Answers and the common mistakes: `07-workshop-solutions`.
+
+# %%
+from pisession import workshop
+
+# %% [markdown]
+# **1. The walk.** `walk(entries, leaf_id)` gets the file's entries (dicts, file order,
+# header excluded) and returns the ids from the root to the leaf, **root first**.
+
+
+# %%
+def walk(entries, leaf_id):
+    """Ids from the root to ``leaf_id``, root first."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_walk(walk)
+
+# %% [markdown]
+# **2. The default leaf.** `default_leaf(entries)` returns the id of the entry Pi treats
+# as the leaf right after loading a file.
+
+
+# %%
+def default_leaf(entries):
+    """Id of the leaf Pi uses after loading."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_default_leaf(default_leaf)
+
+# %% [markdown]
+# **3. Labels.** `resolve_labels(entries)` returns `{target_id: label}` for the labels in
+# force after reading the whole file.
+
+
+# %%
+def resolve_labels(entries):
+    """Labels in force: target id -> label."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_labels(resolve_labels)

@@ -1,7 +1,8 @@
 # ruff: noqa: E402, E501
 # title: The context rule
 # summary: From a leaf to the model context: the walk, the settings, what each entry type
-#   contributes, and the provenance of every message (projection, fates).
+#   contributes, the provenance of every message (projection, fates), and what the provider
+#   receives. Exercises: the settings, a bash execution for the model.
 
 # %% [markdown]
 # The model never sees the file. Before each request Pi builds a **context**: a list of
@@ -15,7 +16,10 @@
 # - what each of the eleven entry types **contributes** (most contribute nothing);
 # - the **projection**: every selected entry with the messages it produced, so each
 #   context message has a known source; and the **fate** of every line;
-# - the last step, `to_llm`: context messages turned into provider messages.
+# - the last step, `to_llm`: context messages turned into provider messages, including the
+#   shell commands you ran yourself.
+#
+# Two exercises at the end: the settings of a path, and a bash execution for the model.
 
 # %% [setup]
 import pisession
@@ -137,6 +141,16 @@ from IPython.display import display
 display(projection, include=["text/html"])
 
 # %% [markdown]
+# The whole rule in one picture, drawn from the tour by `pisession.draw.pipeline_figure`:
+# every entry of the file, the path to the leaf, the selection, the messages after
+# context edits, and what `convertToLlm` hands the provider. Colours are fates.
+
+# %%
+from pisession.draw import pipeline_figure
+
+pipeline_figure(tour)
+
+# %% [markdown]
 # ## The fate of every line
 #
 # The projection lists what was selected. `session.fates(leaf_id)` covers **every**
@@ -153,10 +167,19 @@ for fate in tour.fates("cm000001"):
 # ## Step 5: to the provider
 #
 # The context is still in Pi's own message types. Just before a request, Pi's
-# `convertToLlm` turns them into what a provider understands: `system`, `user`,
-# `assistant` and `toolResult` pass through; a branch summary, a compaction summary and
-# a `custom` message become **user** messages with fixed wording; unknown roles are
-# dropped.
+# `convertToLlm` turns them into what a provider understands:
+#
+# - `system`, `user`, `assistant` and `toolResult` pass through unchanged;
+# - a `custom` message becomes a **user** message with its content as written (a string
+#   becomes one text block);
+# - a branch summary and a compaction summary become user messages that wrap the summary
+#   in Pi's fixed words;
+# - a `bashExecution` message (a command you ran yourself with `!`) becomes a user message
+#   describing the command and its output, or is **dropped** when `excludeFromContext` is
+#   set (a command run with `!!`);
+# - any other role is dropped.
+#
+# For the tour's branch leaf:
 
 # %%
 context = tour.context("cm000001")
@@ -165,6 +188,25 @@ print([m["role"] for m in context.messages])
 print([m["role"] for m in llm])
 print()
 print(llm[5]["content"][0]["text"])
+
+# %% [markdown]
+# ### Bash executions
+#
+# The tour has no shell command of yours, so here are two messages as Pi stores them. The
+# user message Pi makes says `Ran` and the command, then the output in a code fence (or
+# `(no output)`), then `(command cancelled)` for a cancelled command or `Command exited
+# with code N` for a non-zero code (never both), then a note with the full output's path
+# when the output was truncated.
+
+# %%
+from pisession import to_llm
+from pisession.workshop import bash_cases
+
+examples = bash_cases()
+for case in (examples[1], examples[4], examples[-1]):
+    (message,) = case.args
+    print({k: v for k, v in message.items() if k != "timestamp"})
+    print("  ->", to_llm([message]) or "dropped")
 
 # %% [markdown]
 # (Pi may still change this list at request time through extension hooks; pisession
@@ -191,5 +233,52 @@ print(len(ours["messages"]), "messages;", {k: v for k, v in ours.items() if k !=
 # - **Contribution**: messages, custom messages, non-empty branch summaries and the
 #   newest compaction contribute; the other seven types are state only.
 # - **Projection** (`session.projection`) pairs each selected entry with its messages;
-#   **fates** (`session.fates`) explain every line; `to_llm()` is the provider view.
+#   **fates** (`session.fates`) explain every line; `to_llm()` is the provider view, where
+#   bash executions become user messages (or are dropped when excluded).
 # - Next: what a compaction changes.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each rule in plain Python, then run the cell: the checker compares your function
+# with pisession on the samples, on small files for the corners and on cases **drawn at
+# random for each run**, and says what differs, with a hint. Answers and the common
+# mistakes: `07-workshop-solutions`.
+
+# %%
+from pisession import workshop
+
+# %% [markdown]
+# **1. The settings.** `settings(path)` gets the entries of one path, root first, and
+# returns `{"thinkingLevel": ..., "model": ...}` as Pi's context reports them: the level
+# starts as `"off"`, the model as `None`; `model` is `{"provider": ..., "modelId": ...}`.
+
+
+# %%
+def settings(path):
+    """The thinking level and model in force at the end of a path."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_settings(settings)
+
+# %% [markdown]
+# **2. A bash execution for the model.** `bash_to_llm(message)` gets a `bashExecution`
+# message and returns the provider message (`{"role": "user", "content": [one text
+# block], "timestamp": ...}`), or `None` when Pi drops it. The text is
+# ``"Ran `COMMAND`\n"`` and then, in order: ```` "```\n" + output + "\n```" ```` or
+# `"(no output)"`; `"\n\n(command cancelled)"` if cancelled, otherwise
+# `"\n\nCommand exited with code N"` for a code that is neither 0 nor None;
+# `"\n\n[Output truncated. Full output: PATH]"` when `truncated` and `fullOutputPath`
+# are both set.
+
+
+# %%
+def bash_to_llm(message):
+    """The provider message for a bashExecution message, or None."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_bash_to_llm(bash_to_llm)

@@ -1,7 +1,8 @@
 # ruff: noqa: E402
 # title: Compaction
-# summary: The kept range, retain-none compactions, three compactions in a real Pi file, the system
-#   checkpoint and dropped system messages; the compaction stepper.
+# summary: The kept range, retain-none compactions, three compactions in a real Pi file, the
+#   optional system checkpoint and dropped system messages (a compaction without one, checked
+#   against Pi); the compaction stepper. Exercises: the kept range, the roles of a context.
 
 # %% [markdown]
 # When a conversation grows too long for the model, Pi **compacts** it: a model writes
@@ -12,14 +13,19 @@
 #
 # - the **kept range**: which entries before a compaction still reach the model
 #   (from `firstKeptEntryId` on), and that system messages inside it are **dropped**;
-# - the compaction's own **system checkpoint** (`systemMessage`) and summary;
+# - the compaction's own optional **system checkpoint** (`systemMessage`) and summary, and
+#   what the context looks like without a checkpoint;
 # - **retain-none** compactions, which keep nothing before them;
 # - how several compactions stack up in a real Pi 0.87.1 file, where a later one keeps
 #   entries from before an earlier one;
 # - how to step through a file's compactions with the compaction stepper.
+#
+# Two exercises at the end: the kept range, and the roles of a context.
 
 # %% [setup]
 import pisession
+
+REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 
 # %% [markdown]
 # ## A compaction entry
@@ -37,7 +43,8 @@ for key, value in compaction.items():
 # - `summary`: the text that replaces the older part of the conversation;
 # - `firstKeptEntryId`: the first entry *before* the compaction that is still sent as is;
 # - `tokensBefore`: the context size when it was compacted;
-# - `systemMessage`: a **checkpoint** of the system prompt and tools at compaction time.
+# - `systemMessage` (optional): a **checkpoint** of the system prompt and tools at
+#   compaction time. Pi writes one only when the context it compacts has a system prompt.
 #
 # ## The rule
 #
@@ -45,7 +52,7 @@ for key, value in compaction.items():
 #
 # 1. C itself, which contributes its system checkpoint (if any) and a summary message;
 # 2. the entries before C, starting at the one whose id is `C.firstKeptEntryId`,
-#    **skipping system messages**: that is the **kept range**;
+#    **skipping every system message**: that is the **kept range**;
 # 3. every entry after C.
 #
 # Everything before the kept range is **summarized**: it reached the model only through
@@ -64,14 +71,17 @@ for item in projection.entries:
 #
 # ## Dropped system messages and the system checkpoint
 #
-# A system message in the kept range is **dropped**, because the compaction stored its
-# own `systemMessage`: the system prompt and tools as they were when it compacted.
-# Sending both would repeat the prompt. A system message *after* the compaction is kept.
+# Pi's `buildContextEntries` skips **every** system message in the kept range. It does not
+# look at the compaction to decide: the rule is unconditional. What stands in for those
+# messages is the compaction's own `systemMessage`, when it has one: the prompt and tools
+# as they were at compaction time, replayed from the context that was compacted. That
+# checkpoint opens the context. A system message *after* the compaction is kept.
 
 # %%
 for fate in tour.fates():
     if fate.fate in ("dropped-system", "compaction"):
-        print(f"line {fate.line}  {fate.id}  {fate.fate}: {fate.reason}")
+        entry = tour.entry(fate.position)
+        print(f"line {fate.line}  {fate.id}  {entry['type']:10}  {fate.fate}")
 
 # %%
 checkpoint = compaction["systemMessage"]
@@ -81,10 +91,57 @@ print()
 print(tour.system_prompt().text)
 
 # %% [markdown]
-# The dropped message `sys00002` had removed the `read` tool and added a rule; the
-# checkpoint already reflects both, so nothing is lost.
+# The dropped message `sys00002` had removed the `read` tool and added a rule; in the tour
+# the checkpoint already reflects both, so the prompt survives the drop.
 #
-# The summary message, as the provider finally sees it:
+# ### A compaction without a checkpoint
+#
+# `systemMessage` is optional, and a file may hold a compaction without one (written by
+# another tool, an older Pi, or by hand; Pi 0.87.1 itself omits it when the compacted
+# context had no system prompt). Pi reads such a file by the same rule: the system
+# messages of the kept range are still dropped, nothing carries the prompt, and the
+# context has **no system prompt at all**: `[compactionSummary, ...]`.
+#
+# `data/audit/compaction-without-system.jsonl` is that case: a system message before the
+# compaction, one inside the kept range, and a compaction without `systemMessage`. Pi
+# 0.87.1's own reading of it is recorded in `data/audit/evidence.json` (by
+# `conformance/audit.mjs`, see notebook 08). The cell reads both from the repository (on
+# Colab it downloads them) and checks pisession against Pi:
+
+# %%
+import json
+import urllib.request
+from pathlib import Path
+
+
+def repository_file(relative):
+    """A file of this repository: from the checkout, or downloaded (Colab)."""
+    local = Path("..", relative)
+    if local.exists():
+        return local.read_bytes()
+    slug = REPOSITORY.removeprefix("https://github.com/").removesuffix(".git")
+    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read()
+
+
+evidence = json.loads(repository_file("data/audit/evidence.json"))
+pi = next(c for c in evidence["files"]["compaction-without-system"]["cases"] if c["leaf"] is None)
+raw = repository_file("data/audit/compaction-without-system.jsonl")
+no_checkpoint = pisession.loads(raw, "compaction-without-system.jsonl")
+for fate in no_checkpoint.fates():
+    entry = no_checkpoint.entry(fate.position)
+    kind = entry["type"] + (f"/{entry['message']['role']}" if entry["type"] == "message" else "")
+    print(f"line {fate.line:2}  {fate.id}  {kind:18} {fate.fate}")
+context = no_checkpoint.context()
+print("context:", [m["role"] for m in context.messages])
+print("system prompt:", repr(no_checkpoint.system_prompt().text))
+assert json.loads(context.to_json()) == pi["context"], "pisession differs from Pi 0.87.1"
+assert pi["systemPrompt"] == "" and "system" not in [m["role"] for m in pi["context"]["messages"]]
+print(f"Pi {evidence['pi']} builds the same context, with no system prompt either.")
+
+# %% [markdown]
+# The summary message, as the provider finally sees it (back to the tour):
 
 # %%
 llm = tour.context().to_llm()
@@ -180,8 +237,54 @@ compaction_stepper(b)
 # - Only the **newest** compaction on the path matters. It comes first in the context
 #   and contributes its system checkpoint and its summary.
 # - The **kept range** starts at `firstKeptEntryId` (if that entry is before the
-#   compaction on the path) and skips system messages; everything after the compaction
-#   is sent.
+#   compaction on the path) and skips every system message; everything after the
+#   compaction is sent, system messages included.
+# - The compaction's optional `systemMessage` carries the prompt across; without it the
+#   context has no system prompt until a later system message.
 # - **Retain-none** compactions point at themselves and keep nothing before them.
 # - Settings (thinking level, model) still come from the whole path, summarized part
 #   included. Next: legacy files and their migration.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each rule in plain Python, then run the cell: the checker compares your function
+# with pisession on the samples, on small files for the corners (a system message after
+# the compaction, a compaction without a checkpoint, two compactions, ...) and on cases
+# **drawn at random for each run**. Answers and the common mistakes:
+# `07-workshop-solutions`.
+
+# %%
+from pisession import workshop
+
+# %% [markdown]
+# **1. The kept range.** `kept_range(path)` gets the entries of one path, root first, and
+# returns the ids of the entries Pi **selects** for the context, in context order (the
+# rule above).
+
+
+# %%
+def kept_range(path):
+    """Ids of the selected entries, compaction first."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_kept_range(kept_range)
+
+# %% [markdown]
+# **2. The roles of a context.** `context_roles(path)` returns the roles of the context
+# messages for a path (these paths have no context edits): a `message` entry gives its
+# role, a `custom_message` gives `"custom"`, a `branch_summary` with a non-empty summary
+# gives `"branchSummary"`, the newest compaction gives `"system"` (only if it has a
+# `systemMessage`) and `"compactionSummary"`; everything else gives nothing.
+
+
+# %%
+def context_roles(path):
+    """Roles of the context messages for a path, in order."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_context_roles(context_roles)

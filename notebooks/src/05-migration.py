@@ -2,6 +2,7 @@
 # title: Migration: version 1 and 2 files
 # summary: Legacy files brought to version 3 step by step with deterministic ids: v1 ids and
 #   parents, firstKeptEntryIndex counting the header, the hookMessage rename; the migration stepper.
+#   Exercises: v2 -> v3, v1 -> v2.
 
 # %% [markdown]
 # The format has changed twice. **Version 1** files have no ids at all: entries simply
@@ -18,6 +19,8 @@
 #   entries** (the `custom` entry type is something else and is not touched);
 # - how to get deterministic ids for teaching and tests, and how to step through a
 #   migration with the migration stepper.
+#
+# Two exercises at the end: each migration step, written by you.
 
 # %% [setup]
 import pisession  # noqa: I001
@@ -158,10 +161,20 @@ migrated_line = v1.dumps().decode().splitlines()[1]
 print("line 2 after migration ends with:", migrated_line[-40:])
 
 # %% [markdown]
+# The same migration as a picture (`pisession.draw.migration_figure`): each row is one
+# line of the v1 sample; highlighted rows are what a step changed.
+
+# %%
+from pisession.draw import migration_figure
+
+migration_figure(v1_path)
+
+# %% [markdown]
 # ## The migration stepper
 #
-# `migration_stepper(path_or_bytes)` shows each step side by side, with the changed
-# fields highlighted. (Interactive; the stored output is not compared by the tests.)
+# `migration_stepper(path_or_bytes)` shows the file one step at a time (as read, after
+# v1 -> v2, after v2 -> v3; a slider moves between them), with the changed fields
+# highlighted. (Interactive; the stored output is not compared by the tests.)
 
 # %% tags=nbval-ignore-output
 from pisession.explorers import migration_stepper
@@ -177,3 +190,45 @@ migration_stepper(v1_path)
 # - pisession migrates in memory, reports every change, takes an id factory
 #   (`sequential_ids()`) for reproducible output, and writes only on request.
 # - Next: context edits, usage and the system prompt.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each step in plain Python over the list of parsed values (header first), then run
+# the cell: the checker compares your function with pisession on the legacy samples and on
+# files **drawn at random for each run**. Return new values (the inputs are copies, so
+# changing them is allowed too). Answers and the common mistakes: `07-workshop-solutions`.
+
+# %%
+from pisession import workshop
+
+# %% [markdown]
+# **1. v2 -> v3.** `v2_to_v3(values)` sets the header's `version` to 3 and renames the
+# role `hookMessage` to `custom` in `message` entries.
+
+
+# %%
+def v2_to_v3(values):
+    """A version 2 file's values brought to version 3."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_v2_to_v3(v2_to_v3)
+
+# %% [markdown]
+# **2. v1 -> v2.** `v1_to_v2(values, new_id)` gives each entry `id = new_id()` and the
+# previous entry's id as `parentId` (`None` for the first), sets the header's `version` to
+# 2, and turns a compaction's `firstKeptEntryIndex` into `firstKeptEntryId` as described
+# above (leave `firstKeptEntryId` out when the index does not name an earlier entry; delete
+# the index either way).
+
+
+# %%
+def v1_to_v2(values, new_id):
+    """A version 1 file's values brought to version 2."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_v1_to_v2(v1_to_v2)

@@ -1,7 +1,8 @@
 # ruff: noqa: E402
 # title: Context edits, usage and the system prompt
-# summary: Context edits (replace or omit a message; PiG ignores them), usage entries and session
-#   totals, and the system prompt replayed from system-message deltas.
+# summary: Context edits (replace or omit a message; a model of PiG, which ignores them), usage
+#   entries and session totals, and the system prompt replayed from system-message deltas.
+#   Exercises: context edits, total tokens, the system prompt.
 
 # %% [markdown]
 # Three more things decide what the model sees, or record what it cost.
@@ -10,11 +11,15 @@
 #
 # - **context edits**: a `context_edit` entry replaces the content of an earlier
 #   message, or removes it from the context, without touching the file's history; and
-#   why the same file gives PiG (the Go port) a different context;
+#   why the same file gives PiG (the Go port, which does not apply them) a different
+#   context;
 # - **usage**: `usage` entries and the usage stored on messages and compactions, and
 #   how Pi's session totals add them up (compacted history included);
 # - the **system prompt**: real files store it as *deltas* (sections and tools added or
 #   removed); pisession replays them to get the prompt in force at any leaf.
+#
+# Three exercises at the end: context edits, the session's total tokens, and the system
+# prompt.
 
 # %% [setup]
 import pisession
@@ -64,17 +69,18 @@ for fate in b.fates():
 # %% [markdown]
 # ### The PiG difference
 #
-# PiG, the Go port of Pi described in the book, reads the same files but does **not**
-# apply `context_edit` entries yet. So the same file gives a different context. Building
-# the context without edits is easy with the pieces from notebook 03 (the selection, and
-# what each entry contributes):
+# PiG, the Go port of Pi described in the book, reads the same files but, as its
+# documentation says, does **not** apply `context_edit` entries yet. So the same file
+# gives a different context. The function below is a **model of that documented
+# behaviour**, built from the pieces of notebook 03 (the selection, and what each entry
+# contributes): it is not PiG's output, which this notebook does not run.
 
 # %%
 from pisession.context import entry_messages
 
 
 def context_ignoring_edits(session, leaf_id=None):
-    """What PiG sends: the same selection, but no entry's messages are edited."""
+    """A model of PiG's documented behaviour: Pi's selection, no messages edited."""
     projection = session.projection(leaf_id)
     messages = []
     for rank, item in enumerate(projection.entries):
@@ -92,13 +98,14 @@ for name, session in (("tour", tour), ("sample b", b)):
     pi = session.context().messages
     pig = context_ignoring_edits(session)
     print(
-        f"{name}: Pi sends {len(pi)} messages ({size(pi)} chars of content), "
-        f"PiG {len(pig)} ({size(pig)} chars)"
+        f"{name}: Pi sends {len(pi)} messages ({size(pi)} chars of content); "
+        f"without edits (PiG's documented behaviour) {len(pig)} ({size(pig)} chars)"
     )
 
 # %% [markdown]
-# In the tour PiG sends the whole 40-function file again; in sample b it sends the
-# failed, empty assistant message that Pi had removed.
+# Without the edits, the tour's context holds the whole 40-function file again, and
+# sample b's the failed, empty assistant message that Pi had removed: that is what a
+# reader that ignores context edits, as PiG documents, would send.
 #
 # `pisession.explorers.context_without_edits` is the same view as a projection (the
 # source entry of every message included):
@@ -110,20 +117,33 @@ print(context_without_edits(tour).messages == context_ignoring_edits(tour))
 print(context_without_edits(b).messages == context_ignoring_edits(b))
 
 # %% [markdown]
-# The context-edit toggle switches between the two views for any leaf (interactive;
-# not compared by the tests):
+# The context-edit toggle switches between the two views for any leaf: Pi's context, and
+# the one without edits (labelled PiG: the same model of its documented behaviour).
+# Interactive; not compared by the tests:
 
 # %% tags=nbval-ignore-output
 
 context_edit_toggle(tour)
 
 # %% [markdown]
+# Before and after as a picture (`pisession.draw.edits_figure`): the tour's messages with
+# its context edit ignored and applied; the changed message is coloured.
+
+# %%
+from pisession.draw import edits_figure
+
+edits_figure(tour)
+
+# %% [markdown]
 # ## Usage and totals
 #
-# Assistant messages carry a `usage` object (tokens and cost). Work done outside the
-# conversation, such as generating a session title, is recorded in a `usage` entry with
-# a `kind`. Compactions and branch summaries carry the usage of the model call that
-# wrote their summary. None of these reach the model: a `usage` entry is state only.
+# Assistant messages carry a `usage` object (tokens and cost). A model call made outside
+# the conversation is recorded in a `usage` entry with a `kind`. In Pi 0.87.1 the only
+# such call is **cache warming** (kind `"cache_warm"`): a one-token request that keeps
+# the provider's prompt cache alive while you think (notebook 08 shows that this is the
+# only code in Pi that writes usage entries). Compactions and branch summaries carry the
+# usage of the model call that wrote their summary. None of these reach the model: a
+# `usage` entry is state only. The tour's usage entry is a cache warm:
 
 # %%
 usage_entry = tour.entry(tour.position_of("us000001"))
@@ -133,8 +153,10 @@ print(
 print([(f.id, f.fate) for f in tour.fates() if f.type == "usage"])
 
 # %% [markdown]
-# `kind` is an **open set**: Pi counts every usage entry, whatever its kind, so a new
-# kind written by an extension still adds to the totals. `session.stats()` adds up what
+# `kind` is an **open set**: the format tells readers to treat unknown kinds as normal
+# usage, and Pi counts every usage entry whatever its kind, so a kind written by an
+# extension (or a later Pi) still adds to the totals. Code that reads usage entries must
+# accept kinds it does not know. `session.stats()` adds up what
 # Pi's session statistics add up: usage entries, compactions, branch summaries,
 # assistant messages and tool results, over **all** entries, compacted history and
 # other branches included. `stats(leaf_id, branch=True)` counts one path only.
@@ -197,8 +219,9 @@ for leaf_id in ("4eb3863d", "51cccdb6", "ba97286b"):
 print(a.system_prompt().text[:700], "...")
 
 # %% [markdown]
-# The system prompt view shows the prompt at a chosen leaf, section by section, with
-# the tools (interactive; not compared by the tests):
+# The system prompt view steps through every system message on the path to a leaf (in
+# sample a the `ls` tool is added, then removed) and shows the prompt and the tools each
+# one leaves in force (interactive; not compared by the tests):
 
 # %% tags=nbval-ignore-output
 from pisession.explorers import system_prompt_view
@@ -212,7 +235,66 @@ system_prompt_view(a)
 #   entry's messages in the context; the file keeps the original. PiG does not apply
 #   them yet, so it sends more.
 # - **Usage** lives on assistant messages, tool results, compactions, branch summaries
-#   and `usage` entries (any `kind`); the totals count all of them, over the whole file.
+#   and `usage` entries (Pi writes `cache_warm`; any other kind counts too); the totals
+#   count all of them, over the whole file.
 # - The **system prompt** is replayed from system-message deltas; a compaction's
 #   checkpoint (notebook 04) restarts it.
 # - Next: the workshop.
+
+# %% [markdown]
+# ## Exercises
+#
+# Write each rule in plain Python, then run the cell: the checker compares your function
+# with pisession on the samples, on small files for the corners and on cases **drawn at
+# random for each run**, and says what differs, with a hint. Answers and the common
+# mistakes: `07-workshop-solutions`.
+
+# %%
+from pisession import workshop
+
+# %% [markdown]
+# **1. Context edits.** `apply_context_edits(entries)` gets the selected entries of a path
+# (`message` and `context_edit` entries, in order) and returns the messages Pi builds from
+# them, edits applied: each `message` entry's `message`, edited as the rules above say,
+# and nothing for the `context_edit` entries. Build new dicts for edited messages.
+
+
+# %%
+def apply_context_edits(entries):
+    """The messages of the selected entries, context edits applied."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_context_edits(apply_context_edits)
+
+# %% [markdown]
+# **2. Total tokens.** `total_tokens(entries)` gets all the entries of a file and returns
+# the session's total tokens as Pi's statistics count them: input + output + cacheRead +
+# cacheWrite of every usage Pi counts.
+
+
+# %%
+def total_tokens(entries):
+    """The session's total tokens, as Pi's session statistics."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_total_tokens(total_tokens)
+
+# %% [markdown]
+# **3. The system prompt.** `replay_system_prompt(messages)` replays a context's messages
+# and returns `{"text": the rendered prompt, "tools": [tool names in order]}`. The text is
+# the non-empty contents joined with a blank line, then each section's value, empty parts
+# left out, all joined with `"\n\n"`.
+
+
+# %%
+def replay_system_prompt(messages):
+    """The system prompt and tools in force after these messages."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_system_prompt(replay_system_prompt)

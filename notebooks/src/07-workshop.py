@@ -1,36 +1,44 @@
-# ruff: noqa: E402, F811
+# ruff: noqa: E402, E501, F811
 # variants: exercises, solutions
 # title[exercises]: Workshop: exercises
 # title[solutions]: Workshop: solutions
-# summary[exercises]: Write the rules yourself (the walk, the default leaf, the kept range, the
-#   session folder name, labels, a bash execution for the model); self-checking cells say what is
-#   right or wrong.
-# summary[solutions]: The same exercises solved; every checker says correct.
+# summary[exercises]: Fifteen rules of the format to write yourself, from the file name to the
+#   system prompt, in three parts of rising difficulty; each checker runs hidden cases drawn at
+#   random and names your mistake.
+# summary[solutions]: The same exercises solved, each with the common mistakes and what the
+#   checker tells them; every checker says correct.
 
 # %% [markdown] only=exercises
-# Six small functions, each one rule of the chapter. Write them in plain Python over
-# plain dicts (no pisession needed). After each one, a checker runs your function on the
-# bundled samples (several leaves each) and on a few tiny hand-made files, compares
-# every answer with pisession (which matches Pi 0.87.1), and tells you what is right or
-# wrong: the first case that differs, and a hint.
+# Fifteen small functions, each one rule of chapter 27, in three parts of rising
+# difficulty. Write them in plain Python over plain dicts (no pisession needed). After each
+# one, a checker runs your function on the bundled samples (several leaves each), on small
+# files made for the corners, and on cases **drawn at random for this run** that you have
+# not seen; it compares every answer with pisession (which matches Pi 0.87.1) and tells you
+# the first case that differs, what was expected, what came back, and a hint that names
+# the mistake when it is a common one.
 #
-# Replace each `raise NotImplementedError` with your code, then run the cell and the
-# checker below it. The answers are in `07-workshop-solutions`.
+# Replace each `raise NotImplementedError` with your code, then run the cell. The answers,
+# with the common mistakes of each exercise, are in `07-workshop-solutions`. Notebooks
+# 01-06 teach every rule used here (the end of each has some of these exercises).
 
 # %% [markdown] only=solutions
-# The exercises of `07-workshop-exercises`, solved. Every checker below says
-# **correct**: it ran the function on the bundled samples and on tiny hand-made files
-# and compared each answer with pisession (which matches Pi 0.87.1).
+# The exercises of `07-workshop-exercises`, solved. After each solution: the mistakes
+# people commonly make, and what the checker says about them. Every checker below says
+# **correct**: it ran the function on the samples, on small files for the corners and on
+# cases drawn at random for this run, and compared each answer with pisession (which
+# matches Pi 0.87.1).
 
 # %% [markdown]
-# **You will practise**
+# **The plan**
 #
-# 1. the walk from a leaf to the root;
-# 2. the default leaf after loading;
-# 3. the kept range of a compaction;
-# 4. the session folder name for a working directory;
-# 5. label resolution;
-# 6. turning a bash execution into the message the provider receives.
+# | part | exercises | you practise |
+# |---|---|---|
+# | A. Warm-up | 1-4 | the file name, the default leaf, the folder name, labels |
+# | B. The path and the context | 5-9 | the walk, the settings, a bash execution for the model, the kept range, the roles of a context |
+# | C. The rest of the format | 10-15 | v2 -> v3, total tokens, context edits, the system prompt, v1 -> v2, the lines Pi keeps |
+#
+# In a 90-minute session do parts A and B; part C is for a longer workshop or homework
+# (`docs/workshop.md` has an instructor's plan).
 
 # %% [setup]
 import pisession
@@ -42,46 +50,51 @@ tour = pisession.load(pisession.sample_path("tour"))
 solved = {}
 
 # %% [markdown]
-# ## 1. The walk from leaf to root
+# ## Part A. Warm-up
 #
-# `walk(entries, leaf_id)` gets the file's entries (dicts, file order, header excluded)
-# and returns the ids from the root to the leaf, **root first**. Follow `parentId` from
-# the leaf; stop when it is null, empty, or names no entry. (If two entries share an id,
-# the later one counts.) The entries look like this:
-
-# %%
-for entry in tour.entries[:3]:
-    print({k: entry[k] for k in ("type", "id", "parentId", "timestamp")})
+# ### 1. The file name
+#
+# Pi names a new session's file after the header's `timestamp` and `id`: the timestamp
+# with every `:` and `.` replaced by `-`, then `_`, the session id and `.jsonl`.
+# `session_file_name("2026-11-30T02:48:34.392Z", "0b5e55ed")` is
+# `"2026-11-30T02-48-34-392Z_0b5e55ed.jsonl"`.
 
 
 # %% only=exercises
-def walk(entries, leaf_id):
-    """Ids from the root to ``leaf_id``, root first."""
+def session_file_name(timestamp, session_id):
+    """The file name Pi gives a new session."""
     # Your code here.
     raise NotImplementedError
 
 
 # %% only=solutions
-def walk(entries, leaf_id):
-    """Ids from the root to ``leaf_id``, root first."""
-    by_id = {e["id"]: e for e in entries}
-    path, entry = [], by_id[leaf_id]
-    while entry is not None:
-        path.append(entry["id"])
-        parent = entry.get("parentId")
-        entry = by_id.get(parent) if parent else None
-    return path[::-1]
+import re
+
+
+def session_file_name(timestamp, session_id):
+    """The file name Pi gives a new session."""
+    return re.sub(r"[:.]", "-", timestamp) + f"_{session_id}.jsonl"
 
 
 # %%
-solved["walk"] = workshop.check_walk(walk)
+solved["file name"] = workshop.check_session_file_name(session_file_name)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Replacing only the colons (the `.` before the milliseconds stays),
+# or forgetting `.jsonl`; the checker's hint names either. `str.replace` twice works as
+# well as a regular expression.
 
 # %% [markdown]
-# ## 2. The default leaf
+# ### 2. The default leaf
 #
-# `default_leaf(entries)` returns the id of the entry Pi treats as the leaf right after
-# loading a file. (Notebook 02 says which one. Tools that pick the newest timestamp, or
-# the last *message*, get it wrong.)
+# `default_leaf(entries)` gets a file's entries (dicts, file order, header excluded) and
+# returns the id of the entry Pi treats as the leaf right after loading the file: the
+# **last entry in the file**, whatever its type. Tools that pick the newest timestamp, or
+# the last *message*, get it wrong.
+
+# %%
+for entry in tour.entries[-3:]:
+    print({k: entry[k] for k in ("type", "id", "parentId", "timestamp")})
 
 
 # %% only=exercises
@@ -100,59 +113,20 @@ def default_leaf(entries):
 # %%
 solved["default leaf"] = workshop.check_default_leaf(default_leaf)
 
-# %% [markdown]
-# ## 3. The kept range
-#
-# `kept_range(path)` gets the entries of one path, root first, and returns the ids of
-# the entries Pi **selects** for the context, in context order:
-#
-# - no compaction on the path: every entry;
-# - otherwise, with C the **newest** compaction: C first; then the entries before C,
-#   starting at the one whose id equals `C["firstKeptEntryId"]`, but **not** system
-#   messages (`type == "message"` and `message.role == "system"`); then every entry
-#   after C. If no entry before C has that id, none of them is kept.
-
-# %%
-path = tour.path()
-print([(e["id"], e["type"]) for e in path[-6:]])
-
-
-# %% only=exercises
-def kept_range(path):
-    """Ids of the selected entries, compaction first."""
-    # Your code here.
-    raise NotImplementedError
-
-
-# %% only=solutions
-def kept_range(path):
-    """Ids of the selected entries, compaction first."""
-    compactions = [i for i, e in enumerate(path) if e["type"] == "compaction"]
-    if not compactions:
-        return [e["id"] for e in path]
-    cut = compactions[-1]
-    compaction = path[cut]
-    selected, found = [compaction["id"]], False
-    for entry in path[:cut]:
-        if entry["id"] == compaction.get("firstKeptEntryId"):
-            found = True
-        is_system = entry["type"] == "message" and entry["message"]["role"] == "system"
-        if found and not is_system:
-            selected.append(entry["id"])
-    return selected + [e["id"] for e in path[cut + 1 :]]
-
-
-# %%
-solved["kept range"] = workshop.check_kept_range(kept_range)
+# %% [markdown] only=solutions
+# **Common mistakes.** The newest timestamp (clocks skew, and a branch written later can
+# carry older times), or the last `message` (the last line is often a label, a usage entry
+# or a model change). Pi does neither: after loading, the leaf is whatever entry came last.
 
 # %% [markdown]
-# ## 4. The session folder name
+# ### 3. The folder name
 #
-# Pi stores a session under `~/.pi/agent/sessions/<folder>/`, where `<folder>` comes
-# from the working directory: remove **one** leading `/` or `\`, replace every `/`, `\`
-# and `:` with `-`, and put `--` before and after. `session_dir_name(cwd)` returns the
-# folder name, for Unix and Windows paths alike
-# (`"/home/reader/projects/demo-app"` -> `"--home-reader-projects-demo-app--"`).
+# Pi stores a session in `~/.pi/agent/sessions/<folder>/`, where `<folder>` comes from the
+# working directory: Pi resolves it (a trailing `/` or `\` is dropped; a drive's root such
+# as `D:\` keeps its `\`), removes **one** leading `/` or `\`, replaces every `/`, `\` and
+# `:` with `-`, and puts `--` before and after. `session_dir_name(cwd)` returns the folder
+# name, for Unix and Windows paths alike: `"/home/reader/projects/demo-app/"` gives
+# `"--home-reader-projects-demo-app--"`.
 
 
 # %% only=exercises
@@ -163,23 +137,34 @@ def session_dir_name(cwd):
 
 
 # %% only=solutions
-import re
-
-
 def session_dir_name(cwd):
     """The folder name Pi derives from a working directory."""
+    is_drive_root = re.fullmatch(r"[A-Za-z]:[/\\]", cwd)
+    if len(cwd) > 1 and cwd[-1] in "/\\" and not is_drive_root:
+        cwd = cwd[:-1]  # path.resolve drops a trailing separator
     return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
 
 
 # %%
-solved["session folder"] = workshop.check_session_dir_name(session_dir_name)
+solved["folder name"] = workshop.check_session_dir_name(session_dir_name)
+
+# %% [markdown] only=solutions
+# **Common mistakes.**
+#
+# - Dropping the drive's colon, as the chapter's example does (`--C-work-api--`): Pi
+#   replaces `:` like a slash and writes `--C--work-api--` (notebook 08 shows Pi doing it).
+# - `lstrip("/\\")` removes *all* leading separators; a network path `\\server\share`
+#   keeps its second one as a dash (`---server-share--`).
+# - Forgetting that Pi resolves the directory first: `/home/reader/app/` and
+#   `/home/reader/app` share one folder. (pisession's own `files.session_dir_name` takes
+#   an already resolved path, so it is refused here, and would fail this case anyway.)
 
 # %% [markdown]
-# ## 5. Labels
+# ### 4. Labels
 #
-# `resolve_labels(entries)` returns `{target_id: label}`. Go through the `label` entries
-# in file order: a non-empty `label` sets the label of `targetId`; an empty or missing
-# one removes it.
+# `resolve_labels(entries)` returns `{target_id: label}` for the labels in force after the
+# whole file. Go through the `label` entries in file order: a non-empty `label` sets the
+# label of `targetId`; an empty, `null` or missing one removes it.
 
 # %%
 print([e for e in tour.entries if e["type"] == "label"])
@@ -209,23 +194,117 @@ def resolve_labels(entries):
 # %%
 solved["labels"] = workshop.check_labels(resolve_labels)
 
-# %% [markdown]
-# ## 6. A bash execution, as the model sees it
+# %% [markdown] only=solutions
+# **Common mistakes.**
 #
-# When you run a shell command yourself in Pi (`!ls`), the file stores a message with
-# role `bashExecution`. Before a request, Pi turns it into a **user** message with one
-# text block, keeping the `timestamp`:
+# - Keeping the *first* label of a target (`if target not in labels`): the later one wins.
+# - Never clearing, or clearing only on `""`: `null` and a missing field clear too (Pi
+#   itself clears with a label entry that has no `label` field, so `entry["label"]`
+#   raises `KeyError`; the checker's hint says so).
+# - Storing `None` or `""` for a cleared label instead of removing the key.
+
+# %% [markdown]
+# ## Part B. The path and the context
+#
+# ### 5. The walk from leaf to root
+#
+# `walk(entries, leaf_id)` returns the ids from the root to the leaf, **root first**.
+# Follow `parentId` from the leaf; stop when it is null, empty, or names no entry. If two
+# entries share an id, the later one in the file counts.
+
+
+# %% only=exercises
+def walk(entries, leaf_id):
+    """Ids from the root to ``leaf_id``, root first."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def walk(entries, leaf_id):
+    """Ids from the root to ``leaf_id``, root first."""
+    by_id = {e["id"]: e for e in entries}  # a later duplicate replaces an earlier one
+    path, entry = [], by_id[leaf_id]
+    while entry is not None:
+        path.append(entry["id"])
+        parent = entry.get("parentId")
+        entry = by_id.get(parent) if parent else None
+    return path[::-1]
+
+
+# %%
+solved["walk"] = workshop.check_walk(walk)
+
+# %% [markdown] only=solutions
+# **Common mistakes.**
+#
+# - Walking by file order or by timestamp: branches interleave in the file, so entries of
+#   another branch slip in. Only `parentId` says who is an ancestor.
+# - Returning the ids leaf first (forgetting to reverse).
+# - First-wins duplicates (`next(e for e in entries if e["id"] == parent)`, or
+#   `setdefault`): Pi's index keeps the later entry.
+
+# %% [markdown]
+# ### 6. The settings of a path
+#
+# `settings(path)` gets the entries of one path, root first, and returns
+# `{"thinkingLevel": ..., "model": ...}` as Pi's context reports them. The thinking level
+# starts as `"off"` and each `thinking_level_change` sets it (`entry["thinkingLevel"]`).
+# The model starts as `None`; a `model_change` sets it to
+# `{"provider": entry["provider"], "modelId": entry["modelId"]}`, and so does every
+# assistant message, with `{"provider": message["provider"], "modelId": message["model"]}`.
+# The whole path counts, the part a compaction summarized included.
+
+
+# %% only=exercises
+def settings(path):
+    """The thinking level and model in force at the end of a path."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def settings(path):
+    """The thinking level and model in force at the end of a path."""
+    level, model = "off", None
+    for entry in path:
+        if entry["type"] == "thinking_level_change":
+            level = entry["thinkingLevel"]
+        elif entry["type"] == "model_change":
+            model = {"provider": entry["provider"], "modelId": entry["modelId"]}
+        elif entry["type"] == "message" and entry["message"]["role"] == "assistant":
+            message = entry["message"]
+            model = {"provider": message["provider"], "modelId": message["model"]}
+    return {"thinkingLevel": level, "model": model}
+
+
+# %%
+solved["settings"] = workshop.check_settings(settings)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Looking only at `model_change` entries (an assistant message
+# answered by another model sets the model too: this is the chapter's point about the
+# selected versus the responding model); stopping at the first change; starting the model
+# as `{}`. And reading settings from the whole *file*: another branch's change does not
+# count.
+
+# %% [markdown]
+# ### 7. A bash execution, as the model sees it
+#
+# When you run a shell command yourself in Pi (`!ls`), the file stores a message with role
+# `bashExecution`. Before a request, Pi turns it into a **user** message with one text
+# block, keeping the `timestamp`:
 #
 # - return `None` when `excludeFromContext` is true (commands run with `!!`);
 # - the text is ``"Ran `COMMAND`\n"``, then the output inside a fence
 #   ```` "```\n" + output + "\n```" ````, or `"(no output)"` when the output is empty;
-# - then `"\n\n(command cancelled)"` if `cancelled`, otherwise
+# - then `"\n\n(command cancelled)"` if `cancelled`, **otherwise**
 #   `"\n\nCommand exited with code N"` when `exitCode` is neither 0 nor None;
 # - then `"\n\n[Output truncated. Full output: PATH]"` when `truncated` and
 #   `fullOutputPath` are both set.
 
 # %%
-example = workshop.bash_cases()[1]
+example = workshop.example("bash_to_llm", 1)
 print(example.args[0])
 print(example.expected)
 
@@ -262,6 +341,414 @@ def bash_to_llm(message):
 # %%
 solved["bash execution"] = workshop.check_bash_to_llm(bash_to_llm)
 
+# %% [markdown] only=solutions
+# **Common mistakes.**
+#
+# - Printing the exit code of a cancelled command: a cancelled `npm test` that exited with
+#   130 shows only `(command cancelled)`. The code line is the `else` branch.
+# - `content` as a plain string instead of a list with one text block.
+# - A fence around empty output instead of `(no output)`; the truncation note without a
+#   path; `message["truncated"]` on a message that leaves the field out (`KeyError`).
+
+# %% [markdown]
+# ### 8. The kept range
+#
+# `kept_range(path)` gets the entries of one path, root first, and returns the ids of the
+# entries Pi **selects** for the context, in context order:
+#
+# - no compaction on the path: every entry;
+# - otherwise, with C the **newest** compaction: C first; then the entries before C,
+#   starting at the one whose id equals `C["firstKeptEntryId"]`, but **not** system
+#   messages (`type == "message"` and `message.role == "system"`); then every entry after
+#   C, system messages included. If no entry before C has that id, none of them is kept.
+
+# %%
+path = tour.path()
+print([(e["id"], e["type"]) for e in path[-6:]])
+
+
+# %% only=exercises
+def kept_range(path):
+    """Ids of the selected entries, compaction first."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def kept_range(path):
+    """Ids of the selected entries, compaction first."""
+    compactions = [i for i, e in enumerate(path) if e["type"] == "compaction"]
+    if not compactions:
+        return [e["id"] for e in path]
+    cut = compactions[-1]
+    compaction = path[cut]
+    selected, found = [compaction["id"]], False
+    for entry in path[:cut]:
+        if entry["id"] == compaction.get("firstKeptEntryId"):
+            found = True
+        is_system = entry["type"] == "message" and entry["message"]["role"] == "system"
+        if found and not is_system:
+            selected.append(entry["id"])
+    return selected + [e["id"] for e in path[cut + 1 :]]
+
+
+# %%
+solved["kept range"] = workshop.check_kept_range(kept_range)
+
+# %% [markdown] only=solutions
+# **Common mistakes.**
+#
+# - Keeping the system messages of the kept range. Pi drops them always, whether or not the
+#   compaction stored a `systemMessage`.
+# - Dropping system messages *after* the compaction too, or on a path without any
+#   compaction: only the kept range loses them.
+# - Using the first compaction instead of the newest; putting the compaction in its file
+#   position instead of first; keeping everything when `firstKeptEntryId` is not found
+#   before the compaction (retain-none compactions point at themselves); leaving out an
+#   older compaction that falls inside the kept range (it is selected, it just contributes
+#   no message).
+
+# %% [markdown]
+# ### 9. The roles of a context
+#
+# `context_roles(path)` returns the roles of the context messages for a path (these paths
+# have no context edits). Take the kept range of exercise 8, then each selected entry
+# contributes: a `message` entry its message's role; a `custom_message` entry `"custom"`; a
+# `branch_summary` with a non-empty `summary` `"branchSummary"`; the newest compaction (the
+# first selected entry) `"system"` if it has a `systemMessage`, then `"compactionSummary"`;
+# every other entry (an older compaction included) nothing.
+
+
+# %% only=exercises
+def context_roles(path):
+    """Roles of the context messages for a path, in order."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def context_roles(path):
+    """Roles of the context messages for a path, in order."""
+    by_id = {e["id"]: e for e in path}
+    roles = []
+    for rank, entry_id in enumerate(kept_range(path)):
+        entry = by_id[entry_id]
+        if entry["type"] == "message":
+            roles.append(entry["message"]["role"])
+        elif entry["type"] == "custom_message":
+            roles.append("custom")
+        elif entry["type"] == "branch_summary" and entry.get("summary"):
+            roles.append("branchSummary")
+        elif entry["type"] == "compaction" and rank == 0:
+            if entry.get("systemMessage"):
+                roles.append("system")
+            roles.append("compactionSummary")
+    return roles
+
+
+# %%
+solved["context roles"] = workshop.check_context_roles(context_roles)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Assuming every compaction carries a `systemMessage` (without one the
+# context has no system prompt at all: notebook 04); letting an older compaction in the
+# kept range add its summary again; counting a branch summary with an empty summary;
+# treating a `custom` entry (extension state) like a `custom_message`.
+
+# %% [markdown]
+# ## Part C. The rest of the format
+#
+# ### 10. Version 2 to 3
+#
+# `v2_to_v3(values)` gets a version 2 file's parsed values (header first) and returns them
+# at version 3: the header's `version` becomes 3, and in every `message` entry whose
+# `message.role` is `"hookMessage"` the role becomes `"custom"`. Nothing else changes.
+
+
+# %% only=exercises
+def v2_to_v3(values):
+    """A version 2 file's values brought to version 3."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def v2_to_v3(values):
+    """A version 2 file's values brought to version 3."""
+    out = []
+    for value in values:
+        value = dict(value)
+        if value["type"] == "session":
+            value["version"] = 3
+        elif value["type"] == "message" and value["message"].get("role") == "hookMessage":
+            value["message"] = {**value["message"], "role": "custom"}
+        out.append(value)
+    return out
+
+
+# %%
+solved["v2 -> v3"] = workshop.check_v2_to_v3(v2_to_v3)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Forgetting the header's version; renaming `hookMessage` wherever it
+# appears (a `custom` entry's `data` is extension state, not a message); renaming entry
+# *types*. Code that checks the old nested role misses messages in migrated files.
+
+# %% [markdown]
+# ### 11. Total tokens
+#
+# `total_tokens(entries)` gets **all** the entries of a file (every branch, compacted
+# history included) and returns the session's total tokens as Pi's statistics count them:
+# for every usage Pi counts, `input + output + cacheRead + cacheWrite`. Pi counts the
+# `usage` of assistant messages, of tool results that have one, of compactions and branch
+# summaries that have one, and of every `usage` entry, whatever its `kind` (Pi writes
+# `"cache_warm"`; unknown kinds are normal usage).
+
+
+# %% only=exercises
+def total_tokens(entries):
+    """The session's total tokens, as Pi's session statistics."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def total_tokens(entries):
+    """The session's total tokens, as Pi's session statistics."""
+    total = 0
+    for entry in entries:
+        usage = None
+        if entry["type"] == "message" and entry["message"]["role"] in ("assistant", "toolResult"):
+            usage = entry["message"].get("usage")
+        elif entry["type"] in ("usage", "compaction", "branch_summary"):
+            usage = entry.get("usage")
+        if usage:
+            total += usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+    return total
+
+
+# %%
+solved["total tokens"] = workshop.check_total_tokens(total_tokens)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Counting assistant messages only (Pi's HTML export does that);
+# keeping only known usage kinds (the format says unknown kinds are normal usage);
+# skipping the usage of compactions and branch summaries; adding input and output but not
+# the cache tokens.
+
+# %% [markdown]
+# ### 12. Context edits
+#
+# `apply_context_edits(entries)` gets the selected entries of a path (`message` and
+# `context_edit` entries, in order) and returns the messages Pi builds from them: each
+# `message` entry's `message`, edited, and nothing for the `context_edit` entries.
+#
+# - For each target keep the **last** edit (`targetId`, `replacement`).
+# - `replacement` is `None`: the target contributes no message.
+# - Otherwise a `user`, `assistant`, `toolResult` or `custom` message gets
+#   `replacement["content"]`; a string becomes `[{"type": "text", "text": ...}]` for
+#   assistant and toolResult messages only. Other roles are left alone.
+# - Build new dicts: the entries stay as they were.
+
+
+# %% only=exercises
+def apply_context_edits(entries):
+    """The messages of the selected entries, context edits applied."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def apply_context_edits(entries):
+    """The messages of the selected entries, context edits applied."""
+    edits = {e["targetId"]: e["replacement"] for e in entries if e["type"] == "context_edit"}
+    messages = []
+    for entry in entries:
+        if entry["type"] != "message":
+            continue
+        message = entry["message"]
+        if entry["id"] in edits:
+            replacement = edits[entry["id"]]
+            if replacement is None:
+                continue
+            if message["role"] in ("user", "assistant", "toolResult", "custom"):
+                content = replacement["content"]
+                if isinstance(content, str) and message["role"] in ("assistant", "toolResult"):
+                    content = [{"type": "text", "text": content}]
+                message = {**message, "content": content}
+        messages.append(message)
+    return messages
+
+
+# %%
+solved["context edits"] = workshop.check_context_edits(apply_context_edits)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Applying the first edit of a target instead of the last; wrapping a
+# string for every role (user and custom messages keep the string) or for none (assistant
+# and tool results need blocks); editing a system or bash message; keeping an omitted
+# message with empty content instead of leaving it out.
+
+# %% [markdown]
+# ### 13. The system prompt
+#
+# `replay_system_prompt(messages)` replays a context's messages and returns
+# `{"text": ..., "tools": [names]}`. Only `system` messages count, in order: a non-empty
+# `content` string is appended to the content parts; each entry of `sections` sets that
+# section (a new name goes last, a known one keeps its place) or, when `None`, deletes it;
+# then the names in `toolsRemoved` are removed and the tools in `toolsAdded` added (by
+# `name`, same ordering rule). The text is the content parts joined with `"\n\n"`, then each
+# section's value, empty parts left out, all joined with `"\n\n"`.
+
+
+# %% only=exercises
+def replay_system_prompt(messages):
+    """The system prompt and tools in force after these messages."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def replay_system_prompt(messages):
+    """The system prompt and tools in force after these messages."""
+    content, sections, tools = [], {}, {}
+    for message in messages:
+        if message["role"] != "system":
+            continue
+        if message.get("content"):
+            content.append(message["content"])
+        for name, value in (message.get("sections") or {}).items():
+            if value is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = value
+        for tool in message.get("toolsRemoved") or []:
+            tools.pop(tool["name"], None)
+        for tool in message.get("toolsAdded") or []:
+            tools[tool["name"]] = tool
+    parts = ["\n\n".join(content), *sections.values()]
+    return {"text": "\n\n".join(p for p in parts if p), "tools": list(tools)}
+
+
+# %%
+solved["system prompt"] = workshop.check_system_prompt(replay_system_prompt)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Keeping a section set to `None` (it is deleted, and set again later
+# it goes last: a Python dict does exactly what Pi's `Map` does if you `pop` it); adding
+# `toolsAdded` before removing `toolsRemoved`; forgetting the `content` strings; joining
+# with one newline.
+
+# %% [markdown]
+# ### 14. Version 1 to 2
+#
+# `v1_to_v2(values, new_id)` gets a version 1 file's parsed values (header first; entries
+# have no ids) and returns them at version 2:
+#
+# - the header's `version` becomes 2;
+# - every other value gets `id = new_id()` and, as `parentId`, the previous entry's id
+#   (`None` for the first one);
+# - a compaction's `firstKeptEntryIndex` counts the values **with the header as index 0**:
+#   when `values[index]` is an earlier entry (it already has its new id), the compaction
+#   gets `firstKeptEntryId` = that id; otherwise (the header, an index past the end, or a
+#   later entry without an id yet) it gets no `firstKeptEntryId`. The index is deleted
+#   either way.
+
+
+# %% only=exercises
+def v1_to_v2(values, new_id):
+    """A version 1 file's values brought to version 2."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def v1_to_v2(values, new_id):
+    """A version 1 file's values brought to version 2."""
+    out = [dict(v) for v in values]
+    previous = None
+    for entry in out:
+        if entry["type"] == "session":
+            entry["version"] = 2
+            continue
+        entry["id"], entry["parentId"] = new_id(), previous
+        previous = entry["id"]
+        if entry["type"] == "compaction" and "firstKeptEntryIndex" in entry:
+            index = entry.pop("firstKeptEntryIndex")
+            target = out[index] if 0 <= index < len(out) else None
+            if target is not None and target["type"] != "session" and "id" in target:
+                entry["firstKeptEntryId"] = target["id"]
+    return out
+
+
+# %%
+solved["v1 -> v2"] = workshop.check_v1_to_v2(v1_to_v2)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Counting the index from the first *entry* (it counts the header as
+# 0); keeping `firstKeptEntryIndex`; setting `firstKeptEntryId` to `None` instead of
+# leaving it out; forgetting the header's version.
+
+# %% [markdown]
+# ### 15. The lines Pi keeps
+#
+# `read_values(raw)` gets a file's bytes and returns the parsed values Pi keeps, header
+# first. Decode as UTF-8 and split on `"\n"` only; skip lines that are blank, that
+# JavaScript's `JSON.parse` rejects (it has no `NaN` or `Infinity`, which Python's `json`
+# accepts), and whose value is falsy in JavaScript (`null`, `false`, `0`, `""`); keep every
+# other value. If the first value kept is not a header (`"type": "session"` with a string
+# `id`), Pi reads nothing: return `[]`.
+
+
+# %% only=exercises
+def read_values(raw):
+    """The values Pi keeps from a session file's bytes, header first."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+import json
+
+
+def no_constants(name):
+    raise ValueError(f"JSON.parse rejects {name}")
+
+
+def js_falsy(value):
+    if value is None or value is False or value == "":
+        return True
+    return type(value) in (int, float) and value == 0
+
+
+def read_values(raw):
+    """The values Pi keeps from a session file's bytes, header first."""
+    values = []
+    for line in raw.decode("utf-8", "replace").split("\n"):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=no_constants)
+        except ValueError:
+            continue
+        if not js_falsy(value):
+            values.append(value)
+    header = values[0] if values else None
+    if not (isinstance(header, dict) and header.get("type") == "session"):
+        return []
+    return values if isinstance(header.get("id"), str) else []
+
+
+# %%
+solved["lines Pi keeps"] = workshop.check_read_values(read_values)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** `json.loads` as it comes accepts `NaN` and `Infinity` (use
+# `parse_constant` to refuse them); `str.splitlines()` also splits on U+2028 inside a
+# string; Python's `not value` treats `[]` and `{}` as false while JavaScript keeps them;
+# dropping lists, strings and numbers (Pi keeps any truthy value); forgetting that a file
+# without a header as its first value has no entries at all.
+
 # %% [markdown]
 # ## Score
 
@@ -273,16 +760,19 @@ for name, ok in solved.items():
 # %% [markdown] only=exercises
 # ## Recap
 #
-# Each checker compared your function with pisession on many cases and named the first
-# one that differed. When all six say **correct**, you have written the heart of the
-# chapter: the path, the leaf, the kept range, the folder name, labels and one piece of
-# `convertToLlm`. Compare with `07-workshop-solutions`.
+# Each checker compared your function with pisession on visible cases and on cases drawn
+# at random for this run, and named the first one that differed. When all fifteen say
+# **correct**, you have written the chapter's format: the file's name and folder, the
+# lines Pi keeps, the leaf, the path, the settings, the kept range and what each entry
+# contributes, context edits, the system prompt, usage totals, both migrations and one
+# piece of `convertToLlm`. Compare with `07-workshop-solutions`.
 
 # %% [markdown] only=solutions
 # ## Recap
 #
-# Six rules, each a few lines of plain Python: the path (follow `parentId`, reverse),
-# the leaf (the last entry), the kept range (newest compaction first, kept range without
-# system messages, then the rest), the folder name (one leading separator removed,
-# `/ \ :` to `-`), labels (file order, empty clears) and a bash execution (a user
-# message in Pi's exact words). Next: auditing the chapter's claims.
+# Fifteen rules, each a few lines of plain Python. The ones people get wrong most often:
+# the leaf (the last entry, not the newest), the kept range (system messages dropped only
+# before the compaction, always), the settings (assistant messages set the model), labels
+# (the last one wins, any falsy label clears), a cancelled command (no exit code), and the
+# folder name (`C:\work\api` is `--C--work-api--`). Next: auditing the chapter's claims
+# against Pi itself.

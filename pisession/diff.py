@@ -1,0 +1,334 @@
+"""Two leaves of one session compared: where their paths part, and which messages of
+their two contexts are shared, only in one of them, or sent by both with different
+content (a context edit applied on one branch only, or different edits).
+
+``compare`` is a pure function of two projections (``Session.projection``); it reads
+what the rule built and decides nothing about what reaches the model.
+``Session.diff(a, b)`` calls it for two leaf ids.
+
+>>> import pisession
+>>> d = pisession.load(pisession.sample_path("tour")).diff("a6000001", "a7000001")
+>>> d.counts()
+{'shared': 0, 'only-a': 10, 'only-b': 8, 'edited-differently': 0}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from .explain import header_text, json_id
+from .jsvalue import UNDEFINED
+from .jsvalue import field as js_field
+from .terminal import Look, pad, text_width
+from .text import id_text, kind_of, message_text, visible
+
+SHARED, ONLY_A, ONLY_B, CHANGED = "shared", "only-a", "only-b", "edited-differently"
+
+#: Marks of the four kinds of row, as ``diff -u`` marks lines.
+MARKS = {SHARED: "=", ONLY_A: "-", ONLY_B: "+", CHANGED: "~"}
+
+#: The kinds in the order counts list them.
+KINDS = (SHARED, ONLY_A, ONLY_B, CHANGED)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One selected entry that sends messages in A, in B or in both: which of the four
+    kinds it is, and the range of its messages in each context (``(start, stop)``,
+    None where it sends nothing)."""
+
+    kind: str
+    position: int
+    line: int | None
+    id: object
+    entry: object
+    a: tuple[int, int] | None
+    b: tuple[int, int] | None
+    first_message: object = None
+
+    @property
+    def messages(self) -> int:
+        """How many messages the entry sends (in A, or in B for an only-B entry)."""
+        span = self.a or self.b
+        return 0 if span is None else span[1] - span[0]
+
+
+@dataclass(frozen=True)
+class Fork:
+    """Where the two paths part: how many entries they share from the root, the last of
+    them (None: no shared entry), and the two path lengths."""
+
+    shared: int
+    last_shared: int | None
+    a_length: int
+    b_length: int
+
+    @property
+    def relation(self) -> str:
+        """``same``, ``a-on-b`` (A's leaf is on B's path), ``b-on-a``, ``branches`` (they
+        part after a shared entry) or ``separate`` (no shared entry: two roots)."""
+        if self.shared == self.a_length == self.b_length:
+            return "same"
+        if self.shared == self.a_length:
+            return "a-on-b"
+        if self.shared == self.b_length:
+            return "b-on-a"
+        return "branches" if self.shared else "separate"
+
+
+@dataclass
+class LeafDiff:
+    """Two contexts compared, entry by entry (``parts``, in context order)."""
+
+    leaf_a: int | None
+    leaf_b: int | None
+    fork: Fork
+    parts: list[Part] = field(default_factory=list)
+    messages_a: int = 0
+    messages_b: int = 0
+
+    def counts(self) -> dict[str, int]:
+        """Messages of each kind (shared and edited-differently counted once, as in A)."""
+        counts = dict.fromkeys(KINDS, 0)
+        for part in self.parts:
+            counts[part.kind] += part.messages
+        return counts
+
+    def to_dict(self, session=None) -> dict:
+        """JSON-ready data (``pisession diff --json``); ``session`` adds ids and lines."""
+        return {
+            "a": _side(session, self.leaf_a, self.fork.a_length, self.messages_a),
+            "b": _side(session, self.leaf_b, self.fork.b_length, self.messages_b),
+            "fork": {
+                "sharedEntries": self.fork.shared,
+                "lastShared": _entry_ref(session, self.fork.last_shared),
+                "relation": self.fork.relation,
+            },
+            "counts": self.counts(),
+            "entries": [_part_data(part) for part in self.parts],
+        }
+
+
+def _entry_ref(session, position: int | None) -> dict | None:
+    if position is None:
+        return None
+    if session is None:
+        return {"position": position}
+    value = session.index.ids[position]
+    return {"id": None if value is UNDEFINED else value, "line": session.line_of(position)}
+
+
+def _side(session, leaf: int | None, path: int, messages: int) -> dict:
+    return {"leaf": _entry_ref(session, leaf), "pathEntries": path, "messages": messages}
+
+
+def _part_data(part: Part) -> dict:
+    return {
+        "kind": part.kind,
+        "line": part.line,
+        "id": part.id,
+        "type": json_id(js_field(part.entry, "type")) if isinstance(part.entry, dict) else None,
+        "a": list(part.a) if part.a else None,
+        "b": list(part.b) if part.b else None,
+    }
+
+
+def fork_of(path_a: list[int], path_b: list[int]) -> Fork:
+    """Where two paths (root first) part.
+
+    >>> fork_of([0, 1, 2, 5], [0, 1, 3])
+    Fork(shared=2, last_shared=1, a_length=4, b_length=3)
+    """
+    shared = 0
+    for x, y in zip(path_a, path_b):
+        if x != y:
+            break
+        shared += 1
+    last = path_a[shared - 1] if shared else None
+    return Fork(shared, last, len(path_a), len(path_b))
+
+
+def _senders(projection) -> tuple[list[int], dict, dict]:
+    """Positions of the entries that send messages (context order), their message
+    ranges, and the items themselves."""
+    order, spans, items = [], {}, {}
+    count = 0
+    for item in projection.items:
+        if not item.messages or item.position in spans:
+            continue
+        order.append(item.position)
+        spans[item.position] = (count, count + len(item.messages))
+        items[item.position] = item
+        count += len(item.messages)
+    return order, spans, items
+
+
+def _part(kind: str, item, a, b) -> Part:
+    return Part(kind, item.position, item.line, item.id, item.entry, a, b, item.messages[0])
+
+
+def compare(a, b) -> LeafDiff:
+    """Compare two projections (``Session.projection``) of one session.
+
+    Entries are matched by position, in context order (a longest common subsequence,
+    so an entry both contexts send is one row); a matched entry is ``shared`` when it
+    sends equal messages in both, ``edited-differently`` otherwise.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> d = compare(s.projection("a2000001"), s.projection("a7000001"))
+    >>> d.fork.relation, d.counts()["shared"], d.counts()["only-b"]
+    ('a-on-b', 5, 3)
+    """
+    order_a, spans_a, items_a = _senders(a)
+    order_b, spans_b, items_b = _senders(b)
+    parts: list[Part] = []
+    matcher = SequenceMatcher(None, order_a, order_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for p in order_a[i1:i2]:
+                same = items_a[p].messages == items_b[p].messages
+                parts.append(_part(SHARED if same else CHANGED, items_a[p], spans_a[p], spans_b[p]))
+            continue
+        parts.extend(_part(ONLY_A, items_a[p], spans_a[p], None) for p in order_a[i1:i2])
+        parts.extend(_part(ONLY_B, items_b[p], None, spans_b[p]) for p in order_b[j1:j2])
+    leaf_a = a.path[-1] if a.path else None
+    leaf_b = b.path[-1] if b.path else None
+    fork = fork_of(a.path, b.path)
+    return LeafDiff(leaf_a, leaf_b, fork, parts, len(a.messages), len(b.messages))
+
+
+def diff_leaves(session, leaf_a: object, leaf_b: object) -> LeafDiff:
+    """``compare`` the projections of two leaves (entry ids; None: Pi's default leaf).
+
+    >>> import pisession
+    >>> diff_leaves(pisession.load(pisession.sample_path("tour")), None, "a7000001").fork.shared
+    8
+    """
+    return compare(session.projection(leaf_a), session.projection(leaf_b))
+
+
+# --- as text ----------------------------------------------------------------------------
+
+
+def _where(session, position: int | None) -> str:
+    if position is None:
+        return "(none)"
+    return f"{id_text(session.index.ids[position])} (line {session.line_of(position)})"
+
+
+def fork_text(session, fork: Fork) -> str:
+    """Where the paths part, in words.
+
+    >>> fork_text(None, Fork(3, 2, 3, 5))
+    "A's leaf is on B's path; B goes on for 2 entries"
+    """
+    relation = fork.relation
+    if relation == "same":
+        return "the same leaf: the two contexts are one"
+    if relation == "separate":
+        return "the paths share no entry (they start at different roots)"
+    if relation == "a-on-b":
+        return f"A's leaf is on B's path; B goes on for {fork.b_length - fork.shared:,} entries"
+    if relation == "b-on-a":
+        return f"B's leaf is on A's path; A goes on for {fork.a_length - fork.shared:,} entries"
+    at = _where(session, fork.last_shared)
+    return (
+        f"after {fork.shared:,} shared entries, at {at}; then A goes on for "
+        f"{fork.a_length - fork.shared:,} entries and B for {fork.b_length - fork.shared:,}"
+    )
+
+
+def _head(session, result: LeafDiff) -> list[tuple[str, str]]:
+    counts = result.counts()
+    words = {SHARED: "shared", ONLY_A: "only in A", ONLY_B: "only in B"}
+    words[CHANGED] = "edited differently"
+    return [
+        ("file", visible(session.source)),
+        ("A", f"{_where(session, result.leaf_a)}: {result.messages_a:,} messages"),
+        ("B", f"{_where(session, result.leaf_b)}: {result.messages_b:,} messages"),
+        ("paths part", fork_text(session, result.fork)),
+        ("messages", ", ".join(f"{counts[k]:,} {words[k]}" for k in KINDS)),
+    ]
+
+
+def _span(span: tuple[int, int] | None) -> str:
+    if span is None:
+        return ""
+    start, stop = span
+    return f"#{start + 1}" if stop - start == 1 else f"#{start + 1}-{stop}"
+
+
+def _row(part: Part, widths: tuple[int, int, int, int], look: Look) -> str:
+    w_line, w_id, w_a, w_b = widths
+    mark = look.paint(
+        MARKS[part.kind], {ONLY_A: "red", ONLY_B: "green", CHANGED: "yellow"}.get(part.kind, "dim")
+    )
+    ident = pad(look.cut(id_text(part.id), w_id), w_id)
+    left = (
+        f"{mark} {pad(str(part.line), w_line, right=True)}  {ident}  "
+        f"{pad(_span(part.a), w_a)}  {pad(_span(part.b), w_b)}  "
+    )
+    kind = kind_of(part.entry, short=True)
+    text = visible(message_text(part.first_message)[:400])
+    room = None if look.width is None else look.width - look.visible_width(left)
+    body = f"{kind}: {text}" if text else kind
+    return left + (body if room is None else look.cut(body, max(room, 4)))
+
+
+def diff_text(session, result: LeafDiff, look: Look | None = None, collapse: int = 12) -> str:
+    """The comparison as text: where the paths part, then one row per entry that sends
+    messages (``=`` shared, ``-`` only in A, ``+`` only in B, ``~`` edited differently)
+    with its message numbers in A and in B; long runs of shared rows are shortened.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> print(diff_text(s, s.diff("a6000001", "a7000001"), Look(width=80)).splitlines()[3:5])
+    ['paths part  after 8 shared entries, at a2000001 (line 9); then A goes on for 14', \
+'            entries and B for 3']
+    """
+    look = look or Look()
+    out = header_text(_head(session, result), look)
+    out.append("")
+    parts = result.parts
+    widths = (
+        max([4] + [len(str(p.line)) for p in parts]),
+        min(max([2] + [text_width(id_text(p.id)) for p in parts]), 36),
+        max([1] + [len(_span(p.a)) for p in parts]),
+        max([1] + [len(_span(p.b)) for p in parts]),
+    )
+    out.append(
+        look.paint(
+            f"  {pad('line', widths[0], right=True)}  {pad('id', widths[1])}  "
+            f"{pad('A', widths[2])}  {pad('B', widths[3])}  message",
+            "bold",
+        )
+    )
+    out.extend(look.fit(line) for line in _rows(parts, widths, look, collapse))
+    return "\n".join(out) + "\n"
+
+
+def _rows(parts: list[Part], widths, look: Look, collapse: int) -> list[str]:
+    out: list[str] = []
+    run: list[Part] = []
+
+    def flush() -> None:
+        if collapse > 0 and len(run) > collapse:
+            out.extend(_row(p, widths, look) for p in run[:2])
+            lines = f"lines {run[2].line}-{run[-3].line}"
+            dots = look.symbol("┆", ":")
+            out.append(look.paint(f"{dots} {len(run) - 4:,} more shared entries ({lines})", "dim"))
+            out.extend(_row(p, widths, look) for p in run[-2:])
+        else:
+            out.extend(_row(p, widths, look) for p in run)
+        run.clear()
+
+    for part in parts:
+        if part.kind == SHARED:
+            run.append(part)
+            continue
+        flush()
+        out.append(_row(part, widths, look))
+    flush()
+    return out

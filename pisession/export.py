@@ -1,0 +1,972 @@
+"""A session as one file to share: a self-contained HTML page (for a browser, a phone or
+a printer) or Markdown (to paste into an issue).
+
+What it shows, for one leaf: the entry tree coloured by fate; the context exactly as
+the model saw it (the system prompt replayed, the compaction summary in place, the kept
+range marked, context edits applied with the original beside them); usage and cost;
+and every entry with its fate and reason. Everything is read off the rule's outputs
+(``Session.fates``, ``context.contributions``); nothing here decides what reaches the
+model.
+
+The page is self-contained: inline CSS, pictures as ``data:`` URIs, no script, no font
+or stylesheet to fetch, and a Content-Security-Policy that forbids any request. All
+session text is stripped of terminal escapes and bidirectional controls
+(``text.strip_unsafe``) and HTML-escaped; Markdown puts it in code fences longer than
+any backtick run it holds. Long sessions stay small: runs of entries are collapsed as
+``pisession explain`` collapses them, and a long context shows its first and last
+``limit`` messages.
+
+>>> import pisession
+>>> page = export_html(pisession.load(pisession.sample_path("tour")))
+>>> page.startswith("<!DOCTYPE html>") and "<script" not in page
+True
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+from dataclasses import dataclass, field
+
+from . import __version__
+from . import context as rule
+from .errors import PisessionError
+from .explain import (
+    _BOX,
+    RUN_OF,
+    Gap,
+    explain_keep,
+    file_order_items,
+    gap_counts,
+    header_lines,
+    reading_of,
+    remarkable,
+    tree_walk,
+)
+from .jsjson import dumps
+from .jsvalue import UNDEFINED
+from .jsvalue import field as js_field
+from .provenance import FATE, FATES, OFF_PATH
+from .system_prompt import replay_system_prompt
+from .text import entry_kind, entry_text, id_text, one_line, plain, strip_unsafe
+
+#: Pictures shown inline (others are named, not shown), and the largest one shown.
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+IMAGE_BYTES = 4_000_000
+
+#: Text longer than this many lines (or characters) is folded under its first line.
+FOLD_LINES, FOLD_CHARS = 24, 4000
+
+#: How many messages at each end of a long context each format shows by default.
+LIMITS = {"html": 200, "md": 25}
+
+#: The most characters a GitHub issue or comment holds.
+ISSUE_CHARS = 65_536
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}\Z")
+
+
+# --- what the export shows --------------------------------------------------------------
+
+
+@dataclass
+class Shown:
+    """The context as the export shows it: how many messages it holds, the entries that
+    sent its first and last ``limit`` (with the number of their first message), and the
+    system messages (for the replay)."""
+
+    total: int = 0
+    head: list = field(default_factory=list)
+    tail: list = field(default_factory=list)
+    system: list = field(default_factory=list)
+
+    @property
+    def hidden(self) -> int:
+        """Messages neither in the head nor in the tail."""
+        shown = sum(len(i.messages) for _, i in self.head) + sum(
+            len(i.messages) for _, i in self.tail
+        )
+        return self.total - shown
+
+
+def _kept(item) -> bool:
+    """Whether the context view shows a contributed entry: it sends messages, or a
+    context edit removed what it would send."""
+    return bool(item.messages) or item.edit is not None
+
+
+def shown_context(session, fates, limit: int | None = 200) -> Shown:
+    """The rule's contributions for the leaf (``context.contributions``, streamed) for
+    the first and last ``limit`` messages (None: all), and every system message. Only
+    the entries shown (and the system messages between) are decoded: the message count
+    and where the last ``limit`` begin come from the fates.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> shown = shown_context(s, s.fates(), limit=2)
+    >>> shown.total, [first for first, _ in shown.head], shown.hidden, len(shown.system)
+    (10, [0], 6, 1)
+    """
+    index, selection = session.index, fates.selection
+    edits = rule.collect_edits(index, selection)
+    shown = Shown(total=fates.message_count())
+    if limit is None or shown.total <= 2 * limit:
+        _take(session, rule.contributions(index, selection, edits), shown.head, 0, None)
+        shown.system = _system_messages(shown.head)
+        return shown
+    head_end = _take(session, rule.contributions(index, selection, edits), shown.head, 0, limit)
+    start = max(_tail_rank(fates, limit), head_end)
+    tail: list = []
+    _take(session, rule.contributions(index, selection, edits, start=start), tail, 0, None)
+    first = shown.total - sum(len(item.messages) for _, item in tail)
+    shown.tail = [(first + k, item) for k, item in tail]
+    middle = _middle_system(session, fates, edits, head_end, start)
+    shown.system = _system_messages(shown.head) + middle + _system_messages(shown.tail)
+    return shown
+
+
+def _take(session, items, into: list, first: int, limit: int | None) -> int:
+    """Append shown entries (with the number of their first message) until ``limit``
+    messages; returns how many selected entries were read."""
+    count, read = first, 0
+    for item in items:
+        if limit is not None and count - first >= limit:
+            break
+        read += 1
+        if not _kept(item):
+            continue
+        item.line = session.line_of(item.position)
+        into.append((count, item))
+        count += len(item.messages)
+    return read
+
+
+def _tail_rank(fates, limit: int) -> int:
+    """The rank in the selection from which the entries send the last ``limit``
+    messages (read off the fates: how many messages each sent)."""
+    positions, names = fates.selection.positions, fates.names
+    count = 0
+    for rank in range(len(positions) - 1, -1, -1):
+        if FATE[names[positions[rank]]].reached:
+            count += fates[positions[rank]].messages
+        if count >= limit:
+            return rank
+    return 0
+
+
+def _replayed(shown: Shown):
+    """The system prompt replayed from the context's system messages, or why not."""
+    try:
+        return replay_system_prompt(shown.system), None
+    except PisessionError as exc:
+        return None, str(exc)
+
+
+def _system_messages(items) -> list:
+    return [m for _, item in items for m in item.messages if js_field(m, "role") == "system"]
+
+
+def _middle_system(session, fates, edits, low: int, high: int) -> list:
+    """The system messages the entries between ranks ``low`` and ``high`` send, each
+    taken from the rule's contribution of its entry."""
+    index, selection = session.index, fates.selection
+    out = []
+    for rank in range(low, high):
+        p = selection.positions[rank]
+        if index.roles[p] == "system" and FATE[fates.names[p]].reached:
+            item = next(rule.contributions(index, selection, edits, block=1, start=rank))
+            out.extend(m for m in item.messages if js_field(m, "role") == "system")
+    return out
+
+
+@dataclass
+class Export:
+    """Everything an export of one leaf shows (built once for both formats)."""
+
+    session: object
+    leaf_id: object
+    fates: object
+    reading: object
+    shown: Shown
+    limit: int | None
+
+    @classmethod
+    def of(cls, session, leaf_id: object = None, limit: int | None = 200) -> Export:
+        """Read a leaf's fates, context and settings."""
+        fates = session.fates(leaf_id)
+        return cls(
+            session,
+            leaf_id,
+            fates,
+            reading_of(session, fates),
+            shown_context(session, fates, limit),
+            limit,
+        )
+
+    @property
+    def leaf(self) -> int | None:
+        """Position of the leaf."""
+        return self.reading.path[-1] if self.reading.path else None
+
+    @property
+    def title(self) -> str:
+        """The session name, else its id."""
+        return self.session.name or f"Session {self.session.id}"
+
+    def _repr_html_(self) -> str:
+        return html_fragment(self)
+
+
+# --- pieces of text ------------------------------------------------------------------------
+
+
+def esc(value: object) -> str:
+    """Session text for HTML: terminal escapes and bidi controls left out, escaped.
+
+    >>> esc('<img src=x onerror="alert(1)">\\x1b[31m\\u202e')
+    '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
+    """
+    return html.escape(strip_unsafe(value), quote=True)
+
+
+def image_uri(block: object) -> str | None:
+    """A ``data:`` URI for an image block, or None when it is not a well-formed picture
+    of a known type (then the page names it instead of showing it).
+
+    >>> image_uri({"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="})
+    'data:image/png;base64,iVBORw0KGgo='
+    >>> image_uri({"type": "image", "mimeType": "text/html", "data": "PGI+"}) is None
+    True
+    """
+    kind, data = js_field(block, "mimeType"), js_field(block, "data")
+    if kind not in IMAGE_TYPES or not isinstance(data, str) or len(data) > IMAGE_BYTES * 4 // 3:
+        return None
+    data = "".join(data.split())
+    if not _BASE64.match(data) or len(data) % 4:
+        return None
+    try:
+        base64.b64decode(data[:64].ljust(4, "="), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return f"data:{kind};base64,{data}"
+
+
+def _size(block: object) -> str:
+    data = js_field(block, "data")
+    size = len(data) * 3 // 4 if isinstance(data, str) else 0
+    return f"{plain(js_field(block, 'mimeType')) or 'image'}, {size / 1000:,.0f} kB"
+
+
+def _where(session, position: int | None) -> str:
+    if position is None:
+        return "none"
+    return f"{id_text(session.index.ids[position])} (line {session.line_of(position)})"
+
+
+# --- HTML -----------------------------------------------------------------------------------
+
+
+def _css() -> str:
+    fates = "".join(
+        f".pe .f-{k.name}{{background:{k.colour};color:{k.ink}}}"
+        f".pe .m-{k.name}{{border-left-color:{k.colour}}}"
+        for k in FATES
+    )
+    return _CSS + fates
+
+
+_CSS = """
+.pe{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1b;
+max-width:60rem;margin:0 auto;padding:0 .8rem 3rem}
+.pe h1{font-size:1.5rem;margin:1rem 0 .2rem;overflow-wrap:anywhere}
+.pe h2{font-size:1.2rem;margin:2rem 0 .5rem;border-bottom:1px solid #ccc}
+.pe code,.pe pre,.pe .mono{font-family:ui-monospace,"SF Mono",Menlo,Consolas,monospace;
+font-size:13px}
+.pe pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.3rem 0;background:#f6f6f6;
+padding:.4rem .6rem;border-radius:4px}
+.pe dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem .8rem;margin:.5rem 0}
+.pe dt{font-weight:600}.pe dd{margin:0;overflow-wrap:anywhere}
+.pe .chip{border-radius:3px;padding:0 .3rem;border:1px solid rgba(0,0,0,.25);
+white-space:nowrap;font-size:12px;print-color-adjust:exact;-webkit-print-color-adjust:exact}
+.pe .legend .chip{margin-right:.3rem;display:inline-block;margin-bottom:.2rem}
+.pe .tree{overflow-x:auto;background:#fafafa;border:1px solid #e4e4e4;border-radius:4px;
+padding:.4rem .6rem;line-height:1.35;white-space:pre}
+.pe .tree .n{color:#777}.pe .tree .off{color:#777}.pe .tree .leaf{font-weight:700}
+.pe .gap{color:#666;font-style:italic}
+.pe .msg{border-left:5px solid #ccc;padding:.2rem .6rem;margin:.6rem 0;
+break-inside:avoid;page-break-inside:avoid}
+.pe .msg header{font-size:13px;color:#444}.pe .msg header b{color:#000}
+.pe .band{margin:1rem 0 .4rem;padding:.3rem .6rem;background:#eaf4fb;border-radius:4px;
+font-size:14px}
+.pe .edit{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
+.pe .edit>div{min-width:0}.pe .was{opacity:.75}
+@media (max-width:40rem){.pe .edit{grid-template-columns:1fr}.pe{font-size:14px}}
+.pe table{border-collapse:collapse;width:100%;font-size:13px}
+.pe td,.pe th{text-align:left;vertical-align:top;padding:.15rem .4rem;
+border-bottom:1px solid #eee;overflow-wrap:anywhere}
+.pe td.num,.pe th.num{text-align:right;white-space:nowrap}
+.pe .scroll{overflow-x:auto}
+.pe img{max-width:100%;height:auto;border:1px solid #ddd}
+.pe footer{margin-top:2rem;color:#666;font-size:12px}
+.pe summary{cursor:pointer}
+@media print{.pe{max-width:none;font-size:11pt}.pe nav{display:none}
+.pe .tree{white-space:pre-wrap}.pe h2{break-after:avoid}}
+"""
+
+
+def chip(fate: str | None, text: str | None = None) -> str:
+    """A fate as a small coloured label (the fate names are pisession's own words).
+
+    >>> chip("kept")
+    '<span class="chip f-kept">kept</span>'
+    """
+    name = fate if fate in FATE else "unknown"
+    return f'<span class="chip f-{name}">{html.escape(text or fate or "?")}</span>'
+
+
+#: The most characters of one text an export shows (HTML, Markdown); the rest is named.
+HTML_CHARS, MARKDOWN_CHARS = 20_000, 1_500
+
+
+def capped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out.
+
+    >>> print(capped("abcdef", 4))
+    abcd
+    [... 2 more characters: pisession context has them all]
+    """
+    if len(text) <= limit:
+        return text
+    more = len(text) - limit
+    return f"{text[:limit]}\n[... {more:,} more characters: pisession context has them all]"
+
+
+def _fold(text: str, label: str) -> str:
+    """Preformatted text, folded under its first line when it is long (nothing for
+    empty text)."""
+    if not text:
+        return ""
+    text = capped(text, HTML_CHARS)
+    body = f"<pre>{esc(text)}</pre>"
+    lines = text.count("\n") + 1
+    if lines <= FOLD_LINES and len(text) <= FOLD_CHARS:
+        return body
+    first = esc(one_line(text, 80))
+    return f"<details><summary>{label} ({lines:,} lines): {first}</summary>{body}</details>"
+
+
+def _block_html(block: object) -> str:
+    kind = js_field(block, "type")
+    if kind == "text":
+        return _fold(plain(js_field(block, "text")), "text")
+    if kind == "thinking":
+        text = esc(plain(js_field(block, "thinking")))
+        return f"<details><summary>thinking</summary><pre>{text}</pre></details>"
+    if kind == "toolCall":
+        arguments = (
+            dumps(js_field(block, "arguments"), 2)
+            if isinstance(js_field(block, "arguments"), (dict, list))
+            else plain(js_field(block, "arguments"))
+        )
+        name = esc(js_field(block, "name"))
+        return f'<div class="mono">call <b>{name}</b></div>{_fold(arguments, "arguments")}'
+    if kind == "image":
+        uri = image_uri(block)
+        if uri is None:
+            return f"<p><i>[picture not shown: {esc(_size(block))}]</i></p>"
+        return f'<img alt="{esc(_size(block))}" src="{uri}">'
+    return f"<pre>{esc(dumps(block, 2) if isinstance(block, dict) else plain(block))}</pre>"
+
+
+def content_html(content: object) -> str:
+    """Message content (a string or a list of blocks) as HTML.
+
+    >>> content_html([{"type": "text", "text": "<b>hi</b>"}])
+    '<pre>&lt;b&gt;hi&lt;/b&gt;</pre>'
+    """
+    if isinstance(content, list):
+        return "".join(_block_html(b) for b in content)
+    if content is UNDEFINED or content is None:
+        return ""
+    return _fold(plain(content), "text")
+
+
+def message_html(message: object) -> str:
+    """One context message's body (by role).
+
+    >>> message_html({"role": "bashExecution", "command": "ls", "output": "a"})
+    '<div class="mono">$ ls</div><pre>a</pre>'
+    """
+    role = js_field(message, "role")
+    if role in ("compactionSummary", "branchSummary"):
+        return _fold(plain(js_field(message, "summary")), "summary")
+    if role == "bashExecution":
+        command = esc(js_field(message, "command"))
+        output = plain(js_field(message, "output"))
+        return f'<div class="mono">$ {command}</div>{_fold(output, "output")}'
+    if role == "system":
+        return _system_html(message)
+    return content_html(js_field(message, "content"))
+
+
+def _system_html(message: object) -> str:
+    parts = [content_html(js_field(message, "content"))]
+    sections = js_field(message, "sections")
+    if isinstance(sections, dict):
+        for name, value in sections.items():
+            body = "<i>(removed)</i>" if value is None else _fold(plain(value), "section")
+            parts.append(f"<div><b>{esc(name)}</b>{body}</div>")
+    for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
+        tools = js_field(message, key)
+        if isinstance(tools, list) and tools:
+            names = ", ".join(esc(js_field(t, "name") if isinstance(t, dict) else t) for t in tools)
+            parts.append(f'<div class="mono">{sign} tools: {names}</div>')
+    return "".join(parts)
+
+
+def _message_card(ex: Export, number: int, message: object, item) -> str:
+    session = ex.session
+    role = plain(js_field(message, "role"))
+    fate = ex.fates.names[item.position]
+    source = f"{esc(id_text(item.id))} (line {item.line})"
+    head = f"<header><b>#{number} {esc(role)}</b> · from {source} · {chip(fate)}</header>"
+    body = message_html(message)
+    if item.edit is not None:
+        body = _edited(session, item, message, body)
+    return f'<article class="msg m-{fate}">{head}{body}</article>'
+
+
+def _edited(session, item, message, body: str) -> str:
+    """The content as sent beside the content the entry holds (before the edit)."""
+    originals = rule.entry_messages(item.entry)
+    original = next(
+        (m for m in originals if js_field(m, "role") == js_field(message, "role")), None
+    )
+    edit = f"context edit {esc(id_text(js_field(item.edit, 'id')))}"
+    was = message_html(original) if original is not None else "<i>(nothing)</i>"
+    return (
+        f'<div class="edit"><div><small>as sent, after {edit}</small>{body}</div>'
+        f'<div class="was"><small>as stored in the file</small>{was}</div></div>'
+    )
+
+
+def _omitted_card(ex: Export, item) -> str:
+    originals = rule.entry_messages(item.entry)
+    edit = esc(id_text(js_field(item.edit, "id")))
+    was = "".join(message_html(m) for m in originals) or "<i>(nothing)</i>"
+    return (
+        f'<article class="msg m-omitted"><header><b>omitted</b> · {esc(id_text(item.id))} '
+        f"(line {item.line}) · {chip('omitted')} by context edit {edit}</header>"
+        f'<details><summary>what the file holds</summary><div class="was">{was}</div>'
+        "</details></article>"
+    )
+
+
+def _items_html(ex: Export, items, state: dict) -> list[str]:
+    """Context messages of these entries, with the kept range's start and end marked."""
+    out = []
+    for first, item in items:
+        if item.part == rule.KEPT and not state["in_kept"]:
+            out.append(_kept_band(ex, start=True))
+            state["in_kept"] = True
+        elif item.part != rule.KEPT and state["in_kept"]:
+            out.append('<div class="band">end of the kept range</div>')
+            state["in_kept"] = False
+        if item.part == rule.COMPACTION:
+            out.append(_compaction_band(ex))
+        if not item.messages:
+            out.append(_omitted_card(ex, item))
+        for k, message in enumerate(item.messages):
+            out.append(_message_card(ex, first + k + 1, message, item))
+    return out
+
+
+def _kept_band(ex: Export, start: bool) -> str:
+    session, selection, path = ex.session, ex.reading.selection, ex.reading.path
+    kept = path[selection.start : selection.cut]
+    lines = f"lines {session.line_of(kept[0])}-{session.line_of(kept[-1])}" if kept else ""
+    dropped = ", ".join(_where(session, p) for p in selection.dropped_system)
+    note = f"; system messages dropped there: {esc(dropped)}" if dropped else ""
+    c = esc(_where(session, selection.compaction))
+    return f'<div class="band">the kept range of compaction {c}: {lines}{note}</div>'
+
+
+def _compaction_band(ex: Export) -> str:
+    session, selection, path = ex.session, ex.reading.selection, ex.reading.path
+    before = path[: selection.start]
+    where = esc(_where(session, selection.compaction))
+    span = ""
+    if before:
+        span = f" for lines {session.line_of(before[0])}-{session.line_of(before[-1])}"
+    return (
+        f'<div class="band">compaction {where}: its summary stands{span} '
+        "(and its stored system message, if any, comes first)</div>"
+    )
+
+
+def context_html(ex: Export) -> str:
+    """The context section: the replayed system prompt, then every message shown.
+
+    >>> import pisession
+    >>> html_text = context_html(Export.of(pisession.load(pisession.sample_path("tour"))))
+    >>> html_text.count('<article class="msg'), "end of the kept range" in html_text
+    (10, True)
+    """
+    shown, session = ex.shown, ex.session
+    prompt, problem = _replayed(shown)
+    out = [f"<h2 id=context>The context at {esc(_where(session, ex.leaf))}</h2>"]
+    out.append(
+        f"<p>{shown.total:,} messages, as Pi 0.87.1 builds them "
+        "(<code>buildSessionContext</code>): what the model was sent.</p>"
+    )
+    if problem:
+        out.append(f"<p><i>The system prompt cannot be replayed: {esc(problem)}</i></p>")
+    elif prompt.text or prompt.tools:
+        tools = ", ".join(esc(name) for name in prompt.tools) or "none"
+        out.append(
+            "<details><summary>The system prompt in force (replayed from the system messages; "
+            f"tools: {tools})</summary><pre>{esc(prompt.text)}</pre></details>"
+        )
+    state = {"in_kept": False}
+    out.extend(_items_html(ex, shown.head, state))
+    if shown.hidden:
+        out.append(
+            f'<p class="gap">{shown.hidden:,} more messages not shown here '
+            "(<code>pisession export --all</code> or <code>pisession context</code> has them)</p>"
+        )
+    out.extend(_items_html(ex, shown.tail, state))
+    if state["in_kept"]:
+        out.append('<div class="band">end of the kept range</div>')
+    return "\n".join(out)
+
+
+def _tree_line(ex: Export, item, lead: str, width: int) -> str:
+    if isinstance(item, Gap):
+        counts = gap_counts(ex.fates.names, item)
+        gap = f"┆ {item.hidden:,} more entries: {counts}"
+        return f'{" " * width} {lead}<span class="gap">{gap}</span>'
+    number = str(ex.session.line_of(item)).rjust(width)
+    return _node_html(ex, item, lead, f'<span class="n">{number}</span>')
+
+
+def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
+    session, index = ex.session, ex.session.index
+    fate = ex.fates.names[position]
+    mark = "○" if fate == OFF_PATH else "●"
+    kind = esc(entry_kind(index.types[position], index.roles[position]))
+    parts = [f"{number} {lead}{mark} {chip(fate)} {esc(id_text(index.ids[position]))} {kind}"]
+    label = session.label_of(position)
+    if label:
+        parts.append(f"<b>#{esc(label)}</b>")
+    if position == ex.leaf:
+        parts.append('<span class="leaf">◀ leaf</span>')
+    elif position in _leaves(ex):
+        parts.append("◁ leaf")
+    snippet = one_line(entry_text(session.entry(position))[:400], 60)
+    if snippet:
+        parts.append(f'<span class="n">“{esc(snippet)}”</span>')
+    return " ".join(parts)
+
+
+def _leaves(ex: Export) -> frozenset:
+    """The tree's leaves (cached on the export)."""
+    cached = getattr(ex, "_leaves", None)
+    if cached is None:
+        cached = frozenset(ex.session.shape.leaves)
+        ex._leaves = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def tree_html(ex: Export, collapse: int = 12) -> str:
+    """The entry tree, coloured by fate, runs collapsed as ``pisession tree`` shows it.
+
+    >>> import pisession
+    >>> tree_html(Export.of(pisession.load(pisession.sample_path("tour")))).count("\\n")
+    25
+    """
+    session = ex.session
+    keep = remarkable(session, ex.leaf)
+    width = len(str(session.line_of(len(session) - 1))) if len(session) else 1
+    lines = [
+        _tree_line(ex, item, lead, width)
+        for item, lead, _ in tree_walk(session, ex.fates.names, keep, collapse, _BOX)
+    ]
+    legend = " ".join(chip(k.name, k.legend) for k in FATES if ex.fates.counts()[k.name])
+    body = "\n".join(lines)
+    tree = f'<div class="tree mono">{body}</div>'
+    if len(lines) > 400:
+        tree = f"<details><summary>{len(lines):,} lines (open)</summary>{tree}</details>"
+    return (
+        f"<h2 id=tree>The entry tree</h2><p class=legend>{legend}</p>"
+        f"<p>● on the path to the leaf, ○ on other branches; ◀ the leaf shown, ◁ other "
+        f"branch ends. Runs of more than {collapse} entries of one fate are shortened.</p>{tree}"
+    )
+
+
+def _rows(ex: Export, collapse: int) -> list:
+    """The entries the tables show (file order, runs collapsed as ``explain`` does)."""
+    keep = explain_keep(ex.session, ex.fates)
+    return file_order_items(ex.fates.names, keep, collapse, RUN_OF)
+
+
+def entries_html(ex: Export, collapse: int = 12) -> str:
+    """Every entry with its fate and reason (runs collapsed).
+
+    >>> import pisession
+    >>> entries_html(Export.of(pisession.load(pisession.sample_path("tour")))).count("<tr>")
+    27
+    """
+    session, fates = ex.session, ex.fates
+    index = session.index
+    body = []
+    for item in _rows(ex, collapse):
+        if isinstance(item, Gap):
+            lines = f"lines {session.line_of(item.first)}-{session.line_of(item.last)}"
+            body.append(
+                f'<tr><td colspan=5 class="gap">┆ {item.hidden:,} more entries: '
+                f"{gap_counts(fates.names, item)} ({lines})</td></tr>"
+            )
+            continue
+        fate = fates[item]
+        kind = entry_kind(index.types[item], index.roles[item])
+        label = session.label_of(item)
+        kind_cell = esc(kind) + (f" <b>#{esc(label)}</b>" if label else "")
+        body.append(
+            f'<tr><td class="num">{fate.line}</td><td class="mono">{esc(id_text(fate.id))}</td>'
+            f"<td>{kind_cell}</td><td>{chip(fate.fate)}</td><td>{esc(fate.reason)}</td></tr>"
+        )
+    head = "<tr><th class=num>line</th><th>id</th><th>entry</th><th>fate</th><th>why</th></tr>"
+    return (
+        "<h2 id=entries>Every entry, with its fate</h2>"
+        f'<div class="scroll"><table><thead>{head}</thead><tbody>{"".join(body)}</tbody>'
+        "</table></div>"
+    )
+
+
+def usage_html(ex: Export) -> str:
+    """Usage and cost for the whole session and for the branch to the leaf.
+
+    >>> import pisession
+    >>> "$0.0257" in usage_html(Export.of(pisession.load(pisession.sample_path("tour"))))
+    True
+    """
+    rows = usage_rows(ex.session, ex.leaf_id)
+    body = "".join(
+        f"<tr><td>{esc(name)}</td><td class=num>{esc(a)}</td><td class=num>{esc(b)}</td></tr>"
+        for name, a, b in rows
+    )
+    head = "<tr><th></th><th class=num>whole session</th><th class=num>this branch</th></tr>"
+    return (
+        "<h2 id=usage>Usage and cost</h2><p>As Pi's session statistics count them: every "
+        "entry for the session (compacted history included), the path for the branch.</p>"
+        f'<div class="scroll"><table><thead>{head}</thead><tbody>{body}</tbody></table></div>'
+    )
+
+
+def usage_rows(session, leaf_id: object = None) -> list[tuple[str, str, str]]:
+    """(row, whole session, branch) as text: entries, messages by role, tool calls,
+    tokens, cost (``pisession stats``' rows).
+
+    >>> import pisession
+    >>> usage_rows(pisession.load(pisession.sample_path("tour")))[-1]
+    ('cost', '$0.0257', '$0.0232')
+    """
+    from .explain import stats_rows
+
+    return stats_rows(session, leaf_id)
+
+
+def summary_html(ex: Export) -> str:
+    """The header: what the session is, the leaf, the kept range, the counts.
+
+    >>> import pisession
+    >>> summary_html(Export.of(pisession.load(pisession.sample_path("tour"))))[:39]
+    '<h1>Tour of the session format</h1><dl>'
+    """
+    rows = header_lines(ex.session, ex.reading, ex.leaf_id)
+    facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
+    counts = ex.fates.counts()
+    reached = ex.fates.reached()
+    chips = " ".join(chip(k.name, f"{k.name} {counts[k.name]:,}") for k in FATES if counts[k.name])
+    return (
+        f"<h1>{esc(ex.title)}</h1><dl>{facts}</dl>"
+        f"<p><b>{reached:,} of {len(ex.fates):,} entries reached the model</b>, as "
+        f"{ex.reading.messages:,} messages. {chips}</p>"
+        '<nav><a href="#tree">tree</a> · <a href="#context">context</a> · '
+        '<a href="#usage">usage and cost</a> · <a href="#entries">every entry</a></nav>'
+    )
+
+
+def html_fragment(ex: Export, collapse: int = 12) -> str:
+    """The export as an HTML fragment (styles scoped to ``.pe``): for a notebook cell, or
+    the body of ``export_html``'s page.
+
+    >>> import pisession
+    >>> html_fragment(Export.of(pisession.load(pisession.sample_path("tour"))))[:7]
+    '<style>'
+    """
+    parts = [
+        f"<style>{_css()}</style>",
+        '<div class="pe">',
+        summary_html(ex),
+        tree_html(ex, collapse),
+        context_html(ex),
+        usage_html(ex),
+        entries_html(ex, collapse),
+        f"<footer>Written by pisession {__version__} with the rules of Pi 0.87.1 (the "
+        "same through 1.6.0). This page loads nothing: no script, font or picture comes "
+        "from elsewhere.</footer>",
+        "</div>",
+    ]
+    return "\n".join(parts)
+
+
+#: The page forbids every request: styles are inline, pictures are data: URIs.
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'"
+
+
+def export_html(session, leaf_id: object = None, limit: int | None = LIMITS["html"]) -> str:
+    """The session as one self-contained HTML page for the leaf ``leaf_id`` (None:
+    Pi's default), showing the first and last ``limit`` context messages (None: all).
+
+    >>> import pisession
+    >>> page = export_html(pisession.load(pisession.sample_path("tour")), "a7000001")
+    >>> "The context at a7000001 (line 20)" in page
+    True
+    """
+    ex = Export.of(session, leaf_id, limit)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
+        f"{html_fragment(ex)}\n</body></html>\n"
+    )
+
+
+# --- Markdown ----------------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!~<>])")
+
+
+def md_cell(value: object) -> str:
+    """Session text for one Markdown line or table cell: one line, HTML and Markdown
+    characters escaped, ``@`` kept from mentioning anyone.
+
+    >>> md_cell("<b>hi</b> | *x* @team")
+    '&lt;b&gt;hi&lt;/b&gt; \\\\| \\\\*x\\\\* &#64;team'
+    """
+    text = one_line(value, None).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = re.sub(r"([\\`*_\[\]|#!~])", r"\\\1", text)
+    return text.replace("@", "&#64;")
+
+
+def fence(text: object, info: str = "text", limit: int | None = MARKDOWN_CHARS) -> str:
+    """Text in a code fence longer than any run of backticks inside it (cut to
+    ``limit`` characters).
+
+    >>> print(fence("a ``` b"))
+    ````text
+    a ``` b
+    ````
+    """
+    body = strip_unsafe(text if limit is None else capped(plain(text), limit))
+    runs = [len(m) for m in re.findall(r"`+", body)]
+    ticks = "`" * max(3, max(runs, default=0) + 1)
+    return f"{ticks}{info}\n{body}\n{ticks}"
+
+
+def _details(summary: str, body: str) -> str:
+    return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
+
+
+def message_plain(message: object) -> str:
+    """A context message's full text for Markdown (blocks one after another).
+
+    >>> message_plain({"role": "assistant", "content": [{"type": "text", "text": "ok"},
+    ...     {"type": "toolCall", "name": "read", "arguments": {"path": "a"}}]})
+    'ok\\n[call] read {"path":"a"}'
+    """
+    role = js_field(message, "role")
+    if role in ("compactionSummary", "branchSummary"):
+        return plain(js_field(message, "summary"))
+    if role == "bashExecution":
+        return f"$ {plain(js_field(message, 'command'))}\n{plain(js_field(message, 'output'))}"
+    content = js_field(message, "content")
+    parts = [] if role != "system" else _system_plain(message)
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    for block in blocks:
+        kind = js_field(block, "type")
+        if kind == "text":
+            parts.append(plain(js_field(block, "text")))
+        elif kind == "thinking":
+            parts.append("[thinking] " + plain(js_field(block, "thinking")))
+        elif kind == "toolCall":
+            parts.append(
+                f"[call] {plain(js_field(block, 'name'))} {dumps(js_field(block, 'arguments'))}"
+            )
+        elif kind == "image":
+            parts.append(f"[picture: {_size(block)}]")
+        else:
+            parts.append(plain(block))
+    return "\n".join(p for p in parts if p)
+
+
+def _system_plain(message: object) -> list[str]:
+    out = []
+    sections = js_field(message, "sections")
+    if isinstance(sections, dict):
+        out += [f"[{k}] {'(removed)' if v is None else plain(v)}" for k, v in sections.items()]
+    for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
+        tools = js_field(message, key)
+        if isinstance(tools, list) and tools:
+            out.append(f"{sign} tools: " + ", ".join(plain(js_field(t, "name")) for t in tools))
+    return out
+
+
+def _md_message(ex: Export, number: int, message: object, item) -> str:
+    role = plain(js_field(message, "role"))
+    fate = ex.fates.names[item.position]
+    source = f"{md_cell(id_text(item.id))} (line {item.line})"
+    head = f"**#{number} {md_cell(role)}** · from {source} · {fate}"
+    text = message_plain(message)
+    body = fence(text)
+    if role in ("toolResult", "system") or text.count("\n") >= FOLD_LINES:
+        body = _details(f"{text.count(chr(10)) + 1:,} lines", body)
+    if item.edit is not None:
+        originals = rule.entry_messages(item.entry)
+        original = next((m for m in originals if js_field(m, "role") == role), None)
+        edit = md_cell(id_text(js_field(item.edit, "id")))
+        was = fence(message_plain(original)) if original is not None else "(nothing)"
+        body = f"As sent, after context edit {edit}:\n\n{body}\n\n" + _details(
+            "As stored in the file", was
+        )
+    return f"{head}\n\n{body}"
+
+
+def _md_items(ex: Export, items, state: dict) -> list[str]:
+    out = []
+    for first, item in items:
+        if item.part == rule.KEPT and not state["in_kept"]:
+            out.append("> " + html.unescape(re.sub("<[^>]+>", "", _kept_band(ex, True))))
+            state["in_kept"] = True
+        elif item.part != rule.KEPT and state["in_kept"]:
+            out.append("> end of the kept range")
+            state["in_kept"] = False
+        if item.part == rule.COMPACTION:
+            out.append("> " + html.unescape(re.sub("<[^>]+>", "", _compaction_band(ex))))
+        if not item.messages:
+            edit = md_cell(id_text(js_field(item.edit, "id")))
+            was = "\n".join(message_plain(m) for m in rule.entry_messages(item.entry))
+            out.append(
+                f"**omitted** · {md_cell(id_text(item.id))} (line {item.line}) by context "
+                f"edit {edit}\n\n" + _details("What the file holds", fence(was))
+            )
+        for k, message in enumerate(item.messages):
+            out.append(_md_message(ex, first + k + 1, message, item))
+    return out
+
+
+def _md_table(head: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _md_entries(ex: Export, collapse: int) -> str:
+    session, fates, index = ex.session, ex.fates, ex.session.index
+    rows = []
+    for item in _rows(ex, collapse):
+        if isinstance(item, Gap):
+            lines = f"lines {session.line_of(item.first)}-{session.line_of(item.last)}"
+            counts = gap_counts(fates.names, item)
+            rows.append(["", "", f"*{item.hidden:,} more entries: {counts} ({lines})*", "", ""])
+            continue
+        fate = fates[item]
+        kind = entry_kind(index.types[item], index.roles[item])
+        label = session.label_of(item)
+        kind += f" #{label}" if label else ""
+        rows.append(
+            [
+                str(fate.line),
+                md_cell(id_text(fate.id)),
+                md_cell(kind),
+                fate.fate,
+                md_cell(fate.reason),
+            ]
+        )
+    return _md_table(["line", "id", "entry", "fate", "why"], rows)
+
+
+#: The most tree lines Markdown shows (an issue comment holds 65,536 characters).
+MARKDOWN_TREE_LINES = 300
+
+
+def _md_tree(tree: str) -> str:
+    lines = tree.rstrip("\n").split("\n")
+    if len(lines) > MARKDOWN_TREE_LINES:
+        head, tail = MARKDOWN_TREE_LINES // 3, MARKDOWN_TREE_LINES - MARKDOWN_TREE_LINES // 3
+        hidden = len(lines) - head - tail
+        note = f"[... {hidden:,} more lines: pisession tree FILE shows them all]"
+        lines = [*lines[:head], note, *lines[-tail:]]
+    return _details(f"{len(lines):,} lines", fence("\n".join(lines), limit=None))
+
+
+def export_markdown(session, leaf_id: object = None, limit: int | None = LIMITS["md"]) -> str:
+    """The session as Markdown to paste into an issue: the same sections as the HTML
+    page; tool output and long text folded in ``<details>``.
+
+    >>> import pisession
+    >>> export_markdown(pisession.load(pisession.sample_path("tour"))).splitlines()[0]
+    '# Tour of the session format'
+    """
+    from .explain import tree_text
+
+    ex = Export.of(session, leaf_id, limit)
+    rows = header_lines(session, ex.reading, leaf_id)
+    out = [f"# {md_cell(ex.title)}", _md_table(["", ""], [[k, md_cell(v)] for k, v in rows])]
+    counts = ex.fates.counts()
+    shown = ", ".join(f"{k.name} {counts[k.name]:,}" for k in FATES if counts[k.name])
+    out.append(
+        f"**{ex.fates.reached():,} of {len(ex.fates):,} entries reached the model**, as "
+        f"{ex.reading.messages:,} messages ({shown})."
+    )
+    out += ["## The entry tree", _md_tree(tree_text(session, leaf_id))]
+    out += _md_context(ex)
+    usage = usage_rows(session, leaf_id)
+    out += [
+        "## Usage and cost",
+        _md_table(["", "whole session", "this branch"], [list(r) for r in usage]),
+    ]
+    out += ["## Every entry, with its fate", _md_entries(ex, 12)]
+    rules = "the rules of Pi 0.87.1 (the same through 1.6.0)"
+    out.append(f"*Written by pisession {__version__} with {rules}.*")
+    return "\n\n".join(out) + "\n"
+
+
+def _md_context(ex: Export) -> list[str]:
+    shown = ex.shown
+    out = [
+        f"## The context at {md_cell(_where(ex.session, ex.leaf))}",
+        f"{shown.total:,} messages, as Pi builds them: what the model was sent.",
+    ]
+    prompt, problem = _replayed(shown)
+    if problem:
+        out.append(f"*The system prompt cannot be replayed: {md_cell(problem)}*")
+    elif prompt.text or prompt.tools:
+        tools = ", ".join(md_cell(name) for name in prompt.tools) or "none"
+        out.append(_details(f"The system prompt in force (tools: {tools})", fence(prompt.text)))
+    state = {"in_kept": False}
+    out += _md_items(ex, shown.head, state)
+    if shown.hidden:
+        out.append(
+            f"*{shown.hidden:,} more messages not shown (`pisession export --all` has them).*"
+        )
+    out += _md_items(ex, shown.tail, state)
+    if state["in_kept"]:
+        out.append("> end of the kept range")
+    return out

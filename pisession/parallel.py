@@ -1,0 +1,80 @@
+"""A second core for big files: run one function in a forked child process.
+
+Reading a big session is CPU work that splits cleanly in two (each half of the file is
+parsed on its own). ``in_child`` forks, runs the function in the child and hands its
+result back through a pipe; the parent meanwhile does the other half. Where forking is
+not safe or not possible (no ``os.fork``, several threads running, as in a Jupyter
+kernel, one CPU, or ``PISESSION_WORKERS=1``) the function simply runs in this process
+when its result is asked for. A child that fails is replaced the same way: the answer
+never depends on whether a second process helped.
+
+>>> in_child(sum, [1, 2, 3]).result()
+6
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+from collections.abc import Callable
+
+
+def can_fork() -> bool:
+    """Whether a helper process may be forked here.
+
+    >>> isinstance(can_fork(), bool)
+    True
+    """
+    if os.environ.get("PISESSION_WORKERS", "") == "1" or not hasattr(os, "fork"):
+        return False
+    return (os.cpu_count() or 1) > 1 and threading.active_count() == 1
+
+
+class _Pending:
+    """A result being computed in a child process (or, failing that, here)."""
+
+    def __init__(self, function: Callable, args: tuple):
+        self._function, self._args = function, args
+        self._pid: int | None = None
+        self._read: int | None = None
+        if can_fork():
+            self._start()
+
+    def _start(self) -> None:
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            return
+        if pid == 0:  # the child: compute, send, vanish
+            os.close(read)
+            status = 0
+            try:
+                data = pickle.dumps(self._function(*self._args), pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(write, "wb") as out:
+                    out.write(data)
+            except BaseException:
+                status = 1
+            os._exit(status)
+        os.close(write)
+        self._pid, self._read = pid, read
+
+    def result(self):
+        """The function's return value (from the child, or computed now)."""
+        if self._pid is None:
+            return self._function(*self._args)
+        with os.fdopen(self._read, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(self._pid, 0)
+        self._pid = None
+        if status != 0 or not data:
+            return self._function(*self._args)
+        return pickle.loads(data)
+
+
+def in_child(function: Callable, *args) -> _Pending:
+    """Start ``function(*args)`` in a forked child; ``.result()`` returns its value."""
+    return _Pending(function, args)

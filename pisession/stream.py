@@ -1,0 +1,236 @@
+"""The context written as JSON while it is built, in ``JSON.stringify``'s exact text.
+
+``Context.to_json`` holds the whole context in memory; ``context_json`` yields the same
+bytes a block of entries at a time, so a context of a million messages is written with
+the memory of a few thousand. The entries still go through the rule's own steps
+(``context.contributions``); only the way message entries are decoded differs: their
+numbers are kept as the text JavaScript would print, so that they can be written back
+without being turned into Python floats and formatted again.
+
+>>> import pisession
+>>> s = pisession.load(pisession.sample_path("tour"))
+>>> b"".join(context_json(s.index)) == s.context().to_json(2).encode()
+True
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+
+import msgspec
+
+from . import context as rule
+from . import jsjson
+from .reader import paused_gc
+
+#: Entries decoded and written together.
+BLOCK = 4096
+
+
+@lru_cache(maxsize=4096)
+def _js_float(text: str) -> msgspec.Raw:
+    """A JSON number with a fraction or exponent, as ``JSON.stringify`` prints the
+    double ``JSON.parse`` makes of it (non-finite numbers print as ``null``)."""
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        return msgspec.Raw(b"null")
+    return msgspec.Raw(jsjson.js_number(repr(value)).encode())
+
+
+class _Line(msgspec.Struct, gc=False):
+    type: object = None
+    message: object = None
+
+
+_message_lines = msgspec.json.Decoder(_Line, float_hook=_js_float)
+_encode = msgspec.json.Encoder().encode
+
+#: What msgspec writes differently from JavaScript and has no hook for: integers of 16
+#: digits or more (JavaScript holds doubles) and integer-like object keys (JavaScript
+#: writes them first). Found on a copy where every digit reads ``0``; a hit (also in a
+#: string) sends the block to the exact, slower path.
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_NUMBER = b"0" * 16
+_INTEGER_KEY = re.compile(rb'"0+":')
+
+
+def _decoder(index: rule.EntryIndex, raw_lines, raw: set):
+    """Decode entries for the writer: message entries through ``raw_lines`` (numbers as
+    JavaScript text; their positions go into ``raw``), the rest as usual."""
+
+    def decode(positions: Sequence[int]) -> list:
+        types = index.types
+        messages = [p for p in positions if types[p] == "message"]
+        decoded = {}
+        if raw_lines is not None and messages:
+            for position, value in zip(messages, raw_lines(messages, _message_lines)):
+                if value is not None:
+                    decoded[position] = {"type": "message", "message": value.message}
+                    raw.add(position)
+        others = [p for p in positions if p not in decoded]
+        decoded.update(zip(others, index.entries(others)))
+        return [decoded[p] for p in positions]
+
+    return decode
+
+
+def _encode_block(messages: list, exact: list[bool], indent: int | None) -> bytes:
+    """The messages as the inside of a JSON array (no brackets), indented for depth 2."""
+    parts = []
+    try:
+        run: list = []
+        for message, is_fast in zip(messages, exact):
+            if is_fast:
+                run.append(message)
+                continue
+            if run:
+                parts.append(_encode(run)[1:-1])
+                run = []
+            parts.append(jsjson.dumps(message).encode())
+        if run:
+            parts.append(_encode(run)[1:-1])
+        compact = b"[" + b",".join(p for p in parts if p) + b"]"
+        probe = compact.translate(_DIGITS)
+        if _LONG_NUMBER in probe or (b'0":' in probe and _INTEGER_KEY.search(probe)):
+            raise ValueError("a long number or an integer-like key: the exact path")
+        if indent:
+            compact = msgspec.json.format(compact, indent=indent)
+    except (UnicodeEncodeError, ValueError, msgspec.DecodeError, TypeError, RecursionError):
+        compact = _exact(messages, indent)
+    if not indent:
+        return compact[1:-1]
+    inner = compact[2:-2]  # "[\n" ... "\n]"
+    pad = b" " * indent
+    return pad + inner.replace(b"\n", b"\n" + pad)
+
+
+def _exact(messages: list, indent: int | None) -> bytes:
+    """The slow, exact path: ``jsjson.dumps`` of the block, numbers kept as JavaScript
+    text read back as Python numbers first."""
+    return jsjson.dumps([_python_values(m) for m in messages], indent).encode("utf-8")
+
+
+def _python_values(message: object) -> object:
+    """A message with any JavaScript-text numbers turned back into Python numbers (a
+    message holding lone surrogates never has any: msgspec could not decode its line)."""
+    try:
+        return msgspec.json.decode(_encode(message))
+    except (UnicodeEncodeError, msgspec.DecodeError, RecursionError):
+        return message
+
+
+def context_json(
+    index: rule.EntryIndex,
+    leaf: int | None = -1,
+    indent: int | None = 2,
+    raw_lines=None,
+    block: int | None = None,
+    parallel: bool = False,
+) -> Iterator[bytes]:
+    """``JSON.stringify(buildSessionContext(...), null, indent)``, yielded a block at a
+    time (``indent`` None or 0: one line). Raises what ``context.project`` raises.
+
+    ``raw_lines(positions, decoder)`` decodes the lines of those entries with a msgspec
+    decoder (None for a line it cannot): ``Session.context_json`` passes its own. With
+    ``parallel``, a long context's second half is written by a forked helper process into
+    a temporary file while this one writes the first (``pisession.parallel``).
+    """
+    leaf = rule.default_leaf(index) if leaf == -1 else leaf
+    block = BLOCK if block is None else block
+    path = rule.walk_path(index, leaf)
+    settings = rule.read_settings(index, path)
+    selection = rule.select(index, path)
+    edits = rule.collect_edits(index, selection)
+    nl, pad = (b"\n", b" " * indent) if indent else (b"", b"")
+    yield b"{" + nl + pad + b'"messages":' + (b" " if indent else b"") + b"["
+    bodies = _Bodies(index, selection, edits, raw_lines, indent, block)
+    split = _middle(len(selection.positions), block) if parallel else None
+    wrote = False
+    for chunk in bodies.all(split):
+        yield chunk if wrote else chunk[1:]  # a comma before every block but the first
+        wrote = True
+    yield (nl + pad if wrote else b"") + b"]" + _settings_tail(settings, indent)
+
+
+def _middle(count: int, block: int) -> int | None:
+    """Where to split ``count`` selected entries in two (a block boundary), when long."""
+    return None if count < 4 * block else (count // 2 // block) * block
+
+
+class _Bodies:
+    """The messages of part of a selection as JSON text, each block as ``,`` + body."""
+
+    def __init__(self, index, selection, edits, raw_lines, indent, block):
+        self.index, self.selection, self.edits = index, selection, edits
+        self.raw_lines, self.indent, self.block = raw_lines, indent, block
+
+    def chunks(self, part: tuple[int, int | None]) -> Iterator[bytes]:
+        start, stop = part
+        raw: set = set()
+        decode = _decoder(self.index, self.raw_lines, raw)
+        blocks = rule.contribution_blocks(
+            self.index, self.selection, self.edits, self.block, decode, start, stop
+        )
+        nl = b"\n" if self.indent else b""
+        with paused_gc():
+            for chunk in blocks:
+                messages = [m for item in chunk for m in item.messages]
+                fast = [
+                    item.edit is None and item.position in raw
+                    for item in chunk
+                    for _ in item.messages
+                ]
+                raw.clear()
+                if messages:
+                    yield b"," + nl + _encode_block(messages, fast, self.indent)
+
+    def write(self, part: tuple[int, int | None], out) -> None:
+        """``chunks`` written to a file (by the helper process)."""
+        for chunk in self.chunks(part):
+            out.write(chunk)
+        out.flush()
+
+    def all(self, split: int | None) -> Iterator[bytes]:
+        """Every chunk; with ``split``, those from there on are made by a helper process
+        into a temporary file meanwhile, then read back."""
+        if split is None:
+            yield from self.chunks((0, None))
+            return
+        from .parallel import in_child
+
+        with tempfile.TemporaryFile() as spill:
+            second = in_child(self.write, (split, None), spill)
+            yield from self.chunks((0, split))
+            second.result()
+            spill.seek(0)
+            while piece := spill.read(1 << 20):
+                yield piece
+
+
+def _settings_tail(settings: rule.Settings, indent: int | None) -> bytes:
+    """``,"thinkingLevel":...,"model":...}`` in the same layout as the messages."""
+    context = rule.Context([], settings.thinking_level, settings.model)
+    text = jsjson.dumps(context.to_dict(), indent or None).encode("utf-8")
+    # the same object without messages: cut at the end of the empty array
+    return text[text.index(b"[]") + 2 :]
+
+
+def terminal_safe(data: bytes) -> bytes:
+    """JSON bytes with characters that could steer a terminal written as ``\\uXXXX``
+    escapes (they can only occur inside strings: the value is unchanged).
+
+    >>> terminal_safe('{"a":"x\\u202e"}'.encode())
+    b'{"a":"x\\\\u202e"}'
+    """
+    if (data.isascii() and b"\x7f" not in data) or not _MAYBE_UNSAFE.search(data):
+        return data
+    return jsjson.terminal_safe(data.decode("utf-8", "surrogatepass")).encode("utf-8")
+
+
+#: The unsafe characters above U+007E, in UTF-8 (looked for when a block is not ASCII).
+_MAYBE_UNSAFE = re.compile(
+    rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]|\xef\xbb\xbf"
+)

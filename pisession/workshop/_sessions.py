@@ -1,0 +1,252 @@
+"""Building blocks of the cases: the samples, tiny files and random sessions."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+from ..build import TINY_HEADER, new_entry, new_message, tiny_session
+from ..errors import PisessionError
+from ..samples import sample_path
+from ..session import load
+from ._checking import DRAWN
+
+#: The samples the tree and context exercises run on.
+SAMPLES = (
+    "tour",
+    "pi-0.87.1-a-print-multiturn-tools",
+    "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow",
+)
+
+
+def _session(entries: list[dict], name: str):
+    return tiny_session(*entries, name=name, header={**TINY_HEADER, "id": "w0"})
+
+
+def _msg(entry_id: str, parent: str | None, role: str, minute: int, **extra) -> dict:
+    entry = new_message(entry_id, parent, role, minute)
+    entry["message"].update(extra)
+    return entry
+
+
+def _assistant(entry_id, parent, minute, provider="fake", model="fake-coder", usage=None):
+    return _msg(
+        entry_id,
+        parent,
+        "assistant",
+        minute,
+        provider=provider,
+        model=model,
+        usage=usage or _usage(100, 20),
+    )
+
+
+def _usage(input_tokens: int, output: int, cache_read: int = 0, cache_write: int = 0) -> dict:
+    total = input_tokens + output + cache_read + cache_write
+    return {
+        "input": input_tokens,
+        "output": output,
+        "cacheRead": cache_read,
+        "cacheWrite": cache_write,
+        "totalTokens": total,
+        "cost": {"total": round(total * 1e-6, 9)},
+    }
+
+
+def _id(value: object) -> object:
+    return value.get("id") if isinstance(value, dict) else None
+
+
+def _hex(rng: random.Random) -> str:
+    return f"{rng.getrandbits(32):08x}"
+
+
+_WORDS = ("alpha", "build", "cache", "docs", "edge", "fix", "graph", "io", "json", "kit")
+
+
+#: The kinds of entry a random session is drawn from (a kind named twice comes twice as often).
+_ALL_KINDS = (
+    "user",
+    "user",
+    "assistant",
+    "assistant",
+    "toolResult",
+    "system",
+    "model_change",
+    "thinking_level_change",
+    "label",
+    "compaction",
+    "custom",
+    "custom_message",
+    "branch_summary",
+    "usage",
+    "session_info",
+)
+_ROLES = ("user", "assistant", "toolResult", "system")
+_MODELS = ("m1", "m2", "m3")
+
+
+def _draw_entries(rng: random.Random, size: int, kinds: tuple[str, ...] | None = None) -> list:
+    """A random session's entries (file order): branches, several roots now and then,
+    labels, compactions, model and thinking changes, a duplicate id now and then, and
+    timestamps that do not always increase."""
+    entries: list[dict] = []
+    for position in range(size):
+        entry_id = _hex(rng)
+        parent = _draw_parent(rng, entries)
+        minute = position + 1 if rng.random() < 0.85 else rng.randint(0, size)
+        kind = rng.choice(kinds or _ALL_KINDS)
+        if kind in _ROLES:
+            entry = _draw_message(rng, kind, entry_id, parent, minute, position)
+        else:
+            fields = _DRAWN_FIELDS[kind](rng, entry_id, position, [e["id"] for e in entries])
+            entry = new_entry(kind, entry_id, parent, minute, **fields)
+        entries.append(entry)
+    if len(entries) > 4 and rng.random() < 0.35:
+        # a duplicate id: a later entry reuses an earlier id (and its parent), later wins
+        original = rng.choice(entries[1:-1])
+        duplicate = copy.deepcopy(rng.choice(entries[1:]))
+        duplicate["id"], duplicate["parentId"] = original["id"], original["parentId"]
+        entries.append(duplicate)
+    return entries
+
+
+def _draw_parent(rng: random.Random, entries: list[dict]) -> str | None:
+    """Mostly the previous entry; sometimes an earlier one (a branch) or none (a root)."""
+    if not entries:
+        return None
+    if rng.random() < 0.7:
+        return entries[-1]["id"]
+    if rng.random() < 0.9:
+        return rng.choice(entries)["id"]
+    return None
+
+
+def _draw_message(rng: random.Random, role: str, entry_id, parent, minute, position) -> dict:
+    """A message entry: an assistant of some model, a system message with a section, a
+    tool result with a usage now and then."""
+    if role == "assistant":
+        return _assistant(entry_id, parent, minute, model=rng.choice(_MODELS))
+    entry = _msg(entry_id, parent, role, minute)
+    if role == "system":
+        entry["message"]["sections"] = {rng.choice(_WORDS): f"rule {position}"}
+    if role == "toolResult" and rng.random() < 0.5:
+        entry["message"]["usage"] = _usage(rng.randint(0, 50), rng.randint(0, 9))
+    return entry
+
+
+def _label_fields(rng: random.Random, entry_id: str, position: int, earlier: list) -> dict:
+    """A label on an earlier entry: set, or cleared by '', null or a missing label."""
+    fields: dict = {"targetId": rng.choice(earlier) if earlier else entry_id}
+    choice = rng.random()
+    if choice < 0.55:
+        fields["label"] = rng.choice(_WORDS)
+    elif choice < 0.7:
+        fields["label"] = ""
+    elif choice < 0.85:
+        fields["label"] = None
+    return fields
+
+
+def _compaction_fields(rng: random.Random, entry_id: str, position: int, earlier: list) -> dict:
+    """A compaction keeping from a recent entry, itself, or an id that names no entry."""
+    first_kept = rng.choice([*earlier[-6:], entry_id, "gone0000"]) if earlier else entry_id
+    fields = {
+        "summary": f"summary {position}",
+        "firstKeptEntryId": first_kept,
+        "tokensBefore": 1000 * position,
+    }
+    if rng.random() < 0.5:
+        fields["systemMessage"] = {
+            "role": "system",
+            "content": "",
+            "sections": {"rules": "r"},
+            "timestamp": 0,
+        }
+    return _summary_usage(rng, fields)
+
+
+def _summary_usage(rng: random.Random, fields: dict) -> dict:
+    """Now and then, the usage of the call that wrote a summary."""
+    if rng.random() < 0.4:
+        fields["usage"] = _usage(rng.randint(100, 900), rng.randint(10, 90))
+    return fields
+
+
+def _usage_fields(rng: random.Random, *_) -> dict:
+    return {
+        "kind": rng.choice(("cache_warm", "title", "my-extension")),
+        "provider": "fake",
+        "model": "m1",
+        "usage": _usage(rng.randint(0, 500), rng.randint(0, 50), rng.randint(0, 5000)),
+    }
+
+
+#: The fields of each kind of entry that is not a message: ``(rng, entry_id, position,
+#: earlier ids) -> fields``.
+_DRAWN_FIELDS = {
+    "model_change": lambda rng, *_: {"provider": "fake", "modelId": rng.choice(_MODELS)},
+    "thinking_level_change": lambda rng, *_: {
+        "thinkingLevel": rng.choice(("off", "low", "medium", "high"))
+    },
+    "label": _label_fields,
+    "compaction": _compaction_fields,
+    "custom": lambda *_: {"customType": "state", "data": {"n": 1}},
+    "custom_message": lambda *_: {"customType": "note", "content": "a note", "display": True},
+    "branch_summary": lambda rng, *_: _summary_usage(
+        rng, {"fromId": "root", "summary": rng.choice(("", "what the other branch did"))}
+    ),
+    "usage": _usage_fields,
+    "session_info": lambda rng, *_: {"name": rng.choice(_WORDS)},
+}
+
+
+def _drawn_sessions(rng: random.Random, count: int, kinds=None, size=(6, 18)):
+    out = []
+    while len(out) < count:
+        entries = _draw_entries(rng, rng.randint(*size), kinds)
+        try:
+            session = _session(entries, "drawn")
+            session.context()  # damage pisession (like Pi) cannot read is redrawn
+        except PisessionError:
+            continue
+        out.append((entries, session))
+    return out
+
+
+def _sample_sessions() -> dict:
+    return {name: load(sample_path(name)) for name in SAMPLES}
+
+
+def _leaf_choices(session) -> list[int]:
+    """Every branch end, plus a couple of entries in the middle of the file."""
+    chosen = list(session.leaves())
+    for position in (len(session) // 3, (2 * len(session)) // 3):
+        if 0 <= position < len(session) and position not in chosen:
+            chosen.append(position)
+    return chosen
+
+
+def _leaf_id(session, position: int) -> object:
+    """The id of the entry at ``position`` (None where it has none)."""
+    return _id(session.entry(position))
+
+
+def _chosen_leaves(sessions: dict) -> list[tuple[str, object, object]]:
+    """``(name, session, leaf id)`` for the :func:`_leaf_choices` of each session."""
+    return [
+        (name, session, _leaf_id(session, leaf))
+        for name, session in sessions.items()
+        for leaf in _leaf_choices(session)
+    ]
+
+
+def _random_leaves(rng: random.Random, kinds=None) -> list[tuple[object, object]]:
+    """``(session, leaf id)`` for ``DRAWN`` random sessions, each at a random entry."""
+    sessions = _drawn_sessions(rng, DRAWN, kinds)
+    return [(session, _leaf_id(session, rng.randrange(len(session)))) for _, session in sessions]
+
+
+def _tiny_sessions(files: dict) -> dict:
+    """``{case name: (file name, entries)}`` made into ``{case name: session}``."""
+    return {name: _session(entries, file) for name, (file, entries) in files.items()}

@@ -1,0 +1,135 @@
+"""``--json`` on explain, tree, check, stats, ls and diff: the documented shapes, and
+the same answers as the library."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import pisession
+from pisession.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+EDGE = REPO / "data" / "conformance" / "edge"
+TOUR = pisession.sample_path("tour")
+
+
+def call_json(capsys, *args):
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, json.loads(out), err
+
+
+@pytest.mark.parametrize("leaf", [None, "a7000001"])
+def test_explain_json_is_every_fate_with_its_reason(capsys, leaf):
+    session = pisession.load(TOUR)
+    status, data, _ = call_json(
+        capsys, "explain", TOUR, "--json", *(["--leaf", leaf] if leaf else [])
+    )
+    assert status == 0
+    fates = session.fates(leaf)
+    assert [e["fate"] for e in data["entries"]] == list(fates.names)
+    assert [e["reason"] for e in data["entries"]] == [f.reason for f in fates]
+    assert [e["line"] for e in data["entries"]] == list(session.entry_lines)
+    assert data["counts"] == fates.counts() and data["reached"] == fates.reached()
+    assert data["context"]["messages"] == len(session.context(leaf).messages)
+    assert {x["id"] for x in data["leaves"]} == {"a6000001", "cm000001"}
+    # a7000001 is a leaf by choice, not a branch end: no branch end is chosen then
+    assert [x["id"] for x in data["leaves"] if x["chosen"]] == ([] if leaf else ["a6000001"])
+    assert data["leaf"]["default"] is (leaf is None)
+    assert set(data) == {
+        "file",
+        "session",
+        "leaf",
+        "path",
+        "compaction",
+        "keptRange",
+        "context",
+        "reached",
+        "counts",
+        "skippedLines",
+        "leaves",
+        "entries",
+    }
+    entry = next(e for e in data["entries"] if e["id"] == "a2000001")
+    assert entry == {
+        "line": 9,
+        "id": "a2000001",
+        "type": "message",
+        "role": "assistant",
+        "label": "first answer",
+        "fate": entry["fate"],
+        "reached": leaf is not None,
+        "messages": int(leaf is not None),
+        "reason": entry["reason"],
+    }
+
+
+def test_explain_json_kept_range(capsys):
+    _, data, _ = call_json(capsys, "explain", TOUR, "--json")
+    kept = data["keptRange"]
+    assert (kept["first"], kept["last"], kept["entries"], kept["lines"]) == (
+        "u2000001",
+        "a5000001",
+        10,
+        [11, 24],
+    )
+    assert kept["droppedSystem"] == ["sys00002"] and kept["retainNone"] is False
+    _, none, _ = call_json(capsys, "explain", EDGE / "compaction-retain-none.jsonl", "--json")
+    assert none["keptRange"]["retainNone"] is True and none["keptRange"]["entries"] == 0
+
+
+def test_tree_json(capsys):
+    session = pisession.load(TOUR)
+    status, data, _ = call_json(capsys, "tree", TOUR, "--json", "--leaf", "a7000001")
+    assert status == 0
+    order = [p for p, _ in session.shape.preorder()]
+    assert [e["line"] for e in data["entries"]] == [session.line_of(p) for p in order]
+    by_id = {e["id"]: e for e in data["entries"]}
+    assert by_id["bs000001"]["parentId"] == "a2000001" and by_id["n0000001"]["parentId"] is None
+    assert by_id["cm000001"]["leaf"] and not by_id["a7000001"]["leaf"]
+    assert by_id["u4000001"]["fate"] == "off-path" and by_id["u5000001"]["fate"] == "sent"
+    assert data["leaf"]["id"] == "a7000001" and data["roots"] == ["n0000001"]
+
+
+def test_tree_json_of_a_cycle_has_no_fates(capsys):
+    status, data, err = call_json(capsys, "tree", EDGE / "parent-cycle.jsonl", "--json")
+    assert status == 1 and "without fates" in err
+    assert {e["fate"] for e in data["entries"]} == {None}
+
+
+def test_check_json(capsys):
+    status, data, _ = call_json(capsys, "check", EDGE / "parent-cycle.jsonl", "--json")
+    assert status == 1
+    assert data["problems"] == 1 and data["findings"][0]["kind"] == "parent-cycle"
+    assert set(data["findings"][0]) == {"line", "kind", "note", "message"}
+    status, data, _ = call_json(capsys, "check", TOUR, "--json")
+    assert status == 0 and data == {
+        "file": str(TOUR),
+        "session": pisession.load(TOUR).id,
+        "entries": 26,
+        "problems": 0,
+        "findings": [],
+    }
+
+
+def test_json_on_an_empty_session(capsys, tmp_path):
+    empty = tmp_path / "e.jsonl"
+    empty.write_text('{"type":"session","version":3,"id":"e"}\n')
+    for command in ("explain", "tree"):
+        status, data, _ = call_json(capsys, command, empty, "--json")
+        assert status == 0 and data["entries"] == []
+
+
+def test_diff_json(capsys):
+    status, data, _ = call_json(capsys, "diff", TOUR, "a6000001", "a7000001", "--json")
+    assert status == 0
+    assert data["fork"] == {
+        "sharedEntries": 8,
+        "lastShared": {"id": "a2000001", "line": 9},
+        "relation": "branches",
+    }
+    assert data["counts"] == {"shared": 0, "only-a": 10, "only-b": 8, "edited-differently": 0}
+    assert data["a"]["messages"] == 10 and data["b"]["leaf"] == {"id": "a7000001", "line": 20}

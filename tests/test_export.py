@@ -1,0 +1,273 @@
+"""``pisession export``: one self-contained HTML page or Markdown file per leaf, the
+context exactly as the model saw it, hostile text kept as text. (The same pages in a
+real browser: ``tests/browser/export_check.py``.)"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import pisession
+from pisession.cli import main
+from pisession.export import Export, export_html, export_markdown, fence, md_cell
+from pisession.text import strip_unsafe
+
+REPO = Path(__file__).resolve().parent.parent
+TOUR = pisession.sample_path("tour")
+B = REPO / "pisession/samples/pi-0.87.1-b-rpc-compaction-manual-threshold-overflow.jsonl"
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8Dw"
+    "HwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+HOSTILE = (
+    '<script>alert(1)</script> <img src=x onerror="alert(2)"> \x1b[31mRED\x1b[0m '
+    "\x1b]0;title\x07 \u202egnp.exe ```` </details> @everyone <!--"
+)
+
+
+def write(path: Path, entries: list, header: dict | None = None) -> Path:
+    header = header or {
+        "type": "session",
+        "version": 3,
+        "id": "s",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "cwd": "/w",
+    }
+    path.write_text("\n".join(json.dumps(x) for x in [header, *entries]) + "\n", "utf-8")
+    return path
+
+
+def message(ident, parent, role, content, minute=0):
+    return {
+        "type": "message",
+        "id": ident,
+        "parentId": parent,
+        "timestamp": f"2026-01-01T00:{minute % 60:02d}:00Z",
+        "message": {"role": role, "content": content},
+    }
+
+
+@pytest.fixture
+def hostile(tmp_path):
+    pictures = [
+        {"type": "image", "mimeType": "image/png", "data": PIXEL},
+        {"type": "image", "mimeType": "image/svg+xml", "data": "PHN2Zy8+"},
+        {"type": "image", "mimeType": "image/png", "data": '" onerror="x'},
+    ]
+    entries = [
+        {
+            "type": "session_info",
+            "id": "n1",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:00Z",
+            "name": HOSTILE,
+        },
+        message("u1", "n1", "user", [{"type": "text", "text": HOSTILE}], 1),
+        message(
+            "a1",
+            "u1",
+            "assistant",
+            [{"type": "toolCall", "id": "c", "name": HOSTILE, "arguments": {"x": HOSTILE}}],
+            2,
+        ),
+        message("t1", "a1", "toolResult", pictures, 3),
+        {
+            "type": "label",
+            "id": "l1",
+            "parentId": "t1",
+            "timestamp": "2026-01-01T00:04:00Z",
+            "targetId": "u1",
+            "label": HOSTILE,
+        },
+    ]
+    return pisession.load(write(tmp_path / "hostile.jsonl", entries))
+
+
+# --- HTML ---------------------------------------------------------------------------------
+
+
+def test_html_is_self_contained():
+    page = export_html(pisession.load(TOUR))
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert "<script" not in page and "<link" not in page and "@import" not in page
+    outside = r"""(?:src|href)\s*=\s*(?:"(?!#|data:)|'(?!#|data:)|(?!["'#]|data:))"""
+    assert not re.search(outside, page)
+    assert 'name="viewport"' in page and "@media print" in page
+
+
+def test_html_shows_the_context_as_the_model_saw_it():
+    session = pisession.load(TOUR)
+    page = export_html(session)
+    context = session.context()
+    for number, m in enumerate(context.messages, 1):
+        assert f"<b>#{number} {m['role']}</b>" in page
+    assert "the kept range of compaction cp000001" in page and "end of the kept range" in page
+    assert "compaction cp000001 (line 25): its summary stands for lines 2-10" in page
+    assert "system messages dropped there: sys00002 (line 22)" in page
+    # the context edit: the content as sent beside the content the file holds
+    edited = page[page.index("#5 toolResult") :]
+    assert "as sent, after context edit ce000001" in edited and "as stored in the file" in edited
+    assert "body omitted to save context" in edited and "def helper_0(x):" in edited
+    prompt = session.system_prompt()
+    assert html.escape(prompt.text.split("\n")[0]) in page
+    for fate in session.fates():
+        assert html.escape(fate.reason) in page
+
+
+def test_html_shows_omitted_entries_and_another_leaf():
+    page = export_html(pisession.load(B))
+    assert "<b>omitted</b> · 4df31100" in page and "by context edit 03e135d6" in page
+    other = export_html(pisession.load(TOUR), "a7000001")
+    assert "The context at a7000001 (line 20)" in other and "kept range" not in other
+
+
+def test_html_escapes_hostile_text(hostile):
+    page = export_html(hostile)
+    body = page[page.index("<body>") :]
+    assert "<script>" not in body and "<img src=x" not in body and 'onerror="alert' not in body
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+    for raw in ("\x1b", "\u202e", "\x07"):
+        assert raw not in page
+    assert re.findall(r'<img alt="[^"]*" src="([^"]{0,22})', body) == ["data:image/png;base64,"]
+    assert "picture not shown: image/svg+xml" in body
+
+
+def test_html_limits_a_long_context(tmp_path):
+    entries = [
+        message(
+            f"m{i:03d}",
+            f"m{i - 1:03d}" if i else None,
+            "user" if i % 2 == 0 else "assistant",
+            [{"type": "text", "text": f"step {i}"}],
+            i,
+        )
+        for i in range(100)
+    ]
+    session = pisession.load(write(tmp_path / "long.jsonl", entries))
+    page = export_html(session, limit=10)
+    numbers = [int(n) for n in re.findall(r"<b>#(\d+) ", page)]
+    assert numbers == [*range(1, 11), *range(91, 101)]
+    assert "80 more messages not shown" in page
+    assert len(re.findall(r"<b>#\d+ ", export_html(session, limit=None))) == 100
+
+
+def test_export_object_shows_in_a_notebook():
+    fragment = Export.of(pisession.load(TOUR))._repr_html_()
+    assert fragment.startswith("<style>") and '<div class="pe">' in fragment
+    assert "<html" not in fragment
+
+
+# --- Markdown ------------------------------------------------------------------------------
+
+
+def test_markdown_has_the_same_sections():
+    session = pisession.load(TOUR)
+    text = export_markdown(session)
+    for heading in (
+        "# Tour of the session format",
+        "## The entry tree",
+        "## The context at",
+        "## Usage and cost",
+        "## Every entry, with its fate",
+    ):
+        assert heading in text
+    assert text.count("<details>") == text.count("</details>")
+    assert "**#5 toolResult** · from t2000001 (line 13) · edited" in text
+    assert "As sent, after context edit ce000001" in text and "As stored in the file" in text
+
+
+def test_markdown_keeps_hostile_text_inert(hostile):
+    text = export_markdown(hostile)
+    outside = re.sub(r"(`{3,})text\n.*?\n\1", "", text, flags=re.S)  # fenced text removed
+    assert "<script" not in outside and "<img" not in outside and "@everyone" not in outside
+    assert "&lt;script&gt;" in outside and "&#64;everyone" in outside
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "`````text" in text  # a fence longer than the four backticks inside
+
+
+def test_fence_and_cell_helpers():
+    assert fence("x") == "```text\nx\n```"
+    assert fence("a\x1b[31mb") == "```text\nab\n```"
+    assert md_cell("a|b\nc") == "a\\|b c"
+    assert strip_unsafe(md_cell("<i>")) == "&lt;i&gt;"
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+def test_export_command_writes_once(tmp_path, capsys):
+    out = tmp_path / "tour.html"
+    assert main(["export", str(TOUR), "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out and out.read_text().startswith("<!DOCTYPE")
+    assert main(["export", str(TOUR), "-o", str(out)]) == 2
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert main(["export", str(TOUR), "-o", str(tmp_path / "t.txt")]) == 2
+    assert ".html or .md" in capsys.readouterr().err
+    assert main(["export", str(TOUR), "--format", "md"]) == 0
+    assert capsys.readouterr().out.startswith("# Tour of the session format")
+    md = tmp_path / "t.md"
+    assert main(["export", str(TOUR), "-o", str(md), "--leaf", "a7000001"]) == 0
+    assert "## The context at a7000001 (line 20)" in md.read_text()
+
+
+def test_export_of_a_long_session_stays_small(tmp_path):
+    entries = []
+    for i in range(3000):
+        parent = f"m{i - 1:04d}" if i else None
+        if i % 100 == 50:  # a side branch now and then
+            parent = f"m{i - 10:04d}"
+        entries.append(
+            message(f"m{i:04d}", parent, "user", [{"type": "text", "text": "x" * 200}], i)
+        )
+    session = pisession.load(write(tmp_path / "big.jsonl", entries))
+    page = export_html(session)
+    assert len(page) < 600_000
+    assert page.count("more entries") > 10
+
+
+def _replayed(messages):
+    from pisession.errors import PisessionError
+    from pisession.system_prompt import replay_system_prompt
+
+    try:
+        return replay_system_prompt(messages).text
+    except PisessionError as exc:
+        return ("cannot", str(exc))
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, None])
+def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
+    """The head, the tail (from the rank the fates give) and the system messages between
+    are the context's own messages, numbered as in the context."""
+    from pisession.errors import PisessionError
+    from pisession.export import shown_context
+
+    edge = sorted((REPO / "data" / "conformance" / "edge").glob("*.jsonl"))
+    checked = 0
+    for path in [TOUR, B, *edge]:
+        try:
+            session = pisession.load(path, new_id=pisession.sequential_ids())
+        except PisessionError:
+            continue
+        for leaf in [None, *[session.index.ids[p] for p in session.shape.leaves][:3]]:
+            try:
+                fates, messages = session.fates(leaf), session.context(leaf).messages
+            except PisessionError:
+                continue
+            shown = shown_context(session, fates, limit)
+            numbers = []
+            for first, item in shown.head + shown.tail:
+                for k, message in enumerate(item.messages):
+                    assert messages[first + k] == message
+                    numbers.append(first + k)
+            assert len(numbers) == len(set(numbers)) == len(messages) - shown.hidden
+            if limit is not None and len(messages) > 2 * limit:
+                assert numbers[-1] == len(messages) - 1 and shown.hidden > 0
+            assert _replayed(shown.system) == _replayed(messages)
+            checked += 1
+    assert checked > 150

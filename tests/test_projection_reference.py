@@ -1,0 +1,101 @@
+"""The fast projection (``pisession.context`` over a columnar index, with its shortcuts)
+equals the naive reference (``tests/reference_rule.py``) on generated sessions and on
+every corpus file, for the default leaf, every branch end and some interior entries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from reference_rule import Cycle, PiThrows, reference_projection
+from test_properties import EXAMPLES, RANDOM, legacy_session_bytes, session_bytes
+
+import pisession
+from pisession import jsjson
+from pisession.errors import CycleError, PisessionError
+from pisession.jsvalue import UNDEFINED
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = sorted((ROOT / "data").glob("*/*/*.jsonl")) + sorted(
+    (ROOT / "data").glob("damaged/*.jsonl")
+)
+
+
+def _same_as_reference(session, leaf_position: int | None) -> None:
+    entries = session.entries
+    try:
+        expected = reference_projection(entries, leaf_position)
+    except Cycle:
+        with pytest.raises(CycleError):
+            session.projection(_leaf_id(session, leaf_position))
+        return
+    except PiThrows:
+        with pytest.raises(PisessionError):
+            session.projection(_leaf_id(session, leaf_position))
+        return
+    got = session.projection(_leaf_id(session, leaf_position))
+    assert [i.position for i in got.items] == expected["positions"]
+    assert [len(i.messages) for i in got.items] == expected["counts"]
+    assert jsjson.dumps(got.messages) == jsjson.dumps(expected["messages"])
+    context = got.context
+    assert _settings(context.thinking_level, context.model) == _settings(
+        expected["thinkingLevel"], expected["model"]
+    )
+
+
+def _settings(thinking: object, model: object) -> str:
+    """Settings as Pi's JSON shows them (an undefined thinking level is left out)."""
+    return jsjson.dumps(
+        {"thinkingLevel": thinking, "model": model}
+        if thinking is not UNDEFINED
+        else {"model": model}
+    )
+
+
+def _leaf_id(session, position: int | None) -> object:
+    return None if position is None else session.index.ids[position]
+
+
+def _leaves(session) -> list[int | None]:
+    """The default leaf, then entries whose id names them alone (so it can be a leaf id)."""
+    ids = session.index.ids
+    chosen: list[int | None] = [None]
+    for position in [*session.leaves(), *range(0, len(session), 3)]:
+        ident = ids[position]
+        if ident is UNDEFINED or ident is None or isinstance(ident, (dict, list)):
+            continue
+        if session.index.position_of(ident) == position and position not in chosen:
+            chosen.append(position)
+    return chosen[:12]
+
+
+def _check_bytes(data: bytes) -> None:
+    try:
+        session = pisession.loads(data, new_id=pisession.sequential_ids())
+    except PisessionError:
+        return
+    for leaf in _leaves(session):
+        _same_as_reference(session, leaf)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=not RANDOM,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(session_bytes())
+def test_projection_equals_the_naive_reference(data):
+    _check_bytes(data)
+
+
+@settings(max_examples=EXAMPLES // 2, derandomize=not RANDOM, deadline=None)
+@given(legacy_session_bytes())
+def test_migrated_projection_equals_the_naive_reference(data):
+    _check_bytes(data)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_corpus_projection_equals_the_naive_reference(path):
+    _check_bytes(path.read_bytes())
