@@ -88,7 +88,10 @@ def _unparsable_timestamps(data: bytes, answer: dict) -> bool:
     return any(t != t for t in stamps)
 
 
-_DISPLAY_PROBES = r"^crash:(explain|fates|tree_text|session_html|projection_html|context_html):"
+_DISPLAY_PROBES = (
+    r"^crash:(explain|fates|tree_text|session_html|projection_html|context_html"
+    r"|export_html|export_markdown|diff):"
+)
 
 KNOWN: list[KnownCause] = [
     KnownCause(
@@ -124,8 +127,8 @@ KNOWN: list[KnownCause] = [
     KnownCause(
         "deep id or type shown as text (pending: provenance.py/terminal.py)",
         True,
-        "explain, fates and the tree text call str() on an id or type nested thousands "
-        "deep: RecursionError (the lead's display code)",
+        "explain, fates, the tree text, HTML views and export call str() on an id or type "
+        "nested thousands deep: RecursionError (provenance.py's fate reasons)",
         _kind(_DISPLAY_PROBES + r"RecursionError$"),
         lambda data, answer: True,
     ),

@@ -10,8 +10,9 @@ raises anything but a ``PisessionError``. The rules are those of
 - at the default leaf, ``pisession context`` and ``pisession context --llm`` must print
   Pi's own ``JSON.stringify(value, null, 2)`` text (terminal-steering characters
   written as ``\\uXXXX``, a documented difference);
-- at the default leaf the other readers (stats, fates, explain, tree text, HTML views)
-  must not crash: only a ``PisessionError`` may come out of them.
+- at the default leaf the other readers (stats, fates, explain, tree text, HTML views,
+  ``export`` as HTML and Markdown, ``diff`` against a branch end) must not crash: only a
+  ``PisessionError`` may come out of them.
 """
 
 from __future__ import annotations
@@ -348,11 +349,27 @@ def _text_difference(ours: bytes, theirs: bytes) -> str:
     )
 
 
+def _diff_probe(session) -> str:
+    """``pisession diff`` between the default leaf and the first branch end."""
+    from pisession.diff import diff_text
+
+    leaves = session.leaves()
+    ids = [field(session.entry(p), "id") for p in leaves[:1]]
+    if not ids or not isinstance(ids[0], str):
+        return ""
+    result = session.diff(None, ids[0])
+    return diff_text(session, result)
+
+
 def _probe(out: _Collector, session) -> None:
     """Readers other than the context: only a PisessionError may come out."""
     from pisession.explain import explain_text, tree_text
+    from pisession.export import export_html, export_markdown
 
     probes = [
+        ("export_html", lambda: export_html(session)),
+        ("export_markdown", lambda: export_markdown(session)),
+        ("diff", lambda: _diff_probe(session)),
         ("stats", session.stats),
         ("fates", session.fates),
         ("explain", lambda: explain_text(session)),
