@@ -121,6 +121,7 @@ EXPECTED = {
     "damaged/context-edit-null-target.jsonl": dict(entries=3, roles=["user", "assistant"]),
     "damaged/system-prompt-odd-sections.jsonl": dict(entries=3, roles=["system", "system", "user"]),
     "damaged/js-whitespace.jsonl": dict(entries=3, roles=["user", "custom"]),
+    "damaged/context-edit-lone-surrogate.jsonl": dict(entries=3, roles=["user", "assistant"]),
     "damaged/system-message-without-timestamp.jsonl": dict(
         entries=2, roles=["system", "compactionSummary", "user"]
     ),
@@ -271,6 +272,15 @@ def test_context_prints_content_nested_1000_deep_indented():
         assert text.count("\n") > 2000  # indented all the way down
         with deep_recursion():
             assert jsjson.loads(text.encode()) == golden["cases"][0][key]
+
+
+def test_context_prints_an_edit_with_a_lone_surrogate():
+    """The edited message holds numbers from its own line and a lone surrogate from the
+    edit's line; ``pisession context`` failed with a TypeError on it (Pi prints it)."""
+    path = DAMAGED / "context-edit-lone-surrogate.jsonl"
+    golden = json.loads(path.with_name("context-edit-lone-surrogate.golden.json").read_text())
+    for options, key in (((), "context"), (("--llm",), "llm")):
+        assert json.loads(cli_context(path, *options)) == golden["cases"][0][key]
 
 
 def test_huge_integers_read_and_write_as_javascript_does():

@@ -202,6 +202,16 @@ def fuzz_regressions() -> dict[str, bytes]:
             '{"type":"session_info","id":"n1","parentId":"h1","timestamp":'
             '"2026-02-01T10:03:00.000Z","name":"\\u001cFix the API\\ufeff"}',
         ),
+        # A context edit whose replacement holds a lone surrogate, on a message with a
+        # number: `pisession context` once failed (a TypeError) where Pi prints it.
+        "context-edit-lone-surrogate.jsonl": lines(
+            h,
+            CHAT[0],
+            CHAT[1],
+            '{"type":"context_edit","id":"e1","parentId":"a1","timestamp":'
+            '"2026-02-01T10:02:30.000Z","targetId":"a1","replacement":{"content":'
+            '[{"type":"text","text":"edited \\udfff alone"}]}}',
+        ),
         # A compaction's systemMessage without a timestamp and no tools: pi-ai returns no
         # system message, so the prompt is empty.
         "system-message-without-timestamp.jsonl": lines(
