@@ -175,10 +175,11 @@ def _collapse(args) -> int:
 
 
 def _check_target(target: Path, force: bool, source: str | None = None) -> None:
-    """Refuse to replace an existing file without ``--force``, or the input itself."""
-    if not target.exists():
+    """Refuse to replace an existing file (or any symlink, even a dangling one) without
+    ``--force``, or the input itself."""
+    if not os.path.lexists(target):
         return
-    if source and os.path.exists(source) and os.path.samefile(source, target):
+    if source and target.exists() and os.path.exists(source) and os.path.samefile(source, target):
         raise CommandError(f"{target}: is the input file; write somewhere else")
     if not force:
         raise CommandError(f"{target}: exists; pass --force to replace it")
@@ -463,8 +464,9 @@ def cmd_migrate(args) -> int:
     if args.in_place and args.file == "-":
         raise CommandError("-: standard input cannot be replaced in place; use -o OUT")
     source = args.file
+    to_stdout = args.output == "-"  # `-o -`: the migrated file on standard output
     target = Path(source) if args.in_place else Path(args.output)
-    if not args.in_place:
+    if not args.in_place and not to_stdout:
         same = source != "-" and target.exists() and os.path.exists(source)
         if same and os.path.samefile(source, target):
             raise CommandError(f"{target}: is the input file; use --in-place to replace it")
@@ -475,7 +477,13 @@ def cmd_migrate(args) -> int:
     else:
         session = pisession.load(source, new_id=new_id)
     if not session.migration_steps:
-        _out(_nothing_to_migrate(session, args.deterministic_ids))
+        say = sys.stderr.write if to_stdout else _out
+        say(_nothing_to_migrate(session, args.deterministic_ids))
+        return 0
+    if to_stdout:  # the file alone on stdout; the account on stderr
+        _out_bytes(session.dumps())
+        for step in session.migration_steps:
+            sys.stderr.write(f"{clean(step.summary())}\n")
         return 0
     _write(target, session.dumps())
     for step in session.migration_steps:
@@ -1013,7 +1021,9 @@ def _add_migrate(sub) -> None:
         "migrate", "write a version 3 copy of a legacy (v1/v2) file", _MIGRATE_EPILOG, cmd_migrate
     )
     p.add_argument("file", metavar="FILE", help="session file to migrate (never modified), or -")
-    p.add_argument("-o", "--output", metavar="OUT", help="where to write the migrated file")
+    p.add_argument(
+        "-o", "--output", metavar="OUT", help="where to write the migrated file (- for stdout)"
+    )
     p.add_argument("--in-place", action="store_true", help="replace FILE (atomically)")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument(

@@ -7,6 +7,8 @@ or ``~/.pig/agent``); ``$PI_CODING_AGENT_SESSION_DIR`` replaces the sessions roo
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import re
@@ -20,7 +22,7 @@ from pathlib import Path
 from . import nodepath
 from .jsdate import DateConversionError, js_time_ms
 from .jsjson import LineDecodeError, loads
-from .jsvalue import field
+from .jsvalue import field, js_trim
 
 AGENTS = {"pi": ("PI", ".pi"), "pig": ("PIG", ".pig")}
 
@@ -221,7 +223,7 @@ class _Activity:
         kind = field(entry, "type")
         if kind == "session_info":
             value = field(entry, "name")
-            self.name = value.strip() or None if isinstance(value, str) else None
+            self.name = js_trim(value) or None if isinstance(value, str) else None
         if kind != "message":
             return
         self.message_count += 1
@@ -333,18 +335,86 @@ def list_sessions(
     return infos
 
 
+#: Temp files of a write in progress: ``.<target name>.pisession-<pid>-<random>.tmp``.
+TEMP_MARK = ".pisession-"
+
+
+def temp_name_prefix(path: Path) -> str:
+    """The prefix of every temp file a write to ``path`` makes (in the same folder).
+
+    >>> temp_name_prefix(Path("/w/s.jsonl"))
+    '.s.jsonl.pisession-'
+    """
+    return f".{path.name}{TEMP_MARK}"
+
+
+def stale_temp_files(path: str | os.PathLike) -> list[Path]:
+    """Temp files left next to ``path`` by writes that were killed (their process is
+    gone): ``.NAME.pisession-PID-XXXX.tmp``. A live writer's temp file is not stale.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / ".s.jsonl.pisession-999999999-ab.tmp").write_bytes(b"half")
+    >>> [p.name for p in stale_temp_files(d / "s.jsonl")]
+    ['.s.jsonl.pisession-999999999-ab.tmp']
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    prefix = temp_name_prefix(path)
+    stale = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    for name in sorted(names):
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid_text = name[len(prefix) :].split("-", 1)[0]
+        if pid_text.isdigit() and not _process_alive(int(pid_text)):
+            stale.append(folder / name)
+    return stale
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return pid < 2**22  # another user's process (or a pid no system has)
+    return True
+
+
 def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) -> Path:
     """Write ``data`` to ``path`` through a temp file in the same folder, fsync, rename.
 
-    A crash leaves either the old file or the new one, never half of one. Refuses to
-    replace an existing file unless ``overwrite`` is true.
+    A crash leaves either the old file or the new one, never half of one; the temp file
+    a killed write leaves (``.NAME.pisession-PID-XXXX.tmp``) is removed by the next
+    write to the same target. Refuses to replace an existing file (or any symlink, even
+    a dangling one) unless ``overwrite`` is true. Errors name the target, not the temp
+    file.
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "s.jsonl"
+    >>> atomic_write(target, b"{}\\n").read_bytes()
+    b'{}\\n'
     """
     path = Path(path)
-    if path.exists() and not overwrite:
-        raise FileExistsError(f"{path}: exists (pass overwrite=True / --in-place to replace it)")
+    if os.path.lexists(path) and not overwrite:
+        raise FileExistsError(
+            errno.EEXIST, "exists (pass overwrite=True / --force to replace it)", str(path)
+        )
     folder = path.parent if str(path.parent) else Path(".")
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    for stale in stale_temp_files(path):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    temp = None
     try:
+        handle, temp = tempfile.mkstemp(
+            prefix=f"{temp_name_prefix(path)}{os.getpid()}-", suffix=".tmp", dir=folder
+        )
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
@@ -356,9 +426,12 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
             os.umask(umask)
             os.chmod(temp, 0o666 & ~umask)
         os.replace(temp, path)
+    except OSError as exc:
+        _remove(temp)
+        reason = exc.strerror or str(exc)
+        raise type(exc)(exc.errno, f"cannot write: {reason}", str(path)) from None
     except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
+        _remove(temp)
         raise
     try:
         directory = os.open(folder, os.O_RDONLY)
@@ -369,6 +442,12 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
     except OSError:
         pass
     return path
+
+
+def _remove(temp: str | None) -> None:
+    if temp is not None and os.path.lexists(temp):
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
 
 
 def to_jsonable(info: SessionInfo) -> dict:

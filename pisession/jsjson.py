@@ -45,11 +45,22 @@ def loads(raw: bytes | memoryview) -> object:
         pass
     text = bytes(raw).decode("utf-8", errors="replace")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=js_integer)
     except json.JSONDecodeError as exc:
         raise LineDecodeError(f"malformed JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         return loads_deep(text)
+
+
+def js_integer(digits: str) -> int | float:
+    """An integer literal as a value: exact while Python converts it quickly, else the
+    double JavaScript reads (``Infinity`` beyond 1e308). Python refuses to convert more
+    than 4,300 digits to an int; V8 reads any number of digits.
+
+    >>> js_integer("42"), js_integer("1" * 5000)
+    (42, inf)
+    """
+    return int(digits) if len(digits) <= 400 else float(digits)
 
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -90,7 +101,7 @@ def loads_deep(text: str) -> object:
                 raise fail(exc.msg) from None
         elif (number := _NUMBER.match(text, pos)) is not None:
             digits = number.group()
-            value = float(digits) if number.group(1) or number.group(2) else int(digits)
+            value = float(digits) if number.group(1) or number.group(2) else js_integer(digits)
             pos = number.end()
         else:
             word = next((w for w in _LITERALS if text.startswith(w, pos)), None)
@@ -189,41 +200,139 @@ def _fix_token(match: re.Match, infinity: str = "null") -> str:
     if token.endswith("Infinity"):
         return infinity if token[0] != "-" or infinity == "null" else "-" + infinity
     if token.lstrip("-").isdigit():  # a big integer: JavaScript only has doubles
-        return js_number(repr(float(int(token))))
+        number = float(token)  # (no digit limit, unlike int(); beyond 1e308: infinity)
+        if number in (_INF, -_INF):
+            return infinity if number > 0 or infinity == "null" else "-" + infinity
+        return js_number(repr(number))
     return js_number(token)
 
 
+_INF = float("inf")
+
+
 def dumps(value: object, indent: int | None = None, keep_infinity: bool = False) -> str:
-    """Serialise like ``JSON.stringify(value, null, indent)``: key order kept,
-    non-finite numbers as ``null``, lone surrogates escaped, JavaScript number text.
+    """Serialise like ``JSON.stringify(value, null, indent)``: keys in JavaScript's order
+    (see ``js_keys``), non-finite numbers as ``null``, lone surrogates escaped,
+    JavaScript number text; values nested deeper than Python's encoders go are written
+    without recursion.
 
     ``keep_infinity`` writes ±Infinity as ``±1e400`` (which reads back as ±Infinity)
     instead of ``null``: for rewriting a file without changing what it means.
 
-    >>> dumps({"a": 5.0, "b": float("nan"), "c": "\\ud800", "d": "é"})
-    '{"a":5,"b":null,"c":"\\\\ud800","d":"é"}'
+    >>> dumps({"a": 5.0, "b": float("nan"), "c": "\\ud800", "d": "é", "1": 10 ** 400})
+    '{"1":null,"a":5,"b":null,"c":"\\\\ud800","d":"é"}'
     >>> dumps([float("-inf")]), dumps([float("-inf")], keep_infinity=True)
     ('[null]', '[-1e400]')
+    >>> print(dumps({"a": [1, {}], "b": []}, indent=2))
+    {
+      "a": [
+        1,
+        {}
+      ],
+      "b": []
+    }
     """
-    if keep_infinity:
-        text = _compact(value)
-        text = _TOKEN.sub(lambda m: _fix_token(m, "1e400"), text)
-        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = _compact(value)
+    if _INDEX_KEY.search(text):  # an integer-like key somewhere: JavaScript writes it first
+        text = _compact(js_key_order(value))
+    text = _TOKEN.sub(lambda m: _fix_token(m, "1e400" if keep_infinity else "null"), text)
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     if type(indent) is int and indent > 0:
-        # Indenting in C (msgspec) is several times faster than json's Python encoder
-        # and gives the same text; msgspec refuses the lone-surrogate escapes JavaScript
-        # writes, so those texts take the slow path.
-        try:
-            return _format(dumps(value).encode("utf-8"), indent=indent).decode("utf-8")
-        except msgspec.DecodeError:
-            pass
-    separators = (",", ":") if indent is None else (",", ": ")
+        return indent_json(text, min(indent, 10))  # JSON.stringify caps the indent at 10
+    return text
+
+
+def indent_json(text: str, indent: int = 2) -> str:
+    """Compact JSON text laid out as ``JSON.stringify(value, null, indent)`` lays it out.
+
+    Indenting in C (msgspec) is fast; texts it refuses (lone-surrogate escapes, nesting
+    deeper than its limit) are laid out token by token, without recursion.
+
+    >>> indent_json('{"a":[1,{}],"b":"x,y"}', 1)
+    '{\\n "a": [\\n  1,\\n  {}\\n ],\\n "b": "x,y"\\n}'
+    """
     try:
-        text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators)
-    except RecursionError:  # nested deeper than json's encoder goes: write it compact
-        text = _dumps_deep(value)
-    text = _TOKEN.sub(_fix_token, text)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        return _format(text.encode("utf-8"), indent=indent).decode("utf-8")
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    tokens = _JSON_TOKEN.findall(text)
+    out: list[str] = []
+    depth = 0
+    pad = " " * indent
+    skip = False
+    for i, token in enumerate(tokens):
+        if skip:  # the closing bracket of an empty container, already written
+            skip = False
+            continue
+        if token in ("{", "["):
+            if i + 1 < len(tokens) and tokens[i + 1] == ("}" if token == "{" else "]"):
+                out.append(token + tokens[i + 1])
+                skip = True
+            else:
+                depth += 1
+                out.append(token + "\n" + pad * depth)
+        elif token in ("}", "]"):
+            depth -= 1
+            out.append("\n" + pad * depth + token)
+        elif token == ",":
+            out.append(",\n" + pad * depth)
+        elif token == ":":
+            out.append(": ")
+        else:
+            out.append(token)
+    return "".join(out)
+
+
+#: Tokens of a compact JSON text: strings whole, punctuation, and scalars.
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^{}\[\],:"]+')
+
+#: An array-index key in compact JSON text (always after "{" or ",").
+_INDEX_KEY = re.compile(r'[{,]"(?:0|[1-9][0-9]{0,9})":')
+_INDEX = re.compile(r"0|[1-9][0-9]{0,9}")
+
+
+def _is_index(key: object) -> bool:
+    return type(key) is str and _INDEX.fullmatch(key) is not None and int(key) < 4294967295
+
+
+def js_keys(obj: dict) -> list:
+    """The keys of an object in the order JavaScript enumerates them (``Object.keys``,
+    ``JSON.stringify``): array-index keys (``"0"`` to ``"4294967294"``) first, in
+    ascending order, then every other key in insertion order.
+
+    >>> js_keys({"b": 1, "2": 1, "a": 1, "10": 1, "01": 1, "1": 1})
+    ['1', '2', '10', 'b', 'a', '01']
+    """
+    indices = [k for k in obj if _is_index(k)]
+    if not indices:
+        return list(obj)
+    indices.sort(key=int)
+    return indices + [k for k in obj if not _is_index(k)]
+
+
+def js_key_order(value: object) -> object:
+    """A copy of a JSON value whose objects hold their keys in ``js_keys`` order
+    (containers are copied; nothing is modified). Not recursive.
+
+    >>> js_key_order([{"x": {"b": 0, "0": 1}}])
+    [{'x': {'0': 1, 'b': 0}}]
+    """
+    root = [value]
+    stack: list[tuple[object, object]] = [(root, 0)]
+    while stack:
+        parent, key = stack.pop()
+        item = parent[key]  # type: ignore[index]
+        if isinstance(item, dict):
+            copy: object = {k: item[k] for k in js_keys(item)}
+            members = copy.items()  # type: ignore[attr-defined]
+        elif isinstance(item, list):
+            copy = list(item)
+            members = enumerate(copy)
+        else:
+            continue
+        parent[key] = copy  # type: ignore[index]
+        stack.extend((copy, k) for k, v in members if isinstance(v, (dict, list)))
+    return root[0]
 
 
 def _compact(value: object) -> str:

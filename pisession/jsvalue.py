@@ -7,6 +7,7 @@ These helpers reproduce the ones the context rules touch.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable
 
 
@@ -30,6 +31,20 @@ class _Undefined:
 UNDEFINED = _Undefined()
 
 
+class JsArray(list):
+    """A JSON array that was given named properties, as JavaScript allows
+    (``array.id = "x"``): Pi's v1 migration does that to an array line. The properties
+    are read by ``field``; JSON output omits them, as ``JSON.stringify`` does.
+
+    >>> a = JsArray([1, 2], id="m1"); field(a, "id"), a
+    ('m1', [1, 2])
+    """
+
+    def __init__(self, items=(), **properties):
+        super().__init__(items)
+        self.properties = properties
+
+
 def field(value: object, name: str) -> object:
     """``value.name`` in JavaScript: ``UNDEFINED`` when absent or when value is no object.
 
@@ -38,6 +53,8 @@ def field(value: object, name: str) -> object:
     """
     if isinstance(value, dict):
         return value.get(name, UNDEFINED)
+    if isinstance(value, JsArray):
+        return value.properties.get(name, UNDEFINED)
     return UNDEFINED
 
 
@@ -134,6 +151,8 @@ def js_string(value: object) -> str:
 
     >>> [js_string(v) for v in (None, UNDEFINED, True, 3, 2.5, "s", [1, None], {})]
     ['null', 'undefined', 'true', '3', '2.5', 's', '1,', '[object Object]']
+    >>> js_string(2**53 + 1), js_string(10**21), js_string(10**400)
+    ('9007199254740992', '1e+21', 'Infinity')
     """
     from .jsjson import js_number
 
@@ -143,8 +162,10 @@ def js_string(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, int) and -_SAFE <= value <= _SAFE:
         return str(value)
+    if isinstance(value, int):  # beyond 2^53 JavaScript holds (and prints) a double
+        value = js_number_value(value)
     if isinstance(value, float):
         if value != value:
             return "NaN"
@@ -158,34 +179,48 @@ def js_string(value: object) -> str:
     return "[object Object]"
 
 
+#: What JavaScript's ``trim()`` and ``Number()`` strip: WhiteSpace and LineTerminator.
+#: (Python's ``str.strip()`` differs: it keeps U+FEFF and strips U+001C-U+001F, U+0085.)
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_TRIM = re.compile(f"^[{_JS_SPACE}]+|[{_JS_SPACE}]+$")
+_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_NON_DECIMAL = re.compile(r"0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+")
+
+
+def js_trim(text: str) -> str:
+    """``text.trim()`` in JavaScript.
+
+    >>> js_trim("\\ufeff name \\u3000"), js_trim("\\x1cname\\x85")
+    ('name', '\\x1cname\\x85')
+    """
+    return _JS_TRIM.sub("", text)
+
+
 def to_number(value: object) -> float:
     """``Number(value)`` for the header ``version`` comparison (``"3" >= 3`` is true).
 
     >>> to_number("3"), to_number(True), to_number(None), to_number("x") != to_number("x")
     (3.0, 1.0, 0.0, True)
+    >>> to_number("\\ufeff3"), to_number("0x10"), to_number("-Infinity"), to_number("1_0")
+    (3.0, 16.0, -inf, nan)
     """
     if value is None:
         return 0.0
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value)
+        return js_number_value(value)
     if isinstance(value, list):
         return to_number(js_string(value))
     if isinstance(value, str):
-        text = value.strip()
+        text = js_trim(value)
         if not text:
             return 0.0
-        try:
-            if text[:2].lower() in ("0x", "0o", "0b"):
-                return float(int(text, 0))
-            if text.lower().lstrip("+-") in ("inf", "infinity", "nan"):
-                raise ValueError
-            return float(text)
-        except ValueError:
-            if text in ("Infinity", "+Infinity", "-Infinity"):
-                return float(text.replace("Infinity", "inf"))
-            return float("nan")
+        if _NON_DECIMAL.fullmatch(text):
+            return js_number_value(int(text, 0))
+        if _DECIMAL.fullmatch(text):
+            return float(text.replace("Infinity", "inf"))
+    return float("nan")
     return float("nan")
 
 

@@ -8,7 +8,7 @@ this is Pi's projection of the context, not a captured provider payload.)
 
 from __future__ import annotations
 
-from .jsvalue import UNDEFINED, field, js_string, nullish, truthy
+from .jsvalue import UNDEFINED, field, js_string, nullish, strict_equal, truthy
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:"
@@ -33,6 +33,8 @@ def bash_execution_text(message: dict) -> str:
     ```
     <BLANKLINE>
     Command exited with code 2
+    >>> bash_execution_text({"command": "ls", "exitCode": False}).splitlines()[-1]
+    'Command exited with code false'
     """
     text = f"Ran `{js_string(field(message, 'command'))}`\n"
     output = field(message, "output")
@@ -40,7 +42,7 @@ def bash_execution_text(message: dict) -> str:
     exit_code = field(message, "exitCode")
     if truthy(field(message, "cancelled")):
         text += "\n\n(command cancelled)"
-    elif not nullish(exit_code) and exit_code != 0:
+    elif not nullish(exit_code) and not strict_equal(exit_code, 0):  # false !== 0
         text += f"\n\nCommand exited with code {js_string(exit_code)}"
     if truthy(field(message, "truncated")) and truthy(field(message, "fullOutputPath")):
         text += (

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from .errors import SessionFormatError
 from .jsjson import dumps
-from .jsvalue import UNDEFINED, to_number
+from .jsvalue import UNDEFINED, JsArray, to_number
+from .jsvalue import field as js_field
 from .piversions import checked_range
 from .reader import Diagnostic
 
@@ -125,6 +126,12 @@ def foreign_header(value: object) -> str | None:
     )
 
 
+def _js_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    return "string" if isinstance(value, str) else "number"
+
+
 def _is_session(value: object) -> bool:
     return isinstance(value, dict) and value.get("type") == "session"
 
@@ -135,30 +142,72 @@ def _set(entry: dict, key: str, value: object, index: int, changes: list, note: 
     changes.append(Change(index, key, before, value, note))
 
 
+def unique_ids(make_id: IdFactory) -> IdFactory:
+    """``make_id`` made to never repeat an id it gave: a repeat is drawn again (100
+    tries), then a full random UUID is used. Pi's own check is broken (its set of taken
+    ids is never filled), so a large v1 file can get duplicate ids, and with them parent
+    cycles, from Pi; never from pisession.
+
+    >>> make = unique_ids(iter(["a", "a", "b"]).__next__); make(), make()
+    ('a', 'b')
+    """
+    taken: set = set()
+
+    def fresh() -> str:
+        for _ in range(100):
+            candidate = make_id()
+            if candidate not in taken:
+                break
+        else:
+            candidate = uuid.uuid4().hex
+            while candidate in taken:
+                candidate = uuid.uuid4().hex
+        taken.add(candidate)
+        return candidate
+
+    return fresh
+
+
+def _with_properties(value: list, index: int, entry_id: str, parent_id, changes: list) -> list:
+    """An array line given ``id`` and ``parentId`` properties, as JavaScript does."""
+    array = JsArray(value, **getattr(value, "properties", {}))
+    for key, after, note in (("id", entry_id, "fresh id"), ("parentId", parent_id, "chained")):
+        changes.append(Change(index, key, array.properties.get(key, UNDEFINED), after, note))
+        array.properties[key] = after
+    return array
+
+
 def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[list, MigrationStep]:
     """Give every entry an id and chain it to the previous one (Pi's ``migrateV1ToV2``).
 
-    ``values`` is the list of parsed values, header first. Existing ids are overwritten.
-    A compaction's ``firstKeptEntryIndex`` (header = 0) becomes ``firstKeptEntryId``
-    unless it points at the header, past the end or at a later entry without an id.
+    ``values`` is the list of parsed values, header first. Existing ids are overwritten;
+    the new ones are unique (``unique_ids``). A compaction's ``firstKeptEntryIndex``
+    (header = 0) becomes ``firstKeptEntryId`` unless it points at the header, past the
+    end or at a later entry without an id. An array line gets its id and parent as
+    properties (JavaScript allows that; ``JsArray``); a number, string or boolean line
+    makes Pi fail, and pisession refuses the file.
 
     >>> out, step = migrate_v1_to_v2(
-    ...     [{"type": "session", "id": "s"}, {"type": "message"}, {"type": "message"}],
+    ...     [{"type": "session", "id": "s"}, {"type": "message"}, [1], {"type": "message"}],
     ...     new_id=sequential_ids())
-    >>> [(e.get("id"), e.get("parentId")) for e in out[1:]]
-    [('m0000001', None), ('m0000002', 'm0000001')]
+    >>> [(js_field(e, "id"), js_field(e, "parentId")) for e in out[1:]]
+    [('m0000001', None), ('m0000002', 'm0000001'), ('m0000003', 'm0000002')]
     """
-    make_id = new_id or random_ids()
+    make_id = unique_ids(new_id or random_ids())
     step = MigrationStep(1, 2)
     out = list(values)
     previous_id = None
     for index, value in enumerate(values):
+        if isinstance(value, list):
+            out[index] = _with_properties(value, index, make_id(), previous_id, step.changes)
+            previous_id = out[index].properties["id"]
+            continue
         if not isinstance(value, dict):
             error = SessionFormatError(
                 "<entries>",
                 None,
-                f"a {type(value).__name__} value is not an object; "
-                "Pi 0.87.1 fails to migrate such a file",
+                f"a {_js_type(value)} line cannot be given an id; "
+                "Pi 0.87.1 fails to migrate such a file (TypeError)",
             )
             error.index = index  # the caller names the line
             raise error
@@ -178,11 +227,12 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
         target = None
         if float(kept_index).is_integer() and 0 <= kept_index < len(out):
             target = out[int(kept_index)]
-        if isinstance(target, dict) and target.get("type") != "session" and "id" in target:
+        target_id = js_field(target, "id")
+        if js_field(target, "type") != "session" and target_id is not UNDEFINED:
             _set(
                 entry,
                 "firstKeptEntryId",
-                target["id"],
+                target_id,
                 index,
                 step.changes,
                 f"firstKeptEntryIndex {kept_index} resolved",

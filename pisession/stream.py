@@ -114,12 +114,35 @@ def _exact(messages: list, indent: int | None) -> bytes:
 
 
 def _python_values(message: object) -> object:
-    """A message with any JavaScript-text numbers turned back into Python numbers (a
-    message holding lone surrogates never has any: msgspec could not decode its line)."""
+    """A message with any JavaScript-text numbers turned back into Python numbers. (A
+    message can hold both such numbers and lone surrogates, which msgspec cannot encode:
+    a context edit puts the replacement of one line into the message of another.)"""
     try:
         return msgspec.json.decode(_encode(message))
     except (UnicodeEncodeError, msgspec.DecodeError, RecursionError):
-        return message
+        return _raw_numbers_read(message)
+
+
+def _raw_numbers_read(value: object) -> object:
+    """A copy of ``value`` with every ``msgspec.Raw`` number read back (not recursive).
+
+    >>> _raw_numbers_read({"a": [msgspec.Raw(b"1.5"), "\\udfff"]})
+    {'a': [1.5, '\\udfff']}
+    """
+    root = [value]
+    stack: list = [(root, 0)]
+    while stack:
+        parent, key = stack.pop()
+        item = parent[key]
+        if isinstance(item, msgspec.Raw):
+            parent[key] = msgspec.json.decode(item)
+        elif isinstance(item, dict):
+            parent[key] = copy = dict(item)
+            stack.extend((copy, k) for k in copy)
+        elif isinstance(item, list):
+            parent[key] = copy = list(item)
+            stack.extend((copy, i) for i in range(len(copy)))
+    return root[0]
 
 
 def context_json(

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import PisessionError
-from .jsvalue import UNDEFINED, js_string, nullish
+from .jsjson import js_keys
+from .jsvalue import UNDEFINED, js_key, js_string, nullish, to_number
 from .jsvalue import field as js_field
 
 
@@ -24,8 +25,10 @@ def content_text(content: object, separator: str = "\n") -> str:
     """
     if isinstance(content, str):
         return content
-    if not isinstance(content, list):
-        raise PisessionError(f"system message content {content!r} is neither text nor a list")
+    if not isinstance(content, list) or any(nullish(b) for b in content):
+        raise PisessionError(
+            f"system message content {_short(content)} is neither text nor a list of blocks"
+        )
     texts = [js_field(b, "text") for b in content if js_field(b, "type") == "text"]
     return separator.join("" if nullish(t) else js_string(t) for t in texts)
 
@@ -39,13 +42,19 @@ class SystemPrompt:
     sections: dict[str, object] = field(default_factory=dict)
     tools: dict[str, dict] = field(default_factory=dict)
     timestamp: object = UNDEFINED
+    #: every tool in force, in Pi's order (``tools`` keys them by name as text, where
+    #: names such as ``1`` and ``"1"``, which Pi keeps apart, would meet)
+    tool_list: list = field(default_factory=list)
 
     @property
     def text(self) -> str:
-        """The rendered prompt: content, then section values, empty parts dropped."""
-        parts = ["\n\n".join(self.content), *self.sections.values()]
-        rendered = [js_string(p) for p in parts if isinstance(p, (str, list)) and len(p) > 0]
-        return "\n\n".join(rendered)
+        """The rendered prompt: content, then section values (in JavaScript's key order),
+        empty parts dropped; empty when there is no system message (``to_message``)."""
+        if self.to_message() is None:
+            return ""
+        values = [self.sections[name] for name in js_keys(self.sections)]
+        parts = ["\n\n".join(self.content), *values]
+        return "\n\n".join(js_string(p) for p in parts if _has_length(p))
 
     def to_message(self) -> dict | None:
         """As pi-ai's ``getCurrentSystemMessage``: one system message, or None when the
@@ -56,7 +65,7 @@ class SystemPrompt:
         if self.sections:
             message["sections"] = dict(self.sections)
         if self.tools:
-            message["toolsAdded"] = list(self.tools.values())
+            message["toolsAdded"] = self.tool_list or list(self.tools.values())
         message["timestamp"] = 0 if nullish(self.timestamp) else self.timestamp
         return message
 
@@ -82,21 +91,69 @@ def replay_system_prompt(messages: list) -> SystemPrompt:
         text = content_text(js_field(message, "content"))
         if text:
             prompt.content.append(text)
-        sections = js_field(message, "sections")
-        if isinstance(sections, dict):
-            for name, value in sections.items():
-                if value is None:
-                    prompt.sections.pop(name, None)
-                else:
-                    prompt.sections[name] = value
+        for name, value in _entries(js_field(message, "sections")):
+            if value is None:
+                prompt.sections.pop(name, None)
+            else:
+                prompt.sections[name] = value
+    tools: dict = {}
     for message in messages:
         if js_field(message, "role") != "system":
             continue
         for tool in _tool_list(message, "toolsRemoved"):
-            prompt.tools.pop(js_string(js_field(tool, "name")), None)
+            tools.pop(_map_key(js_field(tool, "name")), None)
         for tool in _tool_list(message, "toolsAdded"):
-            prompt.tools[js_string(js_field(tool, "name"))] = tool
+            tools[_map_key(js_field(tool, "name"))] = tool
+    prompt.tool_list = list(tools.values())
+    prompt.tools = {js_string(js_field(tool, "name")): tool for tool in prompt.tool_list}
     return prompt
+
+
+def _entries(value: object) -> list:
+    """``Object.entries(value ?? {})``: an object's members in JavaScript's key order, a
+    string's characters and an array's elements under their index, nothing for others.
+
+    >>> _entries({"b": 1, "0": 2}), _entries("ab"), _entries([None]), _entries(5)
+    ([('0', 2), ('b', 1)], [('0', 'a'), ('1', 'b')], [('0', None)], [])
+    """
+    if isinstance(value, dict):
+        return [(k, value[k]) for k in js_keys(value)]
+    if isinstance(value, (str, list)):
+        return [(str(i), item) for i, item in enumerate(_code_units(value))]
+    return []
+
+
+def _code_units(value: str | list) -> list:
+    """A string as JavaScript indexes it (UTF-16 code units), or the list itself."""
+    if isinstance(value, list):
+        return value
+    data = value.encode("utf-16-le", "surrogatepass")
+    return [data[i : i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(data), 2)]
+
+
+def _map_key(name: object) -> object:
+    """A ``Map`` key with JavaScript's SameValueZero (``js_key``): ``1`` and ``"1"``
+    differ, ``true`` is not ``1``, and every object is a key of its own."""
+    if isinstance(name, (dict, list)):
+        return ("object", id(name))
+    return js_key(name)
+
+
+def _has_length(part: object) -> bool:
+    """``part.length > 0`` in JavaScript."""
+    if isinstance(part, (str, list)):
+        return len(part) > 0
+    if isinstance(part, dict):
+        length = part.get("length", UNDEFINED)
+        return (
+            not nullish(length) and not isinstance(length, (dict, list)) and to_number(length) > 0
+        )
+    return False
+
+
+def _short(value: object) -> str:
+    text = js_string(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return repr(text[:60])
 
 
 def _tool_list(message: object, name: str) -> list:

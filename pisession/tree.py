@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
 
 from .jsdate import DateConversionError, js_time_ms
-from .jsvalue import NO_KEY, UNDEFINED, field, js_key, truthy
+from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, truthy
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ def session_name(info_entries: Sequence) -> str | None:
     for entry in reversed(info_entries):
         if field(entry, "type") == "session_info":
             name = field(entry, "name")
-            name = name.strip() if isinstance(name, str) else ""
+            name = js_trim(name) if isinstance(name, str) else ""  # JavaScript trim()
             return name or None
     return None
 

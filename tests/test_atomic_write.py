@@ -201,9 +201,12 @@ def test_a_save_killed_midway_leaves_the_original_intact(tmp_path):
         pytest.skip("the writer finished before it could be killed")
     assert target.read_bytes() == original
     assert pisession.load(target).context().to_json()
-    # The only trace is the hidden temp file next to it, never a half file at the target.
-    assert partial.name.startswith(".session.jsonl.") and partial.name.endswith(".tmp")
+    # The only trace is the hidden temp file next to it, never a half file at the target;
+    # its name says whose it is, and the next write to the target removes it.
+    assert partial.name.startswith(".session.jsonl.pisession-") and partial.name.endswith(".tmp")
     assert sorted(os.listdir(tmp_path)) == sorted(["session.jsonl", partial.name])
+    atomic_write(target, original, overwrite=True)
+    assert os.listdir(tmp_path) == ["session.jsonl"]
 
 
 def test_the_kill_harness_does_catch_a_non_atomic_writer(tmp_path):
@@ -230,3 +233,72 @@ def test_cli_migrate_writes_only_the_output_and_refuses_to_overwrite(tmp_path, c
     assert fingerprint(out) == written
     assert sorted(os.listdir(tmp_path)) == ["legacy.jsonl", "v3.jsonl"]
     capsys.readouterr()
+
+
+def test_a_live_writers_temp_file_is_left_alone(tmp_path):
+    target = tmp_path / "s.jsonl"
+    mine = tmp_path / f".s.jsonl.pisession-{os.getpid()}-abc.tmp"
+    gone = tmp_path / ".s.jsonl.pisession-999999999-abc.tmp"
+    other = tmp_path / ".other.jsonl.pisession-999999999-abc.tmp"
+    for path in (mine, gone, other):
+        path.write_bytes(b"half")
+    atomic_write(target, b"{}\n")
+    assert sorted(os.listdir(tmp_path)) == sorted(["s.jsonl", mine.name, other.name])
+
+
+def test_a_dangling_symlink_is_not_replaced_without_being_asked(tmp_path):
+    link = tmp_path / "out.jsonl"
+    link.symlink_to(tmp_path / "nowhere.jsonl")
+    with pytest.raises(FileExistsError) as caught:
+        atomic_write(link, b"{}\n")
+    assert caught.value.filename == str(link)
+    assert link.is_symlink() and not link.exists()
+    cli = pytest.importorskip("pisession.cli")
+    legacy = pisession.sample_path("legacy-v2")
+    assert cli.main(["migrate", str(legacy), "-o", str(link)]) == 2
+    assert link.is_symlink() and not link.exists()
+
+
+def test_write_errors_name_the_target_not_the_temp_file(tmp_path, capsys):
+    target = tmp_path / "taken"
+    target.mkdir()
+    with pytest.raises(OSError) as caught:
+        atomic_write(target, b"{}\n", overwrite=True)
+    assert caught.value.filename == str(target)
+    assert ".tmp" not in str(caught.value)
+    cli = pytest.importorskip("pisession.cli")
+    legacy = pisession.sample_path("legacy-v2")
+    assert cli.main(["migrate", str(legacy), "-o", str(target), "--force"]) == 2
+    error = capsys.readouterr().err
+    assert str(target) in error and ".tmp" not in error
+    assert os.listdir(tmp_path) == ["taken"]
+
+
+def test_a_full_disk_is_reported_with_the_target(tmp_path, monkeypatch):
+    import errno
+
+    target = tmp_path / "s.jsonl"
+
+    def no_space(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", no_space)
+    with pytest.raises(OSError) as caught:
+        atomic_write(target, b"{}\n")
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(target)
+    assert os.listdir(tmp_path) == []
+
+
+def test_migrate_to_stdout_with_dash(tmp_path):
+    legacy = pisession.sample_path("legacy-v1")
+    out = subprocess.run(
+        [sys.executable, "-m", "pisession", "migrate", str(legacy), "-o", "-"],
+        capture_output=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(DATA.parent)},
+    )
+    assert out.returncode == 0
+    assert not (tmp_path / "-").exists() and os.listdir(tmp_path) == []
+    migrated = pisession.load(out.stdout)
+    assert migrated.header["version"] == 3 and len(migrated) == len(pisession.load(legacy))
+    assert "v1 -> v2" in out.stderr.decode()

@@ -9,9 +9,12 @@ clearly what it skipped. A line of hundreds of MB is generated into a temporary 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,6 +103,28 @@ EXPECTED = {
     ),
     "damaged/self-parent.jsonl": dict(entries=4, problems={"cycles": [[3]]}, roles=CycleError),
     "damaged/binary-garbage.jsonl": dict(error=(None, "no session header")),
+    # Found by the differential fuzzer (conformance/fuzz): JavaScript values, not damage.
+    "damaged/bash-exit-code-false.jsonl": dict(entries=6, roles=["user"] + ["bashExecution"] * 5),
+    "damaged/integer-like-keys.jsonl": dict(entries=2, roles=["user", "assistant"]),
+    "damaged/integer-400-digits.jsonl": dict(entries=3, roles=["user", "assistant", "user"]),
+    "damaged/integer-5000-digits.jsonl": dict(entries=3, roles=["user", "assistant", "user"]),
+    "damaged/content-nested-1000-deep.jsonl": dict(entries=2, roles=["user", "assistant"]),
+    "damaged/v1-array-line.jsonl": dict(
+        entries=5,
+        diagnostics=[(3, "not-an-object")],
+        roles=["compactionSummary", "assistant", "user"],
+    ),
+    "damaged/big-integer-ids.jsonl": dict(entries=3, roles=["user", "assistant", "user"]),
+    "damaged/big-integer-id-cycle.jsonl": dict(
+        entries=2, problems={"cycles": [[0, 1]]}, roles=CycleError
+    ),
+    "damaged/context-edit-null-target.jsonl": dict(entries=3, roles=["user", "assistant"]),
+    "damaged/system-prompt-odd-sections.jsonl": dict(entries=3, roles=["system", "system", "user"]),
+    "damaged/js-whitespace.jsonl": dict(entries=3, roles=["user", "custom"]),
+    "damaged/context-edit-lone-surrogate.jsonl": dict(entries=3, roles=["user", "assistant"]),
+    "damaged/system-message-without-timestamp.jsonl": dict(
+        entries=2, roles=["system", "compactionSummary", "user"]
+    ),
     # Reused from the conformance corpus (Pi's reading is checked by test_conformance.py).
     "conformance/edge/cycle-via-duplicate-id.jsonl": dict(
         entries=3, problems={"duplicate_ids": {"x": [0, 2]}, "cycles": [[1, 2]]}, roles=CycleError
@@ -160,7 +185,8 @@ def test_damaged_file_reads_with_clear_diagnostics(name):
         )
     else:
         assert roles(session) == expected["roles"]
-    assert session.dumps() == path.read_bytes()
+    if not session.migrated:  # a legacy file is written back migrated
+        assert session.dumps() == path.read_bytes()
 
 
 # --- the corpus: pisession reads each damaged file as Pi does ------------------------------------
@@ -173,7 +199,8 @@ def golden_params():
 
 @pytest.mark.parametrize("golden", list(golden_params()))
 def test_damaged_file_reads_as_pi_reads_it(golden):
-    expected = json.loads(golden.read_text())
+    with deep_recursion():
+        expected = json.loads(golden.read_text())
     path = golden.with_name(golden.name.replace(".golden.json", ".jsonl"))
     if expected.get("error") == "no-valid-header":
         with pytest.raises(SessionFormatError):
@@ -186,11 +213,88 @@ def test_damaged_file_reads_as_pi_reads_it(golden):
         if case.get("error") == "cycle":
             with pytest.raises(CycleError) as caught:
                 session.context(case["leaf"])
-            assert sorted(caught.value.cycle) == sorted(case["cycle"])
+            # ids as JavaScript writes them (an integer id beyond 2^53 is a double there)
+            assert sorted(map(jsjson.dumps, caught.value.cycle)) == sorted(
+                map(jsjson.dumps, case["cycle"])
+            )
             continue
         context = session.context(case["leaf"])
-        assert as_json(context.to_dict()) == case["context"]
-        assert as_json(context.to_llm()) == case["llm"]
+        with deep_recursion():
+            assert as_json(context.to_dict()) == case["context"]
+            assert as_json(context.to_llm()) == case["llm"]
+        prompt = session.system_prompt(case["leaf"])
+        assert as_json(prompt.to_message()) == case["systemMessage"]
+        assert prompt.text == case["systemPrompt"]
+
+
+@contextlib.contextmanager
+def deep_recursion(limit: int = 20_000):
+    """Python's ``==`` recurses: comparing values nested 1,000 deep needs a higher limit."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, limit))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
+def cli_context(path, *options) -> str:
+    """What ``pisession context`` prints (through the real entry point)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "pisession", "context", *options, str(path)],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(DATA.parent)},
+    )
+    return out.stdout.decode("utf-8")
+
+
+def test_context_prints_keys_in_javascript_order():
+    """``JSON.stringify`` writes integer-like keys ("2", "10") first, in numeric order;
+    so does ``pisession context`` (issue 12 item 6)."""
+    path = DAMAGED / "integer-like-keys.jsonl"
+    golden = json.loads(path.with_name("integer-like-keys.golden.json").read_text())
+    pairs = json.loads(cli_context(path), object_pairs_hook=lambda p: p)
+    expected = json.loads(json.dumps(golden["cases"][0]["context"]), object_pairs_hook=lambda p: p)
+    assert pairs == expected
+    block = dict(pairs)["messages"][0]
+    assert [k for k, _ in dict(block)["content"][0]][:3] == ["2", "10", "type"]
+
+
+def test_context_prints_content_nested_1000_deep_indented():
+    """Pi prints it with ``JSON.stringify(context, null, 2)``; pisession printed a
+    RecursionError (issue 12 item 8)."""
+    path = DAMAGED / "content-nested-1000-deep.jsonl"
+    with deep_recursion():
+        golden = json.loads(path.with_name("content-nested-1000-deep.golden.json").read_text())
+    for options, key in (((), "context"), (("--llm",), "llm")):
+        text = cli_context(path, *options)
+        assert text.count("\n") > 2000  # indented all the way down
+        with deep_recursion():
+            assert jsjson.loads(text.encode()) == golden["cases"][0][key]
+
+
+def test_context_prints_an_edit_with_a_lone_surrogate():
+    """The edited message holds numbers from its own line and a lone surrogate from the
+    edit's line; ``pisession context`` failed with a TypeError on it (Pi prints it)."""
+    path = DAMAGED / "context-edit-lone-surrogate.jsonl"
+    golden = json.loads(path.with_name("context-edit-lone-surrogate.golden.json").read_text())
+    for options, key in (((), "context"), (("--llm",), "llm")):
+        assert json.loads(cli_context(path, *options)) == golden["cases"][0][key]
+
+
+def test_huge_integers_read_and_write_as_javascript_does():
+    """A 400-digit integer is Infinity in JavaScript (written as null); 5,000 digits are
+    beyond Python's int conversion limit (issue 12 item 7)."""
+    for name, path_in_message in (
+        ("integer-400-digits", "input"),
+        ("integer-5000-digits", "output"),
+    ):
+        session = pisession.load(DAMAGED / f"{name}.jsonl")
+        context = json.loads(session.context().to_json())
+        assert context["messages"][1]["usage"][path_in_message] is None
+        assert session.stats().usage is not None
+        assert "Read the config file" in session._repr_html_()
 
 
 # --- damage that needs a closer look ------------------------------------------------------------

@@ -72,6 +72,158 @@ def cut_inside(line: str, char: str) -> bytes:
     return data[: data.index(char.encode("utf-8")) + 1]
 
 
+def raw_entry(text: str) -> str:
+    """An entry line written by hand (JSON that Python's encoder cannot produce)."""
+    return text
+
+
+def bash(entry_id: str, parent: str, exit_code: str, minute: int) -> str:
+    """A bashExecution message whose ``exitCode`` is the JSON text ``exit_code``."""
+    return (
+        f'{{"type":"message","id":"{entry_id}","parentId":"{parent}",'
+        f'"timestamp":"2026-02-01T10:{minute:02d}:00.000Z","message":{{"role":"bashExecution",'
+        f'"command":"make test","output":"ok","exitCode":{exit_code},"cancelled":false,'
+        f'"truncated":false,"timestamp":{1769940000000 + minute * 60000}}}}}'
+    )
+
+
+def deep_value(depth: int) -> str:
+    """JSON text nested ``depth`` levels deep (objects and arrays in turn)."""
+    opens = "".join("[" if i % 2 else '{"k":' for i in range(depth))
+    closes = "".join("]" if i % 2 else "}" for i in reversed(range(depth)))
+    return opens + '"core"' + closes
+
+
+def fuzz_regressions() -> dict[str, bytes]:
+    """Files the differential fuzzer (conformance/fuzz) found pisession reading
+    differently from Pi 0.87.1: JavaScript's values, not damage (issue 12)."""
+    h = header()
+    user = msg("u1", None, "user", "Run the tests.", 1)
+    big = "9" * 400
+    huge = "7" * 5000
+    return {
+        # exitCode false: Pi writes "Command exited with code false" (false !== 0);
+        # "0" (a string) too; 0 and null do not.
+        "bash-exit-code-false.jsonl": lines(
+            h,
+            user,
+            bash("b1", "u1", "false", 2),
+            bash("b2", "b1", '"0"', 3),
+            bash("b3", "b2", "0", 4),
+            bash("b4", "b3", "true", 5),
+            bash("b5", "b4", "null", 6),
+        ),
+        # Keys such as "1" and "10": JSON.stringify writes them first, in numeric order.
+        "integer-like-keys.jsonl": lines(
+            h,
+            msg("u1", None, "user", "Hello.", 1).replace(
+                '"type":"text",', '"type":"text","b":0,"10":"ten","2":"two","01":"zero-one",'
+            ),
+            msg("a1", "u1", "assistant", "Hi.", 2).replace('"input":10', '"input":10,"1":1'),
+        ),
+        # A 400-digit integer: a double beyond 1e308, so Infinity in Pi, written as null;
+        # a 5,000-digit one is beyond what Python converts to an int.
+        "integer-400-digits.jsonl": lines(
+            h, CHAT[0], CHAT[1].replace('"input":10', f'"input":{big}'), CHAT[2]
+        ),
+        "integer-5000-digits.jsonl": lines(
+            h, CHAT[0], CHAT[1].replace('"output":5', f'"output":{huge}'), CHAT[2]
+        ),
+        # Content nested 1,000 levels deep inside a message: printed by `pisession context`.
+        "content-nested-1000-deep.jsonl": lines(
+            h,
+            CHAT[0].replace('"type":"text",', f'"type":"text","nested":{deep_value(1000)},'),
+            CHAT[1],
+        ),
+        # A v1 file (no version, no ids) with an array line: Pi gives the array an id and a
+        # parent like any entry (arrays are objects) and opens the file; the compaction's
+        # firstKeptEntryIndex points at the array.
+        "v1-array-line.jsonl": lines(
+            '{"type":"session","id":"0199dmg0-v1","timestamp":"2026-02-01T10:00:00.000Z",'
+            '"cwd":"/home/dev/damaged"}',
+            '{"type":"message","timestamp":"2026-02-01T10:01:00.000Z","message":'
+            '{"role":"user","content":"first"}}',
+            "[1,2]",
+            '{"type":"message","timestamp":"2026-02-01T10:02:00.000Z","message":'
+            '{"role":"assistant","content":[{"type":"text","text":"second"}]}}',
+            '{"type":"compaction","timestamp":"2026-02-01T10:03:00.000Z",'
+            '"summary":"kept from the array on","firstKeptEntryIndex":2,"tokensBefore":50}',
+            '{"type":"message","timestamp":"2026-02-01T10:04:00.000Z","message":'
+            '{"role":"user","content":"after"}}',
+        ),
+        # Integer ids beyond 2^53: Pi's Map compares doubles, so 9007199254740993 (read as
+        # 9007199254740992) is the parent named 9007199254740992. Pending: the id index.
+        "big-integer-ids.jsonl": lines(
+            h,
+            CHAT[0].replace('"id":"u1"', '"id":9007199254740993'),
+            CHAT[1].replace('"parentId":"u1"', '"parentId":9007199254740992'),
+            CHAT[2],
+        ),
+        # ... and where that closes a loop, Pi hangs (pisession must raise CycleError).
+        "big-integer-id-cycle.jsonl": lines(
+            h,
+            CHAT[0].replace('"parentId":null', '"parentId":9007199254740992'),
+            CHAT[1].replace('"id":"a1"', '"id":9007199254740993'),
+        ),
+        # A context edit with targetId null applies to an entry whose id is null (a Map key
+        # in Pi). Pending: the id index.
+        "context-edit-null-target.jsonl": lines(
+            h,
+            CHAT[0],
+            '{"type":"context_edit","id":"e1","parentId":"u1","timestamp":'
+            '"2026-02-01T10:01:30.000Z","targetId":null,"replacement":{"content":"edited"}}',
+            CHAT[1].replace('"id":"a1"', '"id":null').replace('"parentId":"u1"', '"parentId":"e1"'),
+        ),
+        # System prompt replay over odd sections and tool names (pi-ai's Object.entries
+        # and Map): a string's characters, index keys first, tools 1 and "1" apart.
+        "system-prompt-odd-sections.jsonl": lines(
+            h,
+            raw_entry(
+                '{"type":"message","id":"s1","parentId":null,"timestamp":'
+                '"2026-02-01T10:00:30.000Z","message":{"role":"system","content":"Base.",'
+                '"sections":"ab","toolsAdded":[{"name":1},{"name":"1"}],"timestamp":1}}'
+            ),
+            raw_entry(
+                '{"type":"message","id":"s2","parentId":"s1","timestamp":'
+                '"2026-02-01T10:00:40.000Z","message":{"role":"system","content":"",'
+                '"sections":{"z":"last","10":"ten","2":"two","0":null}}}'
+            ),
+            msg("u1", "s2", "user", "Hello.", 1),
+        ),
+        # JavaScript's trim() and Number() strip U+FEFF but not U+001C (Python's strip() does
+        # the opposite): the version " 2" (BOM around) is 2, so the hookMessage becomes
+        # custom; the session name keeps its U+001C and loses its U+FEFF.
+        "js-whitespace.jsonl": lines(
+            header().replace('"version":3', '"version":"\\ufeff2\\ufeff"'),
+            CHAT[0],
+            '{"type":"message","id":"h1","parentId":"u1","timestamp":"2026-02-01T10:02:00.000Z",'
+            '"message":{"role":"hookMessage","customType":"note","content":"hooked",'
+            '"display":true,"timestamp":1769940120000}}',
+            '{"type":"session_info","id":"n1","parentId":"h1","timestamp":'
+            '"2026-02-01T10:03:00.000Z","name":"\\u001cFix the API\\ufeff"}',
+        ),
+        # A context edit whose replacement holds a lone surrogate, on a message with a
+        # number: `pisession context` once failed (a TypeError) where Pi prints it.
+        "context-edit-lone-surrogate.jsonl": lines(
+            h,
+            CHAT[0],
+            CHAT[1],
+            '{"type":"context_edit","id":"e1","parentId":"a1","timestamp":'
+            '"2026-02-01T10:02:30.000Z","targetId":"a1","replacement":{"content":'
+            '[{"type":"text","text":"edited \\udfff alone"}]}}',
+        ),
+        # A compaction's systemMessage without a timestamp and no tools: pi-ai returns no
+        # system message, so the prompt is empty.
+        "system-message-without-timestamp.jsonl": lines(
+            h,
+            CHAT[0],
+            '{"type":"compaction","id":"c1","parentId":"u1","timestamp":'
+            '"2026-02-01T10:02:00.000Z","summary":"s","firstKeptEntryId":"u1",'
+            '"tokensBefore":5,"systemMessage":{"role":"system","content":"Be brief."}}',
+        ),
+    }
+
+
 def files() -> dict[str, bytes]:
     h = header()
     half = LAST.encode()[: len(LAST) // 2]
@@ -153,6 +305,7 @@ def files() -> dict[str, bytes]:
         # A text file that is not a session at all (binary garbage).
         "binary-garbage.jsonl": bytes(range(256)) * 4,
     }
+    out.update(fuzz_regressions())
     return out
 
 

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// The fuzzer's oracle: one long-lived Node process that answers "what does Pi 0.87.1
+// make of this file?" for file after file, with the conformance recorder's own
+// per-file logic (conformance/record.mjs: Pi's loader, migration, context, projection,
+// convertToLlm and system prompt at the default leaf and several others, cycles found
+// before Pi is called, since Pi would loop forever on them).
+//
+// Protocol: one JSON request per line on stdin, one JSON answer per line on stdout.
+//   {"id": N, "path": "/tmp/x.jsonl"}
+//   -> {"id": N, "golden": {...record.mjs golden...},
+//       "text": {"context": JSON.stringify(context, null, 2), "llm": ...}}   (default leaf)
+//   -> {"id": N, "error": "..."} when recording itself threw (reported, not compared)
+// "text" holds Pi's own indented JSON text of the default leaf's context and llm
+// messages (what `pisession context` promises to print); a field is absent when the
+// default case has none, and "textError" says why when JSON.stringify threw.
+process.env.TZ = "UTC";
+
+import { createInterface } from "node:readline";
+import { sessionManager } from "../pi.mjs";
+import { recordFile } from "../record.mjs";
+
+// Pi's getTree keys nodes by id, so with repeated ids one node is pushed into the same
+// children list once per line naming it as parent; its sorting pass then walks every
+// path of that graph: 2^depth visits for a session appended to itself, which never ends
+// (a real hang of Pi's tree view). The recorder guards cycles, not this; the worker
+// counts the visits first and refuses (the recorder then records a treeError and the
+// tree is not compared).
+const MAX_TREE_VISITS = 2_000_000;
+const { SessionManager } = sessionManager;
+const piGetTree = SessionManager.prototype.getTree;
+SessionManager.prototype.getTree = function guardedGetTree() {
+  const visits = treeVisits(this.getEntries());
+  if (visits > MAX_TREE_VISITS) {
+    throw new Error(`getTree would visit more than ${MAX_TREE_VISITS} nodes (repeated ids): Pi hangs`);
+  }
+  return piGetTree.call(this);
+};
+
+/** How many nodes Pi's getTree pass visits (children counted with repetition). */
+export function treeVisits(entries) {
+  const nodes = new Map();
+  for (const e of entries) nodes.set(e?.id, { children: [] });
+  const roots = [];
+  for (const e of entries) {
+    const node = nodes.get(e?.id);
+    if (e?.parentId === null || e?.parentId === e?.id) roots.push(node);
+    else (nodes.get(e?.parentId)?.children ?? roots).push(node);
+  }
+  // visits(n) = 1 + sum of visits(child) over n.children, memoised, without recursion
+  // (the recorder has already refused graphs with a loop).
+  const memo = new Map();
+  let total = 0;
+  for (const root of roots) {
+    const stack = [[root, 0]];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const [node, i] = top;
+      if (memo.has(node)) {
+        stack.pop();
+        continue;
+      }
+      if (i < node.children.length) {
+        top[1]++;
+        const child = node.children[i];
+        if (!memo.has(child)) stack.push([child, 0]);
+      } else {
+        let sum = 1;
+        for (const c of node.children) sum += memo.get(c) ?? 0;
+        memo.set(node, Math.min(sum, Number.MAX_SAFE_INTEGER));
+        stack.pop();
+      }
+    }
+    total += memo.get(root) ?? 0;
+    if (total > MAX_TREE_VISITS) break;
+  }
+  return total;
+}
+
+function errorText(err) {
+  return String(err && err.message !== undefined ? err.message : err);
+}
+
+function answer(request) {
+  const out = { id: request.id };
+  if (request.dates) {
+    // {"id", "dates": [...]}: new Date(value).getTime() for each value (NaN -> null)
+    out.dates = request.dates.map((d) => {
+      const t = new Date(d).getTime();
+      return Number.isNaN(t) ? null : t;
+    });
+    return out;
+  }
+  let golden;
+  try {
+    golden = recordFile(request.path);
+  } catch (err) {
+    out.error = errorText(err);
+    return out;
+  }
+  out.golden = golden;
+  const first = golden.cases[0];
+  if (first && first.leaf === null && first.context !== undefined) {
+    const text = {};
+    try {
+      text.context = JSON.stringify(first.context, null, 2);
+      if (first.llm !== undefined) text.llm = JSON.stringify(first.llm, null, 2);
+    } catch (err) {
+      out.textError = errorText(err);
+    }
+    out.text = text;
+  }
+  return out;
+}
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of lines) {
+  if (!line.trim()) continue;
+  let request;
+  let reply;
+  try {
+    request = JSON.parse(line);
+    reply = JSON.stringify(answer(request));
+  } catch (err) {
+    // The golden itself cannot be written (e.g. nested beyond JSON.stringify's reach).
+    reply = JSON.stringify({ id: request?.id, error: `unserialisable: ${errorText(err)}` });
+  }
+  process.stdout.write(reply + "\n");
+}
