@@ -153,13 +153,13 @@ def _paths_to(session, kinds: tuple[str, ...]):
     with its ranks, not walked again."""
     index = session.index
     types = index.types
-    if not set(kinds) & set(types):
+    if not any(kind in types for kind in kinds):  # (a type may be an unhashable object)
         return
     shape = session.shape
     place = _Place([], {}, [])
     path, ranks, compactions = place.path, place.ranks, place.compactions
     stack = [(p, 0) for p in reversed(shape.roots)]
-    wanted = {*kinds, "compaction"}
+    wanted = (*kinds, "compaction")  # a tuple: a type may be an unhashable object
     while stack:
         start, depth = stack.pop()
         for gone in reversed(path[depth:]):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from . import context as rule
 from .jsvalue import UNDEFINED, truthy
 from .jsvalue import field as js_field
-from .text import id_text
+from .text import id_text, value_text
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ class Reason:
         'system message in the kept range of compaction c1: dropped, as Pi drops every \
 system message there; c1 stores no system message, so none from before it reaches the model'
         """
-        sent = ", ".join(str(r) for r in self.roles) or "nothing"
+        sent = ", ".join(self.roles) or "nothing"
         c = id_text(self.compaction)
         if self.fate == OFF_PATH:
             return f"not on the path to leaf {id_text(self.leaf)} (another branch)"
@@ -203,7 +203,8 @@ system message there; c1 stores no system message, so none from before it reache
             return f"newest compaction on the path: sends {sent}{stored}"
         if self.fate == STATE_ONLY:
             words = _STATE_WORDS.get(
-                str(self.kind), f"a {self.kind!s} entry contributes no message"
+                self.kind if isinstance(self.kind, str) else "",
+                f"a {value_text(self.kind)} entry contributes no message",
             )
             return f"state only: {words}; never sent"
         if self.fate == KEPT:
@@ -321,7 +322,7 @@ class Fates(Sequence):
 
     def _roles(self, position: int) -> tuple:
         messages = rule.entry_messages(self._session.entry(position))
-        return tuple(str(js_field(m, "role")) for m in messages)
+        return tuple(value_text(js_field(m, "role")) for m in messages)
 
     def _checkpoint(self) -> bool:
         entry = self._session.entry(self.selection.compaction)
@@ -398,7 +399,7 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
         fate = _item_fate(item, selection.compaction, rank)
         names[item.position] = fate
         if fate not in (SENT, KEPT) or len(item.messages) != 1:
-            roles = tuple(str(js_field(m, "role")) for m in item.messages)
+            roles = tuple(value_text(js_field(m, "role")) for m in item.messages)
             details[item.position] = (len(item.messages), roles, item.edit_position)
     leaf = path[-1] if path else None
     return Fates(session, names, details, path, selection, leaf)

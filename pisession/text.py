@@ -52,7 +52,21 @@ def visible(text: object) -> str:
     >>> visible("caf\\u00e9 \\u202e\\u061c")
     'café \\\\u202e\\\\u061c'
     """
-    return UNSAFE.sub(_escape, str(text))
+    if not isinstance(text, str):  # a JSON object or array may be nested thousands deep
+        text = plain(text) if isinstance(text, (dict, list)) else str(text)
+    return UNSAFE.sub(_escape, text)
+
+
+def value_text(value: object) -> str:
+    """A JSON value named in a sentence: ``undefined`` and ``null`` spelled out, any
+    other value as ``plain`` gives it (objects as JSON, however deep).
+
+    >>> value_text(None), value_text(UNDEFINED), value_text("user"), value_text([[1]])
+    ('null', 'undefined', 'user', '[[1]]')
+    """
+    if value is UNDEFINED:
+        return "undefined"
+    return "null" if value is None else plain(value)
 
 
 def plain(value: object) -> str:

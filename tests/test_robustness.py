@@ -680,3 +680,32 @@ def test_terminal_clean_makes_every_control_visible():
         cleaned = terminal.clean(text)
         assert not RAW_CONTROL.search(cleaned) and "\n" not in cleaned and "\r" not in cleaned
         assert "HOSTILE" in cleaned
+
+
+def test_ids_types_and_roles_nested_thousands_deep_are_shown_not_raised(tmp_path, capsys):
+    """A type, id or role that is a value nested 5,000 deep: every view shows it as text
+    (JSON, however deep) instead of raising RecursionError (found by the fuzzer)."""
+    cli = pytest.importorskip("pisession.cli")
+    deep_list: object = "x"
+    deep_object: dict = {}
+    cursor = deep_object
+    for _ in range(5000):
+        deep_list = [deep_list]
+        cursor["a"] = {}
+        cursor = cursor["a"]
+    entries = [
+        {"type": "message", "id": "u1", "parentId": None, "message": {"role": "user"}},
+        {"type": deep_list, "id": deep_object, "parentId": "u1"},
+        {"type": "message", "id": "u2", "parentId": "u1", "message": {"role": deep_list}},
+        {"type": "compaction", "id": "c1", "parentId": "u2", "firstKeptEntryId": "u2"},
+    ]
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(session_bytes(*entries))
+    for command in (["explain"], ["tree"], ["check"], ["stats"], ["export", "--format", "md"]):
+        assert cli.main([*command, str(path), "--no-color"]) in (0, 1), command
+    capsys.readouterr()
+    session = pisession.load(path)
+    assert all(f.reason for f in session.fates())
+    from pisession import display
+
+    assert "<table" in display.session_html(session)
