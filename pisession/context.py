@@ -135,6 +135,8 @@ class EntryIndex:
     decode: Callable[[int], object]
     decode_many: Callable[[Sequence[int]], list] | None = None
     source: str = "<session>"
+    #: ``entry.parentId`` as written (the tree view links some the context does not)
+    parent_ids: Sequence = ()
 
     @property
     def unique_ids(self) -> bool:
@@ -172,7 +174,7 @@ class EntryIndex:
         """The index from its columns (``parent_ids`` as written; resolved here)."""
         by_id = id_index(ids)
         parents = parent_positions(parent_ids, by_id, ids)
-        return cls(types, ids, parents, roles, by_id, decode, decode_many, source)
+        return cls(types, ids, parents, roles, by_id, decode, decode_many, source, parent_ids)
 
     def __len__(self) -> int:
         return len(self.types)

@@ -155,7 +155,7 @@ def _paths_to(session, kinds: tuple[str, ...]):
     types = index.types
     if not any(kind in types for kind in kinds):  # (a type may be an unhashable object)
         return
-    shape = session.shape
+    shape = session.context_shape  # the paths the rule walks
     place = _Place([], {}, [])
     path, ranks, compactions = place.path, place.ranks, place.compactions
     stack = [(p, 0) for p in reversed(shape.roots)]

@@ -196,6 +196,14 @@ class Session:
 
         return Shape.of(self.index, self._timestamp)
 
+    @cached_property
+    def context_shape(self):
+        """The tree as the context's walk links it (``index.parents``: a falsy
+        ``parentId`` makes a root), where Pi's tree view (``shape``) may link otherwise."""
+        from .tree import Shape
+
+        return Shape.of(self.index, self._timestamp, self.index.parents)
+
     def _timestamp(self, position: int) -> object:
         return js_field(self.entry(position), "timestamp")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
 
 from .jsdate import DateConversionError, js_time_ms
-from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, truthy
+from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, strict_equal, truthy
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,13 @@ class Shape:
     timestamp: Callable[[int], object] | None = None
 
     @classmethod
-    def of(cls, index, timestamp: Callable[[int], object] | None = None) -> Shape:
-        """The shape of an ``EntryIndex`` (``timestamp(position)`` orders siblings)."""
-        parents = index.parents
+    def of(
+        cls, index, timestamp: Callable[[int], object] | None = None, parents=None
+    ) -> Shape:
+        """The shape of an ``EntryIndex`` as Pi's tree view links it (``tree_parents``;
+        ``parents``: other links, such as the context's ``index.parents``);
+        ``timestamp(position)`` orders siblings."""
+        parents = tree_parents(index) if parents is None else parents
         size = len(parents)
         roots = [p for p in range(size) if parents[p] < 0 or parents[p] == p]
         root_set = set(roots)
@@ -60,7 +64,7 @@ class Shape:
         kids = self.order[low:high]
         if len(kids) > 1 and self.timestamp is not None:
             times = {p: self._when(p) for p in kids}
-            kids.sort(key=cmp_to_key(lambda a, b: _compare(times[a], times[b])))
+            kids = v8_sort(kids, lambda a, b: times[a] - times[b])
         return kids
 
     @cached_property
@@ -128,10 +132,76 @@ class Shape:
             stack.extend((c, depth + 1) for c in reversed(self.children(position)))
 
 
-def _compare(a: float, b: float) -> int:
-    """Pi's sort comparator ``a - b``: a NaN difference counts as "equal", as in V8."""
-    difference = a - b
-    return 0 if difference != difference else (difference > 0) - (difference < 0)
+def tree_parents(index) -> list[int]:
+    """Each entry's parent as Pi's tree view (``getTree``) links it, -1 for a root: a
+    ``parentId`` of ``null`` or equal to the entry's own id makes a root; any other is
+    looked up among the entries' ids, falsy ones too (``""``, ``0``, ``false``, an absent
+    one finding an entry without id), and a parent not found makes a root. Where the
+    ``parentId`` is a non-empty string, as Pi writes it, this is the context's link.
+
+    >>> from pisession.context import EntryIndex
+    >>> tree_parents(EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]))
+    [-1, 0]
+    >>> EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]).parents
+    [-1, -1]
+    """
+    parents = list(index.parents)
+    parent_ids, ids, by_id = index.parent_ids, index.ids, index.by_id
+    odd = [p for p, pid in enumerate(parent_ids) if not (type(pid) is str and pid)]
+    for position in odd:
+        parent_id = parent_ids[position]
+        if parent_id is None or strict_equal(parent_id, ids[position]):
+            parents[position] = -1
+        else:
+            key = js_key(parent_id)
+            parents[position] = -1 if key is NO_KEY else by_id.get(key, -1)
+    return parents
+
+
+def v8_sort(items: list, compare: Callable[[object, object], float]) -> list:
+    """``items`` sorted as V8's ``Array.prototype.sort`` sorts them with ``compare``, also
+    when ``compare`` is not consistent (a NaN result counts as "not less" and "not more",
+    as in V8): the run found at the start, then binary insertion, for up to 63 items (the
+    whole of V8's TimSort for them); a longer list falls back to a stable sort.
+
+    >>> v8_sort([3, 1, 2], lambda a, b: a - b)
+    [1, 2, 3]
+    >>> v8_sort([2, float("nan"), 1], lambda a, b: a - b)
+    [2, nan, 1]
+    """
+    work = list(items)
+    size = len(work)
+    if size < 2:
+        return work
+    if size >= 64:
+        return sorted(work, key=cmp_to_key(lambda a, b: _sign(compare(a, b))))
+    run = 2
+    descending = compare(work[1], work[0]) < 0
+    previous = work[1]
+    for index in range(2, size):
+        order = compare(work[index], previous)
+        if (order >= 0) if descending else (order < 0):
+            break
+        previous = work[index]
+        run += 1
+    if descending:
+        work[:run] = work[:run][::-1]
+    for start in range(run, size):
+        pivot, left, right = work[start], 0, start
+        while left < right:
+            middle = left + ((right - left) >> 1)
+            if compare(pivot, work[middle]) < 0:
+                right = middle
+            else:
+                left = middle + 1
+        work[left + 1 : start + 1] = work[left:start]
+        work[left] = pivot
+    return work
+
+
+def _sign(value: float) -> int:
+    """A comparator's result for Python's sort (NaN counts as equal)."""
+    return 0 if value != value else (value > 0) - (value < 0)
 
 
 def dangling_parents(index) -> list[int]:
