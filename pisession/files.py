@@ -396,16 +396,26 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
     a dangling one) unless ``overwrite`` is true. Errors name the target, not the temp
     file.
 
+    A target that is a device, a pipe or a socket (``/dev/null``, ``/dev/stdout``, a
+    FIFO) is written into, not replaced: renaming over it would put a plain file where
+    the device was.
+
     >>> import tempfile, pathlib
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "s.jsonl"
     >>> atomic_write(target, b"{}\\n").read_bytes()
     b'{}\\n'
+    >>> atomic_write("/dev/null", b"gone", overwrite=True)
+    PosixPath('/dev/null')
     """
     path = Path(path)
     if os.path.lexists(path) and not overwrite:
         raise FileExistsError(
             errno.EEXIST, "exists (pass overwrite=True / --force to replace it)", str(path)
         )
+    if _special(path):
+        with open(path, "wb") as out:
+            out.write(data)
+        return path
     folder = path.parent if str(path.parent) else Path(".")
     for stale in stale_temp_files(path):
         with contextlib.suppress(OSError):
@@ -442,6 +452,17 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
     except OSError:
         pass
     return path
+
+
+def _special(path: Path) -> bool:
+    """Whether ``path`` (followed through links) is a device, a pipe or a socket."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _remove(temp: str | None) -> None:

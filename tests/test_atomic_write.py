@@ -302,3 +302,21 @@ def test_migrate_to_stdout_with_dash(tmp_path):
     migrated = pisession.load(out.stdout)
     assert migrated.header["version"] == 3 and len(migrated) == len(pisession.load(legacy))
     assert "v1 -> v2" in out.stderr.decode()
+
+
+def test_a_device_or_a_pipe_is_written_into_not_replaced(tmp_path):
+    """``-o /dev/null --force`` (or a FIFO) must not put a plain file where the device
+    was: the data goes into it."""
+    import stat
+    import threading
+
+    atomic_write("/dev/null", b"nothing", overwrite=True)
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    atomic_write(fifo, b"through the pipe", overwrite=True)
+    reader.join(10)
+    assert got == [b"through the pipe"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
