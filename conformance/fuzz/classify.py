@@ -79,15 +79,6 @@ def _falsy_parent_links(data: bytes, answer: dict) -> bool:
     return False
 
 
-def _unparsable_timestamps(data: bytes, answer: dict) -> bool:
-    """Pi sorts children by ``new Date(a) - new Date(b)``; with an unparsable timestamp the
-    comparison is NaN and V8's sort keeps its own order."""
-    from pisession.jsdate import js_time_ms
-
-    stamps = [js_time_ms(e.get("timestamp")) for e in _entries(data)]
-    return any(t != t for t in stamps)
-
-
 _DISPLAY_PROBES = (
     r"^crash:(explain|fates|tree_text|session_html|projection_html|context_html"
     r"|export_html|export_markdown|diff):"
@@ -115,14 +106,6 @@ KNOWN: list[KnownCause] = [
         "entry with that id; pisession's tree, like every context path, makes it a root",
         _kind(r"^value:tree$"),
         _falsy_parent_links,
-    ),
-    KnownCause(
-        "tree: child order with unparsable timestamps (pending: tree.py)",
-        True,
-        "Pi sorts children with a comparator that gives NaN for unparsable timestamps; "
-        "V8's sort then keeps an order of its own",
-        _kind(r"^value:tree-order$"),
-        _unparsable_timestamps,
     ),
     KnownCause(
         "deep id or type shown as text (pending: provenance.py/terminal.py)",
