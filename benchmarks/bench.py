@@ -49,7 +49,15 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out"
 DEFAULT_FILES = (("session", 200_000), ("chain", 1_000_000))
-COMMANDS = ("context", "context --compact", "explain", "tree", "stats", "check", "export")
+COMMANDS = (
+    "context",
+    "context --compact",
+    "explain",
+    "tree",
+    "stats",
+    "check",
+    "export --format html",
+)
 
 
 def default_file(shape: str, entries: int) -> Path:
@@ -100,8 +108,7 @@ def commands(path: Path, with_pi: bool, with_orjson: bool) -> dict[str, list[str
         words = command.split()
         if words[0] == "export" and not _has_command("export"):
             continue
-        extra = ["-o", os.devnull, "--force"] if words[0] == "export" else []
-        cmds[command] = [sys.executable, "-m", "pisession", words[0], str(path), *words[1:], *extra]
+        cmds[command] = [sys.executable, "-m", "pisession", words[0], str(path), *words[1:]]
     if with_orjson:
         cmds["orjson"] = [sys.executable, str(HERE / "naive_context.py"), str(path)]
     return cmds

@@ -307,7 +307,7 @@ def read_settings(index: EntryIndex, path: Sequence[int]) -> Settings:
 
 # --- 3. the selection ---------------------------------------------------------------------
 
-#: Why an entry is selected (``Selection.part_of``).
+#: Why an entry is selected (``Selection.parts``).
 PATH, COMPACTION, KEPT, AFTER = "path", "compaction", "kept", "after"
 
 
@@ -345,14 +345,18 @@ class Selection:
             return True
         return self.start <= rank < self.cut and position not in self.dropped_system
 
-    def part_of(self, rank: int) -> str:
-        """Why the entry at this rank of the selection is there: ``PATH`` (no
-        compaction), ``COMPACTION``, ``KEPT`` (its kept range) or ``AFTER`` it."""
+    def parts(self, start: int, stop: int) -> list[str]:
+        """Why the entries at ranks ``start`` to ``stop`` of the selection are there:
+        ``PATH`` (no compaction), ``COMPACTION``, ``KEPT`` (its kept range) or ``AFTER`` it.
+
+        >>> Selection([3, 1, 4], compaction=3, kept=1).parts(0, 3)
+        ['compaction', 'kept', 'after']
+        """
         if self.compaction is None:
-            return PATH
-        if rank == 0:
-            return COMPACTION
-        return KEPT if rank <= self.kept else AFTER
+            return [PATH] * (stop - start)
+        head = [COMPACTION] if start == 0 < stop else []
+        kept = max(0, min(stop, self.kept + 1) - max(start, 1))
+        return head + [KEPT] * kept + [AFTER] * (stop - start - len(head) - kept)
 
 
 def select(index: EntryIndex, path: Sequence[int]) -> Selection:
@@ -427,17 +431,6 @@ def _rank_before(path: Sequence[int], target: int, cut: int, near: int = 1024) -
         return path.index(target, 0, low)
     except ValueError:
         return cut
-
-
-def kept_range(entries: Sequence, path: Sequence[int]) -> list[int]:
-    """``select`` over a plain list of entries: the selected positions.
-
-    >>> from pisession.build import new_entry as e, new_message as m
-    >>> kept_range([m("u1", None, "user", 1),
-    ...             e("compaction", "c1", "u1", 2, firstKeptEntryId="u1")], [0, 1])
-    [1, 0]
-    """
-    return select(EntryIndex.of(entries), path).positions
 
 
 # --- 4. the edits ---------------------------------------------------------------------------
@@ -651,23 +644,25 @@ def contributions(
 
 
 def _block(index: EntryIndex, selection: Selection, edits: dict, start: int, chunk, entries):
-    types, ids, part_of = index.types, index.ids, selection.part_of
+    types, ids = index.types, index.ids
+    parts = selection.parts(start, start + len(chunk))
     out = []
-    for rank, position, entry in zip(range(start, start + len(chunk)), chunk, entries):
+    append = out.append
+    for rank, position, entry, part in zip(range(start, start + len(chunk)), chunk, entries, parts):
         kind = types[position]
         if kind == "message":  # the usual entry: its message, as stored
             messages = message_messages(entry.get("message"))
         elif kind == "compaction" and rank > 0:
-            out.append(ProjectedEntry(position, entry, [], part_of(rank)))
+            append(ProjectedEntry(position, entry, [], part))
             continue
         else:
             messages = _built_messages(index, position, entry)
         found = edits.get(js_key(ids[position])) if edits else None
         if found is None:
-            out.append(ProjectedEntry(position, entry, messages, part_of(rank)))
+            append(ProjectedEntry(position, entry, messages, part))
         else:
             edited = _edited(index, messages, *found)
-            out.append(ProjectedEntry(position, entry, edited, part_of(rank), found[1], found[0]))
+            append(ProjectedEntry(position, entry, edited, part, found[1], found[0]))
     return out
 
 

@@ -235,7 +235,7 @@ def context_html(context, max_rows: int | None = 500) -> str:
     return view(facts + _table(["#", "role", "text"], rows, more, [36, 140, None]))
 
 
-#: Why an entry is selected (``context.Selection.part_of``), in words.
+#: Why an entry is selected (``context.Selection.parts``), in words.
 PART_WORDS = {
     "path": "on the path",
     "compaction": "newest compaction on the path",

@@ -137,39 +137,47 @@ class _Place:
     path: list[int]
     ranks: dict[int, int]
     compactions: list[int]
+    #: the rank of the current entry (``path`` and ``ranks`` may run past it, down the
+    #: straight run it stands in)
+    rank: int = 0
+
+    def above(self, position: int) -> bool:
+        """Whether ``position`` is on the path to the current entry (or is it)."""
+        rank = self.ranks.get(position)
+        return rank is not None and rank <= self.rank
 
 
 def _paths_to(session, kinds: tuple[str, ...]):
     """``(position, place)`` for every entry of these types reachable from a root: the
-    tree walked once (straight runs followed without a lookup), the path to each entry
-    kept as a stack with its ranks, not walked again."""
+    tree walked once, a straight run at a time, the path to each entry kept as a stack
+    with its ranks, not walked again."""
     index = session.index
     types = index.types
     if not set(kinds) & set(types):
         return
     shape = session.shape
-    only = shape.only_child
     place = _Place([], {}, [])
     path, ranks, compactions = place.path, place.ranks, place.compactions
     stack = [(p, 0) for p in reversed(shape.roots)]
+    wanted = {*kinds, "compaction"}
     while stack:
-        position, depth = stack.pop()
+        start, depth = stack.pop()
         for gone in reversed(path[depth:]):
             del ranks[gone]
             if compactions and compactions[-1] == gone:
                 compactions.pop()
         del path[depth:]
-        ranks[position] = len(path)
-        path.append(position)
-        if types[position] == "compaction":
-            compactions.append(position)
-        if types[position] in kinds:
-            yield position, place
-        following = only.get(position)
-        if following is not None:
-            stack.append((following, depth + 1))
-        else:
-            stack.extend((c, depth + 1) for c in reversed(shape.children(position)))
+        run = shape.chain(start)
+        path.extend(run)
+        ranks.update(zip(run, range(depth, depth + len(run))))
+        for offset in [i for i, p in enumerate(run) if types[p] in wanted]:
+            position = run[offset]
+            if types[position] == "compaction":
+                compactions.append(position)
+            if types[position] in kinds:
+                place.rank = depth + offset
+                yield position, place
+        stack.extend((c, depth + len(run)) for c in reversed(shape.children(run[-1])))
 
 
 class _Selections:
@@ -268,9 +276,9 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
     if t is None:
         return f"targets {target!r}, which no entry has: no effect"
     where = f"targets {target!r} (line {session.line_of(t)}), which"
-    rank = place.ranks.get(t)
-    if rank is None:
+    if not place.above(t):
         return f"{where} is not on the edit's path: no effect there"
+    rank = place.ranks[t]
     selection = selections.at(place)
     if selection is not None and not selection.holds(rank, t):
         return f"{where} is no longer in the context there: no effect"

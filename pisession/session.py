@@ -349,7 +349,18 @@ class Session:
     @cached_property
     def _counted(self) -> list:
         """What every entry adds to the statistics (``stats.contribution``), read once:
-        from the index where its type and role say all, else from the fields decoded."""
+        from the index where its type and role say all, else from the fields decoded; a
+        big session's second half by a helper process (``pisession.parallel``)."""
+        from .parallel import in_child
+
+        size = len(self)
+        if self._rows is None or size < 50_000:
+            return self._counted_part(0, size)
+        second = in_child(self._counted_part, size // 2, size)
+        return self._counted_part(0, size // 2) + second.result()
+
+    def _counted_part(self, start: int, stop: int) -> list:
+        """``_counted`` for the entries at positions ``start`` to ``stop``."""
         from .stats import (
             STATS_DECODER,
             Facts,
@@ -360,8 +371,8 @@ class Session:
         )
 
         if self._rows is None:
-            return [contribution(entry_facts(self.entry(p))) for p in range(len(self))]
-        types, roles = self.index.types, self.index.roles
+            return [contribution(entry_facts(self.entry(p))) for p in range(start, stop)]
+        types, roles = self.index.types[start:stop], self.index.roles[start:stop]
         known: dict = {}
 
         def from_index(kind: object, role: object) -> tuple:
@@ -374,16 +385,15 @@ class Session:
                 return contribution(Facts(kind, UNDEFINED, role))
 
         counted = list(map(from_index, types, roles))
-        wanted = [p for p in range(len(self)) if needs_decoding(types[p], roles[p])]
-        for start in range(0, len(wanted), 4096):  # a block at a time: views hold their bytes
-            block = wanted[start : start + 4096]
+        wanted = [start + i for i in range(len(types)) if needs_decoding(types[i], roles[i])]
+        for first in range(0, len(wanted), 4096):  # a block at a time: views hold their bytes
+            block = wanted[first : first + 4096]
             views = self._rows.raw_lines(block, STATS_DECODER)
             missing = [p for p, view in zip(block, views) if view is None]
             full = dict(zip(missing, self.index.entries(missing)))
             for p, view in zip(block, views):
-                counted[p] = contribution(
-                    entry_facts(full[p]) if view is None else view_facts(view)
-                )
+                facts = entry_facts(full[p]) if view is None else view_facts(view)
+                counted[p - start] = contribution(facts)
         return counted
 
     def fates(self, leaf_id: object = None):

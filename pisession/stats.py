@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import reduce
-from operator import add
+from operator import add, itemgetter
 from typing import Any
 
 import msgspec
@@ -191,7 +191,8 @@ def totals(facts) -> SessionStats:
 def summed(contributions) -> SessionStats:
     """The statistics of entries from their ``contribution``s: each column added up in
     order, as JavaScript adds (``reduce``: no compensated float summation)."""
-    columns = [reduce(add, column, 0) for column in zip(*contributions)] or list(_NOTHING)
+    rows = contributions if isinstance(contributions, list) else list(contributions)
+    columns = [reduce(add, map(itemgetter(k), rows), 0) for k in range(len(COUNTED))]
     figures = dict(zip(COUNTED, columns))
     usage = UsageTotals(*columns[:5])
     return SessionStats(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .jsvalue import NO_KEY, UNDEFINED, js_key, js_string
+from .jsvalue import UNDEFINED, js_string
 from .jsvalue import field as js_field
 
 #: Characters that can steer a terminal or reorder text: C0 controls, DEL, C1 controls,
@@ -266,13 +266,3 @@ def model_text(model: object) -> str:
     if not isinstance(model, dict):
         return "none"
     return visible(f"{plain(model.get('provider', '?'))}/{plain(model.get('modelId', '?'))}")
-
-
-def label_for(labels: dict, entry_id: object) -> str | None:
-    """The label of the entry with this id (``labels`` as ``Session.labels`` holds them).
-
-    >>> label_for({"a1": "start", 5.0: "five"}, "a1"), label_for({5.0: "five"}, 5)
-    ('start', 'five')
-    """
-    key = js_key(entry_id)
-    return None if key is NO_KEY else labels.get(key)
