@@ -41,9 +41,7 @@ class Shape:
     timestamp: Callable[[int], object] | None = None
 
     @classmethod
-    def of(
-        cls, index, timestamp: Callable[[int], object] | None = None, parents=None
-    ) -> Shape:
+    def of(cls, index, timestamp: Callable[[int], object] | None = None, parents=None) -> Shape:
         """The shape of an ``EntryIndex`` as Pi's tree view links it (``tree_parents``;
         ``parents``: other links, such as the context's ``index.parents``);
         ``timestamp(position)`` orders siblings."""
