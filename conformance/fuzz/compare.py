@@ -219,7 +219,11 @@ def _compare_file(out: _Collector, session, golden: dict) -> None:
     if "would visit more than" in str(golden.get("treeError", "")):
         out.intended.append("tree: Pi's getTree would hang (repeated ids, worker.mjs)")
     tree = golden.get("tree")
-    if isinstance(tree, list) and not session.problems()["duplicate_ids"]:
+    # Pi's getTree keys its nodes by id, so repeated ids (and several entries without
+    # one: ``undefined`` is a Map key too) make it list a node twice; pisession keeps one
+    # node per line (README: a difference on purpose). Such trees are not compared.
+    without_id = sum(1 for i in session.index.ids if i is UNDEFINED)
+    if isinstance(tree, list) and not session.problems()["duplicate_ids"] and without_id < 2:
         outline = _guard(out, "tree", lambda: as_json(_outline(session)))
         if outline is None:
             return
