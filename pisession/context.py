@@ -32,6 +32,7 @@ from .errors import CycleError, SessionFormatError
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish, strict_equal, truthy
 from .jsvalue import field as js_field
+from .text import quoted
 
 #: Roles whose content a context edit replaces.
 EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
@@ -258,7 +259,7 @@ def _check_messages(index: EntryIndex, path: Sequence[int]) -> None:
             entry_id = index.ids[position]
             raise index.fail(
                 position,
-                f"message entry {entry_id!r} has no message object "
+                f"message entry {quoted(entry_id)} has no message object "
                 "(Pi 0.87.1 throws a TypeError here)",
             )
 
@@ -675,7 +676,7 @@ def _built_messages(index: EntryIndex, position: int, entry: object) -> list:
     except DateConversionError:
         raise index.fail(
             position,
-            f"entry {index.ids[position]!r} has a timestamp JavaScript cannot turn into a "
+            f"entry {quoted(index.ids[position])} has a timestamp JavaScript cannot turn into a "
             "date (Pi 0.87.1 throws a TypeError here)",
         ) from None
 
@@ -687,7 +688,7 @@ def _edited(index: EntryIndex, messages: list, edit_position: int, edit: object)
     except TypeError:
         raise index.fail(
             edit_position,
-            f"context edit {js_field(edit, 'id')!r} has no replacement "
+            f"context edit {quoted(js_field(edit, 'id'))} has no replacement "
             "(Pi 0.87.1 throws a TypeError here)",
         ) from None
 

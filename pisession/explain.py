@@ -29,7 +29,7 @@ from .jsvalue import UNDEFINED, strict_equal
 from .jsvalue import field as js_field
 from .provenance import FATE, FATES, OFF_PATH
 from .terminal import SGR, Look, pad, text_width, wrap
-from .text import entry_kind, entry_text, id_text, model_text, visible
+from .text import entry_kind, entry_text, id_text, model_text, quoted, visible
 
 #: Marks for "reached the model" and "did not", in Unicode and in ASCII.
 MARKS = {True: ("✓", "+"), False: ("✗", "-")}
@@ -111,7 +111,7 @@ def kept_range_text(session, projection) -> str:
             "none, by design: a retain-none compaction (its firstKeptEntryId is its own id, "
             "as Pi writes it when it keeps nothing); its summary stands for everything before it"
         )
-    shown = "missing" if target is UNDEFINED else repr(target)
+    shown = "missing" if target is UNDEFINED else quoted(target)
     return (
         f"none: firstKeptEntryId {visible(shown)} is not on the path before the compaction, so "
         "nothing before it is kept (see pisession check)"

@@ -20,6 +20,7 @@ from .errors import CycleError, SessionFormatError, cycle_text
 from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish, strict_equal
 from .jsvalue import field as js_field
 from .migration import CURRENT_VERSION, header_version
+from .text import quoted
 
 #: Finding kinds that do not make ``check`` fail (harmless to Pi and to readers).
 NOTE_KINDS = frozenset({"skipped-line (blank)"})
@@ -50,7 +51,7 @@ def version_text(version: object) -> str:
     >>> version_text(None), version_text(2)
     ('no version (means version 1)', 'version 2')
     """
-    return "no version (means version 1)" if version is None else f"version {version!r}"
+    return "no version (means version 1)" if version is None else f"version {quoted(version)}"
 
 
 def _name(index, position: int) -> str:
@@ -89,7 +90,7 @@ def tree_findings(session) -> list[Finding]:
             Finding(
                 line(p),
                 "dangling-parent",
-                f"entry {_name(index, p)} has parentId {parent!r}, which no entry has: Pi "
+                f"entry {_name(index, p)} has parentId {quoted(parent)}, which no entry has: Pi "
                 "treats it as a root",
             )
         )
@@ -100,7 +101,7 @@ def tree_findings(session) -> list[Finding]:
             Finding(
                 line(positions[-1]),
                 "duplicate-id",
-                f"id {key!r} is used by {len(positions)} entries (lines {lines}{more}); the "
+                f"id {quoted(key)} is used by {len(positions)} entries (lines {lines}{more}); the "
                 "last one wins in parent lookups",
             )
         )
@@ -214,7 +215,7 @@ def _compaction_finding(session, c: int, selection) -> Finding | None:
     if target is UNDEFINED:
         why = "has no firstKeptEntryId"
     else:
-        why = f"names firstKeptEntryId {target!r}, which is not on the path before it"
+        why = f"names firstKeptEntryId {quoted(target)}, which is not on the path before it"
     return Finding(
         session.line_of(c),
         "compaction-kept-range",
@@ -274,8 +275,8 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
     key = js_key(target)
     t = None if key is NO_KEY else index.by_id.get(key)
     if t is None:
-        return f"targets {target!r}, which no entry has: no effect"
-    where = f"targets {target!r} (line {session.line_of(t)}), which"
+        return f"targets {quoted(target)}, which no entry has: no effect"
+    where = f"targets {quoted(target)} (line {session.line_of(t)}), which"
     if not place.above(t):
         return f"{where} is not on the edit's path: no effect there"
     rank = place.ranks[t]
@@ -288,11 +289,15 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
     roles = [js_field(m, "role") for m in messages]
     replacement = js_field(edit, "replacement")
     if replacement is None:
-        return None if messages else f"targets {target!r}, which contributes no message: no effect"
+        return (
+            None
+            if messages
+            else f"targets {quoted(target)}, which contributes no message: no effect"
+        )
     if not any(r in rule.EDITABLE_ROLES for r in roles):
         shown = ", ".join(map(str, roles)) or "none"
         return (
-            f"targets {target!r} (line {session.line_of(t)}), which contributes no editable "
+            f"targets {quoted(target)} (line {session.line_of(t)}), which contributes no editable "
             f"message (roles: {shown}): no effect"
         )
     if nullish(replacement):

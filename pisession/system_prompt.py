@@ -14,6 +14,7 @@ from .errors import PisessionError
 from .jsjson import js_keys
 from .jsvalue import UNDEFINED, js_key, js_string, nullish, to_number
 from .jsvalue import field as js_field
+from .text import quoted
 
 
 def content_text(content: object, separator: str = "\n") -> str:
@@ -165,6 +166,7 @@ def _tool_list(message: object, name: str) -> list:
         tools = list(tools)  # a string iterates its characters
     if not isinstance(tools, list) or any(nullish(t) for t in tools):
         raise PisessionError(
-            f"system message {name} {tools!r} cannot be replayed (Pi 0.87.1 throws a TypeError)"
+            f"system message {name} {quoted(tools)} cannot be replayed "
+            "(Pi 0.87.1 throws a TypeError)"
         )
     return tools

@@ -69,6 +69,16 @@ def value_text(value: object) -> str:
     return "null" if value is None else plain(value)
 
 
+def quoted(value: object) -> str:
+    """A JSON value quoted in a sentence: strings and numbers as Python writes them
+    (``'a1'``, ``5``), objects and arrays as JSON, however deep they are nested.
+
+    >>> quoted("a1"), quoted(5), quoted({"k": [1]}), quoted(UNDEFINED)
+    ("'a1'", '5', '{"k":[1]}', 'undefined')
+    """
+    return plain(value) if isinstance(value, (dict, list)) else repr(value)
+
+
 def plain(value: object) -> str:
     """A JSON value as the text a reader expects (strings as they are, objects as JSON).
 

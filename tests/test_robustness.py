@@ -709,3 +709,24 @@ def test_ids_types_and_roles_nested_thousands_deep_are_shown_not_raised(tmp_path
     from pisession import display
 
     assert "<table" in display.session_html(session)
+
+
+def test_a_deep_first_kept_id_or_target_is_quoted_not_raised(tmp_path, capsys):
+    """A firstKeptEntryId or targetId nested thousands deep, quoted in explain, check and
+    export (the fuzzer's seed 20261203, mutant 37969): JSON text, not RecursionError."""
+    cli = pytest.importorskip("pisession.cli")
+    deep: dict = {}
+    cursor = deep
+    for _ in range(5000):
+        cursor["k"] = [{}]
+        cursor = cursor["k"][0]
+    entries = [
+        {"type": "message", "id": "u1", "parentId": None, "message": {"role": "user"}},
+        {"type": "compaction", "id": "c1", "parentId": "u1", "firstKeptEntryId": deep},
+        {"type": "context_edit", "id": "e1", "parentId": "c1", "targetId": deep},
+    ]
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(session_bytes(*entries))
+    for command in (["explain"], ["check"], ["export", "--format", "html"]):
+        assert cli.main([*command, str(path), "--no-color"]) in (0, 1), command
+    assert '{"k":[{"k":' in capsys.readouterr().out
