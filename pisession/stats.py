@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import reduce
 from operator import add, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -87,8 +87,7 @@ class SessionStats:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Facts:
+class Facts(NamedTuple):
     """What the totals read of one entry: its type, its own ``usage``, and for a message
     entry the role, the message's ``usage`` and its number of tool-call blocks."""
 
@@ -228,7 +227,7 @@ class _Usage(msgspec.Struct, gc=False):
 class _Message(msgspec.Struct, gc=False):
     role: Any = UNDEFINED
     usage: _Usage | None = UNDEFINED
-    content: msgspec.Raw = msgspec.Raw(b"null")
+    content: list[_Block] | str | None = UNDEFINED
 
 
 class _Entry(msgspec.Struct, gc=False):
@@ -237,28 +236,19 @@ class _Entry(msgspec.Struct, gc=False):
     message: _Message | None = UNDEFINED
 
 
-_blocks = msgspec.json.Decoder(list[_Block])
-
-
 #: Decodes the fields ``totals`` reads and skips the rest of a line (message text, tool
-#: output); a line whose fields have other shapes is refused, and then decoded in full.
+#: output); a line whose fields have other shapes (content that is neither text nor a
+#: list of objects, say) is refused, and then decoded in full.
 STATS_DECODER = msgspec.json.Decoder(_Entry)
 
 
 def view_facts(entry: _Entry) -> Facts:
     """The ``Facts`` of a line decoded by ``STATS_DECODER``."""
     message = entry.message
-    if not isinstance(message, _Message):  # absent or null
+    if type(message) is not _Message:  # absent or null
         return Facts(entry.type, entry.usage)
     calls = 0
-    if message.role == "assistant" and entry.type == "message":  # only they count calls
-        raw = message.content
-        try:
-            calls = sum(1 for block in _blocks.decode(raw) if block.type == "toolCall")
-        except msgspec.DecodeError:  # not a list of objects: read it as JSON.parse does
-            from .jsjson import loads
-
-            content = loads(memoryview(raw))
-            if isinstance(content, list):
-                calls = sum(1 for b in content if js_field(b, "type") == "toolCall")
+    content = message.content
+    if message.role == "assistant" and entry.type == "message" and type(content) is list:
+        calls = [block.type for block in content].count("toolCall")
     return Facts(entry.type, entry.usage, message.role, message.usage, calls)

@@ -46,15 +46,29 @@ def char_width(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
+# Characters one column wide in every Unicode version Python 3.10-3.13 knows (Latin,
+# punctuation, arrows, box drawing, shapes, the tree's marks): only the others are
+# measured one by one. tests/test_terminal.py checks the ranges against ``char_width``.
+NARROW_RANGES = (
+    (0x0000, 0x02FF),
+    (0x2010, 0x205F),
+    (0x2190, 0x21FF),
+    (0x2500, 0x25FC),
+    (0x2713, 0x2713),
+    (0x2717, 0x2717),
+)
+_NOT_NARROW = re.compile("[^" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in NARROW_RANGES) + "]")
+
+
 def text_width(text: str) -> int:
     """Columns ``text`` takes in a terminal (no ANSI sequences expected).
 
-    >>> text_width("ab\\u4e2d")
-    4
+    >>> text_width("ab\\u4e2d"), text_width("├─ ● x")
+    (4, 6)
     """
     if text.isascii():  # the usual case: one column per character (controls are escaped)
         return len(text)
-    return sum(char_width(c) for c in text)
+    return len(text) + sum(char_width(c) - 1 for c in _NOT_NARROW.findall(text))
 
 
 def truncate(text: str, width: int | None, ellipsis: str = "…") -> str:
@@ -70,7 +84,8 @@ def truncate(text: str, width: int | None, ellipsis: str = "…") -> str:
     """
     if width is None:
         return text
-    if text.isascii() if len(text) < 4096 else text[: width + 1].isascii():
+    start = text if len(text) < 4096 else text[: width + 1]
+    if start.isascii() or not _NOT_NARROW.search(start):  # one column per character
         if len(text) <= width:
             return text
         if width < len(ellipsis):

@@ -425,3 +425,20 @@ def test_ascii_stream_gets_ascii_punctuation():
         assert result.returncode == 0, result.stderr
         assert result.stdout.isascii() and b"\\u2026" not in result.stdout, args
     assert b"..." in run("tree", "tour", env=env).stdout
+
+
+def test_narrow_ranges_are_one_column_wide():
+    """``text_width`` skips per-character measuring for NARROW_RANGES: every character
+    in them must be one column by ``char_width`` (the Unicode of this Python)."""
+    from pisession.terminal import NARROW_RANGES, char_width, truncate
+
+    wide = [
+        hex(code)
+        for start, end in NARROW_RANGES
+        for code in range(start, end + 1)
+        if char_width(chr(code)) != 1
+    ]
+    assert wide == []
+    mixed = "├─ ● 中文 e\u0301 ✓ " * 50
+    assert text_width(mixed) == sum(char_width(c) for c in mixed)
+    assert text_width(truncate(mixed, 41)) <= 41
