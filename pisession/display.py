@@ -160,7 +160,8 @@ def fates_html(session, leaf_id: object = None, max_rows: int | None = 500) -> s
                 str(fate.line),
                 _id_cell(fate.id),
                 _esc(kind_of(entry, short=True), 20),
-                _esc(entry_text(entry), 80) + (f" <b>[{_esc(label, 40)}]</b>" if label else ""),
+                _esc(entry_text(entry), 80)
+                + (f" <b>[{_esc(label, 40)}]</b>" if label is not None else ""),
                 fate_badge(fate.fate),
                 _esc(fate.reason, 160),
             ]

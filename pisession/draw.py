@@ -60,7 +60,7 @@ class LayoutNode:
     id: object = None
     kind: str = ""
     line: int = 0
-    label: str | None = None
+    label: object = None  # any JSON value Pi keeps as a label
     is_leaf: bool = False
     is_compaction: bool = False
     in_cycle: bool = False
@@ -605,7 +605,10 @@ def _frame(layout: TreeLayout) -> _Frame:
     o = layout.orientation
     nodes = list(layout.nodes.values())
     widest = _widest(layout)
-    notes = [(n, _text_inches(_label_text(n.label), SMALL) if n.label else 0.0) for n in nodes]
+    notes = [
+        (n, _text_inches(_label_text(n.label), SMALL) if n.label is not None else 0.0)
+        for n in nodes
+    ]
     cut = _text_inches(f"✂ cut of {'x' * 8}", SMALL) + 0.3 if layout.cut else 0.1
     xs = [n.x for n in nodes] or [0.0]
     ys = [n.y for n in nodes] or [0.0]
@@ -752,7 +755,7 @@ def _draw_node(ax, node: LayoutNode, scale: float, orientation: str) -> None:
             zorder=4, fontweight=weight, bbox=style)  # fmt: skip
     half = _box_inches(node.text, size) * 72 / 2
     notes = []
-    if node.label:
+    if node.label is not None:
         notes.append(("label", _label_text(node.label), "italic", "normal", _MUTED))
     if node.is_leaf:
         mark = "▲ leaf" if orientation == "TB" else "◀ leaf"

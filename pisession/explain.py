@@ -786,7 +786,7 @@ def _tags(session, position: int, view: _TreeView) -> list[str]:
     if fate:
         tags.append(look.paint(f"[{fate}]", FATE[fate].style))
     label = session.label_of(position)
-    if label:
+    if label is not None:
         tags.append(look.paint(f"#{visible(label)}", "bold"))
     if position == view.leaf:
         tags.append(look.paint(view.pieces.leaf, "bold"))

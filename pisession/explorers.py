@@ -75,7 +75,7 @@ def leaf_options(session) -> list[tuple[str, object]]:
         label = session.label_of(position)
         kind = kind_of(entry, short=True)
         parts = [short_id(entry_id), kind, f"line {session.line_of(position)}"]
-        if label:
+        if label is not None:
             parts.append(f"“{one_line(label, 24)}”")
         if position == default:
             parts.append("(default)")

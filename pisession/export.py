@@ -559,7 +559,7 @@ def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
     kind = esc(entry_kind(index.types[position], index.roles[position]))
     parts = [f"{number} {lead}{mark} {chip(fate)} {esc(id_text(index.ids[position]))} {kind}"]
     label = session.label_of(position)
-    if label:
+    if label is not None:
         parts.append(f"<b>#{esc(label)}</b>")
     if position == ex.leaf:
         parts.append('<span class="leaf">◀ leaf</span>')
@@ -633,7 +633,7 @@ def entries_html(ex: Export, collapse: int = 12) -> str:
         fate = fates[item]
         kind = entry_kind(index.types[item], index.roles[item])
         label = session.label_of(item)
-        kind_cell = esc(kind) + (f" <b>#{esc(label)}</b>" if label else "")
+        kind_cell = esc(kind) + (f" <b>#{esc(label)}</b>" if label is not None else "")
         body.append(
             f'<tr><td class="num">{fate.line}</td><td class="mono">{esc(id_text(fate.id))}</td>'
             f"<td>{kind_cell}</td><td>{chip(fate.fate)}</td><td>{esc(fate.reason)}</td></tr>"
@@ -889,7 +889,7 @@ def _md_entries(ex: Export, collapse: int) -> str:
         fate = fates[item]
         kind = entry_kind(index.types[item], index.roles[item])
         label = session.label_of(item)
-        kind += f" #{label}" if label else ""
+        kind += f" #{plain(label)}" if label is not None else ""
         rows.append(
             [
                 str(fate.line),

@@ -227,8 +227,9 @@ class Session:
 
         return session_name(self._entries_of_type("session_info"))
 
-    def label_of(self, position: int) -> str | None:
-        """The label of the entry at ``position`` (None: none).
+    def label_of(self, position: int) -> object:
+        """The label of the entry at ``position`` (None: none). A label is whatever JSON
+        value Pi keeps (any truthy one, ``{}`` included): show it with ``text.plain``.
 
         >>> import pisession
         >>> s = pisession.load(pisession.sample_path("tour"))

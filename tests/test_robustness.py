@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -730,3 +731,34 @@ def test_a_deep_first_kept_id_or_target_is_quoted_not_raised(tmp_path, capsys):
     for command in (["explain"], ["check"], ["export", "--format", "html"]):
         assert cli.main([*command, str(path), "--no-color"]) in (0, 1), command
     assert '{"k":[{"k":' in capsys.readouterr().out
+
+
+def test_labels_of_any_json_value_are_shown_not_raised(tmp_path, capsys):
+    """A label is whatever truthy value Pi keeps: an object nested thousands deep (the
+    fuzzer's seed 20261205, mutant 17252: export --format md raised RecursionError) or an
+    empty object (truthy in JavaScript, falsy in Python) is shown as JSON by every view."""
+    cli = pytest.importorskip("pisession.cli")
+    deep: dict = {}
+    cursor = deep
+    for _ in range(5000):
+        cursor["k"] = [{}]
+        cursor = cursor["k"][0]
+    entries = [
+        {"type": "message", "id": "u1", "parentId": None, "message": {"role": "user"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "message": {"role": "assistant"}},
+        {"type": "label", "id": "l1", "parentId": "a1", "targetId": "u1", "label": deep},
+        {"type": "label", "id": "l2", "parentId": "l1", "targetId": "a1", "label": {}},
+    ]
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(session_bytes(*entries))
+    session = pisession.load(path)
+    assert session.label_of(1) == {}
+    commands = (["explain"], ["tree"], ["export", "--format", "md"], ["export", "--format", "html"])
+    for command in commands:
+        assert cli.main([*command, str(path), "--no-color", "--all"]) == 0, command
+        out = unescape(capsys.readouterr().out)
+        assert re.search(r"(?<=[\s>])(#\{\}|\[\{\}\])", out), command  # the empty object
+        assert '{"k":[{"k":' in out, command
+    from pisession import display
+
+    assert "[{}]" in display.session_html(session)
