@@ -28,6 +28,7 @@ import gc
 import io
 import os
 import sys
+import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -115,19 +116,12 @@ def _load(path: str, deterministic: bool = True):
     same thing on every run and ``--leaf`` ids stay valid."""
     import pisession
 
-    from .locate import NotFound, locate
-    from .samples import sample_names
-
     new_id = pisession.sequential_ids() if deterministic else None
     if path == "-":
         return pisession.loads(_read_stdin(), "<stdin>", new_id=new_id)
+    shown = _resolve(path)
     try:
-        found = locate(path, _roots())
-    except NotFound as exc:
-        raise CommandError(str(exc)) from None
-    shown = _shown_path(found) if path in sample_names() else str(found)
-    try:
-        size = os.path.getsize(found)
+        size = os.path.getsize(shown)
     except OSError:
         size = 0
     if size > BIG_FILE:
@@ -137,6 +131,19 @@ def _load(path: str, deterministic: bool = True):
     finally:
         if size > BIG_FILE:
             end_note()
+
+
+def _resolve(path: str) -> str:
+    """The file FILE names: a path, a bundled sample's name or a stored session's id
+    (``locate``), as it is shown in messages."""
+    from .locate import NotFound, locate
+    from .samples import sample_names
+
+    try:
+        found = locate(path, _roots())
+    except NotFound as exc:
+        raise CommandError(str(exc)) from None
+    return _shown_path(found) if path in sample_names() else str(found)
 
 
 def _leaf(session, leaf: str | None):
@@ -179,6 +186,8 @@ def _check_target(target: Path, force: bool, source: str | None = None) -> None:
     ``--force``, or the input itself."""
     if not os.path.lexists(target):
         return
+    if target.is_dir():
+        raise CommandError(f"{target}: is a folder; name a file (-o {target / 'NAME'})")
     if source and target.exists() and os.path.exists(source) and os.path.samefile(source, target):
         raise CommandError(f"{target}: is the input file; write somewhere else")
     if not force:
@@ -193,7 +202,7 @@ def _write(path: Path, data: bytes) -> None:
     try:
         atomic_write(path, data, overwrite=True)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
+        reason = (exc.strerror or str(exc)).removeprefix("cannot write: ")
         if not path.parent.is_dir():
             reason = f"no folder {path.parent}"
         raise CommandError(f"{path}: cannot write: {reason}") from None
@@ -274,7 +283,7 @@ def cmd_context(args) -> int:
     is built; a helper process writes a long context's second half)."""
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
-    indent = 0 if args.compact else args.indent
+    indent = 0 if args.compact else min(args.indent, 10)  # JSON.stringify's limit
     if args.llm:
         _out_json(session.context(leaf).to_llm(), indent or None)
         return 0
@@ -463,7 +472,11 @@ def cmd_migrate(args) -> int:
         raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
     if args.in_place and args.file == "-":
         raise CommandError("-: standard input cannot be replaced in place; use -o OUT")
-    source = args.file
+    from .samples import sample_names
+
+    if args.in_place and args.file in sample_names():
+        raise CommandError(f"{args.file}: a bundled sample is not replaced in place; use -o OUT")
+    source = args.file if args.file == "-" else _resolve(args.file)
     to_stdout = args.output == "-"  # `-o -`: the migrated file on standard output
     target = Path(source) if args.in_place else Path(args.output)
     if not args.in_place and not to_stdout:
@@ -643,6 +656,8 @@ def cmd_ls(args) -> int:
 
     agent = "pig" if args.pig else "pi"
     root = Path(args.dir).expanduser() if args.dir else sessions_root(agent)
+    if root.is_file():
+        raise CommandError(f"{root}: is a file; ls lists a folder (pisession explain {root})")
     if not root.is_dir():
         raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
     cwd = None
@@ -762,8 +777,8 @@ more than --collapse entries with one fate show their first and last two (--all:
 
 _CONTEXT_EPILOG = """\
 examples:
-  pisession context session.jsonl                  Pi's buildSessionContext, indent 2
-  pisession context session.jsonl --compact        one line, as JSON.stringify(ctx)
+  pisession context session.jsonl             Pi's buildSessionContext, indent 2
+  pisession context session.jsonl --compact   one line, as JSON.stringify(ctx)
   pisession context session.jsonl --leaf a7000001 --llm   provider messages
 
 The JSON is written exactly as JavaScript's JSON.stringify writes it (key order, number
@@ -775,7 +790,7 @@ _TREE_EPILOG = """\
 examples:
   pisession tree session.jsonl
   pisession tree session.jsonl --leaf a7000001 --all
-  pisession tree session.jsonl -o tree.svg          (.png or .svg; needs matplotlib)
+  pisession tree session.jsonl -o tree.svg      (.png or .svg; needs matplotlib)
   pisession tree session.jsonl --json
 
 marks: ● on the path to the leaf, ○ elsewhere, ◀ leaf for the leaf shown, ◁ leaf for
@@ -856,8 +871,8 @@ of the start of an id) as FILE to the other commands.
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors that name the help to read."""
 
-    def error(self, message: str):  # type: ignore[override]
-        sys.stderr.write(f"{PROG}: error: {clean(message)} (see {self.prog} --help)\n")
+    def error(self, message: str, prog: str | None = None):  # type: ignore[override]
+        sys.stderr.write(f"{PROG}: error: {clean(message)} (see {prog or self.prog} --help)\n")
         raise SystemExit(2)
 
 
@@ -953,7 +968,7 @@ def _add_context(sub) -> None:
     p.add_argument("--llm", action="store_true", help="print the provider messages (convertToLlm)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument(
-        "--indent", type=_positive, default=2, metavar="N", help="indent (default 2; 0: one line)"
+        "--indent", type=_positive, default=2, metavar="N", help="indent (default 2; 0: one line; at most 10, as in JSON.stringify)"
     )
     fmt.add_argument("--compact", action="store_true", help="one line (same as --indent 0)")
 
@@ -1020,7 +1035,7 @@ def _add_migrate(sub) -> None:
     p = sub(
         "migrate", "write a version 3 copy of a legacy (v1/v2) file", _MIGRATE_EPILOG, cmd_migrate
     )
-    p.add_argument("file", metavar="FILE", help="session file to migrate (never modified), or -")
+    p.add_argument("file", metavar="FILE", help=_FILE_HELP + " (modified only with --in-place)")
     p.add_argument(
         "-o", "--output", metavar="OUT", help="where to write the migrated file (- for stdout)"
     )
@@ -1080,6 +1095,22 @@ COMMANDS = (
 )
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Help whose prose paragraphs wrap to the terminal (at most 80 columns), while
+    indented example lines stay as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        width = min(width, 78)
+        paragraphs = []
+        for paragraph in text.split("\n\n"):
+            lines = paragraph.splitlines()
+            if any(line.startswith(" ") for line in lines):  # examples, a table
+                paragraphs.append(paragraph)
+            else:
+                paragraphs.append(textwrap.fill(" ".join(lines), width, break_on_hyphens=False))
+        return textwrap.indent("\n\n".join(paragraphs), indent)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``pisession`` command.
 
@@ -1090,7 +1121,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .piversions import version_text
 
     common = _common()
-    raw = argparse.RawDescriptionHelpFormatter
+    raw = _HelpFormatter
     parser = _Parser(
         prog=PROG,
         description="Read Pi session files: which lines reached the model, and why.",
@@ -1197,7 +1228,9 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         _out(short_help(parser))
         return 0
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # named by the command's own help, which lists what it takes
+        parser.error(f"unrecognized arguments: {' '.join(extra)}", f"{PROG} {args.command}")
     # The millions of objects a big session decodes into hold no reference cycles, so
     # the cyclic collector would only walk them again and again: off for the command.
     collecting = gc.isenabled()

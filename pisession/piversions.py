@@ -41,7 +41,7 @@ def version_text() -> str:
     """What ``pisession --version`` adds after its own version.
 
     >>> version_text()
-    '(Pi session format v3; checked against Pi 0.87.1 to 1.6.0: same rules)'
+    '(session format v3; the rules of Pi 0.87.1 to 1.6.0)'
     """
     session_format = pi_versions()["sessionFormat"]
-    return f"(Pi session format v{session_format}; checked against {checked_range()}: same rules)"
+    return f"(session format v{session_format}; the rules of {checked_range()})"

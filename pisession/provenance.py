@@ -253,6 +253,11 @@ class Fates(Sequence):
     def __getitem__(self, position):
         if isinstance(position, slice):
             return [self[p] for p in range(*position.indices(len(self)))]
+        if not isinstance(position, int):
+            raise TypeError(
+                f"fates are indexed by position in file order, not {type(position).__name__}; "
+                "for an entry id use fates.of(id)"
+            )
         if position < 0:
             position += len(self)
         return self._fate(position)
@@ -262,6 +267,23 @@ class Fates(Sequence):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{name} {n}" for name, n in self.counts().items() if n)
+        return f"<Fates of {len(self)} entries: {counts or 'none'}>"
+
+    def of(self, entry_id: object) -> Fate:
+        """The fate of the entry with this id (the one Pi's id index finds).
+
+        >>> import pisession
+        >>> fates = pisession.load(pisession.sample_path("tour")).fates()
+        >>> fates.of("u2000001").fate
+        'kept'
+        >>> fates  # doctest: +NORMALIZE_WHITESPACE
+        <Fates of 26 entries: sent 2, kept 5, compaction 1, summarized 9,
+         dropped-system 1, edited 1, state-only 3, off-path 4>
+        """
+        return self[self._session.position_of(entry_id)]
 
     __hash__ = None  # type: ignore[assignment]
 

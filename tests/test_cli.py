@@ -555,7 +555,7 @@ def test_every_command_has_help_with_examples():
         assert b"examples:" in result.stdout and b"pisession " + command.encode() in result.stdout
     top = run("--help")
     assert top.returncode == 0 and b"explain" in top.stdout
-    expected = f"pisession {pisession.__version__} (Pi session format v3; checked against Pi"
+    expected = f"pisession {pisession.__version__} (session format v3; the rules of Pi"
     assert run("--version").stdout.decode().startswith(expected)
 
 

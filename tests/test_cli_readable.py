@@ -272,6 +272,22 @@ def test_pisession_alone_prints_short_help():
         assert any(line.startswith(f"  pisession {command} ") for line in lines)
 
 
+@pytest.mark.parametrize("width", [80, 60])
+def test_every_help_and_the_version_fit_the_terminal(monkeypatch, capsys, width):
+    """``--help`` of every command (its prose rewrapped, its examples as written) and
+    ``--version`` fit an 80-column terminal; at 60 the prose wraps to 60 too."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    commands = [[], *([c] for c in ("explain", "context", "tree", "export", "diff"))]
+    commands += [[c] for c in ("migrate", "check", "stats", "ls")]
+    for command in [*commands, ["--version"]]:
+        with pytest.raises(SystemExit):
+            main([*command, "--help"] if command != ["--version"] else command)
+        lines = capsys.readouterr().out.splitlines()
+        assert max(map(text_width, lines)) <= 80, command
+        prose = [line for line in lines if line and not line.startswith(" ")]
+        assert all(text_width(line) <= max(width, 70) for line in prose), command
+
+
 # --- FILE: -, a sample name, a stored session id ----------------------------------------
 
 
@@ -373,6 +389,45 @@ def test_migrate_error_names_the_target_not_the_temp_file(tmp_path):
     assert result.returncode == 2
     assert result.stderr.decode().startswith(f"pisession: error: {out}: cannot write")
     assert b".tmp" not in result.stderr
+
+
+def test_migrate_takes_a_sample_or_a_stored_id_but_replaces_no_sample(stored, tmp_path):
+    out = tmp_path / "v3.jsonl"
+    result = run("migrate", "legacy-v1", "-o", out, "--deterministic-ids")
+    assert result.returncode == 0, result.stderr
+    sample = pisession.load(pisession.sample_path("legacy-v1"), new_id=pisession.sequential_ids())
+    assert pisession.load(out).context() == sample.context()
+    refused = run("migrate", "legacy-v1", "--in-place")
+    assert refused.returncode == 2 and b"a bundled sample is not replaced in place" in refused.stderr
+    root, ids = stored
+    result = run("migrate", ids[0][-8:], "-o", "-", env={"PI_CODING_AGENT_DIR": str(root)})
+    assert result.returncode == 0 and b"already version 3" in result.stderr
+
+
+def test_a_folder_as_output_is_named_as_one(tmp_path):
+    for command in (["migrate", str(V2)], ["export", "tour"], ["tree", "tour"]):
+        folder = tmp_path / "out.svg" if command[0] == "tree" else tmp_path / "out.html"
+        folder.mkdir(exist_ok=True)
+        result = run(*command, "-o", folder, "--force")
+        err = result.stderr.decode()
+        assert result.returncode == 2 and "is a folder; name a file" in err, err
+    result = run("migrate", V2, "-o", tmp_path / "no" / "x.jsonl")
+    assert result.stderr.decode().count("cannot write") == 1
+
+
+def test_extra_arguments_name_the_command_help_and_ls_of_a_file():
+    result = run("explain", "tour", "extra")
+    assert result.stderr == b"pisession: error: unrecognized arguments: extra " + (
+        b"(see pisession explain --help)\n"
+    )
+    result = run("ls", str(TOUR))
+    assert result.returncode == 2 and b"is a file; ls lists a folder" in result.stderr
+
+
+def test_context_indent_is_capped_at_ten_as_in_json_stringify():
+    wide, ten = run("context", "tour", "--indent", "100"), run("context", "tour", "--indent", "10")
+    assert wide.returncode == 0 and wide.stdout == ten.stdout
+    assert b'\n          "messages"' in ten.stdout
 
 
 def test_migrate_deterministic_ids_on_v2_says_what_happens(tmp_path):
