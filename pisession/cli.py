@@ -968,7 +968,11 @@ def _add_context(sub) -> None:
     p.add_argument("--llm", action="store_true", help="print the provider messages (convertToLlm)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument(
-        "--indent", type=_positive, default=2, metavar="N", help="indent (default 2; 0: one line; at most 10, as in JSON.stringify)"
+        "--indent",
+        type=_positive,
+        default=2,
+        metavar="N",
+        help="indent (default 2; 0: one line; at most 10, as in JSON.stringify)",
     )
     fmt.add_argument("--compact", action="store_true", help="one line (same as --indent 0)")
 

@@ -398,7 +398,8 @@ def test_migrate_takes_a_sample_or_a_stored_id_but_replaces_no_sample(stored, tm
     sample = pisession.load(pisession.sample_path("legacy-v1"), new_id=pisession.sequential_ids())
     assert pisession.load(out).context() == sample.context()
     refused = run("migrate", "legacy-v1", "--in-place")
-    assert refused.returncode == 2 and b"a bundled sample is not replaced in place" in refused.stderr
+    assert refused.returncode == 2
+    assert b"a bundled sample is not replaced in place" in refused.stderr
     root, ids = stored
     result = run("migrate", ids[0][-8:], "-o", "-", env={"PI_CODING_AGENT_DIR": str(root)})
     assert result.returncode == 0 and b"already version 3" in result.stderr

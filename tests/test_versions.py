@@ -72,9 +72,7 @@ def test_the_version_list_is_one_file_the_scripts_agree_with():
     package = json.loads((REPO / "conformance" / "package.json").read_text())
     assert package["dependencies"][versions["package"]] == versions["primary"]
     oldest, newest = versions["checked"][0], versions["checked"][-1]
-    assert version_text() == (
-        f"(session format v3; the rules of Pi {oldest} to {newest})"
-    )
+    assert version_text() == (f"(session format v3; the rules of Pi {oldest} to {newest})")
 
 
 def test_goldens_name_a_checked_version():
