@@ -501,6 +501,8 @@ def cmd_migrate(args) -> int:
     _write(target, session.dumps())
     for step in session.migration_steps:
         _out(f"{clean(step.summary())}\n")
+    if args.deterministic_ids and session.original_version not in (None, 1):
+        _out("note: --deterministic-ids changes nothing here (it makes ids for v1 files)\n")
     _out(
         f"wrote {clean(target)} (version 3, {len(session):,} entries, {_ids_text(session, args)})\n"
     )
@@ -526,8 +528,7 @@ def _nothing_to_migrate(session, deterministic: bool) -> str:
 
 def _ids_text(session, args) -> str:
     if session.original_version not in (None, 1):
-        extra = "; --deterministic-ids changes nothing here" if args.deterministic_ids else ""
-        return f"ids kept: a version {session.original_version} file has them already{extra}"
+        return f"ids kept: a version {session.original_version} file has them already"
     return "sequential ids (m0000001, ...)" if args.deterministic_ids else "new random ids, as Pi"
 
 
