@@ -225,7 +225,8 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
         if isinstance(kept_index, bool) or not isinstance(kept_index, (int, float)):
             continue
         target = None
-        if float(kept_index).is_integer() and 0 <= kept_index < len(out):
+        whole = isinstance(kept_index, int) or kept_index.is_integer()  # no float(): 400 digits
+        if whole and 0 <= kept_index < len(out):
             target = out[int(kept_index)]
         target_id = js_field(target, "id")
         if js_field(target, "type") != "session" and target_id is not UNDEFINED:

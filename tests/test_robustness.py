@@ -115,6 +115,9 @@ EXPECTED = {
         diagnostics=[(3, "not-an-object")],
         roles=["compactionSummary", "assistant", "user"],
     ),
+    "damaged/v1-compaction-index-400-digits.jsonl": dict(
+        entries=6, roles=["compactionSummary", "assistant", "user", "user"]
+    ),
     "damaged/big-integer-ids.jsonl": dict(entries=3, roles=["user", "assistant", "user"]),
     "damaged/big-integer-id-cycle.jsonl": dict(
         entries=2, problems={"cycles": [[0, 1]]}, roles=CycleError

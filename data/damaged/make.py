@@ -151,6 +151,25 @@ def fuzz_regressions() -> dict[str, bytes]:
             '{"type":"message","timestamp":"2026-02-01T10:04:00.000Z","message":'
             '{"role":"user","content":"after"}}',
         ),
+        # A v1 compaction whose firstKeptEntryIndex is a 400-digit integer (Infinity in Pi:
+        # no entry there, the index is dropped; pisession raised OverflowError), and one
+        # whose index is written 2.0 (the number 2 in JavaScript: resolved).
+        "v1-compaction-index-400-digits.jsonl": lines(
+            '{"type":"session","id":"0199dmg0-v1","timestamp":"2026-02-01T10:00:00.000Z",'
+            '"cwd":"/home/dev/damaged"}',
+            '{"type":"message","timestamp":"2026-02-01T10:01:00.000Z","message":'
+            '{"role":"user","content":"first"}}',
+            '{"type":"message","timestamp":"2026-02-01T10:02:00.000Z","message":'
+            '{"role":"assistant","content":[{"type":"text","text":"second"}]}}',
+            '{"type":"compaction","timestamp":"2026-02-01T10:03:00.000Z",'
+            f'"summary":"huge index","firstKeptEntryIndex":{big},"tokensBefore":50}}',
+            '{"type":"message","timestamp":"2026-02-01T10:04:00.000Z","message":'
+            '{"role":"user","content":"third"}}',
+            '{"type":"compaction","timestamp":"2026-02-01T10:05:00.000Z",'
+            '"summary":"kept from second on","firstKeptEntryIndex":2.0,"tokensBefore":60}',
+            '{"type":"message","timestamp":"2026-02-01T10:06:00.000Z","message":'
+            '{"role":"user","content":"after"}}',
+        ),
         # Integer ids beyond 2^53: Pi's Map compares doubles, so 9007199254740993 (read as
         # 9007199254740992) is the parent named 9007199254740992. Pending: the id index.
         "big-integer-ids.jsonl": lines(
