@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
+from operator import lt
 
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, strict_equal, truthy
@@ -234,6 +235,8 @@ def find_cycles(parents: Sequence[int]) -> list[list[int]]:
     >>> find_cycles([1, 0, 2])
     [[0, 1], [2]]
     """
+    if all(map(lt, parents, range(len(parents)))):
+        return []  # every parent stands before its child (the usual file): no loop possible
     state = bytearray(len(parents))  # 0 new, 1 on the current walk, 2 done
     cycles = []
     for start in range(len(parents)):
