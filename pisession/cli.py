@@ -1126,12 +1126,12 @@ def build_parser() -> argparse.ArgumentParser:
     from .piversions import version_text
 
     common = _common()
-    raw = _HelpFormatter
+    formatter = _HelpFormatter
     parser = _Parser(
         prog=PROG,
         description="Read Pi session files: which lines reached the model, and why.",
         epilog="Run `pisession COMMAND --help` for examples. Start with `pisession explain`.",
-        formatter_class=raw,
+        formatter_class=formatter,
     )
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {__version__} {version_text()}"
@@ -1146,7 +1146,7 @@ def build_parser() -> argparse.ArgumentParser:
             epilog=epilog,
             parents=[common],
             description=help_text[0].upper() + help_text[1:] + ".",
-            formatter_class=raw,
+            formatter_class=formatter,
         )
         p.set_defaults(func=func)
         return p

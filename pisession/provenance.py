@@ -9,6 +9,7 @@ table every view takes its words, colours and styles from; a fate's reason is da
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -253,11 +254,13 @@ class Fates(Sequence):
     def __getitem__(self, position):
         if isinstance(position, slice):
             return [self[p] for p in range(*position.indices(len(self)))]
-        if not isinstance(position, int):
+        try:
+            position = operator.index(position)
+        except TypeError:
             raise TypeError(
                 f"fates are indexed by position in file order, not {type(position).__name__}; "
                 "for an entry id use fates.of(id)"
-            )
+            ) from None
         if position < 0:
             position += len(self)
         return self._fate(position)
@@ -267,6 +270,8 @@ class Fates(Sequence):
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         counts = ", ".join(f"{name} {n}" for name, n in self.counts().items() if n)
@@ -284,8 +289,6 @@ class Fates(Sequence):
          dropped-system 1, edited 1, state-only 3, off-path 4>
         """
         return self[self._session.position_of(entry_id)]
-
-    __hash__ = None  # type: ignore[assignment]
 
     def counts(self) -> dict[str, int]:
         """How many entries have each fate (every fate listed, in ``FATES`` order)."""

@@ -124,3 +124,12 @@ def test_listing_survives_a_time_beyond_what_a_date_can_hold(tmp_path):
     (tmp_path / "s.jsonl").write_bytes((edge / "json-edge-syntax.jsonl").read_bytes())
     [info] = list_sessions(tmp_path)
     assert info.modified.year == 2026
+
+
+def test_fates_by_id_and_a_readable_repr():
+    session = pisession.load(pisession.sample_path("tour"))
+    fates = session.fates()
+    assert fates.of("cm000001") == fates[session.position_of("cm000001")]
+    with pytest.raises(TypeError, match=r"fates\.of\(id\)"):
+        fates["cm000001"]
+    assert repr(fates).startswith(f"<Fates of {len(session)} entries: ")
