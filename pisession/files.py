@@ -429,12 +429,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        if path.exists():
-            os.chmod(temp, path.stat().st_mode & 0o7777)
-        else:  # mkstemp makes the file 0600; give it the mode open() would have
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temp, 0o666 & ~umask)
+        _give_mode(temp, path)
         os.replace(temp, path)
     except OSError as exc:
         _remove(temp)
@@ -443,15 +438,28 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
     except BaseException:
         _remove(temp)
         raise
-    try:
+    _sync_folder(folder)
+    return path
+
+
+def _give_mode(temp: str, path: Path) -> None:
+    """The mode the target has, or (mkstemp makes files 0600) the one open() would give."""
+    if path.exists():
+        os.chmod(temp, path.stat().st_mode & 0o7777)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp, 0o666 & ~umask)
+
+
+def _sync_folder(folder: Path) -> None:
+    """fsync the folder, so the rename itself survives a crash (where the OS allows)."""
+    with contextlib.suppress(OSError):
         directory = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(directory)
         finally:
             os.close(directory)
-    except OSError:
-        pass
-    return path
 
 
 def _special(path: Path) -> bool:

@@ -68,6 +68,23 @@ _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
+def _scalar(text: str, pos: int, fail) -> tuple[object, int]:
+    """The string, number or literal at ``pos``, and the position after it."""
+    if text[pos : pos + 1] == '"':
+        try:
+            return json.decoder.scanstring(text, pos + 1, True)
+        except json.JSONDecodeError as exc:
+            raise fail(exc.msg) from None
+    if (number := _NUMBER.match(text, pos)) is not None:
+        digits = number.group()
+        value = float(digits) if number.group(1) or number.group(2) else js_integer(digits)
+        return value, number.end()
+    word = next((w for w in _LITERALS if text.startswith(w, pos)), None)
+    if word is None:
+        raise fail("expecting a value")
+    return _LITERALS[word], pos + len(word)
+
+
 def loads_deep(text: str) -> object:
     """``JSON.parse`` without recursion, for lines nested deeper than Python's parsers go
     (V8's ``JSON.parse`` takes 100 000 levels). Strings use ``json``'s C scanner.
@@ -94,20 +111,8 @@ def loads_deep(text: str) -> object:
                 if char == "{":
                     pos = _key(text, pos, stack[-1], fail)
                 continue
-        elif char == '"':
-            try:
-                value, pos = json.decoder.scanstring(text, pos + 1, True)
-            except json.JSONDecodeError as exc:
-                raise fail(exc.msg) from None
-        elif (number := _NUMBER.match(text, pos)) is not None:
-            digits = number.group()
-            value = float(digits) if number.group(1) or number.group(2) else js_integer(digits)
-            pos = number.end()
         else:
-            word = next((w for w in _LITERALS if text.startswith(w, pos)), None)
-            if word is None:
-                raise fail("expecting a value")
-            value, pos = _LITERALS[word], pos + len(word)
+            value, pos = _scalar(text, pos, fail)
         # a value is complete: hand it to the containers, closing those that end here
         while True:
             pos = _WHITESPACE.match(text, pos).end()

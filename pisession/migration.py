@@ -219,28 +219,28 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
         _set(entry, "id", make_id(), index, step.changes, "fresh id")
         _set(entry, "parentId", previous_id, index, step.changes, "chained to previous entry")
         previous_id = entry["id"]
-        if entry.get("type") != "compaction":
-            continue
-        kept_index = entry.get("firstKeptEntryIndex", UNDEFINED)
-        if isinstance(kept_index, bool) or not isinstance(kept_index, (int, float)):
-            continue
-        target = None
-        whole = isinstance(kept_index, int) or kept_index.is_integer()  # no float(): 400 digits
-        if whole and 0 <= kept_index < len(out):
-            target = out[int(kept_index)]
-        target_id = js_field(target, "id")
-        if js_field(target, "type") != "session" and target_id is not UNDEFINED:
-            _set(
-                entry,
-                "firstKeptEntryId",
-                target_id,
-                index,
-                step.changes,
-                f"firstKeptEntryIndex {kept_index} resolved",
-            )
-        del entry["firstKeptEntryIndex"]
-        step.changes.append(Change(index, "firstKeptEntryIndex", kept_index, UNDEFINED, "deleted"))
+        if entry.get("type") == "compaction":
+            _resolve_kept_index(entry, out, index, step.changes)
     return out, step
+
+
+def _resolve_kept_index(entry: dict, out: list, index: int, changes: list) -> None:
+    """A v1 compaction's numeric ``firstKeptEntryIndex`` (header = 0) becomes the
+    ``firstKeptEntryId`` of the entry there, as ``out`` stands so far (later entries keep
+    the ids they had), unless that is the header or nothing; the index is deleted."""
+    kept_index = entry.get("firstKeptEntryIndex", UNDEFINED)
+    if isinstance(kept_index, bool) or not isinstance(kept_index, (int, float)):
+        return
+    target = None
+    whole = isinstance(kept_index, int) or kept_index.is_integer()  # no float(): 400 digits
+    if whole and 0 <= kept_index < len(out):
+        target = out[int(kept_index)]
+    target_id = js_field(target, "id")
+    if js_field(target, "type") != "session" and target_id is not UNDEFINED:
+        why = f"firstKeptEntryIndex {kept_index} resolved"
+        _set(entry, "firstKeptEntryId", target_id, index, changes, why)
+    del entry["firstKeptEntryIndex"]
+    changes.append(Change(index, "firstKeptEntryIndex", kept_index, UNDEFINED, "deleted"))
 
 
 def migrate_v2_to_v3(values: list) -> tuple[list, MigrationStep]:
