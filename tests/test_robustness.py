@@ -715,15 +715,21 @@ def test_ids_types_and_roles_nested_thousands_deep_are_shown_not_raised(tmp_path
     assert "<table" in display.session_html(session)
 
 
+def deep_object(depth: int) -> dict:
+    """``{"k": [{"k": [ ... ]}]}``, ``depth`` levels of objects (built without recursion)."""
+    deep: dict = {}
+    cursor = deep
+    for _ in range(depth):
+        cursor["k"] = [{}]
+        cursor = cursor["k"][0]
+    return deep
+
+
 def test_a_deep_first_kept_id_or_target_is_quoted_not_raised(tmp_path, capsys):
     """A firstKeptEntryId or targetId nested thousands deep, quoted in explain, check and
     export (the fuzzer's seed 20261203, mutant 37969): JSON text, not RecursionError."""
     cli = pytest.importorskip("pisession.cli")
-    deep: dict = {}
-    cursor = deep
-    for _ in range(5000):
-        cursor["k"] = [{}]
-        cursor = cursor["k"][0]
+    deep = deep_object(5000)
     entries = [
         {"type": "message", "id": "u1", "parentId": None, "message": {"role": "user"}},
         {"type": "compaction", "id": "c1", "parentId": "u1", "firstKeptEntryId": deep},
@@ -741,11 +747,7 @@ def test_labels_of_any_json_value_are_shown_not_raised(tmp_path, capsys):
     fuzzer's seed 20261205, mutant 17252: export --format md raised RecursionError) or an
     empty object (truthy in JavaScript, falsy in Python) is shown as JSON by every view."""
     cli = pytest.importorskip("pisession.cli")
-    deep: dict = {}
-    cursor = deep
-    for _ in range(5000):
-        cursor["k"] = [{}]
-        cursor = cursor["k"][0]
+    deep = deep_object(5000)
     entries = [
         {"type": "message", "id": "u1", "parentId": None, "message": {"role": "user"}},
         {"type": "message", "id": "a1", "parentId": "u1", "message": {"role": "assistant"}},
