@@ -226,7 +226,7 @@ class Look:
 
     def visible_width(self, text: str) -> int:
         """Columns of ``text`` once its ANSI styles are left out."""
-        return text_width(SGR.sub("", text))
+        return text_width(SGR.sub("", text) if "\x1b" in text else text)
 
     def fit(self, line: str) -> str:
         """A line cut to the width (its colours dropped if it has to be cut)."""
