@@ -202,7 +202,7 @@ def _write(path: Path, data: bytes) -> None:
     try:
         atomic_write(path, data, overwrite=True)
     except OSError as exc:
-        reason = (exc.strerror or str(exc)).removeprefix("cannot write: ")
+        reason = exc.strerror or str(exc)
         if not path.parent.is_dir():
             reason = f"no folder {path.parent}"
         raise CommandError(f"{path}: cannot write: {reason}") from None

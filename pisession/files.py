@@ -433,8 +433,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
         os.replace(temp, path)
     except OSError as exc:
         _remove(temp)
-        reason = exc.strerror or str(exc)
-        raise type(exc)(exc.errno, f"cannot write: {reason}", str(path)) from None
+        raise type(exc)(exc.errno, exc.strerror or str(exc), str(path)) from None
     except BaseException:
         _remove(temp)
         raise

@@ -70,13 +70,14 @@ def value_text(value: object) -> str:
 
 
 def quoted(value: object) -> str:
-    """A JSON value quoted in a sentence: strings and numbers as Python writes them
-    (``'a1'``, ``5``), objects and arrays as JSON, however deep they are nested.
+    """A JSON value quoted in a sentence: a string in quotes, anything else as
+    ``value_text`` spells it (JavaScript's ``null``, ``true``, ``5``; objects as JSON,
+    however deep they are nested).
 
-    >>> quoted("a1"), quoted(5), quoted({"k": [1]}), quoted(UNDEFINED)
-    ("'a1'", '5', '{"k":[1]}', 'undefined')
+    >>> quoted("a1"), quoted(5.0), quoted(True), quoted({"k": [1]}), quoted(UNDEFINED)
+    ("'a1'", '5', 'true', '{"k":[1]}', 'undefined')
     """
-    return plain(value) if isinstance(value, (dict, list)) else repr(value)
+    return repr(value) if isinstance(value, str) else value_text(value)
 
 
 def plain(value: object) -> str:

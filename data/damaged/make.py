@@ -12,6 +12,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SID = "0199dmg0-0000-7000-8000-00000000000{}"
+#: A version 1 header (no version field).
+V1_HEADER = (
+    '{"type":"session","id":"0199dmg0-v1","timestamp":"2026-02-01T10:00:00.000Z",'
+    '"cwd":"/home/dev/damaged"}'
+)
 
 
 def header(n: int = 1) -> str:
@@ -139,8 +144,7 @@ def fuzz_regressions() -> dict[str, bytes]:
         # parent like any entry (arrays are objects) and opens the file; the compaction's
         # firstKeptEntryIndex points at the array.
         "v1-array-line.jsonl": lines(
-            '{"type":"session","id":"0199dmg0-v1","timestamp":"2026-02-01T10:00:00.000Z",'
-            '"cwd":"/home/dev/damaged"}',
+            V1_HEADER,
             '{"type":"message","timestamp":"2026-02-01T10:01:00.000Z","message":'
             '{"role":"user","content":"first"}}',
             "[1,2]",
@@ -155,8 +159,7 @@ def fuzz_regressions() -> dict[str, bytes]:
         # no entry there, the index is dropped; pisession raised OverflowError), and one
         # whose index is written 2.0 (the number 2 in JavaScript: resolved).
         "v1-compaction-index-400-digits.jsonl": lines(
-            '{"type":"session","id":"0199dmg0-v1","timestamp":"2026-02-01T10:00:00.000Z",'
-            '"cwd":"/home/dev/damaged"}',
+            V1_HEADER,
             '{"type":"message","timestamp":"2026-02-01T10:01:00.000Z","message":'
             '{"role":"user","content":"first"}}',
             '{"type":"message","timestamp":"2026-02-01T10:02:00.000Z","message":'
