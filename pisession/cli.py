@@ -499,13 +499,13 @@ def cmd_migrate(args) -> int:
             sys.stderr.write(f"{clean(step.summary())}\n")
         return 0
     _write(target, session.dumps())
-    for step in session.migration_steps:
-        _out(f"{clean(step.summary())}\n")
+    lines = [clean(step.summary()) for step in session.migration_steps]
     if args.deterministic_ids and session.original_version not in (None, 1):
-        _out("note: --deterministic-ids changes nothing here (it makes ids for v1 files)\n")
-    _out(
-        f"wrote {clean(target)} (version 3, {len(session):,} entries, {_ids_text(session, args)})\n"
-    )
+        lines.append("note: --deterministic-ids changes nothing here (it makes ids for v1 files)")
+    ids = _ids_text(session, args)
+    lines.append(f"wrote {clean(target)} (version 3, {len(session):,} entries, {ids})")
+    width = output_width(sys.stdout)  # a terminal's width (None in a pipe: whole lines)
+    _out("".join("\n".join(wrap(line, width, "    ")) + "\n" for line in lines))
     return 0
 
 

@@ -431,6 +431,15 @@ def test_context_indent_is_capped_at_ten_as_in_json_stringify():
     assert b'\n          "messages"' in ten.stdout
 
 
+def test_migrate_account_fits_the_terminal(tmp_path):
+    out = tmp_path / "v3.jsonl"
+    result = run("migrate", "legacy-v1", "-o", out, env={"COLUMNS": "60"})
+    lines = result.stdout.decode().splitlines()
+    assert result.returncode == 0 and max(map(text_width, lines)) <= 60
+    assert any(line.startswith("v1 -> v2: ") for line in lines)
+    assert any(line.startswith("    ") for line in lines)  # a long summary wraps, indented
+
+
 def test_migrate_deterministic_ids_on_v2_says_what_happens(tmp_path):
     result = run("migrate", V2, "-o", tmp_path / "v3.jsonl", "--deterministic-ids")
     assert result.returncode == 0, result.stderr
