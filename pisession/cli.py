@@ -110,10 +110,11 @@ def _read_stdin() -> bytes:
     return data
 
 
-def _load(path: str, deterministic: bool = True):
+def _load(path: str, deterministic: bool = True, counting: bool = False):
     """Read the session ``path`` names (a file, ``-``, a sample, a stored session id);
     legacy files get sequential ids (``m0000001``...) so read-only commands print the
-    same thing on every run and ``--leaf`` ids stay valid."""
+    same thing on every run and ``--leaf`` ids stay valid. ``counting``: read the usage
+    figures on the way, for commands that show statistics (not from standard input)."""
     import pisession
 
     new_id = pisession.sequential_ids() if deterministic else None
@@ -127,7 +128,7 @@ def _load(path: str, deterministic: bool = True):
     if size > BIG_FILE:
         note(f"pisession: reading {shown} ({size / 1e6:.0f} MB) ...")
     try:
-        return pisession.load(shown, new_id=new_id)
+        return pisession.load(shown, new_id=new_id, counting=counting)
     finally:
         if size > BIG_FILE:
             end_note()
@@ -414,7 +415,7 @@ def cmd_export(args) -> int:
     target = None if args.output in (None, "-") else Path(args.output)
     if target is not None:
         _check_target(target, args.force, args.file)
-    session = _load(args.file)
+    session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
     render = export_html if fmt == "html" else export_markdown
     limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
@@ -577,7 +578,7 @@ def cmd_stats(args) -> int:
     """``pisession stats``: tokens, cost and message counts, session and branch."""
     from .explain import role_counts, stats_rows
 
-    session = _load(args.file)
+    session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
     whole, branch = session.stats(), session.stats(leaf, branch=True)
     path = session.path_positions(leaf)

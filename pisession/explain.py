@@ -22,7 +22,8 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import groupby
+from itertools import compress, groupby, repeat
+from operator import eq
 
 from . import context as rule
 from .jsvalue import UNDEFINED, strict_equal
@@ -985,7 +986,14 @@ def role_counts(session, positions) -> Counter:
     Counter({'system': 1, 'user': 1})
     """
     types, roles = session.index.types, session.index.roles
-    counts: Counter = Counter()
+    messages = map(eq, map(types.__getitem__, positions), repeat("message"))
+    try:  # the usual case, counted in C: every role a string
+        counts = Counter(compress(map(roles.__getitem__, positions), messages))
+        if all(type(role) is str for role in counts):
+            return counts
+    except TypeError:  # an object as role
+        pass
+    counts = Counter()
     for p in positions:
         if types[p] == "message":
             role = roles[p]

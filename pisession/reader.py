@@ -72,7 +72,9 @@ class ParsedLines:
     """Every kept line (parsed value) of a file, as columns; the header is row 0.
 
     ``roles`` holds ``message.role`` (``context.NO_MESSAGE`` when ``message`` is null or
-    absent); ``values`` the full value of the rows the fast path did not read.
+    absent); ``values`` the full value of the rows the fast path did not read;
+    ``counted``, when the lines were read counting, what each row adds to the session
+    statistics (``stats.contribution``), as one column per figure (``stats.COUNTED``).
     """
 
     lines: array = field(default_factory=lambda: array("q"))
@@ -83,6 +85,7 @@ class ParsedLines:
     parent_ids: list = field(default_factory=list)
     roles: list = field(default_factory=list)
     values: dict = field(default_factory=dict)
+    counted: list[list] | None = None
 
     def __len__(self) -> int:
         return len(self.types)
@@ -100,15 +103,16 @@ class ParsedLines:
             cut = len(drop)
             columns = [c[cut:] for c in self._columns()]
             values = {k - cut: v for k, v in self.values.items() if k >= cut}
-            return ParsedLines(*columns, values)
+            return ParsedLines(*columns[:7], values, columns[7:] or None)
         dropped = set(drop)
         keep = [k for k in range(len(self)) if k not in dropped]
         renumber = {old: new for new, old in enumerate(keep)}
-        columns = [_pick(column, keep) for column in self._columns()]
+        columns = [_pick(c, keep) for c in self._columns()]
         values = {renumber[k]: v for k, v in self.values.items() if k in renumber}
-        return ParsedLines(*columns, values)
+        return ParsedLines(*columns[:7], values, columns[7:] or None)
 
     def _columns(self) -> list:
+        """Every column (the ``counted`` ones last, when there are)."""
         return [
             self.lines,
             self.starts,
@@ -117,6 +121,7 @@ class ParsedLines:
             self.ids,
             self.parent_ids,
             self.roles,
+            *(self.counted or ()),
         ]
 
 
@@ -167,13 +172,24 @@ def _bytes_at(data, offsets: list[int]) -> bytes:
 
 
 class _Columns:
-    """Appends rows to a ``ParsedLines`` (interning the few distinct types and roles)."""
+    """Appends rows to a ``ParsedLines`` (interning the few distinct types and roles).
 
-    def __init__(self, parsed: ParsedLines, diagnostics: list[Diagnostic]):
+    ``counting``: read each line with ``stats.STATS_DECODER`` instead, which also reads
+    the usage figures, and fill the ``counted`` column as the rows come.
+    """
+
+    def __init__(self, parsed: ParsedLines, diagnostics: list[Diagnostic], counting=False):
         self.parsed = parsed
         self.diagnostics = diagnostics
         self.no_message = _no_message()
         self.names: dict = {}
+        self.decoder = _core_decoder
+        self.counter = None
+        if counting:
+            from .stats import COUNTED, STATS_DECODER, LineCounter
+
+            self.decoder, self.counter = STATS_DECODER, LineCounter()
+            parsed.counted = [[] for _ in COUNTED]
 
     def _name(self, value: object) -> object:
         if type(value) is str:
@@ -191,6 +207,9 @@ class _Columns:
         p.parent_ids.extend([c.parentId for c in cores])
         roles = [gap if (m := c.message) is None or m is UNDEFINED else m.role for c in cores]
         p.roles.extend(self._names(roles))
+        if self.counter is not None:
+            for column, figures in zip(p.counted, zip(*map(self.counter, cores))):
+                column.extend(figures)
 
     def _names(self, values: list) -> list:
         """The values with one string object per distinct name (in C when all hash)."""
@@ -213,13 +232,18 @@ class _Columns:
         p.ids.append(field(value, "id"))
         p.parent_ids.append(field(value, "parentId"))
         p.roles.append(self._name(message_role(value)))
+        if self.counter is not None:
+            from .stats import entry_contribution
+
+            for column, figure in zip(p.counted, entry_contribution(value)):
+                column.append(figure)
 
     def add_line(self, view, number: int, start: int, end: int, offset: int, last: bool) -> None:
         """One line read on its own, as Pi reads it: a row, or a diagnostic. ``offset``
         is where ``view`` starts in the file; ``last``: the file's last line."""
         raw = view[start:end]
         try:
-            core = _core_decoder.decode(raw)
+            core = self.decoder.decode(raw)
         except (msgspec.DecodeError, RecursionError):
             core = None
         if core is not None:
@@ -280,7 +304,7 @@ def _parse_window(
             and lasts.count(b"}", first, last) == size
         ):
             try:
-                cores = _core_decoder.decode_lines(view[begin:end])
+                cores = columns.decoder.decode_lines(view[begin:end])
             except (msgspec.DecodeError, RecursionError):
                 cores = None
             if cores is not None and len(cores) == size:
@@ -306,36 +330,40 @@ def _malformed(raw, last: bool, error: Exception) -> str:
     return f"{reason} (skipped, as Pi does)"
 
 
-def parse_lines(data: bytes, fast: bool = True) -> tuple[ParsedLines, list[Diagnostic]]:
+def parse_lines(
+    data: bytes, fast: bool = True, counting: bool = False
+) -> tuple[ParsedLines, list[Diagnostic]]:
     """Parse every line of a session file held in memory: the kept rows, and a
     diagnostic for every line Pi skips (``fast=False`` reads line by line: the
-    reference the fast path is tested against).
+    reference the fast path is tested against; ``counting`` fills ``counted`` too).
 
     >>> parsed, diags = parse_lines(b'{"type":"session","id":"s"}\\n\\nnot json\\n0\\n')
     >>> list(parsed.lines), parsed.types, [d.kind for d in diags]
     ([1], ['session'], ['blank', 'malformed', 'falsy'])
     """
     parsed, diagnostics = ParsedLines(), []
-    columns = _Columns(parsed, diagnostics)
+    columns = _Columns(parsed, diagnostics, counting)
     final = not data.endswith(b"\n")
     with paused_gc():
         _parse_window(columns, data, 0, len(data), 0, 1, fast, final)
     return parsed, diagnostics
 
 
-def parse_file(handle, size: int, chunk: int = CHUNK) -> tuple[ParsedLines, list[Diagnostic]]:
+def parse_file(
+    handle, size: int, chunk: int = CHUNK, counting: bool = False
+) -> tuple[ParsedLines, list[Diagnostic]]:
     """``parse_lines`` over the first ``size`` bytes of an open binary file, read
     ``chunk`` bytes at a time into one buffer: memory holds the buffer and the columns,
     never the whole file. (A line longer than the buffer makes it grow.)"""
-    parsed, diagnostics, _ = _parse_range(handle, 0, size, chunk)
+    parsed, diagnostics, _ = _parse_range(handle, 0, size, chunk, counting)
     return parsed, diagnostics
 
 
-def _parse_range(handle, begin: int, size: int, chunk: int = CHUNK):
+def _parse_range(handle, begin: int, size: int, chunk: int = CHUNK, counting: bool = False):
     """``parse_file`` of bytes ``begin`` (the start of a line) to ``size``, numbering
     lines from 1 there; also returns how many lines it read."""
     parsed, diagnostics = ParsedLines(), []
-    columns = _Columns(parsed, diagnostics)
+    columns = _Columns(parsed, diagnostics, counting)
     buffer = bytearray(min(chunk, size - begin) or 1)
     handle.seek(begin)
     offset, line, held = begin, 1, 0  # file offset of buffer[0]; next line; bytes held
@@ -360,12 +388,14 @@ def _parse_range(handle, begin: int, size: int, chunk: int = CHUNK):
     return parsed, diagnostics, line - 1
 
 
-def _parse_part(path: str, begin: int, end: int):
+def _parse_part(path: str, begin: int, end: int, counting: bool):
     with open(path, "rb") as handle:
-        return _parse_range(handle, begin, end)
+        return _parse_range(handle, begin, end, CHUNK, counting)
 
 
-def parse_halves(path: str, size: int) -> tuple[ParsedLines, list[Diagnostic]]:
+def parse_halves(
+    path: str, size: int, counting: bool = False
+) -> tuple[ParsedLines, list[Diagnostic]]:
     """``parse_file`` of a big file, its second half parsed by a second process when one
     can help (``pisession.parallel``); the same result either way."""
     from .parallel import can_fork, in_child
@@ -375,10 +405,10 @@ def parse_halves(path: str, size: int) -> tuple[ParsedLines, list[Diagnostic]]:
         handle.readline()  # to the start of the next line
         split = min(handle.tell(), size)
     if not can_fork() or split >= size:
-        parsed, diagnostics, _ = _parse_part(path, 0, size)
+        parsed, diagnostics, _ = _parse_part(path, 0, size, counting)
         return parsed, diagnostics
-    second = in_child(_parse_part, path, split, size)
-    first, diagnostics, lines_before = _parse_part(path, 0, split)
+    second = in_child(_parse_part, path, split, size, counting)
+    first, diagnostics, lines_before = _parse_part(path, 0, split, counting)
     rest, rest_diagnostics, _ = second.result()
     return _joined(first, diagnostics, rest, rest_diagnostics, lines_before)
 
@@ -389,6 +419,8 @@ def _joined(first, diagnostics, rest, rest_diagnostics, shift: int):
     first.lines.extend(n + shift for n in rest.lines)
     for name in ("starts", "ends", "types", "ids", "parent_ids", "roles"):
         getattr(first, name).extend(getattr(rest, name))
+    for column, more in zip(first.counted or (), rest.counted or ()):
+        column.extend(more)
     base = len(first.types) - len(rest.types)
     first.values.update((k + base, v) for k, v in rest.values.items())
     diagnostics += [Diagnostic(d.line + shift, d.kind, d.message) for d in rest_diagnostics]
@@ -523,14 +555,14 @@ def _runs(ranges: Sequence[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
 
 
 def read_source(
-    path_or_bytes, complete_lines_only: bool = False
+    path_or_bytes, complete_lines_only: bool = False, counting: bool = False
 ) -> tuple[LineStore, ParsedLines, list[Diagnostic], str]:
     """Read a session from a path or bytes: where its bytes are, its rows, diagnostics
     and a name for messages. Never writes; a file bigger than ``CHUNK`` is read in
-    chunks and not kept in memory."""
+    chunks and not kept in memory. ``counting``: fill the rows' ``counted`` column."""
     if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
         data, source = bytes(path_or_bytes), "<bytes>"
-        return _from_bytes(data, source, complete_lines_only)
+        return _from_bytes(data, source, complete_lines_only, counting)
     path = os.path.expanduser(os.fspath(path_or_bytes))
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed below; its errors are ours to word
@@ -540,11 +572,11 @@ def read_source(
         try:
             size = os.fstat(handle.fileno()).st_size
             if size <= CHUNK or not _regular(handle):
-                return _from_bytes(handle.read(), path, complete_lines_only)
+                return _from_bytes(handle.read(), path, complete_lines_only, counting)
             partial = None
             if complete_lines_only:
                 size, partial = _complete_size(handle, size)
-            parsed, diagnostics = parse_halves(path, size)
+            parsed, diagnostics = parse_halves(path, size, counting)
         except OSError as exc:
             raise SessionFormatError(path, None, f"cannot read: {exc.strerror}") from None
     if partial is not None:
@@ -579,11 +611,11 @@ def _complete_size(handle, size: int) -> tuple[int, Diagnostic | None]:
     return cut, _partial(lines + 1, size - cut)
 
 
-def _from_bytes(data: bytes, source: str, complete_lines_only: bool):
+def _from_bytes(data: bytes, source: str, complete_lines_only: bool, counting: bool):
     partial = None
     if complete_lines_only:
         data, partial = complete_lines(data)
-    parsed, diagnostics = parse_lines(data)
+    parsed, diagnostics = parse_lines(data, counting=counting)
     if partial is not None:
         diagnostics.append(partial)
     return LineStore(data=data), parsed, diagnostics, source

@@ -348,52 +348,42 @@ class Session:
         >>> pisession.load(pisession.sample_path("tour")).stats().assistant_messages
         7
         """
-        from .stats import summed
+        from .stats import summed_columns
 
-        counted = self._counted
-        if not branch:
-            return summed(counted)
-        return summed(map(counted.__getitem__, self.path_positions(leaf_id)))
+        columns = self._counted
+        if branch:
+            path = self.path_positions(leaf_id)
+            columns = [list(map(column.__getitem__, path)) for column in columns]
+        return summed_columns(columns)
 
     @cached_property
-    def _counted(self) -> list:
-        """What every entry adds to the statistics (``stats.contribution``), read once:
-        from the index where its type and role say all, else from the fields decoded; a
-        big session's second half by a helper process (``pisession.parallel``)."""
+    def _counted(self) -> list[list]:
+        """What every entry adds to the statistics (``stats.contribution``), a column
+        per figure: as the file was read (``load(..., counting=True)``), or read now,
+        once: from the index where its type and role say all, else from the fields
+        decoded; a big session's second half by a helper process (``parallel``)."""
         from .parallel import in_child
+        from .stats import COUNTED
 
+        if self._rows is not None and self._rows.parsed.counted is not None:
+            return self._rows.parsed.counted
         size = len(self)
         if self._rows is None or size < 50_000:
-            return self._counted_part(0, size)
-        second = in_child(self._counted_part, size // 2, size)
-        return self._counted_part(0, size // 2) + second.result()
+            rows = self._counted_part(0, size)
+        else:
+            second = in_child(self._counted_part, size // 2, size)
+            rows = self._counted_part(0, size // 2) + second.result()
+        return [list(column) for column in zip(*rows)] or [[] for _ in COUNTED]
 
     def _counted_part(self, start: int, stop: int) -> list:
         """``_counted`` for the entries at positions ``start`` to ``stop``."""
-        from .stats import (
-            STATS_DECODER,
-            Facts,
-            contribution,
-            entry_facts,
-            needs_decoding,
-            view_facts,
-        )
+        from .stats import STATS_DECODER, LineCounter, entry_contribution, needs_decoding
 
         if self._rows is None:
-            return [contribution(entry_facts(self.entry(p))) for p in range(start, stop)]
+            return [entry_contribution(self.entry(p)) for p in range(start, stop)]
         types, roles = self.index.types[start:stop], self.index.roles[start:stop]
-        known: dict = {}
-
-        def from_index(kind: object, role: object) -> tuple:
-            try:
-                return known[kind, role]
-            except KeyError:
-                found = known[kind, role] = contribution(Facts(kind, UNDEFINED, role))
-                return found
-            except TypeError:  # an object as type or role
-                return contribution(Facts(kind, UNDEFINED, role))
-
-        counted = list(map(from_index, types, roles))
+        count = LineCounter()
+        counted = list(map(count.by_kind, types, roles))
         wanted = [start + i for i in range(len(types)) if needs_decoding(types[i], roles[i])]
         for first in range(0, len(wanted), 4096):  # a block at a time: views hold their bytes
             block = wanted[first : first + 4096]
@@ -401,8 +391,8 @@ class Session:
             missing = [p for p, view in zip(block, views) if view is None]
             full = dict(zip(missing, self.index.entries(missing)))
             for p, view in zip(block, views):
-                facts = entry_facts(full[p]) if view is None else view_facts(view)
-                counted[p - start] = contribution(facts)
+                found = entry_contribution(full[p]) if view is None else count(view)
+                counted[p - start] = found
         return counted
 
     def fates(self, leaf_id: object = None):
@@ -576,6 +566,7 @@ def load(
     new_id: IdFactory | None = None,
     migrate: bool = True,
     complete_lines_only: bool = False,
+    counting: bool = False,
 ) -> Session:
     """Read a session file (or bytes) without modifying it, migrating in memory like Pi.
 
@@ -584,6 +575,8 @@ def load(
     ``complete_lines_only=True`` is for a file Pi is still appending to: bytes after the
     last ``\\n`` are ignored (a diagnostic of kind ``"partial-line"`` says so), so a
     half-written entry is never seen; ``dumps()`` then returns the complete lines only.
+    ``counting=True`` also reads the usage figures while reading the file, for a
+    ``stats()`` that needs no second pass over it (the CLI's ``stats`` and ``export``).
 
     >>> from pisession.samples import sample_path
     >>> load(sample_path("tour")).name
@@ -593,5 +586,5 @@ def load(
     >>> len(s), [(d.line, d.kind) for d in s.diagnostics]
     (0, [(2, 'partial-line')])
     """
-    store, parsed, diagnostics, source = read_source(path_or_bytes, complete_lines_only)
+    store, parsed, diagnostics, source = read_source(path_or_bytes, complete_lines_only, counting)
     return open_session(store, parsed, diagnostics, source, new_id, migrate)

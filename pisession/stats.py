@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import reduce
-from operator import add, itemgetter
+from operator import add, attrgetter
 from typing import Any, NamedTuple
 
 import msgspec
 
-from .jsvalue import UNDEFINED
+from .jsvalue import UNDEFINED, js_number_value
 from .jsvalue import field as js_field
 
 
@@ -41,16 +41,15 @@ def usage_numbers(usage: object) -> tuple | None:
     >>> usage_numbers({"input": 3, "output": "2", "cost": {"total": 0.5}})
     (3, 0, 0, 0, 0.5)
     """
-    if type(usage) is _Usage:  # read by STATS_DECODER: the same fields
+    if type(usage) is _Usage:  # read by STATS_DECODER: numbers, absent ones 0
         cost = usage.cost
-        total = cost.total if type(cost) is _Cost else js_field(cost, "total")
-        found = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
-    elif isinstance(usage, dict):
-        get = usage.get
-        found = (get("input"), get("output"), get("cacheRead"), get("cacheWrite"))
-        found += (js_field(get("cost"), "total"),)
-    else:
+        total = 0 if cost is None else cost.total
+        return (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
+    if not isinstance(usage, dict):
         return None
+    get = usage.get
+    found = (get("input"), get("output"), get("cacheRead"), get("cacheWrite"))
+    found += (js_field(get("cost"), "total"),)
     return tuple(v if type(v) is int or type(v) is float else 0 for v in found)
 
 
@@ -155,52 +154,99 @@ COUNTED = (
 _NOTHING = (0,) * len(COUNTED)
 
 
-def contribution(f: Facts) -> tuple:
-    """What one entry adds to Pi's session statistics (``COUNTED``): the usage of usage,
-    compaction and branch-summary entries, of tool results and assistant messages, and
-    the message counts.
+def contribution(
+    kind: object,
+    usage: object,
+    role: object = UNDEFINED,
+    message_usage: object = UNDEFINED,
+    tool_calls: int = 0,
+) -> tuple:
+    """What one entry adds to Pi's session statistics (``COUNTED``), from its ``Facts``:
+    the usage of usage, compaction and branch-summary entries, of tool results and
+    assistant messages, and the message counts.
 
-    >>> contribution(Facts("message", UNDEFINED, "user"))[5:7]
+    >>> contribution("message", UNDEFINED, "user")[5:7]
     (1, 1)
     """
-    kind = f.type
     if kind != "message":
-        if kind == "usage" or (kind in ("branch_summary", "compaction") and f.usage):
-            numbers = usage_numbers(f.usage)
+        if kind == "usage" or (kind in ("branch_summary", "compaction") and usage):
+            numbers = usage_numbers(usage)
             return _NOTHING if numbers is None else (*numbers, 0, 0, 0, 0, 0, 0)
         return _NOTHING
-    role = f.role
     if role == "user":
         return (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0)
     if role == "toolResult":
-        numbers = usage_numbers(f.message_usage) if f.message_usage else None
+        numbers = usage_numbers(message_usage) if message_usage else None
         return (*(numbers or _NOTHING[:5]), 1, 0, 0, 1, 0, 0)
     if role == "assistant":
-        numbers = usage_numbers(f.message_usage)
+        numbers = usage_numbers(message_usage)
         missing = int(numbers is None)
-        return (*(numbers or _NOTHING[:5]), 1, 0, 1, 0, f.tool_calls, missing)
+        return (*(numbers or _NOTHING[:5]), 1, 0, 1, 0, tool_calls, missing)
     return (0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0)
+
+
+def entry_contribution(entry: object) -> tuple:
+    """``contribution`` of a full entry (any JSON value).
+
+    >>> entry_contribution({"type": "message", "message": {"role": "user"}})[5:7]
+    (1, 1)
+    """
+    return contribution(*entry_facts(entry))
 
 
 def totals(facts) -> SessionStats:
     """Pi's session statistics over the ``Facts`` of entries."""
-    return summed(map(contribution, facts))
+    return summed(contribution(*f) for f in facts)
+
+
+def js_total(numbers) -> int | float:
+    """Numbers added in order as JavaScript adds them: each one a double, no compensated
+    summation (which ``sum`` does from Python 3.12). An integer when every number is one
+    and the total is exact. Zeros are left out: a total that starts at 0 is never -0, so
+    adding 0 changes nothing.
+
+    >>> js_total([0.1, 0, 0.2]), js_total([3, 4]), js_total([2**53, 1])
+    (0.30000000000000004, 7, 9007199254740992)
+    """
+    numbers = list(filter(None, numbers))
+    try:
+        exact = reduce(add, numbers, 0)  # an int only when every number is one
+    except OverflowError:  # an integer beyond the doubles met a float
+        exact = None
+    if type(exact) is int and exact <= 2**53 and (not numbers or min(numbers) > 0):
+        return exact  # every partial sum is an integer up to 2**53: a double holds it
+    total = reduce(add, map(js_number_value, numbers), 0.0)
+    if type(exact) is int and total.is_integer() and abs(total) <= 2**53:
+        return int(total)
+    return total
 
 
 def summed(contributions) -> SessionStats:
     """The statistics of entries from their ``contribution``s: each column added up in
-    order, as JavaScript adds (``reduce``: no compensated float summation)."""
+    order, as JavaScript adds (``js_total``; the counts are small integers).
+
+    >>> summed([(1, 0, 0, 0, 0.1, 1, 0, 1, 0, 2, 0), (2, 0, 0, 0, 0.2, 1, 1, 0, 0, 0, 0)]).usage
+    UsageTotals(input=3, output=0, cacheRead=0, cacheWrite=0, cost=0.30000000000000004)
+    """
     rows = contributions if isinstance(contributions, list) else list(contributions)
-    columns = [reduce(add, map(itemgetter(k), rows), 0) for k in range(len(COUNTED))]
-    figures = dict(zip(COUNTED, columns))
-    usage = UsageTotals(*columns[:5])
+    return summed_columns(list(zip(*rows)) or [()] * len(COUNTED))
+
+
+def summed_columns(columns: list) -> SessionStats:
+    """``summed`` of contributions held as columns, one per ``COUNTED`` figure.
+
+    >>> summed_columns([[1, 2], [0, 0], [0, 0], [0, 0], [0.1, 0.2], *[[1, 1]] * 6]).usage.cost
+    0.30000000000000004
+    """
+    usage = list(map(js_total, columns[:5]))
+    figures = dict(zip(COUNTED, usage + list(map(sum, columns[5:]))))
     return SessionStats(
         user_messages=figures["user"],
         assistant_messages=figures["assistant"],
         tool_results=figures["toolResult"],
         total_messages=figures["messages"],
         tool_calls=figures["toolCalls"],
-        usage=usage,
+        usage=UsageTotals(*usage),
         assistant_without_usage=figures["withoutUsage"],
     )
 
@@ -213,15 +259,15 @@ class _Block(msgspec.Struct, gc=False):
 
 
 class _Cost(msgspec.Struct, gc=False):
-    total: Any = UNDEFINED
+    total: int | float = 0
 
 
 class _Usage(msgspec.Struct, gc=False):
-    input: Any = UNDEFINED
-    output: Any = UNDEFINED
-    cacheRead: Any = UNDEFINED
-    cacheWrite: Any = UNDEFINED
-    cost: _Cost | None = UNDEFINED
+    input: int | float = 0
+    output: int | float = 0
+    cacheRead: int | float = 0
+    cacheWrite: int | float = 0
+    cost: _Cost | None = None
 
 
 class _Message(msgspec.Struct, gc=False):
@@ -230,25 +276,59 @@ class _Message(msgspec.Struct, gc=False):
     content: list[_Block] | str | None = UNDEFINED
 
 
-class _Entry(msgspec.Struct, gc=False):
+class CountedLine(msgspec.Struct, gc=False):
+    """A line as the totals read it: the four fields the rule reads (as the reader's
+    columns hold them) and the usage and tool-call blocks; absent ones are ``UNDEFINED``."""
+
     type: Any = UNDEFINED
+    id: Any = UNDEFINED
+    parentId: Any = UNDEFINED
     usage: _Usage | None = UNDEFINED
     message: _Message | None = UNDEFINED
 
 
-#: Decodes the fields ``totals`` reads and skips the rest of a line (message text, tool
-#: output); a line whose fields have other shapes (content that is neither text nor a
-#: list of objects, say) is refused, and then decoded in full.
-STATS_DECODER = msgspec.json.Decoder(_Entry)
+#: Decodes the fields ``totals`` reads (and the reader's columns) and skips the rest of a
+#: line (message text, tool output). A line whose fields have other shapes (a usage
+#: figure that is not a number, content that is neither text nor a list of objects) is
+#: refused, and then decoded in full.
+STATS_DECODER = msgspec.json.Decoder(CountedLine)
 
 
-def view_facts(entry: _Entry) -> Facts:
-    """The ``Facts`` of a line decoded by ``STATS_DECODER``."""
-    message = entry.message
-    if type(message) is not _Message:  # absent or null
-        return Facts(entry.type, entry.usage)
-    calls = 0
-    content = message.content
-    if message.role == "assistant" and entry.type == "message" and type(content) is list:
-        calls = [block.type for block in content].count("toolCall")
-    return Facts(entry.type, entry.usage, message.role, message.usage, calls)
+_TYPE = attrgetter("type")
+
+
+class LineCounter:
+    """``contribution`` of lines decoded by ``STATS_DECODER``, remembering the ones their
+    type and role decide alone (a user message, a label, ...): call it on each line.
+
+    >>> count = LineCounter()
+    >>> count(STATS_DECODER.decode(b'{"type":"message","message":{"role":"user"}}'))[5:7]
+    (1, 1)
+    """
+
+    def __init__(self):
+        self._known: dict = {}
+
+    def by_kind(self, kind: object, role: object) -> tuple:
+        """The contribution of an entry its ``type`` and message ``role`` decide alone."""
+        try:
+            return self._known[kind, role]
+        except KeyError:
+            found = self._known[kind, role] = contribution(kind, UNDEFINED, role)
+            return found
+        except TypeError:  # an object as type or role
+            return contribution(kind, UNDEFINED, role)
+
+    def __call__(self, line: CountedLine) -> tuple:
+        kind, message = line.type, line.message
+        if type(message) is not _Message:  # absent or null
+            if needs_decoding(kind, UNDEFINED):
+                return contribution(kind, line.usage)
+            return self.by_kind(kind, UNDEFINED)
+        role = message.role
+        if not needs_decoding(kind, role):
+            return self.by_kind(kind, role)
+        calls, content = 0, message.content
+        if role == "assistant" and kind == "message" and type(content) is list:
+            calls = list(map(_TYPE, content)).count("toolCall")
+        return contribution(kind, line.usage, role, message.usage, calls)

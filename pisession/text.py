@@ -54,6 +54,8 @@ def visible(text: object) -> str:
     """
     if not isinstance(text, str):  # a JSON object or array may be nested thousands deep
         text = plain(text) if isinstance(text, (dict, list)) else str(text)
+    if text.isprintable():  # the usual case: no UNSAFE character is printable
+        return text
     return UNSAFE.sub(_escape, text)
 
 
@@ -106,7 +108,10 @@ def strip_unsafe(text: object) -> str:
     >>> strip_unsafe("\\x1b[31mred\\x1b[0m\\x07 bell\\u202e\\nnext")
     'red bell\\nnext'
     """
-    value = ANSI.sub("", plain(text))
+    value = plain(text)
+    if value.isprintable():  # no escape, tab or UNSAFE character is printable
+        return value
+    value = ANSI.sub("", value)
     return _UNSAFE_IN_TEXT.sub("", value.replace("\t", " "))
 
 
@@ -116,7 +121,10 @@ def one_line(text: object, width: int | None = 80, ellipsis: str = "…") -> str
     >>> one_line("a  long\\n\\ntext that goes on", 12)
     'a long text…'
     """
-    value = strip_unsafe(_SPACES.sub(" ", plain(text))).strip()
+    value = plain(text)
+    if not value.isprintable() or "  " in value:  # else the only space is " ", alone
+        value = strip_unsafe(_SPACES.sub(" ", value))
+    value = value.strip()
     if width is None or len(value) <= width:
         return value
     return value[: max(width - len(ellipsis), 0)].rstrip() + ellipsis

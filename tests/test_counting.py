@@ -1,0 +1,189 @@
+"""Counting while reading (``load(..., counting=True)``, what ``pisession stats`` and
+``export`` do) gives every entry the statistics it gets when they are worked out later
+from the entries, on every file of the corpus and on odd lines, whole or in halves; and
+the shortcuts behind the statistics and the text helpers agree with plain versions."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from functools import reduce
+from operator import add
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_benchmark_tools import ODD_LINES, generated
+from test_stats_reading import ODD, USAGE
+
+import pisession
+from pisession import reader, text
+from pisession.build import session_bytes
+from pisession.explain import role_counts
+from pisession.jsvalue import js_number_value
+from pisession.stats import COUNTED, entry_contribution, session_stats, summed
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = sorted((ROOT / "data").glob("**/*.jsonl"))
+
+#: Lines whose usage or content the counting decoder refuses (then decoded in full).
+ODD_USAGE_LINES = [
+    '{"type":"message","id":"h1","parentId":null,"message":{"role":"assistant",'
+    '"usage":{"input":123456789012345678901234567890,"cost":{"total":1e400}}}}',
+    '{"type":"message","id":"h2","parentId":null,"message":{"role":"assistant",'
+    '"usage":{"input":-0.0,"output":1E2,"cost":{"total":-0}}}}',
+    '{"type":"usage","id":"h3","parentId":null,"usage":{"cost":[1],"input":null}}',
+    '{"type":"message","id":"h4","parentId":null,"message":"not an object"}',
+    '{"type":{"an":"object"},"id":"h5","parentId":null,"usage":{"input":1}}',
+    '{"type":"message","id":"h6","parentId":null,"message":{"role":["x"],"usage":{}}}',
+]
+
+
+def _stats_both_ways(data: bytes) -> tuple:
+    counting = pisession.load(data, counting=True)
+    later = pisession.load(data)
+    assert counting.migrated or counting._rows.parsed.counted is not None
+    return counting, later
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_counting_while_reading_equals_counting_later_on_the_corpus(path):
+    try:
+        pisession.load(path)
+    except pisession.SessionFormatError as exc:  # no session in it: the same error
+        with pytest.raises(pisession.SessionFormatError, match=re.escape(exc.reason)):
+            pisession.load(path, counting=True)
+        return
+    counting, later = _stats_both_ways(path.read_bytes())
+    assert counting._counted == later._counted
+    if counting.migrated:  # entries rewritten by the migration: counted from them
+        return
+    rows = [entry_contribution(entry) for entry in counting.entries]
+    assert counting._counted == ([list(c) for c in zip(*rows)] or [[]] * len(COUNTED))
+
+
+@pytest.mark.parametrize("shape", range(len(ODD)))
+def test_counting_while_reading_counts_odd_shapes_as_the_full_entries(shape):
+    entries = [{"type": "message", "message": ODD[shape]}]
+    entries += [{"type": "usage", "kind": "x", "usage": USAGE}, {"type": "usage", "usage": 7}]
+    chain = [
+        {"id": f"e{i}", "parentId": f"e{i - 1}" if i else None, **e} for i, e in enumerate(entries)
+    ]
+    data = session_bytes(*chain, *ODD_USAGE_LINES)
+    counting, later = _stats_both_ways(data)
+    expected = session_stats(counting.entries).to_dict()
+    assert counting.stats().to_dict() == later.stats().to_dict() == expected
+    assert counting.stats(None, branch=True) == later.stats(None, branch=True)
+
+
+def _counted_rows(parsed) -> list:
+    assert len(parsed.counted) == len(COUNTED)
+    return [repr(row) for row in zip(*parsed.counted)]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_counting_in_halves_and_chunks_equals_reading_whole(tmp_path, monkeypatch, workers):
+    lines = generated(3000, seed=8).split(b"\n")
+    odd = [*ODD_LINES, *(line.encode() for line in ODD_USAGE_LINES)]
+    for k, line in enumerate(odd):
+        lines.insert(1 + k * 97, line)
+    data = b"\n".join(lines)
+    whole, _ = reader.parse_lines(data, counting=True)
+    slow, _ = reader.parse_lines(data, fast=False, counting=True)
+    assert _counted_rows(whole) == _counted_rows(slow)
+    assert len(whole.counted[0]) == len(whole)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    with open(path, "rb") as handle:
+        chunked, _ = reader.parse_file(handle, len(data), 1 << 12, counting=True)
+    assert _counted_rows(chunked) == _counted_rows(whole)
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    halves, _ = reader.parse_halves(str(path), len(data), counting=True)
+    assert _counted_rows(halves) == _counted_rows(whole)
+    monkeypatch.setattr(reader, "CHUNK", 1 << 16)  # a "big" file: chunks, halves, no bytes kept
+    counting, later = pisession.load(path, counting=True), pisession.load(path)
+    assert counting._store.data is None
+    assert counting._counted == later._counted
+    assert counting.stats().tool_calls > 0 and counting.stats().usage.cost > 0
+
+
+def test_stats_and_export_count_while_reading(monkeypatch):
+    """The two commands that show statistics ask for them while the file is read."""
+    from pisession import cli
+
+    asked = []
+    real = pisession.load
+
+    def load(*args, **kwargs):
+        asked.append(kwargs.get("counting", False))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pisession, "load", load)
+    for command in (["stats"], ["export", "--format", "md"], ["context"]):
+        cli.main([*command, str(pisession.sample_path("tour"))])
+    assert asked == [True, True, False]
+
+
+# --- the shortcuts agree with plain versions ------------------------------------------------
+
+numbers = st.one_of(
+    st.integers(-(2**60), 2**60),
+    st.sampled_from([10**400, -(10**400)]),
+    st.floats(allow_nan=False, allow_infinity=True),
+    st.sampled_from([0, 0.0, -0.0]),
+)
+rows = st.lists(st.tuples(*[numbers] * 5, *[st.integers(0, 3)] * 6).map(tuple), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows)
+def test_summed_adds_as_javascript_does(contributions):
+    figures = summed(contributions)
+    columns = [[row[k] for row in contributions] for k in range(len(COUNTED))]
+    as_javascript = [reduce(add, map(js_number_value, column), 0.0) for column in columns[:5]]
+    got = list(vars(figures.usage).values())
+    assert [repr(float(x)) for x in got] == [repr(x) for x in as_javascript]
+    for total, column in zip(got, columns):  # an integer when every number is one
+        exact = math.isfinite(total) and abs(total) <= 2**53
+        assert type(total) is int or not all(type(x) is int for x in column) or not exact
+    assert figures.total_messages == sum(columns[5])
+
+
+unsafe_text = st.text(
+    st.sampled_from(list("ab \t\n\r\x1b[]0;m\x07\\\u00a0\u200e\u202e\u2028\ufeff\x85é中")),
+    max_size=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(unsafe_text)
+def test_text_shortcuts_equal_the_plain_expressions(value):
+    assert text.visible(value) == text.UNSAFE.sub(text._escape, value)
+    stripped = text._UNSAFE_IN_TEXT.sub("", text.ANSI.sub("", value).replace("\t", " "))
+    assert text.strip_unsafe(value) == stripped
+    line = text.strip_unsafe(re.sub(r"\s+", " ", value)).strip()
+    for width in (3, 8, 80):
+        expected = line if len(line) <= width else line[: width - 1].rstrip() + "…"
+        assert text.one_line(value, width) == expected
+
+
+def test_role_counts_in_c_equal_the_loop():
+    lines = [
+        '{"type":"message","id":"a","parentId":null,"message":{"role":"user"}}',
+        '{"type":"message","id":"b","parentId":"a","message":{"role":5}}',
+        '{"type":"message","id":"c","parentId":"b","message":{"role":"assistant"}}',
+        '{"type":"message","id":"d","parentId":"c","message":{"role":{"o":1}}}',
+        '{"type":"message","id":"e","parentId":"d","message":null}',
+        '{"type":"label","id":"f","parentId":"e","message":{"role":"user"}}',
+    ]
+    for upto in range(1, len(lines) + 1):
+        session = pisession.loads(session_bytes(*lines[:upto]))
+        expected: Counter = Counter()
+        for p in range(len(session)):
+            if session.index.types[p] == "message":
+                role = session.index.roles[p]
+                expected[role if isinstance(role, str) else "(no role)"] += 1
+        got = role_counts(session, range(len(session)))
+        assert list(got.items()) == list(expected.items())
