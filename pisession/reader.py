@@ -186,9 +186,9 @@ class _Columns:
         self.decoder = _core_decoder
         self.counter = None
         if counting:
-            from .stats import COUNTED, STATS_DECODER, LineCounter
+            from .stats import COUNTED, STATS_DECODER, line_contribution
 
-            self.decoder, self.counter = STATS_DECODER, LineCounter()
+            self.decoder, self.counter = STATS_DECODER, line_contribution
             parsed.counted = [[] for _ in COUNTED]
 
     def _name(self, value: object) -> object:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, islice, repeat
+from operator import lt
 from pathlib import Path
 
 from . import context as rule
@@ -353,7 +355,13 @@ class Session:
         columns = self._counted
         if branch:
             path = self.path_positions(leaf_id)
-            columns = [list(map(column.__getitem__, path)) for column in columns]
+            if all(map(lt, path, islice(path, 1, None))):  # in file order: pick in C
+                on_path = bytearray(len(self))
+                for position in path:
+                    on_path[position] = 1
+                columns = [compress(column, on_path) for column in columns]
+            else:
+                columns = [map(column.__getitem__, path) for column in columns]
         return summed_columns(columns)
 
     @cached_property
@@ -377,13 +385,18 @@ class Session:
 
     def _counted_part(self, start: int, stop: int) -> list:
         """``_counted`` for the entries at positions ``start`` to ``stop``."""
-        from .stats import STATS_DECODER, LineCounter, entry_contribution, needs_decoding
+        from .stats import (
+            STATS_DECODER,
+            contribution,
+            entry_contribution,
+            line_contribution,
+            needs_decoding,
+        )
 
         if self._rows is None:
             return [entry_contribution(self.entry(p)) for p in range(start, stop)]
         types, roles = self.index.types[start:stop], self.index.roles[start:stop]
-        count = LineCounter()
-        counted = list(map(count.by_kind, types, roles))
+        counted = list(map(contribution, types, repeat(UNDEFINED), roles))
         wanted = [start + i for i in range(len(types)) if needs_decoding(types[i], roles[i])]
         for first in range(0, len(wanted), 4096):  # a block at a time: views hold their bytes
             block = wanted[first : first + 4096]
@@ -391,7 +404,7 @@ class Session:
             missing = [p for p, view in zip(block, views) if view is None]
             full = dict(zip(missing, self.index.entries(missing)))
             for p, view in zip(block, views):
-                found = entry_contribution(full[p]) if view is None else count(view)
+                found = entry_contribution(full[p]) if view is None else line_contribution(view)
                 counted[p - start] = found
         return counted
 

@@ -297,38 +297,16 @@ STATS_DECODER = msgspec.json.Decoder(CountedLine)
 _TYPE = attrgetter("type")
 
 
-class LineCounter:
-    """``contribution`` of lines decoded by ``STATS_DECODER``, remembering the ones their
-    type and role decide alone (a user message, a label, ...): call it on each line.
+def line_contribution(line: CountedLine) -> tuple:
+    """``contribution`` of a line decoded by ``STATS_DECODER``.
 
-    >>> count = LineCounter()
-    >>> count(STATS_DECODER.decode(b'{"type":"message","message":{"role":"user"}}'))[5:7]
-    (1, 1)
+    >>> line_contribution(STATS_DECODER.decode(b'{"type":"message","message":{"role":"user"}}'))
+    (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0)
     """
-
-    def __init__(self):
-        self._known: dict = {}
-
-    def by_kind(self, kind: object, role: object) -> tuple:
-        """The contribution of an entry its ``type`` and message ``role`` decide alone."""
-        try:
-            return self._known[kind, role]
-        except KeyError:
-            found = self._known[kind, role] = contribution(kind, UNDEFINED, role)
-            return found
-        except TypeError:  # an object as type or role
-            return contribution(kind, UNDEFINED, role)
-
-    def __call__(self, line: CountedLine) -> tuple:
-        kind, message = line.type, line.message
-        if type(message) is not _Message:  # absent or null
-            if needs_decoding(kind, UNDEFINED):
-                return contribution(kind, line.usage)
-            return self.by_kind(kind, UNDEFINED)
-        role = message.role
-        if not needs_decoding(kind, role):
-            return self.by_kind(kind, role)
-        calls, content = 0, message.content
-        if role == "assistant" and kind == "message" and type(content) is list:
-            calls = list(map(_TYPE, content)).count("toolCall")
-        return contribution(kind, line.usage, role, message.usage, calls)
+    message = line.message
+    if type(message) is not _Message:  # absent or null
+        return contribution(line.type, line.usage)
+    calls, content = 0, message.content
+    if type(content) is list and message.role == "assistant" and line.type == "message":
+        calls = list(map(_TYPE, content)).count("toolCall")
+    return contribution(line.type, line.usage, message.role, message.usage, calls)
