@@ -208,13 +208,14 @@ def js_total(numbers) -> int | float:
     >>> js_total([0.1, 0, 0.2]), js_total([3, 4]), js_total([2**53, 1])
     (0.30000000000000004, 7, 9007199254740992)
     """
-    numbers = list(filter(None, numbers))
+    numbers = numbers if isinstance(numbers, list) else list(numbers)
     try:
-        exact = reduce(add, numbers, 0)  # an int only when every number is one
+        exact = sum(numbers)  # an int only when every number is one (then exact)
     except OverflowError:  # an integer beyond the doubles met a float
         exact = None
-    if type(exact) is int and exact <= 2**53 and (not numbers or min(numbers) > 0):
+    if type(exact) is int and exact <= 2**53 and (not numbers or min(numbers) >= 0):
         return exact  # every partial sum is an integer up to 2**53: a double holds it
+    numbers = list(filter(None, numbers))
     total = reduce(add, map(js_number_value, numbers), 0.0)
     if type(exact) is int and total.is_integer() and abs(total) <= 2**53:
         return int(total)
