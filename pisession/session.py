@@ -23,7 +23,7 @@ from pathlib import Path
 from . import context as rule
 from .context import Context, EntryIndex, ProjectedEntry, Projection
 from .errors import CycleError, SessionFormatError, UnknownLeafError
-from .jsvalue import UNDEFINED
+from .jsvalue import NO_KEY, UNDEFINED, js_key
 from .jsvalue import field as js_field
 from .migration import (
     CURRENT_VERSION,
@@ -238,8 +238,6 @@ class Session:
         >>> s.label_of(s.position_of("a2000001"))
         'first answer'
         """
-        from .jsvalue import NO_KEY, js_key
-
         key = js_key(self.index.ids[position])
         return None if key is NO_KEY else self.labels.get(key)
 

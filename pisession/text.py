@@ -122,12 +122,23 @@ def one_line(text: object, width: int | None = 80, ellipsis: str = "…") -> str
     'a long text…'
     """
     value = plain(text)
-    if not value.isprintable() or "  " in value:  # else the only space is " ", alone
-        value = strip_unsafe(_SPACES.sub(" ", value))
-    value = value.strip()
+    if width is not None and len(value) > 4 * width + 64:  # long: its start may do
+        head = value[: 4 * width + 64]
+        if "\x1b" not in head:  # then the cleaned start is the start of the cleaned text
+            start = _cleaned(head).strip()
+            if len(start) > width:
+                return start[: max(width - len(ellipsis), 0)].rstrip() + ellipsis
+    value = _cleaned(value).strip()
     if width is None or len(value) <= width:
         return value
     return value[: max(width - len(ellipsis), 0)].rstrip() + ellipsis
+
+
+def _cleaned(value: str) -> str:
+    """Whitespace runs as one space, ANSI sequences and ``UNSAFE`` characters removed."""
+    if not value.isprintable() or "  " in value:  # else the only space is " ", alone
+        value = strip_unsafe(_SPACES.sub(" ", value))
+    return value
 
 
 def _block_text(block: object) -> str:
