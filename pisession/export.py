@@ -708,14 +708,14 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     >>> html_fragment(Export.of(pisession.load(pisession.sample_path("tour"))))[:7]
     '<style>'
     """
+    tree = _meanwhile(len(ex.session), tree_html, ex, collapse)  # the longest part
+    rest = [context_html(ex), usage_html(ex), entries_html(ex, collapse)]
     parts = [
         f"<style>{_css()}</style>",
         '<div class="pe">',
         summary_html(ex),
-        tree_html(ex, collapse),
-        context_html(ex),
-        usage_html(ex),
-        entries_html(ex, collapse),
+        tree.result(),
+        *rest,
         f"<footer>Written by pisession {__version__} with the rules of Pi 0.87.1 (the "
         "same through 1.6.0). This page loads nothing: no script, font or picture comes "
         "from elsewhere.</footer>",
@@ -723,6 +723,27 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     ]
     return "\n".join(parts)
 
+
+def _meanwhile(entries: int, function, *args):
+    """``function(*args)`` by a helper process while this one goes on, for a session of
+    ``BIG`` entries or more (``pisession.parallel``); ``.result()`` gives its value."""
+    from .parallel import in_child
+
+    if entries >= BIG:
+        return in_child(function, *args)
+    return _Now(function(*args))
+
+
+@dataclass(frozen=True)
+class _Now:
+    value: str
+
+    def result(self) -> str:
+        return self.value
+
+
+#: Sessions this long have their entry tree drawn by a helper process (see ``_meanwhile``).
+BIG = 20_000
 
 #: The page forbids every request: styles are inline, pictures are data: URIs.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'"

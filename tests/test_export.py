@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from test_benchmark_tools import generated
 
 import pisession
 from pisession.cli import main
@@ -271,3 +272,17 @@ def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
             assert _replayed(shown.system) == _replayed(messages)
             checked += 1
     assert checked > 150
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, workers):
+    """From ``export.BIG`` entries the tree is drawn by a forked helper process
+    (``pisession.parallel``) while the rest of the page is made: the same page."""
+    from pisession import export
+
+    data = generated(1200, seed=11)
+    session = pisession.loads(data)
+    alone = export_html(session)
+    monkeypatch.setattr(export, "BIG", 1000)
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    assert export_html(pisession.loads(data)) == alone
