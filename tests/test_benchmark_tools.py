@@ -282,3 +282,22 @@ def test_chain_shape_is_one_straight_path_of_messages():
     assert len(session) == 50 and session.shape.leaves == [49]
     assert len(session.path_positions()) == 50 == len(session.context().messages)
     assert set(session.fates().names) == {"sent"}
+
+
+def test_bench_ratios_are_taken_within_each_round():
+    """A machine that slows down for a while slows both sides of a ratio: the ratio is
+    the median of the ratios within each round, not a ratio of medians."""
+    import bench
+
+    context = [(1.0, 0), (2.0, 0), (1.0, 0)]  # the second round ran on a slow machine
+    tool = [(1.4, 0), (2.8, 0), (1.4, 0)]
+    assert bench._ratio(tool, context) == pytest.approx(1.4)
+    assert bench._ratio(tool, None) is None
+    row = {"tool": "stats", "file": "session-1k.jsonl", "size_mb": 1.0, "peak_mb": 10}
+    row.update(x_pi=0.5, x_ctx=1.4)
+    assert bench.target(row, {"peak_mb": 100}, {"peak_mb": 10}) == (
+        "<=1.5x context, <=1x Pi memory",
+        True,
+    )
+    row["x_ctx"] = 1.6
+    assert bench.target(row, {"peak_mb": 100}, {"peak_mb": 10})[1] is False
