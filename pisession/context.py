@@ -362,8 +362,9 @@ class Selection:
         return head + [KEPT] * kept + [AFTER] * (stop - start - len(head) - kept)
 
 
-def select(index: EntryIndex, path: Sequence[int]) -> Selection:
-    """The selection for a path; only the newest compaction is decoded.
+def select(index: EntryIndex, path: Sequence[int], stop: int | None = None) -> Selection:
+    """The selection for a path (``path[:stop]``, with ``stop``); only the newest
+    compaction is decoded.
 
     A ``firstKeptEntryId`` not found before the compaction (retain-none compactions store
     their own id there) keeps nothing before it.
@@ -377,9 +378,10 @@ def select(index: EntryIndex, path: Sequence[int]) -> Selection:
     ([3, 2, 4], 1, (1,))
     """
     types = index.types
-    rank = next((r for r in range(len(path) - 1, -1, -1) if types[path[r]] == "compaction"), None)
+    stop = len(path) if stop is None else stop
+    rank = next((r for r in range(stop - 1, -1, -1) if types[path[r]] == "compaction"), None)
     if rank is None:
-        return Selection(list(path))
+        return Selection(list(path[:stop]))
     newest, ids = path[rank], index.ids
     # Pi finds the compaction again by id (the first path entry whose id === its id)
     newest_id = ids[newest]
@@ -401,7 +403,7 @@ def select(index: EntryIndex, path: Sequence[int]) -> Selection:
                 continue
         kept.append(position)
     return Selection(
-        [newest, *kept, *path[cut + 1 :]],
+        [newest, *kept, *path[cut + 1 : stop]],
         newest,
         len(kept),
         path[start] if start < cut else None,

@@ -908,7 +908,7 @@ def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]
     seen = 0
     walk = list(tree_walk(session, view.names, keep, collapse, view.pieces))
     shown = [item for item, _, _ in walk if not isinstance(item, Gap)]
-    view.entries.update(zip(shown, session.index.entries(shown)))  # one read for all
+    view.entries.update(zip(shown, session.entries_at(shown)))  # one read for all
     for item, lead, cont in walk:
         if isinstance(item, Gap):
             seen += item.hidden

@@ -198,8 +198,8 @@ class _Selections:
         newest = place.compactions[-1]
         found = self.made.get(newest)
         if found is None:
-            prefix = place.path[: place.ranks[newest] + 1]
-            found = self.made[newest] = rule.select(self.index, prefix)
+            stop = place.ranks[newest] + 1  # the path up to it
+            found = self.made[newest] = rule.select(self.index, place.path, stop)
         return found
 
 
@@ -233,8 +233,13 @@ def _edit_finding(session, e: int, place: _Place, selections: _Selections) -> Fi
 
 def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit")) -> list:
     """Compaction and context-edit findings, from one walk of the tree."""
-    types = session.index.types
-    selections = _Selections(session.index)
+    index = session.index
+    types = index.types
+    selections = _Selections(index)
+    if "context_edit" in kinds:  # read the edits and what they target together
+        edits = session.entries_at([p for p, kind in enumerate(types) if kind == "context_edit"])
+        targets = (index.position_of(js_field(edit, "targetId")) for edit in edits)
+        session.entries_at([t for t in targets if t is not None])
     out = []
     for p, place in _paths_to(session, kinds):
         if types[p] == "compaction":

@@ -141,9 +141,20 @@ class Session:
     @cached_property
     def entries(self) -> list:
         """All entries in file order, fully decoded (header excluded)."""
-        missing = [p for p in range(len(self)) if p not in self._cache]
-        self._cache.update(zip(missing, self.index.entries(missing)))
-        return [self._cache[p] for p in range(len(self))]
+        return self.entries_at(range(len(self)))
+
+    def entries_at(self, positions) -> list:
+        """The full entries at these positions, the ones not read yet decoded together
+        (one read of the file for neighbouring lines).
+
+        >>> import pisession
+        >>> [e["id"] for e in pisession.load(pisession.sample_path("tour")).entries_at([4, 5])]
+        ['u1000001', 'a1000001']
+        """
+        cache = self._cache
+        missing = [p for p in dict.fromkeys(positions) if p not in cache]
+        cache.update(zip(missing, self.index.entries(missing)))
+        return [cache[p] for p in positions]
 
     def view(self, position: int) -> dict:
         """The indexed fields of an entry, without decoding it: ``type``, ``id``,
