@@ -21,7 +21,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import compress, groupby, repeat
 from operator import eq
 
@@ -773,8 +773,6 @@ class _TreeView:
     leaf: int | None
     leaves: frozenset
     line_width: int
-    #: the entries shown, decoded together (position -> entry)
-    entries: dict = field(default_factory=dict)
 
     def fate_of(self, position: int) -> str | None:
         return None if self.names is None else self.names[position]
@@ -818,7 +816,7 @@ def _node_lines(session, position: int, lead: str, cont: str, view: _TreeView) -
         return [first, look.fit(more)]
     room = 60 if width is None else width - look.visible_width(line) - 4
     if room >= 8:
-        entry = view.entries.get(position) if view.entries else session.entry(position)
+        entry = session.entry(position)
         snippet = visible(entry_text(entry)[: room * 4 + 16])
         if snippet:
             line += f'  "{look.cut(snippet, room)}"'
@@ -907,8 +905,7 @@ def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]
     lines: list[str] = []
     seen = 0
     walk = list(tree_walk(session, view.names, keep, collapse, view.pieces))
-    shown = [item for item, _, _ in walk if not isinstance(item, Gap)]
-    view.entries.update(zip(shown, session.entries_at(shown)))  # one read for all
+    session.entries_at([item for item, _, _ in walk if not isinstance(item, Gap)])  # one read
     for item, lead, cont in walk:
         if isinstance(item, Gap):
             seen += item.hidden
