@@ -708,7 +708,10 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     >>> html_fragment(Export.of(pisession.load(pisession.sample_path("tour"))))[:7]
     '<style>'
     """
-    tree = _meanwhile(len(ex.session), tree_html, ex, collapse)  # the longest part
+    from .parallel import in_child
+
+    # the longest part, by a helper process meanwhile when the session is big
+    tree = in_child(tree_html, ex, collapse, fork=len(ex.session) >= BIG)
     rest = [context_html(ex), usage_html(ex), entries_html(ex, collapse)]
     parts = [
         f"<style>{_css()}</style>",
@@ -724,25 +727,7 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     return "\n".join(parts)
 
 
-def _meanwhile(entries: int, function, *args):
-    """``function(*args)`` by a helper process while this one goes on, for a session of
-    ``BIG`` entries or more (``pisession.parallel``); ``.result()`` gives its value."""
-    from .parallel import in_child
-
-    if entries >= BIG:
-        return in_child(function, *args)
-    return _Now(function(*args))
-
-
-@dataclass(frozen=True)
-class _Now:
-    value: str
-
-    def result(self) -> str:
-        return self.value
-
-
-#: Sessions this long have their entry tree drawn by a helper process (see ``_meanwhile``).
+#: Sessions this long have their entry tree drawn by a helper process (``html_fragment``).
 BIG = 20_000
 
 #: The page forbids every request: styles are inline, pictures are data: URIs.

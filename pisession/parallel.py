@@ -34,11 +34,11 @@ def can_fork() -> bool:
 class _Pending:
     """A result being computed in a child process (or, failing that, here)."""
 
-    def __init__(self, function: Callable, args: tuple):
+    def __init__(self, function: Callable, args: tuple, fork: bool):
         self._function, self._args = function, args
         self._pid: int | None = None
         self._read: int | None = None
-        if can_fork():
+        if fork and can_fork():
             self._start()
 
     def _start(self) -> None:
@@ -75,6 +75,11 @@ class _Pending:
         return pickle.loads(data)
 
 
-def in_child(function: Callable, *args) -> _Pending:
-    """Start ``function(*args)`` in a forked child; ``.result()`` returns its value."""
-    return _Pending(function, args)
+def in_child(function: Callable, *args, fork: bool = True) -> _Pending:
+    """Start ``function(*args)`` in a forked child; ``.result()`` returns its value.
+    ``fork=False`` (work too small to be worth a process) computes it when asked.
+
+    >>> in_child(sum, [1, 2], fork=False).result()
+    3
+    """
+    return _Pending(function, args, fork)
