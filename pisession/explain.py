@@ -808,13 +808,15 @@ def _node_lines(session, position: int, lead: str, cont: str, view: _TreeView) -
     tail = " ".join(_tags(session, position, view))
     line = f"{head} {entry_kind(kind, role)}" + (f" {tail}" if tail else "")
     width = look.width
-    if width is not None and look.visible_width(line) > width:
+    used = 0 if width is None else look.visible_width(line)
+    if width is not None and used > width:
         line = f"{head} {entry_kind(kind, role, short=True)}" + (f" {tail}" if tail else "")
-    if width is not None and look.visible_width(line) > width and tail:
+        used = look.visible_width(line)
+    if width is not None and used > width and tail:
         first = look.fit(f"{head} {entry_kind(kind, role, short=True)}")
         more = f"{' ' * view.line_width} {cont}{' ' * (len(mark) + 1)}{tail}"
         return [first, look.fit(more)]
-    room = 60 if width is None else width - look.visible_width(line) - 4
+    room = 60 if width is None else width - used - 4
     if room >= 8:
         entry = session.entry(position)
         snippet = visible(entry_text(entry)[: room * 4 + 16])
