@@ -167,6 +167,8 @@ def v8_sort(items: list, compare: Callable[[object, object], float]) -> list:
     [1, 2, 3]
     >>> v8_sort([2, float("nan"), 1], lambda a, b: a - b)
     [2, nan, 1]
+    >>> v8_sort([2, 1, float("nan")], lambda a, b: a - b)  # the run ends at the NaN
+    [1, 2, nan]
     """
     work = list(items)
     size = len(work)
@@ -174,12 +176,17 @@ def v8_sort(items: list, compare: Callable[[object, object], float]) -> list:
         return work
     if size >= 64:
         return sorted(work, key=cmp_to_key(lambda a, b: _sign(compare(a, b))))
+
+    def order(a: object, b: object) -> float:  # V8's SortCompareUserFn: NaN counts as +0
+        value = compare(a, b)
+        return 0 if value != value else value
+
     run = 2
-    descending = compare(work[1], work[0]) < 0
+    descending = order(work[1], work[0]) < 0
     previous = work[1]
     for index in range(2, size):
-        order = compare(work[index], previous)
-        if (order >= 0) if descending else (order < 0):
+        found = order(work[index], previous)
+        if (found >= 0) if descending else (found < 0):
             break
         previous = work[index]
         run += 1
@@ -189,7 +196,7 @@ def v8_sort(items: list, compare: Callable[[object, object], float]) -> list:
         pivot, left, right = work[start], 0, start
         while left < right:
             middle = left + ((right - left) >> 1)
-            if compare(pivot, work[middle]) < 0:
+            if order(pivot, work[middle]) < 0:
                 right = middle
             else:
                 left = middle + 1

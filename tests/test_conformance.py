@@ -67,6 +67,20 @@ def test_newer_pi_writes_a_prompt_before_its_reply():
         assert "user" in roles and "assistant" not in roles, path.name
 
 
+def check_tree(session, expected: dict) -> None:
+    """The tree outline (each entry with its children, in Pi's order) equals the golden's.
+    With duplicate ids Pi's getTree shows one node twice (its node map is keyed by id);
+    pisession's tree keeps every entry as its own node, so the outlines differ there."""
+    if not isinstance(expected.get("tree"), list) or session.problems()["duplicate_ids"]:
+        return
+    outline = []
+    kids = session.children()
+    for position, _ in session.shape.preorder():
+        children = [entry_id(session, c) for c in kids[position]]
+        outline.append([entry_id(session, position), children])
+    assert as_json(outline) == expected["tree"]  # ids as JavaScript holds them
+
+
 def check_case(session, case):
     leaf = case["leaf"]
     if case.get("error") == "cycle":
@@ -115,15 +129,6 @@ def test_matches_pi(golden: Path):
         ids = {field(e, "id") for e in session.entries}
         labels = {k: v for k, v in session.labels.items() if k in ids}
         assert labels == expected["labels"]
-    # With duplicate ids Pi's getTree shows one node twice (its node map is keyed by id);
-    # pisession's tree keeps every entry as its own node, so the outlines differ there.
-    if isinstance(expected.get("tree"), list) and not session.problems()["duplicate_ids"]:
-        outline = []
-        kids = session.children()
-        for position, _ in session.shape.preorder():
-            outline.append(
-                [entry_id(session, position), [entry_id(session, c) for c in kids[position]]]
-            )
-        assert outline == expected["tree"]
+    check_tree(session, expected)
     for case in expected["cases"]:
         check_case(session, case)

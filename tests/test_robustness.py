@@ -19,6 +19,7 @@ from html import unescape
 from pathlib import Path
 
 import pytest
+from test_conformance import check_tree
 
 import pisession
 from pisession import jsjson
@@ -107,6 +108,7 @@ EXPECTED = {
     # Found by the differential fuzzer (conformance/fuzz): JavaScript values, not damage.
     "damaged/bash-exit-code-false.jsonl": dict(entries=6, roles=["user"] + ["bashExecution"] * 5),
     "damaged/integer-like-keys.jsonl": dict(entries=2, roles=["user", "assistant"]),
+    "damaged/siblings-invalid-timestamp.jsonl": dict(entries=4, roles=["user", "assistant"]),
     "damaged/integer-400-digits.jsonl": dict(entries=3, roles=["user", "assistant", "user"]),
     "damaged/integer-5000-digits.jsonl": dict(entries=3, roles=["user", "assistant", "user"]),
     "damaged/content-nested-1000-deep.jsonl": dict(entries=2, roles=["user", "assistant"]),
@@ -213,6 +215,7 @@ def test_damaged_file_reads_as_pi_reads_it(golden):
     session = pisession.load(path)
     assert len(session) == expected["entryCount"]
     assert session.name == expected["sessionName"]
+    check_tree(session, expected)
     for case in expected["cases"]:
         if case.get("error") == "cycle":
             with pytest.raises(CycleError) as caught:

@@ -118,6 +118,23 @@ def fuzz_regressions() -> dict[str, bytes]:
             bash("b4", "b3", "true", 5),
             bash("b5", "b4", "null", 6),
         ),
+        # Siblings whose timestamps are later, earlier ("2" is 1 February 2001 to V8) and
+        # not a date at all (an object: NaN). V8's sort counts a NaN comparison as +0,
+        # which ends the first run: Pi shows them earlier, later, invalid (pisession put
+        # the invalid one first; the fuzzer's seed 20261201, mutant 12499).
+        "siblings-invalid-timestamp.jsonl": lines(
+            h,
+            user,
+            msg("s1", "u1", "assistant", "later", 30).replace(
+                "2026-02-01T10:30:00.000Z", "2026-11-30T02:59:44.844Z", 1
+            ),
+            msg("s2", "u1", "assistant", "earlier", 31).replace(
+                '"timestamp":"2026-02-01T10:31:00.000Z"', '"timestamp":"2"', 1
+            ),
+            msg("s3", "u1", "assistant", "invalid", 32).replace(
+                '"timestamp":"2026-02-01T10:32:00.000Z"', '"timestamp":{"not":"a date"}', 1
+            ),
+        ),
         # Keys such as "1" and "10": JSON.stringify writes them first, in numeric order.
         "integer-like-keys.jsonl": lines(
             h,
