@@ -41,9 +41,9 @@ from .explain import (
     file_order_items,
     gap_counts,
     header_lines,
+    read_walk,
     reading_of,
     remarkable,
-    tree_walk,
 )
 from .jsjson import dumps
 from .jsvalue import UNDEFINED
@@ -543,16 +543,16 @@ def context_html(ex: Export) -> str:
     return "\n".join(out)
 
 
-def _tree_line(ex: Export, item, lead: str, width: int, entries: dict) -> str:
+def _tree_line(ex: Export, item, lead: str, width: int) -> str:
     if isinstance(item, Gap):
         counts = gap_counts(ex.fates.names, item)
         gap = f"┆ {item.hidden:,} more entries: {counts}"
         return f'{" " * width} {lead}<span class="gap">{gap}</span>'
     number = str(ex.session.line_of(item)).rjust(width)
-    return _node_html(ex, item, lead, f'<span class="n">{number}</span>', entries[item])
+    return _node_html(ex, item, lead, f'<span class="n">{number}</span>')
 
 
-def _node_html(ex: Export, position: int, lead: str, number: str, entry: object) -> str:
+def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
     session, index = ex.session, ex.session.index
     fate = ex.fates.names[position]
     mark = "○" if fate == OFF_PATH else "●"
@@ -565,7 +565,7 @@ def _node_html(ex: Export, position: int, lead: str, number: str, entry: object)
         parts.append('<span class="leaf">◀ leaf</span>')
     elif position in _leaves(ex):
         parts.append("◁ leaf")
-    snippet = one_line(entry_text(entry)[:400], 60)
+    snippet = one_line(entry_text(session.entry(position))[:400], 60)
     if snippet:
         parts.append(f'<span class="n">“{esc(snippet)}”</span>')
     return " ".join(parts)
@@ -590,10 +590,8 @@ def tree_html(ex: Export, collapse: int = 12) -> str:
     session = ex.session
     keep = remarkable(session, ex.leaf)
     width = len(str(session.line_of(len(session) - 1))) if len(session) else 1
-    walk = list(tree_walk(session, ex.fates.names, keep, collapse, _BOX))
-    shown = [item for item, _, _ in walk if not isinstance(item, Gap)]
-    entries = dict(zip(shown, session.entries_at(shown)))  # one read for all
-    lines = [_tree_line(ex, item, lead, width, entries) for item, lead, _ in walk]
+    walk = read_walk(session, ex.fates.names, keep, collapse, _BOX)
+    lines = [_tree_line(ex, item, lead, width) for item, lead, _ in walk]
     legend = " ".join(chip(k.name, k.legend) for k in FATES if ex.fates.counts()[k.name])
     body = "\n".join(lines)
     tree = f'<div class="tree mono">{body}</div>'

@@ -184,11 +184,12 @@ class _Columns:
         self.no_message = _no_message()
         self.names: dict = {}
         self.decoder = _core_decoder
-        self.counter = None
+        self.counter = self.entry_counter = None
         if counting:
-            from .stats import COUNTED, STATS_DECODER, line_contribution
+            from .stats import COUNTED, STATS_DECODER, entry_contribution, line_contribution
 
             self.decoder, self.counter = STATS_DECODER, line_contribution
+            self.entry_counter = entry_contribution  # for lines read in full
             parsed.counted = [[] for _ in COUNTED]
 
     def _name(self, value: object) -> object:
@@ -232,10 +233,8 @@ class _Columns:
         p.ids.append(field(value, "id"))
         p.parent_ids.append(field(value, "parentId"))
         p.roles.append(self._name(message_role(value)))
-        if self.counter is not None:
-            from .stats import entry_contribution
-
-            for column, figure in zip(p.counted, entry_contribution(value)):
+        if self.entry_counter is not None:
+            for column, figure in zip(p.counted, self.entry_counter(value)):
                 column.append(figure)
 
     def add_line(self, view, number: int, start: int, end: int, offset: int, last: bool) -> None:

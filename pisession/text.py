@@ -122,8 +122,9 @@ def one_line(text: object, width: int | None = 80, ellipsis: str = "…") -> str
     'a long text…'
     """
     value = plain(text)
-    if width is not None and len(value) > 4 * width + 64:  # long: its start may do
-        head = value[: 4 * width + 64]
+    start_length = None if width is None else 4 * width + 64
+    if start_length is not None and len(value) > start_length:  # long: its start may do
+        head = value[:start_length]
         if "\x1b" not in head:  # then the cleaned start is the start of the cleaned text
             start = _cleaned(head).strip()
             if len(start) > width:

@@ -174,12 +174,13 @@ def v8_sort(items: list, compare: Callable[[object, object], float]) -> list:
     size = len(work)
     if size < 2:
         return work
-    if size >= 64:
-        return sorted(work, key=cmp_to_key(lambda a, b: _sign(compare(a, b))))
 
     def order(a: object, b: object) -> float:  # V8's SortCompareUserFn: NaN counts as +0
         value = compare(a, b)
         return 0 if value != value else value
+
+    if size >= 64:
+        return sorted(work, key=cmp_to_key(lambda a, b: _sign(order(a, b))))
 
     run = 2
     descending = order(work[1], work[0]) < 0
@@ -206,8 +207,8 @@ def v8_sort(items: list, compare: Callable[[object, object], float]) -> list:
 
 
 def _sign(value: float) -> int:
-    """A comparator's result for Python's sort (NaN counts as equal)."""
-    return 0 if value != value else (value > 0) - (value < 0)
+    """A comparator's result for Python's sort: -1, 0 or 1."""
+    return (value > 0) - (value < 0)
 
 
 def dangling_parents(index) -> list[int]:
