@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import compress, repeat
 from operator import ne
 
@@ -90,26 +91,38 @@ def id_index(ids: Sequence) -> dict:
 _PLAIN_PARENT_TYPES = {str, type(None), type(UNDEFINED)}
 
 
-def parent_positions(parent_ids: Sequence, by_id: dict, ids: Sequence = ()) -> list[int]:
+def parent_positions(
+    parent_ids: Sequence, ids: Sequence, index_of: Callable[[], dict] | None = None
+) -> list[int]:
     """The position of each entry's parent, or -1 where Pi's walk stops (``parentId``
-    empty, null, absent or not found). ``ids`` (the entries' ids), when given, lets a
-    file whose ids are all different skip the lookup of parents that come right before
-    their child, as most do.
+    empty, null, absent or not found). ``index_of()`` gives the id index
+    (``id_index(ids)`` by default); it is asked only when a parent must be looked up:
+    in a file whose ids are all different strings, a parent that comes right before its
+    child is known without one, and a long straight session needs no lookup at all.
 
-    >>> parent_positions([None, "a", "zz", ""], {"a": 0, "b": 1, "": 3})
+    >>> parent_positions([None, "a", "zz", ""], ["a", "b", "", "d"])
     [-1, 0, -1, -1]
     """
-    falsy_ids = "" in by_id or None in by_id or UNDEFINED in by_id
-    if not falsy_ids and set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES:
-        # no falsy id can be found, so a plain lookup stops where Pi's walk stops
-        if len(ids) == len(parent_ids) == len(by_id) > 1:  # unique ids
+    index_of = index_of or (lambda: id_index(ids))
+    if set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES and set(map(type, ids)) <= {str}:
+        # string ids: only "" is falsy, and where no id is "", a plain lookup stops
+        # where Pi's walk stops
+        distinct = set(ids)
+        if len(distinct) == len(ids) == len(parent_ids) > 1 and "" not in distinct:
             out = list(range(-1, len(ids) - 1))
             previous = [UNDEFINED, *ids[:-1]]
-            get = by_id.get
-            for position in compress(range(len(ids)), map(ne, parent_ids, previous)):
-                out[position] = get(parent_ids[position], -1)
+            elsewhere = list(compress(range(len(ids)), map(ne, parent_ids, previous)))
+            if any(parent_ids[p] for p in elsewhere):  # a parent that is not the one before
+                get = index_of().get
+                for position in elsewhere:
+                    out[position] = get(parent_ids[position], -1)
+            else:
+                for position in elsewhere:
+                    out[position] = -1
             return out
-        return list(map(by_id.get, parent_ids, repeat(-1)))
+        if "" not in distinct:
+            return list(map(index_of().get, parent_ids, repeat(-1)))
+    by_id = index_of()
     out = []
     for parent_id in parent_ids:
         key = js_key(parent_id) if truthy(parent_id) else NO_KEY
@@ -132,16 +145,22 @@ class EntryIndex:
     ids: Sequence
     parents: Sequence[int]
     roles: Sequence
-    by_id: dict
     decode: Callable[[int], object]
     decode_many: Callable[[Sequence[int]], list] | None = None
     source: str = "<session>"
     #: ``entry.parentId`` as written (the tree view links some the context does not)
     parent_ids: Sequence = ()
 
-    @property
+    @cached_property
+    def by_id(self) -> dict:
+        """The id index (``id_index``), made when first asked for."""
+        return id_index(self.ids)
+
+    @cached_property
     def unique_ids(self) -> bool:
         """No two entries share an id (then an id names exactly one entry)."""
+        if "by_id" not in self.__dict__ and set(map(type, self.ids)) <= {str}:
+            return len(set(self.ids)) == len(self.ids)
         return len(self.by_id) == len(self.ids)
 
     @classmethod
@@ -173,9 +192,9 @@ class EntryIndex:
         source: str = "<session>",
     ) -> EntryIndex:
         """The index from its columns (``parent_ids`` as written; resolved here)."""
-        by_id = id_index(ids)
-        parents = parent_positions(parent_ids, by_id, ids)
-        return cls(types, ids, parents, roles, by_id, decode, decode_many, source, parent_ids)
+        index = cls(types, ids, [], roles, decode, decode_many, source, parent_ids)
+        index.parents.extend(parent_positions(parent_ids, ids, lambda: index.by_id))
+        return index
 
     def __len__(self) -> int:
         return len(self.types)
@@ -491,6 +510,37 @@ def message_messages(message: object) -> list:
         if role in ("user", "assistant", "toolResult"):
             return [{**message, "content": []}]
     return [message]
+
+
+def stored_messages(messages: list) -> list:
+    """``message_messages`` of several message entries at once (each contributes exactly
+    one message): the list itself when every message is stored with its content, as
+    nearly all are.
+
+    >>> stored_messages([{"role": "user", "content": "hi"}, {"role": "system"}])
+    [{'role': 'user', 'content': 'hi'}, {'role': 'system', 'content': ''}]
+    """
+    if any(type(m) is dict and m.get("content") is None for m in messages):
+        return [message_messages(m)[0] for m in messages]
+    return messages
+
+
+def is_plain_run(index: EntryIndex, edits: dict, positions: Sequence[int]) -> bool:
+    """True when every entry at ``positions`` is a message entry that no context edit
+    targets: then each contributes its stored message (``stored_messages``), whatever
+    its rank in the selection.
+
+    >>> from pisession.build import new_message as m
+    >>> index = EntryIndex.of([m("u1", None, "user", 1), m("a1", "u1", "assistant", 2)])
+    >>> is_plain_run(index, {}, [0, 1]), is_plain_run(index, {"a1": (9, {})}, [0, 1])
+    (True, False)
+    """
+    if not positions or set(map(index.types.__getitem__, positions)) != {"message"}:
+        return False
+    if not edits:
+        return True
+    ids = list(map(index.ids.__getitem__, positions))
+    return set(map(type, ids)) == {str} and edits.keys().isdisjoint(ids)
 
 
 def entry_messages(entry: object) -> list:

@@ -513,6 +513,15 @@ class LineStore:
         """The fully decoded value of the line at this byte range."""
         return loads(self._read(start, end))
 
+    def span(self, start: int, end: int, count: int, decoder) -> list | None:
+        """The ``count`` lines that fill ``start:end`` decoded together with a msgspec
+        ``decoder`` (None when it refuses one of them: read them one at a time)."""
+        try:
+            decoded = decoder.decode_lines(self._read(start, end))
+        except (msgspec.DecodeError, RecursionError):
+            return None
+        return decoded if len(decoded) == count else None
+
     def values(self, ranges: Sequence[tuple[int, int]], decoder=None) -> list:
         """Several lines decoded, consecutive ones together (``decode_lines``). With a
         msgspec ``decoder``, lines it refuses give None; without, ``JSON.parse``'s value."""

@@ -57,6 +57,10 @@ class _Rows:
         """The lines of these rows through a msgspec ``decoder`` (None where it cannot:
         a line read by the slow path, or one it refuses)."""
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
+        if not values and _back_to_back(rows, starts, ends):
+            found = self.store.span(starts[rows[0]], ends[rows[-1]], len(rows), decoder)
+            if found is not None:
+                return found
         plain = [r for r in rows if r not in values]
         decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
         return [None if r in values else next(decoded) for r in rows]
@@ -71,6 +75,26 @@ class _Rows:
         for r in rows:
             out.append(values[r] if r in values else next(decoded))
         return out
+
+
+def _back_to_back(rows, starts, ends) -> bool:
+    """Whether these rows are consecutive and their lines follow one another in the file
+    with nothing between them (then they are one span of bytes).
+
+    >>> from array import array
+    >>> _back_to_back([0, 1], array("q", [0, 4]), array("q", [3, 6]))
+    True
+    >>> _back_to_back([0, 1], array("q", [0, 5]), array("q", [3, 6]))
+    False
+    """
+    if not rows:
+        return False
+    first, last = rows[0], rows[-1]
+    if last - first + 1 != len(rows) or list(rows) != list(range(first, last + 1)):
+        return False
+    # a line starts after the previous one's newline or later: equal sums, no gap
+    lengths = sum(ends[first : last + 1]) - sum(starts[first : last + 1])
+    return lengths + (last - first) == ends[last] - starts[first]
 
 
 @dataclass(frozen=True)

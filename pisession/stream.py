@@ -77,27 +77,22 @@ def _decoder(index: rule.EntryIndex, raw_lines, raw: set):
     return decode
 
 
-def _encode_block(messages: list, exact: list[bool], indent: int | None) -> bytes:
-    """The messages as the inside of a JSON array (no brackets), indented for depth 2."""
-    parts = []
+def _encode_block(messages: list, exact: list[bool] | None, indent: int | None) -> bytes:
+    """The messages as the inside of a JSON array (no brackets), indented for depth 2.
+    ``exact`` says which messages msgspec may write (None: all)."""
     try:
-        run: list = []
-        for message, is_fast in zip(messages, exact):
-            if is_fast:
-                run.append(message)
-                continue
-            if run:
-                parts.append(_encode(run)[1:-1])
-                run = []
-            parts.append(jsjson.dumps(message).encode())
-        if run:
-            parts.append(_encode(run)[1:-1])
-        compact = b"[" + b",".join(p for p in parts if p) + b"]"
+        if exact is None or all(exact):
+            compact = _encode(messages)
+        else:
+            compact = b"[" + b",".join(_parts(messages, exact)) + b"]"
         probe = compact.translate(_DIGITS)
         if _LONG_NUMBER in probe or (b'0":' in probe and _INTEGER_KEY.search(probe)):
             raise ValueError("a long number or an integer-like key: the exact path")
-        if indent:
-            compact = msgspec.json.format(compact, indent=indent)
+        if not indent:
+            return compact[1:-1]
+        # nested once more, the messages come out indented for depth 2
+        nested = msgspec.json.format(b"[" + compact + b"]", indent=indent)
+        return nested[indent + 4 : -(indent + 4)]  # "[\n" pad "[\n" ... "\n" pad "]\n]"
     except (UnicodeEncodeError, ValueError, msgspec.DecodeError, TypeError, RecursionError):
         compact = _exact(messages, indent)
     if not indent:
@@ -105,6 +100,21 @@ def _encode_block(messages: list, exact: list[bool], indent: int | None) -> byte
     inner = compact[2:-2]  # "[\n" ... "\n]"
     pad = b" " * indent
     return pad + inner.replace(b"\n", b"\n" + pad)
+
+
+def _parts(messages: list, exact: list[bool]) -> Iterator[bytes]:
+    """The messages' JSON texts, runs that msgspec may write written together."""
+    run: list = []
+    for message, is_fast in zip(messages, exact):
+        if is_fast:
+            run.append(message)
+            continue
+        if run:
+            yield _encode(run)[1:-1]
+            run = []
+        yield jsjson.dumps(message).encode()
+    if run:
+        yield _encode(run)[1:-1]
 
 
 def _exact(messages: list, indent: int | None) -> bytes:
@@ -192,23 +202,39 @@ class _Bodies:
 
     def chunks(self, part: tuple[int, int | None]) -> Iterator[bytes]:
         start, stop = part
-        raw: set = set()
-        decode = _decoder(self.index, self.raw_lines, raw)
-        blocks = rule.contribution_blocks(
-            self.index, self.selection, self.edits, self.block, decode, start, stop
-        )
+        positions = self.selection.positions
+        stop = len(positions) if stop is None else min(stop, len(positions))
         nl = b"\n" if self.indent else b""
         with paused_gc():
-            for chunk in blocks:
-                messages = [m for item in chunk for m in item.messages]
-                fast = [
-                    item.edit is None and item.position in raw
-                    for item in chunk
-                    for _ in item.messages
-                ]
-                raw.clear()
+            for first in range(start, stop, self.block):
+                last = min(first + self.block, stop)
+                messages, exact = self._plain(positions[first:last]) or self._block(first, last)
                 if messages:
-                    yield b"," + nl + _encode_block(messages, fast, self.indent)
+                    yield b"," + nl + _encode_block(messages, exact, self.indent)
+
+    def _plain(self, chunk: Sequence[int]) -> tuple[list, None] | None:
+        """A block of message entries no edit targets, read straight from their lines
+        (None: the block is not one, or a line needs the general path)."""
+        if self.raw_lines is None or not rule.is_plain_run(self.index, self.edits, chunk):
+            return None
+        lines = self.raw_lines(chunk, _message_lines)
+        if None in lines:
+            return None
+        return rule.stored_messages([line.message for line in lines]), None
+
+    def _block(self, first: int, last: int) -> tuple[list, list[bool]]:
+        """The messages of ranks ``first`` to ``last`` through the rule's contributions,
+        with which of them msgspec may write."""
+        raw: set = set()
+        decode = _decoder(self.index, self.raw_lines, raw)
+        (items,) = rule.contribution_blocks(
+            self.index, self.selection, self.edits, self.block, decode, first, last
+        )
+        messages = [m for item in items for m in item.messages]
+        exact = [
+            item.edit is None and item.position in raw for item in items for _ in item.messages
+        ]
+        return messages, exact
 
     def write(self, part: tuple[int, int | None], out) -> None:
         """``chunks`` written to a file (by the helper process)."""

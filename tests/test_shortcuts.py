@@ -1,0 +1,205 @@
+"""The rule's shortcuts for long straight sessions give what the general steps give:
+parents found without an id index, runs of plain message entries written straight from
+their lines, lines that follow one another read as one span."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pisession
+from pisession import context as rule
+from pisession import reader, stream
+from pisession.jsvalue import NO_KEY, UNDEFINED, js_key, truthy
+from pisession.session import _back_to_back
+
+# --- parents ------------------------------------------------------------------------------
+
+ID = st.one_of(
+    st.sampled_from(["a", "b", "c", "", "0"]),
+    st.none(),
+    st.just(UNDEFINED),
+    st.integers(-1, 2),
+    st.booleans(),
+)
+
+
+def naive_parents(parent_ids: list, ids: list) -> list[int]:
+    """Pi's lookup, one entry at a time: a ``Map`` of ids (the later one wins) and a
+    walk that stops at a falsy ``parentId``."""
+    by_id = {}
+    for position, value in enumerate(ids):
+        if js_key(value) is not NO_KEY:
+            by_id[js_key(value)] = position
+    return [by_id.get(js_key(p), -1) if truthy(p) else -1 for p in parent_ids]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(ID, ID), max_size=8))
+def test_parents_match_a_naive_lookup(pairs):
+    ids = [i for i, _ in pairs]
+    parent_ids = [p for _, p in pairs]
+    assert rule.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("abcdef"), min_size=2, max_size=6, unique=True), st.data())
+def test_parents_of_distinct_string_ids_match_a_naive_lookup(ids, data):
+    parent_ids = [data.draw(st.sampled_from([None, "", "zz", *ids])) for _ in ids]
+    assert rule.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
+
+
+def test_a_straight_session_needs_no_id_index():
+    ids = [f"{n:08x}" for n in range(1000)]
+    parent_ids = [None, *ids[:-1]]
+
+    def index_of():
+        raise AssertionError("looked the ids up")
+
+    assert rule.parent_positions(parent_ids, ids, index_of) == list(range(-1, 999))
+    index = rule.EntryIndex.of(
+        [{"type": "label", "id": i, "parentId": p} for i, p in zip(ids, parent_ids)]
+    )
+    assert "by_id" not in index.__dict__ and index.unique_ids
+    assert index.position_of(ids[7]) == 7  # made when first asked for
+
+
+def test_a_branch_asks_for_the_id_index_once():
+    calls = []
+    ids, parent_ids = ["a", "b", "c"], [None, "a", "a"]
+
+    def index_of():
+        calls.append(1)
+        return {"a": 0, "b": 1, "c": 2}
+
+    assert rule.parent_positions(parent_ids, ids, index_of) == [-1, 0, 0]
+    assert calls == [1]
+
+
+# --- plain runs ---------------------------------------------------------------------------
+
+MESSAGE = st.one_of(
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "toolResult", "system", "custom", 7])},
+        optional={"content": st.one_of(st.none(), st.text(max_size=3), st.just([]))},
+    ),
+    st.none(),
+    st.integers(),
+    st.lists(st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(MESSAGE, max_size=6))
+def test_stored_messages_are_each_entrys_contribution(messages):
+    expected = [m for message in messages for m in rule.message_messages(message)]
+    assert rule.stored_messages(list(messages)) == expected
+
+
+def test_a_plain_run_is_message_entries_no_edit_targets():
+    entries = [
+        {"type": "message", "id": "u", "parentId": None, "message": {"role": "user"}},
+        {"type": "message", "id": "a", "parentId": "u", "message": {"role": "assistant"}},
+        {"type": "compaction", "id": "c", "parentId": "a"},
+        {"type": "message", "id": 5, "parentId": "c", "message": {"role": "user"}},
+    ]
+    index = rule.EntryIndex.of(entries)
+    assert rule.is_plain_run(index, {}, [0, 1])
+    assert not rule.is_plain_run(index, {}, [])
+    assert not rule.is_plain_run(index, {}, [1, 2])  # a compaction
+    assert not rule.is_plain_run(index, {"a": (9, {})}, [0, 1])  # an edit targets a1
+    assert rule.is_plain_run(index, {"zz": (9, {})}, [0, 1])
+    assert not rule.is_plain_run(index, {"zz": (9, {})}, [3])  # an id that is not a string
+
+
+# --- the written context ------------------------------------------------------------------
+
+
+def _line(kind: str, ident: str, parent: str | None, **fields) -> str:
+    entry = {"type": kind, "id": ident, "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z"}
+    return json.dumps({**entry, **fields}, separators=(",", ":"))
+
+
+def _message(ident, parent, role, content, **extra) -> str:
+    return _line("message", ident, parent, message={"role": role, "content": content, **extra})
+
+
+def _odd_session() -> bytes:
+    """A long straight session with what the shortcuts must notice: a blank line and a
+    CRLF line between entries, a message without content, numbers JavaScript prints
+    differently, a long integer, an integer-like key, a lone surrogate, an edit, a
+    compaction with its kept range, and an entry read in full by the slow path."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z"}
+    lines = [json.dumps(header, separators=(",", ":"))]
+    parent = None
+    for n in range(60):
+        ident = f"m{n:03d}"
+        role = "user" if n % 2 == 0 else "assistant"
+        extra: dict = {}
+        content: object = [{"type": "text", "text": f"step {n}"}]
+        if n == 5:
+            content = None
+        elif n == 9:
+            extra = {"usage": {"cost": {"total": 1e-7, "input": 1.0, "output": 1e21}}}
+        elif n == 13:
+            extra = {"big": 12345678901234567890}
+        elif n == 17:
+            extra = {"details": {"10": "x", "b": 2}}
+        text = _message(ident, parent, role, content, **extra)
+        if n == 21:
+            text = text.replace("step 21", "\\ud800 lone")
+        if n == 25:
+            text = text.replace(',"parentId"', ' ,  "parentId"')  # read line by line
+        lines.append(text)
+        if n == 30:
+            lines.append("")
+        if n == 33:
+            lines[-1] += "\r"
+        parent = ident
+    edit = {"content": "short"}
+    lines.append(_line("context_edit", "e1", parent, targetId="m040", replacement=edit))
+    lines.append(
+        _line("compaction", "c1", "e1", summary="s", firstKeptEntryId="m010", tokensBefore=9)
+    )
+    parent = "c1"
+    for n in range(60, 80):
+        ident = f"m{n:03d}"
+        lines.append(_message(ident, parent, "user", [{"type": "text", "text": str(n)}]))
+        parent = ident
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("indent", [2, None, 4])
+@pytest.mark.parametrize("block", [1, 3, 7, 4096])
+@pytest.mark.parametrize("from_disk", [False, True])
+def test_the_written_context_equals_the_rule(tmp_path, monkeypatch, indent, block, from_disk):
+    data = _odd_session()
+    if from_disk:
+        monkeypatch.setattr(reader, "CHUNK", 1 << 10)  # not kept: lines read again
+        path = tmp_path / "s.jsonl"
+        path.write_bytes(data)
+        session = pisession.load(path)
+        assert session._rows.store.data is None
+    else:
+        session = pisession.loads(data)
+    for leaf in (None, "m050", "m020", "m005"):
+        expected = session.context(leaf).to_json(indent).encode()
+        chunks = stream.context_json(
+            session.index, session._leaf(leaf), indent, session._rows.raw_lines, block
+        )
+        assert b"".join(chunks) == expected, (leaf, indent, block)
+
+
+def test_lines_back_to_back():
+    from array import array
+
+    starts, ends = array("q", [0, 5, 9, 14]), array("q", [4, 8, 12, 20])
+    assert _back_to_back([0, 1, 2], starts, ends)
+    assert _back_to_back(range(1, 3), starts, ends)
+    assert not _back_to_back([2, 3], starts, ends)  # a byte between them
+    assert not _back_to_back([0, 2], starts, ends)  # not consecutive
+    assert not _back_to_back([1, 0], starts, ends)
+    assert not _back_to_back([], starts, ends)
