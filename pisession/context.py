@@ -520,9 +520,11 @@ def stored_messages(messages: list) -> list:
     >>> stored_messages([{"role": "user", "content": "hi"}, {"role": "system"}])
     [{'role': 'user', 'content': 'hi'}, {'role': 'system', 'content': ''}]
     """
-    if any(type(m) is dict and m.get("content") is None for m in messages):
-        return [message_messages(m)[0] for m in messages]
-    return messages
+    try:
+        complete = None not in map(dict.get, messages, repeat("content"))  # in C
+    except TypeError:  # a message that is not an object
+        complete = not any(type(m) is dict and m.get("content") is None for m in messages)
+    return messages if complete else [message_messages(m)[0] for m in messages]
 
 
 def is_plain_run(index: EntryIndex, edits: dict, positions: Sequence[int]) -> bool:
