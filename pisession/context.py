@@ -150,6 +150,8 @@ class EntryIndex:
     source: str = "<session>"
     #: ``entry.parentId`` as written (the tree view links some the context does not)
     parent_ids: Sequence = ()
+    #: the last few paths walked, by leaf (``walk_path``)
+    walked: dict = field(default_factory=dict, init=False, repr=False)
 
     @cached_property
     def by_id(self) -> dict:
@@ -233,6 +235,9 @@ def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
     >>> walk_path(index, 2)
     [0, 2]
     """
+    walked = index.walked
+    if leaf in walked:
+        return list(walked[leaf])
     parents = index.parents
     path: list[int] = []
     append = path.append
@@ -240,6 +245,9 @@ def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
     for _ in range(len(parents) + 1):
         if current < 0:
             path.reverse()
+            if len(walked) >= 4:  # the few leaves a command asks about
+                del walked[next(iter(walked))]
+            walked[leaf] = tuple(path)
             return path
         append(current)
         current = parents[current]

@@ -202,8 +202,7 @@ def totals(facts) -> SessionStats:
 def js_total(numbers) -> int | float:
     """Numbers added in order as JavaScript adds them: each one a double, no compensated
     summation (which ``sum`` does from Python 3.12). An integer when every number is one
-    and the total is exact. Zeros are left out: a total that starts at 0 is never -0, so
-    adding 0 changes nothing.
+    and the total is exact. (A total that starts at 0 is never -0.)
 
     >>> js_total([0.1, 0, 0.2]), js_total([3, 4]), js_total([2**53, 1])
     (0.30000000000000004, 7, 9007199254740992)
@@ -215,8 +214,10 @@ def js_total(numbers) -> int | float:
         exact = None
     if type(exact) is int and exact <= 2**53 and (not numbers or min(numbers) >= 0):
         return exact  # every partial sum is an integer up to 2**53: a double holds it
-    numbers = list(filter(None, numbers))
-    total = reduce(add, map(js_number_value, numbers), 0.0)
+    try:  # a float plus an int adds the int's double, as JavaScript holds it
+        total = reduce(add, numbers, 0.0)
+    except OverflowError:  # an integer beyond the doubles: JavaScript's infinity
+        total = reduce(add, map(js_number_value, numbers), 0.0)
     if type(exact) is int and total.is_integer() and abs(total) <= 2**53:
         return int(total)
     return total
