@@ -310,10 +310,10 @@ def remarkable(session, leaf: int | None) -> set[int]:
     index = session.index
     keep = {leaf} if leaf is not None else set()
     keep.update(session.shape.leaves)
-    compactions = [p for p, kind in enumerate(index.types) if kind == "compaction"]
+    compactions = list(compress(range(len(index)), map(eq, index.types, repeat("compaction"))))
     keep.update(compactions)
-    for c in compactions:
-        target = index.position_of(js_field(session.entry(c), "firstKeptEntryId"))
+    for entry in session.entries_at(compactions):
+        target = index.position_of(js_field(entry, "firstKeptEntryId"))
         if target is not None:
             keep.add(target)
     keep.update(index.by_id[k] for k in session.labels if k in index.by_id)

@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
-from operator import lt
+from itertools import compress, repeat
+from operator import eq, lt, not_, or_
 
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, strict_equal, truthy
@@ -48,12 +49,13 @@ class Shape:
         ``timestamp(position)`` orders siblings."""
         parents = tree_parents(index) if parents is None else parents
         size = len(parents)
-        roots = [p for p in range(size) if parents[p] < 0 or parents[p] == p]
-        root_set = set(roots)
-        order = sorted((p for p in range(size) if p not in root_set), key=parents.__getitem__)
-        keys = [parents[p] for p in order]
-        has_children = set(keys)
-        leaves = [p for p in range(size) if p not in has_children]
+        # in C: a root has no parent, or itself (a cycle of one); a leaf no child
+        is_root = list(map(or_, map(lt, parents, repeat(0)), map(eq, parents, range(size))))
+        roots = list(compress(range(size), is_root))
+        order = sorted(compress(range(size), map(not_, is_root)), key=parents.__getitem__)
+        keys = list(map(parents.__getitem__, order))
+        has_children = set(keys).__contains__
+        leaves = list(compress(range(size), map(not_, map(has_children, range(size)))))
         return cls(roots, leaves, order, keys, timestamp)
 
     def children(self, position: int) -> list[int]:
