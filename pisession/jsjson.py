@@ -159,6 +159,26 @@ _TOKEN = re.compile(
     r'"[^"\\]*(?:\\.[^"\\]*)*"|-?(?:Infinity|NaN)|-?\d+\.\d+(?:e[+-]?\d+)?|-?\d+e[+-]?\d+|-?\d{16,}'
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_DOT_ZERO = re.compile(rb"0\.0(?!0)")
+
+
+def _maybe_different(probe: bytes) -> bool:
+    """Whether compact JSON text written by Python (as UTF-8, every digit as ``0``) may
+    hold a number JavaScript writes differently: an integer-valued float (``5.0``), an
+    exponent, 16 digits or more, a non-finite constant. (Looked for in strings too.) A
+    Python float without any of these prints as JavaScript prints it.
+
+    >>> _maybe_different(b'[0.0000,"x"]'), _maybe_different(b'{"a":00.0}')
+    (False, True)
+    """
+    return (
+        b"0e" in probe
+        or b"0000000000000000" in probe
+        or b"Infinity" in probe
+        or b"NaN" in probe
+        or _DOT_ZERO.search(probe) is not None
+    )
 
 
 def js_number(text: str) -> str:
@@ -238,10 +258,14 @@ def dumps(value: object, indent: int | None = None, keep_infinity: bool = False)
     }
     """
     text = _compact(value)
-    if _INDEX_KEY.search(text):  # an integer-like key somewhere: JavaScript writes it first
+    data = text.encode("utf-8", "surrogatepass")
+    probe = data.translate(_ZERO_DIGITS)  # quick looks first (in C), on every digit as 0
+    if b'0":' in probe and _INDEX_KEY.search(text):  # JavaScript writes such a key first
         text = _compact(js_key_order(value))
-    text = _TOKEN.sub(lambda m: _fix_token(m, "1e400" if keep_infinity else "null"), text)
-    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    if _maybe_different(probe):  # else every number already reads as in JavaScript
+        text = _TOKEN.sub(lambda m: _fix_token(m, "1e400" if keep_infinity else "null"), text)
+    if b"\xed" in data:  # the lead byte of a surrogate (and of some other characters)
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     if type(indent) is int and indent > 0:
         return indent_json(text, min(indent, 10))  # JSON.stringify caps the indent at 10
     return text

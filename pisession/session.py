@@ -342,7 +342,8 @@ class Session:
         [('cp000001', 'compaction'), ('u2000001', 'kept')]
         """
         try:
-            projection = rule.project(self.index, self._leaf(leaf_id), edits)
+            with paused_gc():  # many new objects, no cycles among them
+                projection = rule.project(self.index, self._leaf(leaf_id), edits)
         except SessionFormatError as exc:
             raise self._located(exc) from None
         for item in projection.items:

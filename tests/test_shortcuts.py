@@ -203,3 +203,36 @@ def test_lines_back_to_back():
     assert not _back_to_back([0, 2], starts, ends)  # not consecutive
     assert not _back_to_back([1, 0], starts, ends)
     assert not _back_to_back([], starts, ends)
+
+
+# --- JSON text ----------------------------------------------------------------------------
+
+JSON_VALUE = st.recursive(
+    st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(-(10**25), 10**25),
+        st.text(alphabet='0123456789.eE-+ aNInfity"\\', max_size=8),
+        st.booleans(),
+        st.none(),
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(JSON_VALUE)
+def test_json_text_skips_number_fixing_only_where_nothing_changes(value):
+    """``jsjson.dumps`` rewrites numbers only when the text may hold one Python writes
+    differently from JavaScript: the same text as rewriting every time."""
+    from pisession import jsjson
+
+    fast = jsjson.dumps(value)
+    saved = jsjson._maybe_different
+    jsjson._maybe_different = lambda probe: True  # always rewrite
+    try:
+        assert jsjson.dumps(value) == fast
+    finally:
+        jsjson._maybe_different = saved
