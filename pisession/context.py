@@ -545,7 +545,8 @@ def is_plain_run(index: EntryIndex, edits: dict, positions: Sequence[int]) -> bo
     >>> is_plain_run(index, {}, [0, 1]), is_plain_run(index, {"a1": (9, {})}, [0, 1])
     (True, False)
     """
-    if not positions or set(map(index.types.__getitem__, positions)) != {"message"}:
+    kinds = list(map(index.types.__getitem__, positions))
+    if not positions or kinds.count("message") != len(kinds):  # (a type can be an object)
         return False
     if not edits:
         return True

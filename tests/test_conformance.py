@@ -96,6 +96,8 @@ def check_case(session, case):
         return
     projection = session.projection(leaf)
     assert as_json(projection.context.to_dict()) == case["context"]
+    # what ``pisession context`` writes (runs of message entries take a shortcut there)
+    assert b"".join(session.context_json(leaf)) == projection.context.to_json(2).encode()
     got = [
         [recorded_index(session, item.position), len(item.messages)] for item in projection.entries
     ]

@@ -109,6 +109,7 @@ EXPECTED = {
     "damaged/bash-exit-code-false.jsonl": dict(entries=6, roles=["user"] + ["bashExecution"] * 5),
     "damaged/integer-like-keys.jsonl": dict(entries=2, roles=["user", "assistant"]),
     "damaged/siblings-invalid-timestamp.jsonl": dict(entries=4, roles=["user", "assistant"]),
+    "damaged/object-type-in-a-run.jsonl": dict(entries=5, roles=["user", "assistant"] * 2),
     "damaged/integer-400-digits.jsonl": dict(entries=3, roles=["user", "assistant", "user"]),
     "damaged/integer-5000-digits.jsonl": dict(entries=3, roles=["user", "assistant", "user"]),
     "damaged/content-nested-1000-deep.jsonl": dict(entries=2, roles=["user", "assistant"]),
@@ -228,6 +229,8 @@ def test_damaged_file_reads_as_pi_reads_it(golden):
         context = session.context(case["leaf"])
         with deep_recursion():
             assert as_json(context.to_dict()) == case["context"]
+            written = b"".join(session.context_json(case["leaf"]))  # the CLI's writer
+            assert written == context.to_json(2).encode()
             assert as_json(context.to_llm()) == case["llm"]
         prompt = session.system_prompt(case["leaf"])
         assert as_json(prompt.to_message()) == case["systemMessage"]

@@ -135,6 +135,18 @@ def fuzz_regressions() -> dict[str, bytes]:
                 '"timestamp":"2026-02-01T10:32:00.000Z"', '"timestamp":{"not":"a date"}', 1
             ),
         ),
+        # An entry whose type is an object, in a straight run of messages: Pi passes it
+        # over; pisession's writer for runs of message entries tripped on it (the
+        # fuzzer's seed 20260012, mutant 139: an unhashable type).
+        "object-type-in-a-run.jsonl": lines(
+            h,
+            user,
+            msg("a1", "u1", "assistant", "first", 2),
+            '{"type":{"not":"a kind"},"id":"x1","parentId":"a1",'
+            '"timestamp":"2026-02-01T10:03:00.000Z"}',
+            msg("u2", "x1", "user", "again", 4),
+            msg("a2", "u2", "assistant", "second", 5),
+        ),
         # Keys such as "1" and "10": JSON.stringify writes them first, in numeric order.
         "integer-like-keys.jsonl": lines(
             h,
