@@ -819,7 +819,8 @@ def _node_lines(session, position: int, lead: str, cont: str, view: _TreeView) -
     room = 60 if width is None else width - used - 4
     if room >= 8:
         entry = session.entry(position)
-        snippet = visible(entry_text(entry)[: room * 4 + 16])
+        start = room * 4 + 16  # enough for the cut below
+        snippet = visible(entry_text(entry, start)[:start])
         if snippet:
             line += f'  "{look.cut(snippet, room)}"'
     return [line]

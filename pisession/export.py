@@ -565,7 +565,7 @@ def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
         parts.append('<span class="leaf">◀ leaf</span>')
     elif position in _leaves(ex):
         parts.append("◁ leaf")
-    snippet = one_line(entry_text(session.entry(position))[:400], 60)
+    snippet = one_line(entry_text(session.entry(position), 400)[:400], 60)
     if snippet:
         parts.append(f'<span class="n">“{esc(snippet)}”</span>')
     return " ".join(parts)

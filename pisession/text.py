@@ -159,22 +159,35 @@ def _block_text(block: object) -> str:
     return f"[{plain(kind)}]"
 
 
-def content_summary(content: object) -> str:
+def content_summary(content: object, enough: int | None = None) -> str:
     """Plain text of message content: a string, or its blocks described one by one.
+    With ``enough``, blocks stop once the text is that long (for a preview: its start is
+    the same).
 
     >>> content_summary([{"type": "text", "text": "hi"}, {"type": "toolCall",
     ...     "name": "bash", "arguments": {"command": "ls"}}])
     'hi [call] bash(command=ls)'
+    >>> content_summary([{"type": "text", "text": "hi"}, {"type": "image"}], enough=2)
+    'hi'
     """
     if content is UNDEFINED or content is None:
         return ""
-    if isinstance(content, list):
+    if not isinstance(content, list):
+        return plain(content)
+    if enough is None:
         return " ".join(_block_text(b) for b in content)
-    return plain(content)
+    parts, size = [], -1
+    for block in content:
+        parts.append(_block_text(block))
+        size += len(parts[-1]) + 1
+        if size >= enough:
+            break
+    return " ".join(parts)
 
 
-def message_text(message: object) -> str:
-    """What a context message says, as one plain string (uncut, uncleaned).
+def message_text(message: object, enough: int | None = None) -> str:
+    """What a context message says, as one plain string (uncut, uncleaned; ``enough``:
+    as ``content_summary``).
 
     >>> message_text({"role": "compactionSummary", "summary": "We read util.py."})
     'We read util.py.'
@@ -196,11 +209,12 @@ def message_text(message: object) -> str:
             if isinstance(tools, list):
                 parts += [f"{sign}tool {plain(js_field(t, 'name'))}" for t in tools]
         return " ".join(p for p in parts if p)
-    return content_summary(js_field(message, "content"))
+    return content_summary(js_field(message, "content"), enough)
 
 
-def entry_text(entry: object) -> str:
-    """What an entry holds or does, as one plain string (uncut, uncleaned).
+def entry_text(entry: object, enough: int | None = None) -> str:
+    """What an entry holds or does, as one plain string (uncut, uncleaned; ``enough``:
+    as ``content_summary``, for a preview of that many characters).
 
     >>> entry_text({"type": "label", "targetId": "a1", "label": "first answer"})
     'a1 = first answer'
@@ -209,11 +223,11 @@ def entry_text(entry: object) -> str:
     """
     kind = js_field(entry, "type")
     if kind == "message":
-        return message_text(js_field(entry, "message"))
+        return message_text(js_field(entry, "message"), enough)
     if kind in ("compaction", "branch_summary"):
         return plain(js_field(entry, "summary"))
     if kind == "custom_message":
-        return content_summary(js_field(entry, "content"))
+        return content_summary(js_field(entry, "content"), enough)
     if kind == "model_change":
         return f"{plain(js_field(entry, 'provider'))}/{plain(js_field(entry, 'modelId'))}"
     if kind == "thinking_level_change":

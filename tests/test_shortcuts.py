@@ -236,3 +236,32 @@ def test_json_text_skips_number_fixing_only_where_nothing_changes(value):
         assert jsjson.dumps(value) == fast
     finally:
         jsjson._maybe_different = saved
+
+
+# --- previews -----------------------------------------------------------------------------
+
+BLOCK = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=30)}),
+    st.fixed_dictionaries({"type": st.just("thinking"), "thinking": st.text(max_size=30)}),
+    st.fixed_dictionaries(
+        {
+            "type": st.just("toolCall"),
+            "name": st.text(max_size=5),
+            "arguments": st.dictionaries(st.text(max_size=3), st.text(max_size=9), max_size=2),
+        }
+    ),
+    st.fixed_dictionaries({"type": st.just("image"), "data": st.just("AAAA")}),
+    st.integers(),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(BLOCK, max_size=5) | st.text(max_size=20), st.integers(0, 80))
+def test_a_preview_starts_as_the_whole_text(content, enough):
+    from pisession.text import content_summary, entry_text
+
+    whole = content_summary(content)
+    start = content_summary(content, enough)
+    assert whole.startswith(start) and start[:enough] == whole[:enough]
+    entry = {"type": "message", "message": {"role": "assistant", "content": content}}
+    assert entry_text(entry, enough)[:enough] == entry_text(entry)[:enough]
