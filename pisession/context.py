@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
-from operator import ne
+from operator import eq, ne
 
 from .errors import CycleError, SessionFormatError
 from .jsdate import DateConversionError, js_time_ms
@@ -88,40 +88,53 @@ def id_index(ids: Sequence) -> dict:
     return index
 
 
+def of_type(index: EntryIndex, kind: str, positions: Sequence[int] | None = None) -> list[int]:
+    """The positions (among ``positions``; default: every entry) whose entry is of type
+    ``kind``, found in C.
+
+    >>> of_type(EntryIndex.of([{"type": "label"}, {"type": "compaction"}]), "compaction")
+    [1]
+    """
+    if positions is None:
+        return list(compress(range(len(index.types)), map(eq, index.types, repeat(kind))))
+    kinds = map(index.types.__getitem__, positions)
+    return list(compress(positions, map(eq, kinds, repeat(kind))))
+
+
 _PLAIN_PARENT_TYPES = {str, type(None), type(UNDEFINED)}
 
 
 def parent_positions(
-    parent_ids: Sequence, ids: Sequence, index_of: Callable[[], dict] | None = None
+    parent_ids: Sequence,
+    ids: Sequence,
+    index_of: Callable[[], dict] | None = None,
+    unique: Callable[[], bool] | None = None,
 ) -> list[int]:
     """The position of each entry's parent, or -1 where Pi's walk stops (``parentId``
     empty, null, absent or not found). ``index_of()`` gives the id index
-    (``id_index(ids)`` by default); it is asked only when a parent must be looked up:
-    in a file whose ids are all different strings, a parent that comes right before its
-    child is known without one, and a long straight session needs no lookup at all.
+    (``id_index(ids)`` by default) and ``unique()`` whether string ids are all different
+    (worked out from ``ids`` by default); the index is asked for only when a parent must
+    be looked up: where ids are all different strings, a parent that comes right before
+    its child is known without one, and a long straight session needs no lookup at all.
 
     >>> parent_positions([None, "a", "zz", ""], ["a", "b", "", "d"])
     [-1, 0, -1, -1]
     """
     index_of = index_of or (lambda: id_index(ids))
-    if set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES and set(map(type, ids)) <= {str}:
-        # string ids: only "" is falsy, and where no id is "", a plain lookup stops
-        # where Pi's walk stops
-        distinct = set(ids)
-        if len(distinct) == len(ids) == len(parent_ids) > 1 and "" not in distinct:
+    unique = unique or (lambda: len(set(ids)) == len(ids))
+    plain = set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES and set(map(type, ids)) <= {str}
+    if plain and "" not in ids:
+        # string ids, none of them falsy: a plain lookup stops where Pi's walk stops
+        if len(ids) > 1 and unique():
             out = list(range(-1, len(ids) - 1))
             previous = [UNDEFINED, *ids[:-1]]
             elsewhere = list(compress(range(len(ids)), map(ne, parent_ids, previous)))
-            if any(parent_ids[p] for p in elsewhere):  # a parent that is not the one before
-                get = index_of().get
-                for position in elsewhere:
-                    out[position] = get(parent_ids[position], -1)
-            else:
-                for position in elsewhere:
-                    out[position] = -1
+            # a parent that is not the one before needs the index; falsy ones stop
+            lookup = index_of().get if any(parent_ids[p] for p in elsewhere) else {}.get
+            for position in elsewhere:
+                out[position] = lookup(parent_ids[position], -1)
             return out
-        if "" not in distinct:
-            return list(map(index_of().get, parent_ids, repeat(-1)))
+        return list(map(index_of().get, parent_ids, repeat(-1)))
     by_id = index_of()
     out = []
     for parent_id in parent_ids:
@@ -195,7 +208,8 @@ class EntryIndex:
     ) -> EntryIndex:
         """The index from its columns (``parent_ids`` as written; resolved here)."""
         index = cls(types, ids, [], roles, decode, decode_many, source, parent_ids)
-        index.parents.extend(parent_positions(parent_ids, ids, lambda: index.by_id))
+        found = parent_positions(parent_ids, ids, lambda: index.by_id, lambda: index.unique_ids)
+        index.parents.extend(found)
         return index
 
     def __len__(self) -> int:
@@ -479,8 +493,7 @@ def collect_edits(index: EntryIndex, selection: Selection) -> dict:
     {'a': (0, {'type': 'context_edit', 'id': 'x', 'parentId': None, \
 'timestamp': '2026-01-01T00:01:00Z', 'targetId': 'a', 'replacement': None})}
     """
-    types = index.types
-    positions = [p for p in selection.positions if types[p] == "context_edit"]
+    positions = of_type(index, "context_edit", selection.positions)
     edits: dict = {}
     for position, entry in zip(positions, index.entries(positions)):
         key = js_key(js_field(entry, "targetId"))

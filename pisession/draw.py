@@ -27,6 +27,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import context as rule
 from .display import short_id
 from .errors import PisessionError
 from .jsvalue import UNDEFINED, js_key
@@ -294,7 +295,7 @@ def _kept_visible(session, children: dict, cycles: set, reading: _Reading) -> se
         special.add(reading.leaf)
     if reading.cut:
         special |= {c for c in reading.cut if c is not None}
-    special.update(p for p in range(size) if index.types[p] == "compaction")
+    special.update(rule.of_type(index, "compaction"))
     special.update(index.by_id[k] for k in session.labels if k in index.by_id)
     return special
 

@@ -310,7 +310,7 @@ def remarkable(session, leaf: int | None) -> set[int]:
     index = session.index
     keep = {leaf} if leaf is not None else set()
     keep.update(session.shape.leaves)
-    compactions = list(compress(range(len(index)), map(eq, index.types, repeat("compaction"))))
+    compactions = rule.of_type(index, "compaction")
     keep.update(compactions)
     for entry in session.entries_at(compactions):
         target = index.position_of(js_field(entry, "firstKeptEntryId"))

@@ -237,7 +237,7 @@ def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit
     types = index.types
     selections = _Selections(index)
     if "context_edit" in kinds:  # read the edits and what they target together
-        edits = session.entries_at([p for p, kind in enumerate(types) if kind == "context_edit"])
+        edits = session.entries_at(rule.of_type(index, "context_edit"))
         targets = (index.position_of(js_field(edit, "targetId")) for edit in edits)
         session.entries_at([t for t in targets if t is not None])
     out = []

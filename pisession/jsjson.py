@@ -159,7 +159,11 @@ _TOKEN = re.compile(
     r'"[^"\\]*(?:\\.[^"\\]*)*"|-?(?:Infinity|NaN)|-?\d+\.\d+(?:e[+-]?\d+)?|-?\d+e[+-]?\d+|-?\d{16,}'
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+#: JSON bytes with every digit written as ``0`` (``bytes.translate``), for quick looks in C
+#: at number forms, and the look of an integer of 16 digits or more there (JavaScript
+#: holds doubles: such integers may print differently).
+DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+LONG_INTEGER = b"0" * 16
 _DOT_ZERO = re.compile(rb"0\.0(?!0)")
 
 
@@ -174,7 +178,7 @@ def _maybe_different(probe: bytes) -> bool:
     """
     return (
         b"0e" in probe
-        or b"0000000000000000" in probe
+        or LONG_INTEGER in probe
         or b"Infinity" in probe
         or b"NaN" in probe
         or _DOT_ZERO.search(probe) is not None
@@ -259,7 +263,7 @@ def dumps(value: object, indent: int | None = None, keep_infinity: bool = False)
     """
     text = _compact(value)
     data = text.encode("utf-8", "surrogatepass")
-    probe = data.translate(_ZERO_DIGITS)  # quick looks first (in C), on every digit as 0
+    probe = data.translate(DIGITS_AS_ZERO)  # quick looks first (in C), on every digit as 0
     if b'0":' in probe and _INDEX_KEY.search(text):  # JavaScript writes such a key first
         text = _compact(js_key_order(value))
     if _maybe_different(probe):  # else every number already reads as in JavaScript

@@ -516,11 +516,7 @@ class LineStore:
     def span(self, start: int, end: int, count: int, decoder) -> list | None:
         """The ``count`` lines that fill ``start:end`` decoded together with a msgspec
         ``decoder`` (None when it refuses one of them: read them one at a time)."""
-        try:
-            decoded = decoder.decode_lines(self._read(start, end))
-        except (msgspec.DecodeError, RecursionError):
-            return None
-        return decoded if len(decoded) == count else None
+        return _together(self._read(start, end), count, decoder)
 
     def values(self, ranges: Sequence[tuple[int, int]], decoder=None) -> list:
         """Several lines decoded, consecutive ones together (``decode_lines``). With a
@@ -529,15 +525,22 @@ class LineStore:
         for run in _runs(ranges):
             first, last = run[0][0], run[-1][1]
             raw = self._read(first, last)
-            try:
-                decoded = (decoder or _any_decoder).decode_lines(raw)
-            except (msgspec.DecodeError, RecursionError):
-                decoded = None
-            if decoded is not None and len(decoded) == len(run):
+            decoded = _together(raw, len(run), decoder or _any_decoder)
+            if decoded is not None:
                 out.extend(decoded)
             else:
                 out.extend(_one(raw[s - first : e - first], decoder) for s, e in run)
         return out
+
+
+def _together(raw, count: int, decoder) -> list | None:
+    """``count`` consecutive lines decoded in one call (None when the decoder refuses one,
+    or finds another number of lines)."""
+    try:
+        decoded = decoder.decode_lines(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return decoded if len(decoded) == count else None
 
 
 def _one(raw, decoder) -> object:

@@ -50,10 +50,9 @@ _encode = msgspec.json.Encoder().encode
 
 #: What msgspec writes differently from JavaScript and has no hook for: integers of 16
 #: digits or more (JavaScript holds doubles) and integer-like object keys (JavaScript
-#: writes them first). Found on a copy where every digit reads ``0``; a hit (also in a
-#: string) sends the block to the exact, slower path.
-_DIGITS = bytes.maketrans(b"123456789", b"000000000")
-_LONG_NUMBER = b"0" * 16
+#: writes them first). Found on a copy where every digit reads ``0``
+#: (``jsjson.DIGITS_AS_ZERO``); a hit (also in a string) sends the block to the exact,
+#: slower path.
 _INTEGER_KEY = re.compile(rb'"0+":')
 
 
@@ -62,8 +61,7 @@ def _decoder(index: rule.EntryIndex, raw_lines, raw: set):
     JavaScript text; their positions go into ``raw``), the rest as usual."""
 
     def decode(positions: Sequence[int]) -> list:
-        types = index.types
-        messages = [p for p in positions if types[p] == "message"]
+        messages = rule.of_type(index, "message", positions)
         decoded = {}
         if raw_lines is not None and messages:
             for position, value in zip(messages, raw_lines(messages, _message_lines)):
@@ -85,8 +83,8 @@ def _encode_block(messages: list, exact: list[bool] | None, indent: int | None) 
             compact = _encode(messages)
         else:
             compact = b"[" + b",".join(_parts(messages, exact)) + b"]"
-        probe = compact.translate(_DIGITS)
-        if _LONG_NUMBER in probe or (b'0":' in probe and _INTEGER_KEY.search(probe)):
+        probe = compact.translate(jsjson.DIGITS_AS_ZERO)
+        if jsjson.LONG_INTEGER in probe or (b'0":' in probe and _INTEGER_KEY.search(probe)):
             raise ValueError("a long number or an integer-like key: the exact path")
         if not indent:
             return compact[1:-1]
