@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from itertools import compress, groupby, repeat
 from operator import eq
 
@@ -208,17 +208,31 @@ def header_text(rows: list[tuple[str, str]], look: Look) -> list[str]:
 
 @dataclass(frozen=True)
 class Gap:
-    """Entries a collapsed view leaves out: how many, and the first and last of them."""
+    """Entries a collapsed view leaves out: how many, the first and last of them, and
+    which they are (a ``range`` in file order; in a tree, the positions of a straight
+    run, which may jump over other branches' entries)."""
 
     hidden: int
     first: int
     last: int
+    positions: Sequence[int] = field(default=(), repr=False, compare=False)
+
+    def fates(self, names) -> list:
+        """The fates of the entries left out, read off the fate column ``names``.
+
+        >>> Gap(2, 3, 9, [3, 9]).fates(["sent"] * 3 + ["kept"] * 7)
+        ['kept', 'kept']
+        """
+        hidden = self.positions or range(self.first, self.last + 1)
+        if isinstance(hidden, range) and hidden.step == 1:
+            return names[hidden.start : hidden.stop]
+        return list(map(names.__getitem__, hidden))
 
 
-def _shorten(out: list, run: list, collapse: int) -> None:
+def _shorten(out: list, run: Sequence[int], collapse: int) -> None:
     if collapse > 0 and len(run) > collapse:
         out.extend(run[:2])
-        out.append(Gap(len(run) - 4, run[2], run[-3]))
+        out.append(Gap(len(run) - 4, run[2], run[-3], run[2:-2]))
         out.extend(run[-2:])
     else:
         out.extend(run)
@@ -455,7 +469,7 @@ def gap_counts(names, gap: Gap) -> str:
     >>> gap_counts(["sent", "summarized", "off-path", "summarized"], Gap(3, 1, 3))
     '2 summarized, 1 off-path'
     """
-    counts = Counter(names[gap.first : gap.last + 1])
+    counts = Counter(gap.fates(names))
     return ", ".join(f"{counts[k.name]:,} {k.name}" for k in FATES if counts[k.name])
 
 

@@ -592,7 +592,8 @@ def tree_html(ex: Export, collapse: int = 12) -> str:
     width = len(str(session.line_of(len(session) - 1))) if len(session) else 1
     walk = read_walk(session, ex.fates.names, keep, collapse, _BOX)
     lines = [_tree_line(ex, item, lead, width) for item, lead, _ in walk]
-    legend = " ".join(chip(k.name, k.legend) for k in FATES if ex.fates.counts()[k.name])
+    counts = ex.fates.counts()
+    legend = " ".join(chip(k.name, k.legend) for k in FATES if counts[k.name])
     body = "\n".join(lines)
     tree = f'<div class="tree mono">{body}</div>'
     if len(lines) > 400:

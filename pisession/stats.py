@@ -298,6 +298,9 @@ STATS_DECODER = msgspec.json.Decoder(CountedLine)
 
 _TYPE = attrgetter("type")
 
+#: What a message entry of these roles adds when its message has no ``usage``.
+_SAME_FOR_ALL = {role: contribution("message", UNDEFINED, role) for role in ("user", "toolResult")}
+
 
 def line_contribution(line: CountedLine) -> tuple:
     """``contribution`` of a line decoded by ``STATS_DECODER``.
@@ -308,7 +311,20 @@ def line_contribution(line: CountedLine) -> tuple:
     message = line.message
     if type(message) is not _Message:  # absent or null
         return contribution(line.type, line.usage)
-    calls, content = 0, message.content
-    if type(content) is list and message.role == "assistant" and line.type == "message":
+    role, usage, content = message.role, message.usage, message.content
+    calls = 0
+    if type(content) is list and role == "assistant" and line.type == "message":
         calls = list(map(_TYPE, content)).count("toolCall")
-    return contribution(line.type, line.usage, message.role, message.usage, calls)
+        if type(usage) is _Usage:  # most lines of a long session: ``contribution``, inlined
+            cost = usage.cost
+            total = 0 if cost is None else cost.total
+            numbers = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
+            return (*numbers, 1, 0, 1, 0, calls, 0)
+    elif (
+        usage is UNDEFINED
+        and type(role) is str
+        and role in _SAME_FOR_ALL
+        and line.type == "message"
+    ):
+        return _SAME_FOR_ALL[role]
+    return contribution(line.type, line.usage, role, usage, calls)

@@ -286,3 +286,32 @@ def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, 
     monkeypatch.setattr(export, "BIG", 1000)
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     assert export_html(pisession.loads(data)) == alone
+
+
+def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
+    """A straight run in the tree can jump over another branch's entries (the branch
+    written in between): the gap's fates are those of the run's hidden entries, not of
+    every line between its first and last."""
+    from pisession.build import new_message, tiny_session
+    from pisession.explain import Gap, gap_counts, remarkable, tree_walk
+    from pisession.export import tree_html
+
+    def chain(prefix, parent, numbers):
+        out = []
+        for n in numbers:
+            out.append(new_message(f"{prefix}{n}", parent, "user" if n % 2 else "assistant", n))
+            parent = f"{prefix}{n}"
+        return out
+
+    entries = chain("a", None, range(6)) + chain("b", "a2", range(6, 20))
+    entries += chain("c", "a5", range(20, 41))  # continues a5, after branch b's lines
+    session = tiny_session(*entries)
+    fates = session.fates("c40")
+    gaps = [
+        item
+        for item, _, _ in tree_walk(session, fates.names, remarkable(session, len(session) - 1), 12)
+        if isinstance(item, Gap)
+    ]
+    assert [gap_counts(fates.names, g) for g in gaps] == ["9 off-path", "19 sent"]
+    page = tree_html(Export.of(session, "c40"))
+    assert re.findall(r"more entries: ([^<]*)<", page) == ["9 off-path", "19 sent"]

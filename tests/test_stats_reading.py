@@ -36,3 +36,41 @@ def test_stats_shortcut_counts_as_the_full_entries(shape):
     ]
     session = tiny_session(*chain)
     assert session.stats().to_dict() == session_stats(session.entries).to_dict()
+
+
+LINES = [
+    {"type": "message", "message": {"role": role, "content": content, **usage}}
+    for role in ("user", "assistant", "toolResult", "custom", {"r": 1}, None)
+    for content in ([{"type": "toolCall"}], "text", None)
+    for usage in ({}, {"usage": USAGE}, {"usage": None})
+] + [
+    {"type": kind, "usage": usage, "message": message}
+    for kind in ("usage", "compaction", "branch_summary", "label", {"k": 1})
+    for usage in (USAGE, None)
+    for message in ({"role": "assistant", "usage": USAGE}, None)
+]
+
+
+def test_each_line_counts_as_its_full_entry():
+    """``line_contribution`` (quick ways for the usual lines) against the rule applied to
+    the whole entry, on lines of every shape its quick ways tell apart, and on every
+    line of the bundled files."""
+    import glob
+    import json
+
+    from pisession.jsjson import loads
+    from pisession.stats import STATS_DECODER, entry_contribution, line_contribution
+
+    raw = [json.dumps(line).encode() for line in LINES]
+    for path in glob.glob("data/**/*.jsonl", recursive=True):
+        with open(path, "rb") as handle:
+            raw += [line for line in handle.read().split(b"\n") if line.strip()]
+    checked = 0
+    for line in raw:
+        try:
+            quick = line_contribution(STATS_DECODER.decode(line))
+        except Exception:  # refused: such lines are read in full
+            continue
+        assert quick == entry_contribution(loads(line)), line
+        checked += 1
+    assert checked > len(LINES)
