@@ -228,6 +228,24 @@ class Gap:
             return names[hidden.start : hidden.stop]
         return list(map(names.__getitem__, hidden))
 
+    def lines(self, line_of) -> str:
+        """Where the entries left out are, in words: ``lines 7-40``, or, when the run
+        jumps over other entries, each stretch: ``lines 7-9, 22-37``.
+
+        >>> Gap(5, 2, 9, [2, 3, 4, 8, 9]).lines(lambda p: p + 1)
+        'lines 3-5, 9-10'
+        """
+        hidden = self.positions or range(self.first, self.last + 1)
+        if isinstance(hidden, range) or hidden[-1] - hidden[0] == len(hidden) - 1:
+            return f"lines {line_of(self.first)}-{line_of(self.last)}"
+        starts = [0, *(k for k in range(1, len(hidden)) if hidden[k] != hidden[k - 1] + 1)]
+        ends = [*(k - 1 for k in starts[1:]), len(hidden) - 1]
+        stretches = [
+            f"{line_of(hidden[a])}-{line_of(hidden[b])}" if a != b else str(line_of(hidden[a]))
+            for a, b in zip(starts, ends)
+        ]
+        return "lines " + ", ".join(stretches)
+
 
 def _shorten(out: list, run: Sequence[int], collapse: int) -> None:
     if collapse > 0 and len(run) > collapse:
@@ -475,8 +493,8 @@ def gap_counts(names, gap: Gap) -> str:
 
 def _gap_lines(session, gap: Gap, names, indent: int, look: Look) -> list[str]:
     dots = look.symbol("┆", ":")
-    lines = f"lines {session.line_of(gap.first)}-{session.line_of(gap.last)}"
-    text = f"{dots} {gap.hidden:,} more entries: {gap_counts(names, gap)} ({lines})"
+    where = gap.lines(session.line_of)
+    text = f"{dots} {gap.hidden:,} more entries: {gap_counts(names, gap)} ({where})"
     lead = " " * indent
     return [look.paint(line, "dim") for line in wrap(text, look.width, lead + "  ", lead)]
 
@@ -841,7 +859,7 @@ def _node_lines(session, position: int, lead: str, cont: str, view: _TreeView) -
 
 
 def _tree_gap(session, gap: Gap, lead: str, view: _TreeView) -> str:
-    lines = f"lines {session.line_of(gap.first)}-{session.line_of(gap.last)}"
+    lines = gap.lines(session.line_of)
     text = f"{' ' * view.line_width} {lead}{view.pieces.dots} {gap.hidden:,} more entries ({lines})"
     return view.look.fit(view.look.paint(text, "dim"))
 
@@ -918,32 +936,43 @@ def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator
             stack.append((kid, cont + pieces.branch, cont + pieces.through))
 
 
-def read_walk(session, names, keep: set, collapse: int, pieces=None) -> list[tuple]:
-    """``tree_walk`` as a list, the entries it shows decoded together first (one read of
-    the file for neighbouring lines), so drawing them reads nothing more.
+def decode_shown(session, items: list) -> None:
+    """Decode together the entries that ``tree_walk``'s items show (one read of the file
+    for neighbouring lines), so that drawing them reads nothing more.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
-    >>> len(read_walk(s, s.fates().names, set(), 0)) == len(s)
+    >>> decode_shown(s, list(tree_walk(s, s.fates().names, set(), 0)))
+    >>> len(s._cache) == len(s)
     True
     """
-    walk = list(tree_walk(session, names, keep, collapse, pieces))
-    session.entries_at([item for item, _, _ in walk if not isinstance(item, Gap)])
-    return walk
+    session.entries_at([item for item, _, _ in items if not isinstance(item, Gap)])
 
 
 def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:
-    lines: list[str] = []
-    seen = 0
-    for item, lead, cont in read_walk(session, view.names, keep, collapse, view.pieces):
-        if isinstance(item, Gap):
-            seen += item.hidden
-            lines.append(_tree_gap(session, item, lead, view))
-        else:
-            seen += 1
-            lines.extend(_node_lines(session, item, lead, cont, view))
+    from .parallel import BIG_SESSION, in_child
+
+    walk = list(tree_walk(session, view.names, keep, collapse, view.pieces))
+    # a big session's first half of the lines by a helper process meanwhile
+    split = len(walk) // 2 if len(session) >= BIG_SESSION else 0
+    first = in_child(_drawn, session, view, walk[:split], fork=split > 0)
+    lines = _drawn(session, view, walk[split:])
+    lines[:0] = first.result()
+    seen = sum(item.hidden if isinstance(item, Gap) else 1 for item, _, _ in walk)
     if seen < len(session):
         lines.extend(wrap(_unreached_text(session, seen), view.look.width, " "))
+    return lines
+
+
+def _drawn(session, view: _TreeView, items: list) -> list[str]:
+    """The lines of some of ``tree_walk``'s items."""
+    decode_shown(session, items)
+    lines: list[str] = []
+    for item, lead, cont in items:
+        if isinstance(item, Gap):
+            lines.append(_tree_gap(session, item, lead, view))
+        else:
+            lines.extend(_node_lines(session, item, lead, cont, view))
     return lines
 
 

@@ -37,13 +37,14 @@ from .explain import (
     _BOX,
     RUN_OF,
     Gap,
+    decode_shown,
     explain_keep,
     file_order_items,
     gap_counts,
     header_lines,
-    read_walk,
     reading_of,
     remarkable,
+    tree_walk,
 )
 from .jsjson import dumps
 from .jsvalue import UNDEFINED
@@ -587,11 +588,38 @@ def tree_html(ex: Export, collapse: int = 12) -> str:
     >>> tree_html(Export.of(pisession.load(pisession.sample_path("tour")))).count("\\n")
     25
     """
+    walk = tree_items(ex, collapse)
+    return tree_section(ex, tree_lines(ex, walk), collapse)
+
+
+def tree_items(ex: Export, collapse: int = 12) -> list:
+    """The tree's lines before drawing: ``explain.tree_walk``'s ``(item, lead, cont)``.
+
+    >>> import pisession
+    >>> len(tree_items(Export.of(pisession.load(pisession.sample_path("tour")))))
+    26
+    """
+    keep = remarkable(ex.session, ex.leaf)
+    return list(tree_walk(ex.session, ex.fates.names, keep, collapse, _BOX))
+
+
+def tree_lines(ex: Export, items: list) -> list[str]:
+    """Some of the tree's lines as HTML (the entries they show decoded together first).
+
+    >>> import pisession
+    >>> ex = Export.of(pisession.load(pisession.sample_path("tour")))
+    >>> tree_lines(ex, tree_items(ex)[:1])[0].split("</span>")[:2]
+    ['<span class="n"> 2', ' ● <span class="chip f-summarized">summarized']
+    """
     session = ex.session
-    keep = remarkable(session, ex.leaf)
+    decode_shown(session, items)
     width = len(str(session.line_of(len(session) - 1))) if len(session) else 1
-    walk = read_walk(session, ex.fates.names, keep, collapse, _BOX)
-    lines = [_tree_line(ex, item, lead, width) for item, lead, _ in walk]
+    return [_tree_line(ex, item, lead, width) for item, lead, _ in items]
+
+
+def tree_section(ex: Export, lines: list[str], collapse: int) -> str:
+    """The tree's section of the page around its ``lines``: heading, legend, how to
+    read it; folded when long."""
     counts = ex.fates.counts()
     legend = " ".join(chip(k.name, k.legend) for k in FATES if counts[k.name])
     body = "\n".join(lines)
@@ -623,7 +651,7 @@ def entries_html(ex: Export, collapse: int = 12) -> str:
     body = []
     for item in _rows(ex, collapse):
         if isinstance(item, Gap):
-            lines = f"lines {session.line_of(item.first)}-{session.line_of(item.last)}"
+            lines = item.lines(session.line_of)
             body.append(
                 f'<tr><td colspan=5 class="gap">┆ {item.hidden:,} more entries: '
                 f"{gap_counts(fates.names, item)} ({lines})</td></tr>"
@@ -707,16 +735,20 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     >>> html_fragment(Export.of(pisession.load(pisession.sample_path("tour"))))[:7]
     '<style>'
     """
-    from .parallel import in_child
+    from .parallel import BIG_SESSION, in_child
 
-    # the longest part, by a helper process meanwhile when the session is big
-    tree = in_child(tree_html, ex, collapse, fork=len(ex.session) >= BIG)
+    # the longest part: most of the tree's lines by a helper process meanwhile when the
+    # session is big, the rest here after the other parts
+    items = tree_items(ex, collapse)
+    split = len(items) * 3 // 4 if len(ex.session) >= BIG_SESSION else 0
+    drawn = in_child(tree_lines, ex, items[:split], fork=split > 0)
     rest = [context_html(ex), usage_html(ex), entries_html(ex, collapse)]
+    last = tree_lines(ex, items[split:])
     parts = [
         f"<style>{_css()}</style>",
         '<div class="pe">',
         summary_html(ex),
-        tree.result(),
+        tree_section(ex, drawn.result() + last, collapse),
         *rest,
         f"<footer>Written by pisession {__version__} with the rules of Pi 0.87.1 (the "
         "same through 1.6.0). This page loads nothing: no script, font or picture comes "
@@ -725,9 +757,6 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     ]
     return "\n".join(parts)
 
-
-#: Sessions this long have their entry tree drawn by a helper process (``html_fragment``).
-BIG = 20_000
 
 #: The page forbids every request: styles are inline, pictures are data: URIs.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'"
@@ -887,7 +916,7 @@ def _md_entries(ex: Export, collapse: int) -> str:
     rows = []
     for item in _rows(ex, collapse):
         if isinstance(item, Gap):
-            lines = f"lines {session.line_of(item.first)}-{session.line_of(item.last)}"
+            lines = item.lines(session.line_of)
             counts = gap_counts(fates.names, item)
             rows.append(["", "", f"*{item.hidden:,} more entries: {counts} ({lines})*", "", ""])
             continue

@@ -19,6 +19,10 @@ import pickle
 import threading
 from collections.abc import Callable
 
+#: Sessions with this many entries or more are worth a helper process for the drawing
+#: of their tree (``pisession tree``, ``export``).
+BIG_SESSION = 20_000
+
 
 def can_fork() -> bool:
     """Whether a helper process may be forked here.

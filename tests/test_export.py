@@ -276,16 +276,23 @@ def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, workers):
-    """From ``export.BIG`` entries the tree is drawn by a forked helper process
-    (``pisession.parallel``) while the rest of the page is made: the same page."""
-    from pisession import export
+    """From ``parallel.BIG_SESSION`` entries part of the tree is drawn by a forked helper
+    process (``pisession.parallel``) while the rest is made here: the same page, the same
+    tree text."""
+    from pisession import parallel
+    from pisession.explain import tree_text
 
     data = generated(1200, seed=11)
     session = pisession.loads(data)
-    alone = export_html(session)
-    monkeypatch.setattr(export, "BIG", 1000)
+    alone = export_html(session), tree_text(session, width=90)
+    forks = []
+    start = parallel._Pending._start
+    monkeypatch.setattr(parallel._Pending, "_start", lambda self: forks.append(start(self)))
+    monkeypatch.setattr(parallel, "BIG_SESSION", 1000)
     monkeypatch.setenv("PISESSION_WORKERS", workers)
-    assert export_html(pisession.loads(data)) == alone
+    session = pisession.loads(data)
+    assert (export_html(session), tree_text(session, width=90)) == alone
+    assert len(forks) == (2 if workers == "2" and parallel.can_fork() else 0)
 
 
 def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
@@ -293,7 +300,7 @@ def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
     written in between): the gap's fates are those of the run's hidden entries, not of
     every line between its first and last."""
     from pisession.build import new_message, tiny_session
-    from pisession.explain import Gap, gap_counts, remarkable, tree_walk
+    from pisession.explain import Gap, gap_counts, remarkable, tree_text, tree_walk
     from pisession.export import tree_html
 
     def chain(prefix, parent, numbers):
@@ -315,3 +322,5 @@ def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
     assert [gap_counts(fates.names, g) for g in gaps] == ["9 off-path", "19 sent"]
     page = tree_html(Export.of(session, "c40"))
     assert re.findall(r"more entries: ([^<]*)<", page) == ["9 off-path", "19 sent"]
+    text = tree_text(session, "c40", width=100)
+    assert re.findall(r"more entries \((.*)\)", text) == ["lines 10-18", "lines 7, 22-39"]
