@@ -125,15 +125,17 @@ def parent_positions(
     plain = set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES and set(map(type, ids)) <= {str}
     if plain and "" not in ids:
         # string ids, none of them falsy: a plain lookup stops where Pi's walk stops
-        if len(ids) > 1 and unique():
-            out = list(range(-1, len(ids) - 1))
+        if len(ids) > 1:
             previous = [UNDEFINED, *ids[:-1]]
             elsewhere = list(compress(range(len(ids)), map(ne, parent_ids, previous)))
-            # a parent that is not the one before needs the index; falsy ones stop
+            # a parent that is not the one before needs the index (made first: then
+            # ``unique`` may read it); falsy ones stop
             lookup = index_of().get if any(parent_ids[p] for p in elsewhere) else {}.get
-            for position in elsewhere:
-                out[position] = lookup(parent_ids[position], -1)
-            return out
+            if unique():
+                out = list(range(-1, len(ids) - 1))
+                for position in elsewhere:
+                    out[position] = lookup(parent_ids[position], -1)
+                return out
         return list(map(index_of().get, parent_ids, repeat(-1)))
     by_id = index_of()
     out = []

@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress, islice, repeat
-from operator import lt
+from operator import eq, lt
 from pathlib import Path
 
 from . import context as rule
@@ -521,7 +521,8 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
 def _entry_rows(parsed: ParsedLines, diagnostics: list[Diagnostic]) -> ParsedLines:
     """The rows that are entries: all but the header and any later session header (Pi
     does not count those), each of which gets a diagnostic."""
-    extra = [k for k in range(1, len(parsed)) if parsed.types[k] == "session"]
+    later = islice(parsed.types, 1, None)
+    extra = list(compress(range(1, len(parsed)), map(eq, later, repeat("session"))))
     for k in extra:
         message = "a second session header; Pi does not treat it as an entry"
         diagnostics.append(Diagnostic(parsed.lines[k], "extra-header", message))
