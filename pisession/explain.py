@@ -1041,9 +1041,11 @@ def role_counts(session, positions) -> Counter:
     Counter({'system': 1, 'user': 1})
     """
     types, roles = session.index.types, session.index.roles
-    messages = map(eq, map(types.__getitem__, positions), repeat("message"))
+    every = positions == range(len(types))
+    kinds = types if every else map(types.__getitem__, positions)
+    messages = map(eq, kinds, repeat("message"))
     try:  # the usual case, counted in C: every role a string
-        counts = Counter(compress(map(roles.__getitem__, positions), messages))
+        counts = Counter(compress(roles if every else map(roles.__getitem__, positions), messages))
         if all(type(role) is str for role in counts):
             return counts
     except TypeError:  # an object as role

@@ -277,8 +277,7 @@ class Session:
         return None if key is NO_KEY else self.labels.get(key)
 
     def _entries_of_type(self, kind: str) -> list:
-        types = self.index.types
-        return [self.entry(p) for p in range(len(self)) if types[p] == kind]
+        return self.entries_at(rule.of_type(self.index, kind))
 
     def problems(self) -> dict:
         """Structural damage: dangling parents, duplicate ids and cycles (positions)."""
