@@ -234,11 +234,15 @@ class Gap:
 
         >>> Gap(5, 2, 9, [2, 3, 4, 8, 9]).lines(lambda p: p + 1)
         'lines 3-5, 9-10'
+        >>> Gap(4, 5, 8, [5, 9, 2, 8]).lines(lambda p: p + 1)
+        'lines 6, 10, 3, 9'
         """
-        hidden = self.positions or range(self.first, self.last + 1)
-        if isinstance(hidden, range) or hidden[-1] - hidden[0] == len(hidden) - 1:
+        hidden = self.positions
+        starts = [0]
+        if not isinstance(hidden, range):
+            starts += [k for k in range(1, len(hidden)) if hidden[k] != hidden[k - 1] + 1]
+        if len(starts) == 1:
             return f"lines {line_of(self.first)}-{line_of(self.last)}"
-        starts = [0, *(k for k in range(1, len(hidden)) if hidden[k] != hidden[k - 1] + 1)]
         ends = [*(k - 1 for k in starts[1:]), len(hidden) - 1]
         stretches = [
             f"{line_of(hidden[a])}-{line_of(hidden[b])}" if a != b else str(line_of(hidden[a]))

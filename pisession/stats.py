@@ -316,10 +316,7 @@ def line_contribution(line: CountedLine) -> tuple:
     if type(content) is list and role == "assistant" and line.type == "message":
         calls = list(map(_TYPE, content)).count("toolCall")
         if type(usage) is _Usage:  # most lines of a long session: ``contribution``, inlined
-            cost = usage.cost
-            total = 0 if cost is None else cost.total
-            numbers = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
-            return (*numbers, 1, 0, 1, 0, calls, 0)
+            return (*usage_numbers(usage), 1, 0, 1, 0, calls, 0)
     elif (
         usage is UNDEFINED
         and type(role) is str
