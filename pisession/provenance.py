@@ -415,19 +415,34 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
         names[position] = DROPPED_SYSTEM
     details: dict = {}
     edits = rule.collect_edits(index, selection)
-    done = bytearray(len(index))
-    items = rule.contributions(index, selection, edits, decode=_roles_only(index))
-    for rank, item in enumerate(items):
-        if done[item.position]:  # an entry selected twice: its first place decides
+    done = bytearray(len(index))  # an entry selected twice: its first place decides
+    decode = _roles_only(index)
+    positions = selection.positions
+    for first in range(0, len(positions), _BLOCK):
+        chunk = positions[first : first + _BLOCK]
+        if rule.is_plain_run(index, edits, chunk):  # each sends its stored message
+            for position, part in zip(chunk, selection.parts(first, first + len(chunk))):
+                if not done[position]:
+                    done[position] = 1
+                    names[position] = KEPT if part == rule.KEPT else SENT
             continue
-        done[item.position] = 1
-        fate = _item_fate(item, selection.compaction, rank)
-        names[item.position] = fate
-        if fate not in (SENT, KEPT) or len(item.messages) != 1:
-            roles = tuple(value_text(js_field(m, "role")) for m in item.messages)
-            details[item.position] = (len(item.messages), roles, item.edit_position)
+        stop = first + len(chunk)
+        (items,) = rule.contribution_blocks(index, selection, edits, _BLOCK, decode, first, stop)
+        for rank, item in enumerate(items, first):
+            if done[item.position]:
+                continue
+            done[item.position] = 1
+            fate = _item_fate(item, selection.compaction, rank)
+            names[item.position] = fate
+            if fate not in (SENT, KEPT) or len(item.messages) != 1:
+                roles = tuple(value_text(js_field(m, "role")) for m in item.messages)
+                details[item.position] = (len(item.messages), roles, item.edit_position)
     leaf = path[-1] if path else None
     return Fates(session, names, details, path, selection, leaf)
+
+
+#: Selected entries whose fates are read together.
+_BLOCK = 4096
 
 
 def fate_kinds_of(names: Sequence[str]) -> list[FateKind]:

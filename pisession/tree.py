@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
 from itertools import compress, repeat
-from operator import eq, lt, not_, or_
+from operator import and_, eq, is_, lt, not_, or_, truth
 
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, strict_equal, truthy
@@ -147,15 +147,17 @@ def tree_parents(index) -> list[int]:
     [-1, -1]
     """
     parents = list(index.parents)
-    parent_ids, ids, by_id = index.parent_ids, index.ids, index.by_id
-    odd = [p for p, pid in enumerate(parent_ids) if not (type(pid) is str and pid)]
+    parent_ids, ids = index.parent_ids, index.ids
+    # in C: the entries whose parentId is not a non-empty string
+    plain = map(and_, map(is_, map(type, parent_ids), repeat(str)), map(truth, parent_ids))
+    odd = list(compress(range(len(parent_ids)), map(not_, plain)))
     for position in odd:
         parent_id = parent_ids[position]
         if parent_id is None or strict_equal(parent_id, ids[position]):
             parents[position] = -1
         else:
             key = js_key(parent_id)
-            parents[position] = -1 if key is NO_KEY else by_id.get(key, -1)
+            parents[position] = -1 if key is NO_KEY else index.by_id.get(key, -1)
     return parents
 
 

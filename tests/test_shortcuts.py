@@ -193,6 +193,65 @@ def test_the_written_context_equals_the_rule(tmp_path, monkeypatch, indent, bloc
         assert b"".join(chunks) == expected, (leaf, indent, block)
 
 
+def _sessions_of_every_kind() -> list:
+    """The odd session above and a third of the repository's session files."""
+    import contextlib
+    import glob
+
+    sessions = [pisession.loads(_odd_session())]
+    for path in sorted(glob.glob("data/**/*.jsonl", recursive=True))[::3]:
+        with contextlib.suppress(pisession.PisessionError):  # no header
+            sessions.append(pisession.load(path))
+    return sessions
+
+
+@pytest.mark.parametrize("block", [1, 3, 7, 4096])
+def test_fates_of_plain_runs_equal_the_general_path(monkeypatch, block):
+    """``entry_fates`` reads a plain run's fates without the per-entry steps: the same
+    names and details as when every block goes through the contributions."""
+    from pisession import provenance
+
+    monkeypatch.setattr(provenance, "_BLOCK", block)
+    checked = 0
+    for session in _sessions_of_every_kind():
+        for leaf in [None, *(session.index.ids[p] for p in session.shape.leaves[:3])]:
+            try:
+                quick = provenance.entry_fates(session, leaf)
+            except pisession.PisessionError:  # a leaf Pi fails on, or an odd id
+                continue
+            with monkeypatch.context() as general:
+                general.setattr(rule, "is_plain_run", lambda *args: False)
+                slow = provenance.entry_fates(session, leaf)
+            assert (quick.names, quick._details) == (slow.names, slow._details)
+            checked += 1
+    assert checked > 100
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(ID, ID), max_size=8))
+def test_tree_parents_match_a_naive_lookup(pairs):
+    """Pi's tree view: a non-empty string parentId links as the context does; otherwise
+    null or the entry's own id makes a root, any other is looked up (falsy ones too),
+    and one not found makes a root."""
+    from pisession.jsvalue import strict_equal
+    from pisession.tree import tree_parents
+
+    entries = [{"id": i, "parentId": p} for i, p in pairs]
+    index = rule.EntryIndex.of(
+        [{k: v for k, v in e.items() if v is not UNDEFINED} for e in entries]
+    )
+    by_id = {js_key(i): k for k, (i, _) in enumerate(pairs) if js_key(i) is not NO_KEY}
+    expected = [
+        index.parents[k]
+        if type(p) is str and p
+        else -1
+        if p is None or strict_equal(p, i) or js_key(p) is NO_KEY
+        else by_id.get(js_key(p), -1)
+        for k, (i, p) in enumerate(pairs)
+    ]
+    assert tree_parents(index) == expected
+
+
 def test_lines_back_to_back():
     from array import array
 
