@@ -252,7 +252,9 @@ class Gap:
 
 
 def _shorten(out: list, run: Sequence[int], collapse: int) -> None:
-    if collapse > 0 and len(run) > collapse:
+    """``run`` into ``out``: its first two entries, a ``Gap`` and its last two when it is
+    longer than ``collapse`` (0: never) and the gap hides at least two entries."""
+    if collapse > 0 and len(run) > max(collapse, 5):
         out.extend(run[:2])
         out.append(Gap(len(run) - 4, run[2], run[-3], run[2:-2]))
         out.extend(run[-2:])
@@ -262,7 +264,8 @@ def _shorten(out: list, run: Sequence[int], collapse: int) -> None:
 
 def collapse_runs(chain: list[int], keep: set, fate_of, collapse: int) -> list:
     """``chain`` with each run of more than ``collapse`` entries of one fate (none of
-    them in ``keep``) shortened to its first two, a ``Gap``, and its last two.
+    them in ``keep``) shortened to its first two, a ``Gap``, and its last two (when that
+    hides at least two entries: a low ``collapse`` shortens runs of six or more).
 
     >>> collapse_runs(list(range(10)), {9}, lambda p: "sent", 4)
     [0, 1, Gap(hidden=5, first=2, last=6), 7, 8, 9]
@@ -271,8 +274,12 @@ def collapse_runs(chain: list[int], keep: set, fate_of, collapse: int) -> list:
         return list(chain)
     out: list = []
     for _, group in groupby(chain, fate_of):
+        whole = list(group)
+        if keep.isdisjoint(whole):  # the usual run: nothing in it must show
+            _shorten(out, whole, collapse)
+            continue
         run: list[int] = []
-        for position in group:
+        for position in whole:
             if position in keep:
                 _shorten(out, run, collapse)
                 out.append(position)

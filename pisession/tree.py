@@ -9,12 +9,12 @@ tree as a ``networkx.DiGraph`` for drawing and analysis.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
-from itertools import compress, repeat
-from operator import and_, eq, is_, lt, not_, or_, truth
+from itertools import chain as joined
+from itertools import compress, islice, repeat
+from operator import and_, eq, is_, lt, ne, not_, or_, truth
 
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, strict_equal, truthy
@@ -79,8 +79,17 @@ class Shape:
         >>> Shape.of(index).only_child
         {0: 1}
         """
-        counts = Counter(self.keys)
-        return {k: child for k, child in zip(self.keys, self.order) if counts[k] == 1}
+        keys = self.keys
+        # in C: a parent alone in the sorted column has exactly one child
+        first = map(ne, keys, joined((None,), keys))
+        last = map(ne, keys, joined(islice(keys, 1, None), (None,)))
+        return dict(compress(zip(keys, self.order), map(and_, first, last)))
+
+    @cached_property
+    def _straight(self) -> bytearray:
+        """1 at each entry whose only child is the next entry of the file."""
+        size = len(self.roots) + len(self.order)
+        return bytearray(map(eq, map(self.only_child.get, range(size)), range(1, size + 1)))
 
     def chain(self, start: int) -> list[int]:
         """``start`` and its single-child descendants: one straight run of the tree.
@@ -90,12 +99,15 @@ class Shape:
         ...                         {"id": "c", "parentId": "b"}])).chain(0)
         [0, 1, 2]
         """
-        only = self.only_child
-        run = [start]
-        following = only.get(start)
-        while following is not None:
-            run.append(following)
-            following = only.get(following)
+        only, straight = self.only_child, self._straight
+        run: list[int] = []
+        position: int | None = start
+        while position is not None:
+            # where the entries stop following one another in the file (found in C)
+            end = straight.find(0, position)
+            end = len(straight) - 1 if end < 0 else end
+            run.extend(range(position, end + 1))
+            position = only.get(end)
         return run
 
     def _when(self, position: int) -> float:

@@ -507,3 +507,14 @@ def test_narrow_ranges_are_one_column_wide():
     mixed = "├─ ● 中文 e\u0301 ✓ " * 50
     assert text_width(mixed) == sum(char_width(c) for c in mixed)
     assert text_width(truncate(mixed, 41)) <= 41
+
+
+@pytest.mark.parametrize("collapse", ["1", "2", "3", "4", "5"])
+@pytest.mark.parametrize("command", ["tree", "explain"])
+def test_a_low_collapse_shortens_only_where_two_or_more_entries_hide(capsys, command, collapse):
+    """``--collapse 1`` to ``5``: runs of two to five entries stay whole (their gap would
+    hide fewer than two), longer ones are shortened; nothing fails."""
+    code, out, err = call(capsys, command, str(B), "--collapse", collapse, "--width", "120")
+    assert code == 0 and not err
+    hidden = [int(n.replace(",", "")) for n in re.findall(r"┆ ([\d,]+) more entries", out)]
+    assert hidden and min(hidden) >= 2

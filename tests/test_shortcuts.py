@@ -252,6 +252,60 @@ def test_tree_parents_match_a_naive_lookup(pairs):
     assert tree_parents(index) == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-1, 12), min_size=1, max_size=14))
+def test_straight_runs_of_the_tree_match_a_naive_walk(links):
+    """``Shape.only_child`` and ``Shape.chain`` (runs of consecutive entries found in C)
+    against a walk one child at a time."""
+    from pisession.tree import Shape
+
+    entries = [{"id": f"e{k}"} for k in range(len(links))]
+    for k, link in enumerate(links):
+        if 0 <= link < len(links) and link != k:
+            entries[k]["parentId"] = f"e{link}"
+    shape = Shape.of(rule.EntryIndex.of(entries))
+    children: dict = {}
+    for child, parent in zip(shape.order, shape.keys):
+        children.setdefault(parent, []).append(child)
+    only = {p: kids[0] for p, kids in children.items() if len(kids) == 1}
+    assert shape.only_child == only
+    for start in shape.roots:
+        naive, seen = [start], {start}
+        while naive[-1] in only and only[naive[-1]] not in seen:
+            naive.append(only[naive[-1]])
+            seen.add(naive[-1])
+        assert shape.chain(start) == naive
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["sent", "kept", "off-path"]), max_size=30),
+    st.sets(st.integers(0, 29), max_size=4),
+    st.integers(0, 6),
+)
+def test_collapsed_runs_match_one_entry_at_a_time(fates, keep, collapse):
+    from itertools import groupby
+
+    from pisession.explain import _shorten, collapse_runs
+
+    chain = list(range(len(fates)))
+    expected: list = []
+    if collapse <= 0:
+        expected = list(chain)
+    else:
+        for _, group in groupby(chain, fates.__getitem__):
+            run: list = []
+            for position in group:
+                if position in keep:
+                    _shorten(expected, run, collapse)
+                    expected.append(position)
+                    run = []
+                else:
+                    run.append(position)
+            _shorten(expected, run, collapse)
+    assert collapse_runs(chain, keep, fates.__getitem__, collapse) == expected
+
+
 def test_lines_back_to_back():
     from array import array
 
