@@ -577,14 +577,10 @@ def _finding_text(session, finding, look: Look) -> str:
 def cmd_stats(args) -> int:
     """``pisession stats``: tokens, cost and message counts, session and branch."""
     from .explain import role_counts, stats_rows
-    from .parallel import BIG_SESSION, in_child
 
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
-    # the whole session's figures by a helper process while the branch's are added here
-    whole = in_child(session.stats, fork=len(session) >= BIG_SESSION)
-    branch = session.stats(leaf, branch=True)
-    whole = whole.result()
+    whole, branch = session.stats(), session.stats(leaf, branch=True)
     path = session.path_positions(leaf)
     messages = session.fates(leaf).message_count()
     leaf_id = session.index.ids[path[-1]] if path else None

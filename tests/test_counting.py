@@ -126,36 +126,6 @@ def test_stats_and_export_count_while_reading(monkeypatch):
     assert asked == [True, True, False]
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_stats_of_a_big_session_with_a_helper_process_are_the_same(
-    monkeypatch, capsys, tmp_path, workers
-):
-    """From ``parallel.BIG_SESSION`` entries ``stats`` adds the whole session's figures in
-    a helper process: the same table and the same JSON."""
-    from test_benchmark_tools import generated
-
-    from pisession import cli, parallel
-
-    path = tmp_path / "big.jsonl"
-    path.write_bytes(generated(1200, seed=5))
-
-    def outputs() -> list[str]:
-        texts = []
-        for extra in ([], ["--json"]):
-            assert cli.main(["stats", str(path), "--width", "100", *extra]) == 0
-            texts.append(capsys.readouterr().out)
-        return texts
-
-    alone = outputs()
-    forks = []
-    start = parallel._Pending._start
-    monkeypatch.setattr(parallel._Pending, "_start", lambda self: forks.append(start(self)))
-    monkeypatch.setattr(parallel, "BIG_SESSION", 1000)
-    monkeypatch.setenv("PISESSION_WORKERS", workers)
-    assert outputs() == alone
-    assert len(forks) == (2 if workers == "2" and parallel.can_fork() else 0)
-
-
 # --- the shortcuts agree with plain versions ------------------------------------------------
 
 numbers = st.one_of(
