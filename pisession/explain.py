@@ -238,11 +238,9 @@ class Gap:
         'lines 6, 10, 3, 9'
         """
         hidden = self.positions
-        starts = [0]
-        if not isinstance(hidden, range):
-            starts += [k for k in range(1, len(hidden)) if hidden[k] != hidden[k - 1] + 1]
-        if len(starts) == 1:
-            return f"lines {line_of(self.first)}-{line_of(self.last)}"
+        if isinstance(hidden, range) or not hidden or hidden == [*range(hidden[0], hidden[-1] + 1)]:
+            return f"lines {line_of(self.first)}-{line_of(self.last)}"  # one stretch (in C)
+        starts = [0, *(k for k in range(1, len(hidden)) if hidden[k] != hidden[k - 1] + 1)]
         ends = [*(k - 1 for k in starts[1:]), len(hidden) - 1]
         stretches = [
             f"{line_of(hidden[a])}-{line_of(hidden[b])}" if a != b else str(line_of(hidden[a]))
