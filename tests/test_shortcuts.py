@@ -284,25 +284,31 @@ def test_straight_runs_of_the_tree_match_a_naive_walk(links):
     st.integers(0, 6),
 )
 def test_collapsed_runs_match_one_entry_at_a_time(fates, keep, collapse):
-    from itertools import groupby
+    """``collapse_runs`` against a reading one entry at a time: a run ends where the fate
+    changes or at an entry to keep; a run longer than ``collapse`` whose gap would hide
+    two entries or more shows its first two, the gap and its last two."""
+    from pisession.explain import Gap, collapse_runs
 
-    from pisession.explain import _shorten, collapse_runs
-
-    chain = list(range(len(fates)))
     expected: list = []
-    if collapse <= 0:
-        expected = list(chain)
-    else:
-        for _, group in groupby(chain, fates.__getitem__):
-            run: list = []
-            for position in group:
-                if position in keep:
-                    _shorten(expected, run, collapse)
-                    expected.append(position)
-                    run = []
-                else:
-                    run.append(position)
-            _shorten(expected, run, collapse)
+    run: list = []
+
+    def close_run() -> None:
+        if collapse > 0 and len(run) > max(collapse, 5):
+            expected.extend([run[0], run[1], Gap(len(run) - 4, run[2], run[-3]), *run[-2:]])
+        else:
+            expected.extend(run)
+        run.clear()
+
+    for position, fate in enumerate(fates):
+        if run and fates[run[-1]] != fate:
+            close_run()
+        if position in keep and collapse > 0:
+            close_run()
+            expected.append(position)
+        else:
+            run.append(position)
+    close_run()
+    chain = list(range(len(fates)))
     assert collapse_runs(chain, keep, fates.__getitem__, collapse) == expected
 
 
