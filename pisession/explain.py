@@ -951,9 +951,10 @@ def decode_shown(session, items: list) -> None:
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
-    >>> decode_shown(s, list(tree_walk(s, s.fates().names, set(), 0)))
-    >>> len(s._cache) == len(s)
-    True
+    >>> items = list(tree_walk(s, s.fates().names, set(), 0))
+    >>> decode_shown(s, items)  # then s.entry(position) reads nothing
+    >>> s.entry(items[0][0])["type"]
+    'session_info'
     """
     session.entries_at([item for item, _, _ in items if not isinstance(item, Gap)])
 
