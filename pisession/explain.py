@@ -223,8 +223,8 @@ class Gap:
         >>> Gap(2, 3, 9, [3, 9]).fates(["sent"] * 3 + ["kept"] * 7)
         ['kept', 'kept']
         """
-        hidden = self.positions or range(self.first, self.last + 1)
-        if isinstance(hidden, range) and hidden.step == 1:
+        hidden = self._hidden()
+        if isinstance(hidden, range):
             return names[hidden.start : hidden.stop]
         return list(map(names.__getitem__, hidden))
 
@@ -237,8 +237,8 @@ class Gap:
         >>> Gap(4, 5, 8, [5, 9, 2, 8]).lines(lambda p: p + 1)
         'lines 6, 10, 3, 9'
         """
-        hidden = self.positions
-        if isinstance(hidden, range) or not hidden or hidden == [*range(hidden[0], hidden[-1] + 1)]:
+        hidden = self._hidden()
+        if isinstance(hidden, range) or hidden == [*range(hidden[0], hidden[-1] + 1)]:
             return f"lines {line_of(self.first)}-{line_of(self.last)}"  # one stretch (in C)
         starts = [0, *(k for k in range(1, len(hidden)) if hidden[k] != hidden[k - 1] + 1)]
         ends = [*(k - 1 for k in starts[1:]), len(hidden) - 1]
@@ -247,6 +247,10 @@ class Gap:
             for a, b in zip(starts, ends)
         ]
         return "lines " + ", ".join(stretches)
+
+    def _hidden(self) -> Sequence[int]:
+        """The positions left out (a gap made without them: ``first`` to ``last``)."""
+        return self.positions or range(self.first, self.last + 1)
 
 
 def _shorten(out: list, run: Sequence[int], collapse: int) -> None:

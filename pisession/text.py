@@ -174,13 +174,11 @@ def content_summary(content: object, enough: int | None = None) -> str:
         return ""
     if not isinstance(content, list):
         return plain(content)
-    if enough is None:
-        return " ".join(_block_text(b) for b in content)
     parts, size = [], -1
     for block in content:
         parts.append(_block_text(block))
         size += len(parts[-1]) + 1
-        if size >= enough:
+        if enough is not None and size >= enough:
             break
     return " ".join(parts)
 
