@@ -943,7 +943,8 @@ def _collapse_options(p) -> None:
         type=_positive,
         default=12,
         metavar="N",
-        help="shorten runs of more than N entries of one fate (default 12; 0: never)",
+        help="shorten runs of more than N entries of one fate to their first and last two "
+        "(default 12; 0: never; a run of five or fewer stays whole)",
     )
     group.add_argument("--all", action="store_true", help="every entry (same as --collapse 0)")
 
