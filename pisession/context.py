@@ -469,16 +469,21 @@ def _first_kept_rank(index: EntryIndex, path: Sequence[int], cut: int, first_kep
 
 
 def _rank_before(path: Sequence[int], target: int, cut: int, near: int = 1024) -> int:
-    """The rank of ``target`` in ``path[:cut]`` (``cut`` if absent): first among the
-    ``near`` entries right before ``cut`` (kept ranges are short), then the rest."""
-    low = max(cut - near, 0)
-    for rank in range(cut - 1, low - 1, -1):
-        if path[rank] == target:
-            return rank
-    try:
-        return path.index(target, 0, low)
-    except ValueError:
-        return cut
+    """The rank of ``target`` in ``path[:cut]`` (``cut`` if absent), looked for in C in
+    ever wider stretches going back from ``cut`` (kept ranges are short; a path holds an
+    entry at most once).
+
+    >>> _rank_before([5, 6, 7, 8], 6, 3, near=1), _rank_before([5, 6, 7, 8], 8, 3)
+    (1, 3)
+    """
+    high, width = cut, near
+    while high > 0:
+        low = max(high - width, 0)
+        try:
+            return path.index(target, low, high)
+        except ValueError:
+            high, width = low, width * 4
+    return cut
 
 
 # --- 4. the edits ---------------------------------------------------------------------------

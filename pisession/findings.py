@@ -14,6 +14,8 @@ reader and the tree.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import is_
 
 from . import context as rule
 from .errors import CycleError, SessionFormatError, cycle_text
@@ -116,7 +118,8 @@ def tree_findings(session) -> list[Finding]:
                 "hangs on any leaf whose path reaches it",
             )
         )
-    missing = [p for p, role in enumerate(index.roles) if role is rule.NO_MESSAGE]
+    roles = index.roles
+    missing = list(compress(range(len(roles)), map(is_, roles, repeat(rule.NO_MESSAGE))))
     for p in missing:
         if index.types[p] == "message":
             out.append(
@@ -171,7 +174,8 @@ def _paths_to(session, kinds: tuple[str, ...]):
         run = shape.chain(start)
         path.extend(run)
         ranks.update(zip(run, range(depth, depth + len(run))))
-        for offset in [i for i, p in enumerate(run) if types[p] in wanted]:
+        found = map(wanted.__contains__, map(types.__getitem__, run))  # in C
+        for offset in list(compress(range(len(run)), found)):
             position = run[offset]
             if types[position] == "compaction":
                 compactions.append(position)

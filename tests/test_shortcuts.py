@@ -16,6 +16,24 @@ from pisession import reader, stream
 from pisession.jsvalue import NO_KEY, UNDEFINED, js_key, truthy
 from pisession.session import _back_to_back
 
+# --- a rank in the path ------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 5000), min_size=1, max_size=3000, unique=True),
+    st.integers(0, 5000),
+    st.data(),
+    st.integers(1, 64),
+)
+def test_the_rank_before_a_cut_is_the_naive_search(path, target, data, near):
+    """``_rank_before`` looks back from the cut in widening stretches: it finds what a
+    plain search of the whole path before the cut finds, near or far, or nothing."""
+    cut = data.draw(st.integers(0, len(path)))
+    expected = path[:cut].index(target) if target in path[:cut] else cut
+    assert rule._rank_before(path, target, cut, near) == expected
+
+
 # --- parents ------------------------------------------------------------------------------
 
 ID = st.one_of(
