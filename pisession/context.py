@@ -685,11 +685,15 @@ class ProjectedEntry:
         return self.part
 
 
+#: Selected entries decoded together (the writer's and the fates' blocks too).
+BLOCK = 4096
+
+
 def contribution_blocks(
     index: EntryIndex,
     selection: Selection,
     edits: dict,
-    block: int = 4096,
+    block: int = BLOCK,
     decode: Callable[[Sequence[int]], list] | None = None,
     start: int = 0,
     stop: int | None = None,
@@ -714,7 +718,7 @@ def contributions(
     index: EntryIndex,
     selection: Selection,
     edits: dict,
-    block: int = 4096,
+    block: int = BLOCK,
     decode: Callable[[Sequence[int]], list] | None = None,
     start: int = 0,
 ) -> Iterator[ProjectedEntry]:

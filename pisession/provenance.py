@@ -442,7 +442,7 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
 
 
 #: Selected entries whose fates are read together.
-_BLOCK = 4096
+_BLOCK = rule.BLOCK
 
 
 def fate_kinds_of(names: Sequence[str]) -> list[FateKind]:

@@ -27,7 +27,7 @@ from . import jsjson
 from .reader import paused_gc
 
 #: Entries decoded and written together.
-BLOCK = 4096
+BLOCK = rule.BLOCK
 
 
 @lru_cache(maxsize=4096)
