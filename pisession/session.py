@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress, islice, repeat
-from operator import eq, lt
+from operator import eq
 from pathlib import Path
 
 from . import context as rule
@@ -383,63 +383,20 @@ class Session:
         >>> pisession.load(pisession.sample_path("tour")).stats().assistant_messages
         7
         """
-        from .stats import summed_columns
+        from .stats import on_path, summed_columns
 
         columns = self._counted
-        if branch:
-            path = self.path_positions(leaf_id)
-            if all(map(lt, path, islice(path, 1, None))):  # in file order: pick in C
-                on_path = bytearray(len(self))
-                for position in path:
-                    on_path[position] = 1
-                columns = [compress(column, on_path) for column in columns]
-            else:
-                columns = [map(column.__getitem__, path) for column in columns]
-        return summed_columns(columns)
+        return summed_columns(on_path(columns, self.path_positions(leaf_id)) if branch else columns)
 
     @cached_property
     def _counted(self) -> list[list]:
-        """What every entry adds to the statistics (``stats.contribution``), a column
-        per figure: as the file was read (``load(..., counting=True)``), or read now,
-        once: from the index where its type and role say all, else from the fields
-        decoded; a big session's second half by a helper process (``parallel``)."""
-        from .parallel import in_child
-        from .stats import COUNTED
-
-        if self._rows is not None and self._rows.parsed.counted is not None:
-            return self._rows.parsed.counted
-        size = len(self)
-        if self._rows is None or size < 50_000:
-            rows = self._counted_part(0, size)
-        else:
-            second = in_child(self._counted_part, size // 2, size)
-            rows = self._counted_part(0, size // 2) + second.result()
-        return [list(column) for column in zip(*rows)] or [[] for _ in COUNTED]
-
-    def _counted_part(self, start: int, stop: int) -> list:
-        """``_counted`` for the entries at positions ``start`` to ``stop``."""
-        from .stats import (
-            STATS_DECODER,
-            contribution,
-            entry_contribution,
-            line_contribution,
-            needs_decoding,
-        )
+        """What every entry adds to the statistics, a column per figure: as the file was
+        read (``load(..., counting=True)``), or worked out now, once (``counted_columns``)."""
+        from .stats import counted_columns
 
         if self._rows is None:
-            return [entry_contribution(self.entry(p)) for p in range(start, stop)]
-        types, roles = self.index.types[start:stop], self.index.roles[start:stop]
-        counted = list(map(contribution, types, repeat(UNDEFINED), roles))
-        wanted = [start + i for i in range(len(types)) if needs_decoding(types[i], roles[i])]
-        for first in range(0, len(wanted), 4096):  # a block at a time: views hold their bytes
-            block = wanted[first : first + 4096]
-            views = self._rows.raw_lines(block, STATS_DECODER)
-            missing = [p for p, view in zip(block, views) if view is None]
-            full = dict(zip(missing, self.index.entries(missing)))
-            for p, view in zip(block, views):
-                found = entry_contribution(full[p]) if view is None else line_contribution(view)
-                counted[p - start] = found
-        return counted
+            return counted_columns(self.index)
+        return self._rows.parsed.counted or counted_columns(self.index, self._rows.raw_lines)
 
     def fates(self, leaf_id: object = None):
         """What happened to every entry for this leaf (see ``pisession.provenance``)."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import reduce
-from operator import add, attrgetter
+from itertools import compress, islice, repeat
+from operator import add, attrgetter, lt
 from typing import Any, NamedTuple
 
 import msgspec
@@ -325,3 +326,71 @@ def line_contribution(line: CountedLine) -> tuple:
     ):
         return _SAME_FOR_ALL[role]
     return contribution(line.type, line.usage, role, usage, calls)
+
+
+# --- the columns a session's statistics are summed from ----------------------------------
+
+#: Sessions with this many entries or more have their second half counted by a helper
+#: process when they were not counted while reading.
+COUNT_IN_HALVES = 50_000
+
+#: Entries whose lines are read together when counted after loading (their views hold
+#: the bytes of the block).
+_READ_TOGETHER = 4096
+
+
+def counted_columns(index, raw_lines=None) -> list[list]:
+    """What every entry of ``index`` adds to the statistics (``contribution``), a column
+    per ``COUNTED`` figure: from the index where its type and role say all, else from the
+    fields ``STATS_DECODER`` reads of its line through ``raw_lines(positions, decoder)``
+    (the entry decoded in full where that gives None, or without ``raw_lines``). A big
+    session's second half is counted by a helper process meanwhile.
+
+    >>> from pisession.context import EntryIndex
+    >>> index = EntryIndex.of([{"type": "message", "message": {"role": "user"}},
+    ...     {"type": "usage", "usage": {"input": 5}}])
+    >>> dict(zip(COUNTED, counted_columns(index)))["input"]
+    [0, 5]
+    """
+    from .parallel import in_child
+
+    size = len(index.types)
+    if raw_lines is None or size < COUNT_IN_HALVES:
+        rows = _counted_rows(index, raw_lines, 0, size)
+    else:
+        second = in_child(_counted_rows, index, raw_lines, size // 2, size)
+        rows = _counted_rows(index, raw_lines, 0, size // 2) + second.result()
+    return [list(column) for column in zip(*rows)] or [[] for _ in COUNTED]
+
+
+def _counted_rows(index, raw_lines, start: int, stop: int) -> list:
+    """``contribution`` of each entry at positions ``start`` to ``stop``."""
+    if raw_lines is None:
+        return list(map(entry_contribution, index.entries(range(start, stop))))
+    types, roles = index.types[start:stop], index.roles[start:stop]
+    counted = list(map(contribution, types, repeat(UNDEFINED), roles))
+    wanted = [start + i for i in range(len(types)) if needs_decoding(types[i], roles[i])]
+    for first in range(0, len(wanted), _READ_TOGETHER):
+        block = wanted[first : first + _READ_TOGETHER]
+        views = raw_lines(block, STATS_DECODER)
+        missing = [p for p, view in zip(block, views) if view is None]
+        full = dict(zip(missing, index.entries(missing)))
+        for p, view in zip(block, views):
+            found = entry_contribution(full[p]) if view is None else line_contribution(view)
+            counted[p - start] = found
+    return counted
+
+
+def on_path(columns: list, path: list[int]) -> list:
+    """The rows of ``columns`` that belong to the entries of ``path``, in path order
+    (picked in C when the path runs in file order, as nearly every path does).
+
+    >>> on_path([[10, 11, 12, 13]], [0, 2, 3])[0]
+    [10, 12, 13]
+    """
+    if all(map(lt, path, islice(path, 1, None))):
+        on = bytearray(len(columns[0]) if columns else 0)
+        for position in path:
+            on[position] = 1
+        return [list(compress(column, on)) for column in columns]
+    return [[column[p] for p in path] for column in columns]

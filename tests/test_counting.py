@@ -109,6 +109,26 @@ def test_counting_in_halves_and_chunks_equals_reading_whole(tmp_path, monkeypatc
     assert counting.stats().tool_calls > 0 and counting.stats().usage.cost > 0
 
 
+def test_counting_after_loading_in_two_processes_equals_counting_in_one(monkeypatch):
+    """A session read without counting is counted when first asked, its second half by
+    a helper process from ``stats.COUNT_IN_HALVES`` entries: the same columns."""
+    from pisession import stats
+
+    lines = generated(3000, seed=3).split(b"\n")
+    lines[1:1] = [line.encode() for line in ODD_USAGE_LINES]
+    data = b"\n".join(lines)
+    one = pisession.loads(data)._counted
+    monkeypatch.setattr(stats, "COUNT_IN_HALVES", 1000)
+    halves = pisession.loads(data)
+    assert halves._rows.parsed.counted is None and len(halves) > 1000
+    assert halves._counted == one == pisession.load(data, counting=True)._counted
+    path = [p for p in range(len(halves)) if p % 3]
+    assert halves.stats(None, branch=False) == stats.summed_columns(one)
+    picked = stats.on_path(one, path), stats.on_path(one, path[::-1])
+    assert picked[0] == [[column[p] for p in path] for column in one]
+    assert picked[1] == [column[::-1] for column in picked[0]]
+
+
 def test_stats_and_export_count_while_reading(monkeypatch):
     """The two commands that show statistics ask for them while the file is read."""
     from pisession import cli
