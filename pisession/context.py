@@ -378,6 +378,11 @@ class Selection:
     #: ranks in the path: where the kept range starts, and where Pi finds the compaction
     start: int = 0
     cut: int = 0
+    #: the compaction's ``firstKeptEntryId`` as written (``UNDEFINED``: absent)
+    first_kept_id: object = UNDEFINED
+    #: nothing kept, by design: the compaction's ``firstKeptEntryId`` is its own id, as Pi
+    #: writes a compaction that keeps nothing (any other empty kept range is a finding)
+    retains_none: bool = False
 
     def holds(self, rank: int, position: int) -> bool:
         """Whether the path entry at this rank (and position) is selected.
@@ -409,8 +414,8 @@ def select(index: EntryIndex, path: Sequence[int], stop: int | None = None) -> S
     """The selection for a path (``path[:stop]``, with ``stop``); only the newest
     compaction is decoded.
 
-    A ``firstKeptEntryId`` not found before the compaction (retain-none compactions store
-    their own id there) keeps nothing before it.
+    A ``firstKeptEntryId`` not found before the compaction keeps nothing before it
+    (``retains_none`` when it is the compaction's own id, as Pi writes it on purpose).
 
     >>> from pisession.build import new_entry as e, new_message as m
     >>> index = EntryIndex.of([m("u1", None, "user", 1), m("s1", "u1", "system", 2),
@@ -453,6 +458,8 @@ def select(index: EntryIndex, path: Sequence[int], stop: int | None = None) -> S
         tuple(dropped),
         start,
         cut,
+        first_kept_id,
+        start == cut and strict_equal(first_kept_id, newest_id),
     )
 
 

@@ -270,6 +270,8 @@ class _Reading:
     path: list[int]
     cut: tuple | None
     error: str | None
+    #: the newest compaction's ``firstKeptEntryId`` (shown beside the cut)
+    first_kept_id: object = None
 
 
 def _reading(session, leaf_id: object) -> _Reading:
@@ -281,7 +283,8 @@ def _reading(session, leaf_id: object) -> _Reading:
         projection = session.projection(leaf_id)
     except PisessionError as exc:
         return _Reading(leaf, [None] * len(session), [], None, clean_text(exc))
-    return _Reading(leaf, fates, projection.path, _compaction_cut(projection), None)
+    cut, first_kept_id = _compaction_cut(projection), projection.selection.first_kept_id
+    return _Reading(leaf, fates, projection.path, cut, None, first_kept_id)
 
 
 def _kept_visible(session, children: dict, cycles: set, reading: _Reading) -> set[int]:
@@ -352,14 +355,13 @@ def _edges(order, children, parent, node_of, path):
     return edges, loops, path_edges
 
 
-def _layout_cut(session, reading: _Reading, node_of: dict) -> Cut | None:
+def _layout_cut(reading: _Reading, node_of: dict) -> Cut | None:
     """The compaction cut between nodes (None: no compaction on the path)."""
     if not reading.cut:
         return None
     compaction, above, below = reading.cut
-    first_kept = js_field(session.entry(compaction), "firstKeptEntryId")
     above = None if above is None else node_of[above]
-    return Cut(node_of[compaction], above, node_of[below], first_kept)
+    return Cut(node_of[compaction], above, node_of[below], reading.first_kept_id)
 
 
 def _condensed(order, parent, children, runs, node_of):
@@ -434,7 +436,7 @@ def tree_layout(
         flags = (reading.leaf in members, any(m in cycles for m in members))
         nodes[key] = _node(session, key, members, reading.fates[key], place, flags)
     edges, loops, path_edges = _edges(order, children, parent, node_of, reading.path)
-    cut = _layout_cut(session, reading, node_of)
+    cut = _layout_cut(reading, node_of)
     title, subtitle = _titles(session, reading, min_run)
     return TreeLayout(
         nodes=nodes,

@@ -26,7 +26,7 @@ from itertools import compress, groupby, repeat
 from operator import eq
 
 from . import context as rule
-from .jsvalue import UNDEFINED, strict_equal
+from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 from .provenance import FATE, FATES, OFF_PATH
 from .terminal import SGR, Look, pad, text_width, wrap
@@ -96,7 +96,6 @@ def kept_range_text(session, projection) -> str:
     'u2000001 .. a5000001: 10 entries, lines 11-24 (1 system message dropped)'
     """
     selection, path = projection.selection, projection.path
-    compaction = selection.compaction
     if selection.first_kept is not None:
         kept = path[selection.start : selection.cut]
         dropped = len(selection.dropped_system)
@@ -106,12 +105,12 @@ def kept_range_text(session, projection) -> str:
             f"{_plural(len(kept), 'entry', 'entries')}, lines {session.line_of(kept[0])}-"
             f"{session.line_of(kept[-1])}{note}"
         )
-    target = js_field(session.entry(compaction), "firstKeptEntryId")
-    if strict_equal(target, session.index.ids[compaction]):
+    if selection.retains_none:
         return (
             "none, by design: a retain-none compaction (its firstKeptEntryId is its own id, "
             "as Pi writes it when it keeps nothing); its summary stands for everything before it"
         )
+    target = selection.first_kept_id
     shown = "missing" if target is UNDEFINED else quoted(target)
     return (
         f"none: firstKeptEntryId {visible(shown)} is not on the path before the compaction, so "
@@ -703,8 +702,7 @@ def _kept_range_data(session, projection) -> dict | None:
     index = session.index
     data: dict = {"text": kept_range_text(session, projection)}
     if selection.first_kept is None:
-        target = js_field(session.entry(selection.compaction), "firstKeptEntryId")
-        data.update(entries=0, retainNone=strict_equal(target, index.ids[selection.compaction]))
+        data.update(entries=0, retainNone=selection.retains_none)
         return data
     kept = projection.path[selection.start : selection.cut]
     data.update(

@@ -19,7 +19,7 @@ from operator import is_
 
 from . import context as rule
 from .errors import CycleError, SessionFormatError, cycle_text
-from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish, strict_equal
+from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish
 from .jsvalue import field as js_field
 from .migration import CURRENT_VERSION, header_version
 from .text import quoted
@@ -211,11 +211,9 @@ def _compaction_finding(session, c: int, selection) -> Finding | None:
     """The compaction at ``c`` if its kept range is empty for a reason other than
     retain-none (``selection``: the rule's selection at it)."""
     index = session.index
-    if selection.compaction != c or selection.first_kept is not None:
+    if selection.compaction != c or selection.first_kept is not None or selection.retains_none:
         return None
-    target = js_field(session.entry(c), "firstKeptEntryId")
-    if strict_equal(target, index.ids[c]):
-        return None  # retain-none: the compaction names itself, as Pi writes it
+    target = selection.first_kept_id
     if target is UNDEFINED:
         why = "has no firstKeptEntryId"
     else:

@@ -14,6 +14,7 @@ from builders import HEADER, compaction, edit, entry, jsonl, msg, roles, session
 
 import pisession
 from pisession.errors import CycleError, SessionFormatError, UnknownLeafError
+from pisession.jsvalue import UNDEFINED
 
 # --- [1] lines --------------------------------------------------------------------------
 
@@ -374,11 +375,15 @@ def test_system_messages_in_the_kept_range_are_dropped_even_without_a_checkpoint
 def test_retain_none_compaction_keeps_nothing_before_it():
     s = session(msg("u1", None), compaction("c1", "u1", "c1"), msg("u2", "c1"))
     assert [e["id"] for e in s.context_entries()] == ["c1", "u2"]
+    assert s.selection().retains_none and s.selection().first_kept_id == "c1"
 
 
 def test_first_kept_entry_id_not_found_keeps_nothing_before():
     s = session(msg("u1", None), compaction("c1", "u1", "elsewhere"))
     assert [e["id"] for e in s.context_entries()] == ["c1"]
+    assert not s.selection().retains_none and s.selection().first_kept_id == "elsewhere"
+    missing = session(msg("u1", None), compaction("c1", "u1", None)).selection()
+    assert not missing.retains_none and missing.first_kept_id is UNDEFINED
 
 
 def test_latest_compaction_on_the_path_wins_older_one_in_kept_range_contributes_nothing():
