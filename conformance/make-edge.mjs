@@ -517,6 +517,22 @@ add("context-edit-null-on-compaction", "§8 context edits", "A context_edit afte
   user("u2", "c1", "after"),
   entry("context_edit", "e1", "u2", { targetId: "c1", replacement: null }),
 ]);
+add("context-edit-null-on-older-compaction", "§8 context edits", "A null edit after the newest compaction targets an older compaction kept in its range: that one contributes nothing (only the first selected entry, the newest compaction, sends a summary), so the edit removes nothing.", () => [
+  header(),
+  user("u1", null, "very old"),
+  compaction("c1", "u1", "u1"),
+  user("u2", "c1", "middle"),
+  compaction("c2", "u2", "c1"),
+  entry("context_edit", "e1", "c2", { targetId: "c1", replacement: null }),
+  user("u3", "e1", "after"),
+]);
+add("context-edit-null-on-label", "§8 context edits", "A null edit targeting a label removes nothing: a label contributes no message.", () => [
+  header(),
+  user("u1", null, "hello"),
+  entry("label", "l1", "u1", { targetId: "u1", label: "start" }),
+  entry("context_edit", "e1", "l1", { targetId: "l1", replacement: null }),
+  user("u2", "e1", "after"),
+]);
 add("context-edit-summarized-away-not-applied", "§8 context edits", "The edit entry lies before the kept range (summarized away), so it is not collected even though its target is kept.", () => [
   header(),
   user("u1", null, "target, kept"),

@@ -669,7 +669,8 @@ class ProjectedEntry:
     """One selected entry and the messages it contributed (after its context edit).
 
     ``part`` says why it is selected (``PATH``, ``COMPACTION``, ``KEPT``, ``AFTER``);
-    ``edit`` is the context edit that targets it, and ``edit_position`` where that is.
+    ``edit`` is the context edit applied to its messages, and ``edit_position`` where
+    that is (None: no edit targets it, or it contributes no message for one to change).
     """
 
     position: int
@@ -741,20 +742,14 @@ def contributions(
 
 
 def _block(index: EntryIndex, selection: Selection, edits: dict, start: int, chunk, entries):
-    types, ids = index.types, index.ids
+    ids = index.ids
     parts = selection.parts(start, start + len(chunk))
     out = []
     append = out.append
     for rank, position, entry, part in zip(range(start, start + len(chunk)), chunk, entries, parts):
-        kind = types[position]
-        if kind == "message":  # the usual entry: its message, as stored
-            messages = message_messages(entry.get("message"))
-        elif kind == "compaction" and rank > 0:
-            append(ProjectedEntry(position, entry, [], part))
-            continue
-        else:
-            messages = _built_messages(index, position, entry)
-        found = edits.get(js_key(ids[position])) if edits else None
+        messages = selected_messages(index, position, entry, rank == 0)
+        # an edit of an entry that contributes nothing changes nothing: not applied
+        found = edits.get(js_key(ids[position])) if edits and messages else None
         if found is None:
             append(ProjectedEntry(position, entry, messages, part))
         else:
@@ -763,8 +758,24 @@ def _block(index: EntryIndex, selection: Selection, edits: dict, start: int, chu
     return out
 
 
-def _built_messages(index: EntryIndex, position: int, entry: object) -> list:
-    """``entry_messages`` of an entry that is not a message entry."""
+def selected_messages(index: EntryIndex, position: int, entry: object, first: bool = True) -> list:
+    """What the selected entry at ``position`` contributes before any edit
+    (``entry_messages``; a timestamp JavaScript cannot read fails as in Pi). ``first``:
+    the entry opens the selection, the only place where a compaction (the newest)
+    contributes; an older one, selected because its id lies in the newest one's kept
+    range, contributes nothing.
+
+    >>> from pisession.build import new_entry as e
+    >>> c = e("compaction", "c1", None, 1, summary="s", tokensBefore=1)
+    >>> index = EntryIndex.of([c])
+    >>> [m["role"] for m in selected_messages(index, 0, c)], selected_messages(index, 0, c, False)
+    (['compactionSummary'], [])
+    """
+    kind = index.types[position]
+    if kind == "message":  # the usual entry: its message, as stored
+        return message_messages(entry.get("message"))  # type: ignore[union-attr]
+    if kind == "compaction" and not first:
+        return []
     try:
         return entry_messages(entry)
     except DateConversionError:

@@ -24,6 +24,7 @@ import functools
 import html
 from dataclasses import dataclass, field
 
+from . import context as rule
 from .display import (
     _esc,
     _id_cell,
@@ -163,11 +164,11 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
                 line=session.line_of(position),
                 id=_id(entry),
                 summary=entry_text(entry),
-                first_kept_id=js_field(entry, "firstKeptEntryId"),
+                first_kept_id=after.selection.first_kept_id,
                 tokens_before=js_field(entry, "tokensBefore"),
                 before=before,
                 after=after,
-                kept=[item.position for item in after.entries[1:]],
+                kept=[item.position for item in after.entries if item.part == rule.KEPT],
                 replaced=replaced,
             )
         )

@@ -292,7 +292,8 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
         return f"{where} is no longer in the context there: no effect"
     if index.types[t] == "message" and index.roles[t] is rule.NO_MESSAGE:
         return None  # reported as pi-fails already
-    messages = rule.entry_messages(session.entry(t))
+    first = selection is not None and selection.compaction == t  # else an older compaction
+    messages = rule.selected_messages(index, t, session.entry(t), first)
     roles = [js_field(m, "role") for m in messages]
     replacement = js_field(edit, "replacement")
     if replacement is None:

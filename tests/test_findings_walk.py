@@ -10,6 +10,7 @@ import random
 import pytest
 
 import pisession
+from pisession.context import EDITABLE_ROLES
 from pisession.errors import PisessionError
 from pisession.findings import edit_findings
 
@@ -27,15 +28,27 @@ def random_session(seed: int) -> pisession.Session:
         if kind < 0.5:
             role = rng.choice(["user", "assistant", "system", "toolResult"])
             lines.append({"type": "message", **base, "message": {"role": role, "content": "x"}})
-        elif kind < 0.65:
-            first = rng.choice([*ids, ids[i], "nope"])
+        elif kind < 0.65:  # often keeping from a few entries up its path
+            first = rng.choice([*ids, ids[i], "nope", *_up(lines, parent, 8) * 4])
             lines.append({"type": "compaction", **base, "summary": "s", "firstKeptEntryId": first})
         else:
             replacement = rng.choice([None, {"content": "y"}])
-            lines.append({"type": "context_edit", **base, "targetId": rng.choice([*ids, "gone"]),
+            compactions = [x["id"] for x in lines if x["type"] == "compaction"]
+            target = rng.choice([*ids, "gone", *compactions[-2:] * 3])  # older ones too
+            lines.append({"type": "context_edit", **base, "targetId": target,
                           "replacement": replacement})  # fmt: skip
     data = "\n".join(json.dumps(x) for x in lines) + "\n"
     return pisession.loads(data.encode())
+
+
+def _up(lines: list[dict], entry_id: str | None, count: int) -> list[str]:
+    """The ids of up to ``count`` entries up the path from ``entry_id``."""
+    parents = {x["id"]: x.get("parentId") for x in lines[1:]}
+    out: list[str] = []
+    while entry_id is not None and len(out) < count and entry_id not in out:
+        out.append(entry_id)
+        entry_id = parents.get(entry_id)
+    return out
 
 
 def expected_edit_kinds(session) -> dict[int, str]:
@@ -54,20 +67,38 @@ def expected_edit_kinds(session) -> dict[int, str]:
             out[session.line_of(e)] = "not on the edit's path"
         elif not session.selection(entry["id"]).holds(path.index(target), target):
             out[session.line_of(e)] = "no longer in the context"
+        else:  # what the target sends at the edit, edits ignored (first place decides)
+            projection = session.projection(entry["id"], edits=False)
+            sent = next(i.messages for i in projection.entries if i.position == target)
+            editable = [m for m in sent if m.get("role") in EDITABLE_ROLES]
+            if entry["replacement"] is None and not sent:
+                out[session.line_of(e)] = "contributes no message"
+            elif entry["replacement"] is not None and not editable:
+                out[session.line_of(e)] = "contributes no editable message"
     return out
 
 
-@pytest.mark.parametrize("seed", range(60))
+#: What ``expected_edit_kinds`` asks of the rule, as the findings word it.
+KINDS = (
+    "which no entry has",
+    "not on the edit's path",
+    "no longer in the context",
+    "contributes no message",
+    "contributes no editable message",
+)
+
+
+@pytest.mark.parametrize("seed", range(400))
 def test_edit_findings_match_the_rule_asked_edit_by_edit(seed):
     session = random_session(seed)
     try:
         found = edit_findings(session)
+        expected = expected_edit_kinds(session)
     except PisessionError:
         return
-    expected = expected_edit_kinds(session)
     for line, words in expected.items():
         assert any(f.line == line and words in f.message for f in found), (line, words)
     for f in found:
-        for words in ("which no entry has", "not on the edit's path", "no longer in the context"):
+        for words in KINDS:
             if words in f.message:
-                assert expected.get(f.line) == words
+                assert expected.get(f.line) == words, (f.line, f.message)

@@ -10,6 +10,7 @@ from builders import V1_HEADER, compaction, entry, jsonl, msg, session
 
 import pisession
 from pisession.files import list_sessions, session_file_name
+from pisession.findings import check
 from pisession.samples import REAL_PI_SAMPLES
 
 SAMPLES = [pisession.sample_path(n) for n in pisession.sample_names()]
@@ -72,6 +73,26 @@ def test_fates_say_what_happened_to_every_entry_of_the_tour():
         msg("u1", None), entry("context_edit", "e1", "u1", targetId="u1", replacement=None)
     )
     assert {f.id: f.fate for f in omitted.fates()}["u1"] == "omitted"
+
+
+def test_an_edit_of_an_entry_that_sends_nothing_changes_nothing():
+    """A label sends no message, so an edit removing its messages removes nothing: the
+    label stays state-only, no view shows it edited, and check says the edit does
+    nothing (Pi's projection maps the label's empty list of messages)."""
+    s = session(
+        msg("u1", None),
+        entry("label", "l1", "u1", targetId="u1", label="L"),
+        entry("context_edit", "e1", "l1", targetId="l1", replacement=None),
+    )
+    assert {f.id: f.fate for f in s.fates()} == {
+        "u1": "sent",
+        "l1": "state-only",
+        "e1": "state-only",
+    }
+    assert [item.edit for item in s.projection().entries] == [None, None, None]
+    assert [f.message.split(", ")[-1] for f in check(s)] == [
+        "which contributes no message: no effect"
+    ]
 
 
 def test_tree_graph_has_one_node_per_entry_with_attributes():

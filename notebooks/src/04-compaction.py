@@ -185,7 +185,7 @@ print([(f.id, f.fate) for f in retain_none.fates()])
 b = pisession.load(pisession.sample_path("pi-0.87.1-b-rpc-compaction-manual-threshold-overflow"))
 for position, entry in enumerate(b.entries):
     if entry["type"] == "compaction":
-        first_kept = b.position_of(entry["firstKeptEntryId"])
+        first_kept = b.selection(entry["id"]).first_kept  # the rule's kept range there
         print(
             f"line {b.line_of(position)}: compaction {entry['id']},",
             f"tokensBefore {entry['tokensBefore']:>6}, keeps from line {b.line_of(first_kept)}",

@@ -72,11 +72,13 @@ for fate in b.fates():
 # PiG, the Go port of Pi described in the book, reads the same files but, as its
 # documentation says, does **not** apply `context_edit` entries yet. So the same file
 # gives a different context. The function below is a **model of that documented
-# behaviour**, built from the pieces of notebook 03 (the selection, and what each entry
-# contributes): it is not PiG's output, which this notebook does not run.
+# behaviour**, built from the rule's own pieces (the selection, and what each selected
+# entry contributes before any edit, `selected_messages`: only the first entry, the
+# newest compaction, sends a summary): it is not PiG's output, which this notebook does
+# not run.
 
 # %%
-from pisession.context import entry_messages
+from pisession.context import selected_messages
 
 
 def context_ignoring_edits(session, leaf_id=None):
@@ -84,9 +86,8 @@ def context_ignoring_edits(session, leaf_id=None):
     projection = session.projection(leaf_id)
     messages = []
     for rank, item in enumerate(projection.entries):
-        if item.entry["type"] == "compaction" and rank > 0:
-            continue  # an older compaction in the kept range contributes nothing
-        messages.extend(entry_messages(item.entry))
+        first = rank == 0
+        messages.extend(selected_messages(session.index, item.position, item.entry, first))
     return messages
 
 
