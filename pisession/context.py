@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
 from operator import eq, ne
+from typing import NamedTuple
 
 from .errors import CycleError, SessionFormatError
 from .jsdate import DateConversionError, js_time_ms
@@ -878,6 +879,32 @@ class Projection:
         return projection_html(self)
 
 
+class Steps(NamedTuple):
+    """Steps 1 to 4 of the rule for one leaf: its path, the settings in force, the
+    selection, and the context edits among the selected entries (by target)."""
+
+    path: list[int]
+    settings: Settings
+    selection: Selection
+    edits: dict
+
+
+def leaf_steps(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> Steps:
+    """Steps 1 to 4 for one leaf (default, -1: the last entry in file order), in Pi's
+    order, so a file Pi fails on fails at the same step. ``edits=False``: none collected.
+
+    >>> from pisession.build import new_message as m
+    >>> steps = leaf_steps(EntryIndex.of([m("u1", None, "user", 1), m("a1", "u1", "assistant", 2)]))
+    >>> steps.path, steps.selection.positions, steps.settings.thinking_level, steps.edits
+    ([0, 1], [0, 1], 'off', {})
+    """
+    leaf = default_leaf(index) if leaf == -1 else leaf
+    path = walk_path(index, leaf)
+    settings = read_settings(index, path)
+    selection = select(index, path)
+    return Steps(path, settings, selection, collect_edits(index, selection) if edits else {})
+
+
 def project(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> Projection:
     """The five steps for one leaf (default, -1: the last entry in file order).
     ``edits=False`` leaves step 4 out: what a reader that ignores context edits builds.
@@ -890,10 +917,7 @@ def project(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> Pro
     ([1, 0, 0], ['user'])
     """
     leaf = default_leaf(index) if leaf == -1 else leaf
-    path = walk_path(index, leaf)
-    settings = read_settings(index, path)
-    selection = select(index, path)
-    found = collect_edits(index, selection) if edits else {}
+    path, settings, selection, found = leaf_steps(index, leaf, edits)
     items = list(contributions(index, selection, found))
     messages = [m for item in items for m in item.messages]
     context = Context(messages, settings.thinking_level, settings.model, leaf)

@@ -72,16 +72,16 @@ class Reading:
         return self.selection.compaction
 
 
-def reading_of(session, fates) -> Reading:
+def reading_of(fates) -> Reading:
     """The ``Reading`` of a leaf from its fates (``Session.fates``).
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
-    >>> r = reading_of(s, s.fates())
+    >>> r = reading_of(s.fates())
     >>> len(r.path), r.thinking_level, r.messages
     (22, 'medium', 10)
     """
-    settings = rule.read_settings(session.index, fates.path)
+    settings = fates.steps.settings
     return Reading(
         fates.path, fates.selection, settings.thinking_level, settings.model, fates.message_count()
     )
@@ -647,7 +647,7 @@ def explain_text(
     """
     look = Look(color, width, ascii)
     fates = session.fates(leaf_id)
-    reading = reading_of(session, fates)
+    reading = reading_of(fates)
     out = header_text(header_lines(session, reading, leaf_id), look)
     out.append("")
     if len(fates):
@@ -729,7 +729,7 @@ def explain_head(session, fates, leaf_id: object = None) -> dict:
     >>> head["leaf"], head["counts"]["kept"]
     ({'id': 'a6000001', 'line': 27, 'default': True}, 5)
     """
-    reading = reading_of(session, fates)
+    reading = reading_of(fates)
     index, path = session.index, reading.path
     compaction = reading.compaction
     leaf = path[-1] if path else None

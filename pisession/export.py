@@ -111,8 +111,7 @@ def shown_context(session, fates, limit: int | None = 200) -> Shown:
     >>> shown.total, [first for first, _ in shown.head], shown.hidden, len(shown.system)
     (10, [0], 6, 1)
     """
-    index, selection = session.index, fates.selection
-    edits = rule.collect_edits(index, selection)
+    index, selection, edits = session.index, fates.selection, fates.steps.edits
     shown = Shown(total=fates.message_count())
     if limit is None or shown.total <= 2 * limit:
         _take(session, rule.contributions(index, selection, edits), shown.head, 0, None)
@@ -149,6 +148,8 @@ def _tail_rank(fates, limit: int) -> int:
     """The rank in the selection from which the entries send the last ``limit``
     messages (read off the fates: how many messages each sent)."""
     positions, names = fates.selection.positions, fates.names
+    if limit <= 0:
+        return len(positions)
     count = 0
     for rank in range(len(positions) - 1, -1, -1):
         if FATE[names[positions[rank]]].reached:
@@ -176,8 +177,7 @@ def _middle_system(session, fates, edits, low: int, high: int) -> list:
     index, selection = session.index, fates.selection
     out = []
     for rank in range(low, high):
-        p = selection.positions[rank]
-        if index.roles[p] == "system" and FATE[fates.names[p]].reached:
+        if fates.sends_system(selection.positions[rank]):
             item = next(rule.contributions(index, selection, edits, block=1, start=rank))
             out.extend(m for m in item.messages if js_field(m, "role") == "system")
     return out
@@ -202,7 +202,7 @@ class Export:
             session,
             leaf_id,
             fates,
-            reading_of(session, fates),
+            reading_of(fates),
             shown_context(session, fates, limit),
             limit,
         )

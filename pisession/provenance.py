@@ -240,12 +240,13 @@ class Fates(Sequence):
     """The fate of every entry for one leaf, in file order (a ``Fate`` per item, made
     when asked for; ``names`` holds the fate names as one column)."""
 
-    def __init__(self, session, names: list[str], details: dict, path, selection, leaf):
+    def __init__(self, session, names: list[str], details: dict, steps: rule.Steps, leaf):
         self._session = session
         self.names = names
         self._details = details  # position -> (message count, roles, edit position)
-        self.path = path
-        self.selection = selection
+        #: the rule's steps 1 to 4 for the leaf, which the fates were read from
+        self.steps = steps
+        self.path, self.selection = steps.path, steps.selection
         self._leaf = leaf
 
     def __len__(self) -> int:
@@ -310,6 +311,23 @@ class Fates(Sequence):
             single += count - (self.names[position] in (SENT, KEPT))
         return single
 
+    def sends_system(self, position: int) -> bool:
+        """Whether the entry at ``position`` sent a system message (read off the fates,
+        without a decode: a plain sent or kept entry sends one message of its role).
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> fates = s.fates()
+        >>> [fates[p].id for p in range(len(s)) if fates.sends_system(p)]
+        ['cp000001']
+        """
+        if not FATE[self.names[position]].reached:
+            return False
+        if position in self._details:
+            return "system" in self._details[position][1]
+        index = self._session.index
+        return index.types[position] == "message" and index.roles[position] == "system"
+
     def reached(self) -> int:
         """How many entries reached the model."""
         counts = self.counts()
@@ -361,15 +379,15 @@ class Fates(Sequence):
         )
 
 
-def _item_fate(item: rule.ProjectedEntry, compaction: int | None, rank: int) -> str:
-    """The fate of a selected entry, from what it contributed."""
+def _item_fate(item: rule.ProjectedEntry) -> str:
+    """The fate of a selected entry, from what it contributed and why it is selected."""
     if item.edit is not None and js_field(item.edit, "replacement") is None:
         return OMITTED
     if item.edit is not None and any(
         js_field(m, "role") in rule.EDITABLE_ROLES for m in item.messages
     ):
         return EDITED
-    if rank == 0 and item.position == compaction and item.messages:
+    if item.part == rule.COMPACTION and item.messages:
         return COMPACTION
     if not item.messages:
         return STATE_ONLY
@@ -406,15 +424,14 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
     ('edited', 'dropped-system', 'summarized', 'off-path')
     """
     index = session.index
-    selection = session.selection(leaf_id)
-    path = session.path_positions(leaf_id)
+    steps = session.steps(leaf_id)
+    path, selection, edits = steps.path, steps.selection, steps.edits
     names = [OFF_PATH] * len(index)
     for position in path:
         names[position] = SUMMARIZED
     for position in selection.dropped_system:
         names[position] = DROPPED_SYSTEM
     details: dict = {}
-    edits = rule.collect_edits(index, selection)
     done = bytearray(len(index))  # an entry selected twice: its first place decides
     decode = _roles_only(index)
     positions = selection.positions
@@ -428,17 +445,17 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
             continue
         stop = first + len(chunk)
         (items,) = rule.contribution_blocks(index, selection, edits, _BLOCK, decode, first, stop)
-        for rank, item in enumerate(items, first):
+        for item in items:
             if done[item.position]:
                 continue
             done[item.position] = 1
-            fate = _item_fate(item, selection.compaction, rank)
+            fate = _item_fate(item)
             names[item.position] = fate
             if fate not in (SENT, KEPT) or len(item.messages) != 1:
                 roles = tuple(value_text(js_field(m, "role")) for m in item.messages)
                 details[item.position] = (len(item.messages), roles, item.edit_position)
     leaf = path[-1] if path else None
-    return Fates(session, names, details, path, selection, leaf)
+    return Fates(session, names, details, steps, leaf)
 
 
 #: Selected entries whose fates are read together.

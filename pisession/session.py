@@ -313,15 +313,24 @@ class Session:
         """The entries from the root to the leaf (default leaf: the last entry)."""
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
+    def steps(self, leaf_id: object = None, edits: bool = True) -> rule.Steps:
+        """Steps 1 to 4 of the rule for a leaf (``context.leaf_steps``): path, settings,
+        selection and context edits (``edits=False``: none collected).
+
+        >>> import pisession
+        >>> steps = pisession.load(pisession.sample_path("tour")).steps()
+        >>> len(steps.path), len(steps.selection.positions), len(steps.edits)
+        (22, 12, 1)
+        """
+        try:
+            return rule.leaf_steps(self.index, self._leaf(leaf_id), edits)
+        except SessionFormatError as exc:
+            raise self._located(exc) from None
+
     def selection(self, leaf_id: object = None) -> rule.Selection:
         """The selected entries for a leaf (Pi's ``buildContextEntries``), with the
         newest compaction, its kept range and the system messages it drops."""
-        path = self.path_positions(leaf_id)
-        try:
-            rule.read_settings(self.index, path)  # Pi fails here first, if at all
-            return rule.select(self.index, path)
-        except SessionFormatError as exc:
-            raise self._located(exc) from None
+        return self.steps(leaf_id, edits=False).selection
 
     def context_positions(self, leaf_id: object = None) -> list[int]:
         """Positions of the selected entries (Pi's ``buildContextEntries``)."""

@@ -169,12 +169,8 @@ def context_json(
     ``parallel``, a long context's second half is written by a forked helper process into
     a temporary file while this one writes the first (``pisession.parallel``).
     """
-    leaf = rule.default_leaf(index) if leaf == -1 else leaf
     block = BLOCK if block is None else block
-    path = rule.walk_path(index, leaf)
-    settings = rule.read_settings(index, path)
-    selection = rule.select(index, path)
-    edits = rule.collect_edits(index, selection)
+    _, settings, selection, edits = rule.leaf_steps(index, leaf)
     nl, pad = (b"\n", b" " * indent) if indent else (b"", b"")
     yield b"{" + nl + pad + b'"messages":' + (b" " if indent else b"") + b"["
     bodies = _Bodies(index, selection, edits, raw_lines, indent, block)

@@ -241,10 +241,11 @@ def _replayed(messages):
         return ("cannot", str(exc))
 
 
-@pytest.mark.parametrize("limit", [1, 2, 3, None])
+@pytest.mark.parametrize("limit", [0, 1, 2, 3, None])
 def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
     """The head, the tail (from the rank the fates give) and the system messages between
-    are the context's own messages, numbered as in the context."""
+    are the context's own messages, numbered as in the context (``limit`` 0: none shown,
+    the system prompt still replayed from all of them)."""
     from pisession.errors import PisessionError
     from pisession.export import shown_context
 
@@ -267,8 +268,10 @@ def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
                     assert messages[first + k] == message
                     numbers.append(first + k)
             assert len(numbers) == len(set(numbers)) == len(messages) - shown.hidden
-            if limit is not None and len(messages) > 2 * limit:
+            if limit and len(messages) > 2 * limit:
                 assert numbers[-1] == len(messages) - 1 and shown.hidden > 0
+            if limit == 0:
+                assert numbers == []
             assert _replayed(shown.system) == _replayed(messages)
             checked += 1
     assert checked > 150
