@@ -178,8 +178,7 @@ def _compaction_rows(session, projection) -> list[tuple[str, str]]:
     compaction = projection.compaction
     if compaction is None:
         return [("compaction", "none on the path: the whole path is selected")]
-    types = session.index.types
-    older = sum(1 for p in projection.path if types[p] == "compaction") - 1
+    older = len(rule.of_type(session.index, "compaction", projection.path)) - 1
     extra = f" (+{older} older on the path)" if older else ""
     return [
         ("compaction", f"{_where(session, compaction)}, newest{extra}"),
