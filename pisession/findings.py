@@ -296,11 +296,13 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
     messages = rule.selected_messages(index, t, session.entry(t), first)
     roles = [js_field(m, "role") for m in messages]
     replacement = js_field(edit, "replacement")
+    older = index.types[t] == "compaction" and not first
+    why = " (an older compaction: only the newest sends a summary)" if older else ""
     if replacement is None:
         return (
             None
             if messages
-            else f"targets {quoted(target)}, which contributes no message: no effect"
+            else f"targets {quoted(target)}, which contributes no message{why}: no effect"
         )
     if not any(r in rule.EDITABLE_ROLES for r in roles):
         shown = ", ".join(map(str, roles)) or "none"

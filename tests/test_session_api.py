@@ -154,3 +154,20 @@ def test_fates_by_id_and_a_readable_repr():
     with pytest.raises(TypeError, match=r"fates\.of\(id\)"):
         fates["cm000001"]
     assert repr(fates).startswith(f"<Fates of {len(session)} entries: ")
+
+
+def test_an_edit_of_an_older_compaction_changes_nothing():
+    """An older compaction kept in the newest one's range sends nothing, so an edit
+    removing its messages removes nothing; check says so, and why."""
+    s = session(
+        msg("u1", None),
+        compaction("c1", "u1", "u1"),
+        msg("u2", "c1"),
+        compaction("c2", "u2", "c1"),
+        entry("context_edit", "e1", "c2", targetId="c1", replacement=None),
+        msg("u3", "e1"),
+    )
+    fates = {f.id: f.fate for f in s.fates()}
+    assert (fates["c1"], fates["c2"], fates["u2"]) == ("state-only", "compaction", "kept")
+    [found] = check(s)
+    assert found.line == 6 and "contributes no message (an older compaction" in found.message
