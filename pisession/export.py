@@ -123,7 +123,7 @@ def shown_context(session, fates, limit: int | None = 200) -> Shown:
     _take(session, rule.contributions(index, selection, edits, start=start), tail, 0, None)
     first = shown.total - sum(len(item.messages) for _, item in tail)
     shown.tail = [(first + k, item) for k, item in tail]
-    middle = _middle_system(session, fates, edits, head_end, start)
+    middle = _middle_system(session, fates, head_end, start)
     shown.system = _system_messages(shown.head) + middle + _system_messages(shown.tail)
     return shown
 
@@ -148,14 +148,12 @@ def _tail_rank(fates, limit: int) -> int:
     """The rank in the selection from which the entries send the last ``limit``
     messages (read off the fates: how many messages each sent)."""
     positions, names = fates.selection.positions, fates.names
-    if limit <= 0:
-        return len(positions)
     count = 0
     for rank in range(len(positions) - 1, -1, -1):
+        if count >= limit:  # the entries after this one send them
+            return rank + 1
         if FATE[names[positions[rank]]].reached:
             count += fates[positions[rank]].messages
-        if count >= limit:
-            return rank
     return 0
 
 
@@ -171,14 +169,14 @@ def _system_messages(items) -> list:
     return [m for _, item in items for m in item.messages if js_field(m, "role") == "system"]
 
 
-def _middle_system(session, fates, edits, low: int, high: int) -> list:
+def _middle_system(session, fates, low: int, high: int) -> list:
     """The system messages the entries between ranks ``low`` and ``high`` send, each
     taken from the rule's contribution of its entry."""
-    index, selection = session.index, fates.selection
+    selection, edits = fates.selection, fates.steps.edits
     out = []
     for rank in range(low, high):
         if fates.sends_system(selection.positions[rank]):
-            item = next(rule.contributions(index, selection, edits, block=1, start=rank))
+            item = next(rule.contributions(session.index, selection, edits, block=1, start=rank))
             out.extend(m for m in item.messages if js_field(m, "role") == "system")
     return out
 

@@ -246,8 +246,17 @@ class Fates(Sequence):
         self._details = details  # position -> (message count, roles, edit position)
         #: the rule's steps 1 to 4 for the leaf, which the fates were read from
         self.steps = steps
-        self.path, self.selection = steps.path, steps.selection
         self._leaf = leaf
+
+    @property
+    def path(self) -> list[int]:
+        """The path to the leaf (``steps.path``)."""
+        return self.steps.path
+
+    @property
+    def selection(self) -> rule.Selection:
+        """The selected entries (``steps.selection``)."""
+        return self.steps.selection
 
     def __len__(self) -> int:
         return len(self.names)
