@@ -282,6 +282,20 @@ def _cycle_error(index: EntryIndex, walked: list[int]) -> CycleError:
     raise AssertionError("a walk longer than the index without a repeat")
 
 
+def last_rank(index: EntryIndex, path: Sequence[int], kind: str) -> int | None:
+    """The rank in ``path`` of its last entry of type ``kind`` (None: none), found in C.
+
+    >>> last_rank(EntryIndex.of([{"type": "compaction"}, {"type": "label"}]), [0, 1], "compaction")
+    0
+    """
+    kinds = list(map(index.types.__getitem__, path))
+    kinds.reverse()
+    try:
+        return len(kinds) - 1 - kinds.index(kind)
+    except ValueError:
+        return None
+
+
 # --- 2. the settings ----------------------------------------------------------------------
 
 
@@ -321,18 +335,13 @@ def read_settings(index: EntryIndex, path: Sequence[int]) -> Settings:
     """
     _check_messages(index, path)
     types, roles = index.types, index.roles
-    thinking_at = model_at = None
-    for position in reversed(path):
+    rank = last_rank(index, path, "thinking_level_change")
+    thinking_at = None if rank is None else path[rank]
+    model_at = None
+    for position in reversed(path):  # the model is decided near the leaf, as a rule
         kind = types[position]
-        if kind == "thinking_level_change":
-            if thinking_at is None:
-                thinking_at = position
-        elif kind == "model_change" or (kind == "message" and roles[position] == "assistant"):
-            if model_at is None:
-                model_at = position
-        else:
-            continue
-        if thinking_at is not None and model_at is not None:
+        if kind == "model_change" or (kind == "message" and roles[position] == "assistant"):
+            model_at = position
             break
     thinking: object = "off"
     if thinking_at is not None:
@@ -428,7 +437,7 @@ def select(index: EntryIndex, path: Sequence[int], stop: int | None = None) -> S
     """
     types = index.types
     stop = len(path) if stop is None else stop
-    rank = next((r for r in range(stop - 1, -1, -1) if types[path[r]] == "compaction"), None)
+    rank = last_rank(index, path[:stop], "compaction")
     if rank is None:
         return Selection(list(path[:stop]))
     newest, ids = path[rank], index.ids

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 import random
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 
 import pisession
 from pisession import reader
+from pisession.jsvalue import UNDEFINED
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -196,6 +198,25 @@ def test_reading_in_two_halves_equals_reading_whole(tmp_path, monkeypatch, big, 
     assert {k: repr(v) for k, v in halves.values.items()} == {
         k: repr(v) for k, v in whole.values.items()
     }
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_id_columns_sent_between_processes_come_back_the_same(seed):
+    """The helper process sends its id columns packed as one text each; any column
+    (strings with newlines, empty strings, lone surrogates, other JSON values) comes
+    back equal, value for value and type for type."""
+    rng = random.Random(seed)
+    pool = ["a", "", "x\ny", "\ud800", "é", None, UNDEFINED, 0, 1.5, False, {"k": 1}]
+    weights = [40, 2, 1, 1, 2, 3, 2, 1, 1, 1, 1] if seed % 2 else [1] * len(pool)
+    column = [
+        v + str(i) if type(v) is str and rng.random() < 0.8 else v
+        for i, v in enumerate(rng.choices(pool, weights, k=rng.randrange(0, 60)))
+    ]
+    parsed = reader.ParsedLines(ids=column, parent_ids=list(reversed(column)))
+    back = pickle.loads(pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL))
+    for before, after in [(parsed.ids, back.ids), (parsed.parent_ids, back.parent_ids)]:
+        assert [(type(v), repr(v)) for v in after] == [(type(v), repr(v)) for v in before]
+    assert back == parsed
 
 
 def test_session_read_from_the_file_matches_the_one_read_whole(tmp_path, monkeypatch, big):
