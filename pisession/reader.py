@@ -32,8 +32,10 @@ from .jsvalue import UNDEFINED, js_falsy
 #: Files up to this size are kept in memory; bigger ones are read in chunks of it.
 CHUNK = 64 * 1024 * 1024
 
-#: Lines decoded together by ``msgspec``'s ``decode_lines``.
-_BLOCK = 2048
+#: Lines decoded together by ``msgspec``'s ``decode_lines`` (a block's values stay in the
+#: processor's caches until they are made columns: a half of the 200k file read counting
+#: took 0.6-0.85 s in blocks of 512 and 0.85-1.25 s in blocks of 2,048).
+_BLOCK = 512
 
 #: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
 _ASCII_BLANK = b" \t\r\n\x0b\x0c"

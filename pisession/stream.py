@@ -18,26 +18,20 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 
 import msgspec
 
 from . import context as rule
 from . import jsjson
 from .reader import paused_gc
+from .shapes import LINES as _PROVEN
+from .shapes import js_float as _js_float
 
 #: Entries decoded and written together.
 BLOCK = rule.BLOCK
 
-
-@lru_cache(maxsize=4096)
-def _js_float(text: str) -> msgspec.Raw:
-    """A JSON number with a fraction or exponent, as ``JSON.stringify`` prints the
-    double ``JSON.parse`` makes of it (non-finite numbers print as ``null``)."""
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        return msgspec.Raw(b"null")
-    return msgspec.Raw(jsjson.js_number(repr(value)).encode())
+#: A context of this many selected entries or more is written in two halves at once.
+LONG_CONTEXT = 16_384
 
 
 class _Line(msgspec.Struct, gc=False):
@@ -184,7 +178,7 @@ def context_json(
 
 def _middle(count: int, block: int) -> int | None:
     """Where to split ``count`` selected entries in two (a block boundary), when long."""
-    return None if count < 4 * block else (count // 2 // block) * block
+    return None if count < max(LONG_CONTEXT, 2 * block) else (count // 2 // block) * block
 
 
 class _Bodies:
@@ -211,10 +205,13 @@ class _Bodies:
         (None: the block is not one, or a line needs the general path)."""
         if self.raw_lines is None or not rule.is_plain_run(self.index, self.edits, chunk):
             return None
-        lines = self.raw_lines(chunk, _message_lines)
+        lines = self.raw_lines(chunk, _PROVEN)  # in Pi's shapes, proven exact: structs
         if None in lines:
-            return None
-        return rule.stored_messages([line.message for line in lines]), None
+            lines = self.raw_lines(chunk, _message_lines)
+            if None in lines:
+                return None
+            return rule.stored_messages([line.message for line in lines]), None
+        return [line.message for line in lines], None
 
     def _block(self, first: int, last: int) -> tuple[list, list[bool]]:
         """The messages of ranks ``first`` to ``last`` through the rule's contributions,

@@ -279,11 +279,12 @@ def test_paths_of_several_leaves_and_cycles():
 @pytest.mark.parametrize("indent", [2, None])
 def test_a_long_context_written_in_two_halves_is_the_same(big, monkeypatch, workers, indent):
     """``pisession context`` lets a helper process write a long context's second half:
-    byte for byte the same text (blocks of 7 entries, so this small file is "long")."""
+    byte for byte the same text (blocks of 7 entries, and 28 entries count as "long")."""
     from pisession import stream
 
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     monkeypatch.setattr(stream, "BLOCK", 7)
+    monkeypatch.setattr(stream, "LONG_CONTEXT", 28)
     splits = []
     middle = stream._middle
     monkeypatch.setattr(stream, "_middle", lambda *a: splits.append(middle(*a)) or splits[-1])
