@@ -282,18 +282,27 @@ def _cycle_error(index: EntryIndex, walked: list[int]) -> CycleError:
     raise AssertionError("a walk longer than the index without a repeat")
 
 
-def last_rank(index: EntryIndex, path: Sequence[int], kind: str) -> int | None:
-    """The rank in ``path`` of its last entry of type ``kind`` (None: none), found in C.
+def last_rank(
+    index: EntryIndex, path: Sequence[int], kind: str, stop: int | None = None
+) -> int | None:
+    """The rank of the last entry of type ``kind`` in ``path[:stop]`` (None: none), found
+    in C, a stretch at a time going back from ``stop`` (the nearer, the sooner).
 
-    >>> last_rank(EntryIndex.of([{"type": "compaction"}, {"type": "label"}]), [0, 1], "compaction")
-    0
+    >>> index = EntryIndex.of([{"type": "compaction"}, {"type": "label"}])
+    >>> last_rank(index, [0, 1], "compaction"), last_rank(index, [0, 1], "label", 1)
+    (0, None)
     """
-    kinds = list(map(index.types.__getitem__, path))
-    kinds.reverse()
-    try:
-        return len(kinds) - 1 - kinds.index(kind)
-    except ValueError:
-        return None
+    types = index.types
+    end = len(path) if stop is None else stop
+    width = 64
+    while end > 0:
+        start = max(0, end - width)
+        kinds = list(map(types.__getitem__, path[start:end]))
+        kinds.reverse()
+        if kind in kinds:
+            return end - 1 - kinds.index(kind)
+        end, width = start, width * 8
+    return None
 
 
 # --- 2. the settings ----------------------------------------------------------------------
@@ -437,7 +446,7 @@ def select(index: EntryIndex, path: Sequence[int], stop: int | None = None) -> S
     """
     types = index.types
     stop = len(path) if stop is None else stop
-    rank = last_rank(index, path[:stop], "compaction")
+    rank = last_rank(index, path, "compaction", stop)
     if rank is None:
         return Selection(list(path[:stop]))
     newest, ids = path[rank], index.ids

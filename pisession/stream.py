@@ -5,7 +5,9 @@ bytes a block of entries at a time, so a context of a million messages is writte
 the memory of a few thousand. The entries still go through the rule's own steps
 (``context.contributions``); only the way message entries are decoded differs: their
 numbers are kept as the text JavaScript would print, so that they can be written back
-without being turned into Python floats and formatted again.
+without being turned into Python floats and formatted again, and a block of plain
+message lines in the shapes Pi writes is read into structs when that is proven exact
+(``pisession.shapes``).
 
 >>> import pisession
 >>> s = pisession.load(pisession.sample_path("tour"))
