@@ -34,7 +34,7 @@ CHUNK = 64 * 1024 * 1024
 
 #: Lines decoded together by ``msgspec``'s ``decode_lines`` (a block's values stay in the
 #: processor's caches until they are made columns: a half of the 200k file read counting
-#: took 0.6-0.85 s in blocks of 512 and 0.85-1.25 s in blocks of 2,048).
+#: took 0.77-0.85 s in blocks of 512 and 0.84-1.23 s in blocks of 2,048).
 _BLOCK = 512
 
 #: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
