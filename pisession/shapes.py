@@ -144,7 +144,8 @@ class _Proven:
         """The lines of ``raw`` as ``Line`` structs, or a None for each of them."""
         try:
             lines = self._decoder.decode_lines(raw)
-            if self._encode_lines(lines)[:-1] == raw and UNSET not in _messages(lines):
+            messages = [line.message for line in lines]
+            if self._encode_lines(lines)[:-1] == raw and UNSET not in messages:
                 return lines
         except (msgspec.DecodeError, UnicodeEncodeError, RecursionError, TypeError):
             pass
@@ -152,12 +153,8 @@ class _Proven:
 
     def decode(self, raw) -> Line | None:
         """One line as a ``Line``, or None."""
-        (line,) = self.decode_lines(raw) if b"\n" not in raw else (None,)
-        return line
-
-
-def _messages(lines: list) -> list:
-    return [line.message for line in lines]
+        lines = self.decode_lines(raw)
+        return lines[0] if len(lines) == 1 else None
 
 
 #: The decoder that proves lines exact (see the module's text).

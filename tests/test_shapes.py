@@ -126,3 +126,4 @@ def test_lines_as_pi_writes_them_are_read_into_structs_and_the_others_are_not():
     assert decode_lines(block.replace(b'"role":"user"', b'"role": "user"', 1)) == [None] * 3
     assert shapes.LINES.decode(_line(1, None, AS_PI_WRITES[0])).message.timestamp == 1767225600000
     assert shapes.LINES.decode(b'{"type":"message"}\n{}') is None
+    assert shapes.LINES.decode(memoryview(b'{"type":"message"}\n{}')) is None
