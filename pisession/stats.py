@@ -236,7 +236,8 @@ def summed(contributions) -> SessionStats:
 
 
 def summed_columns(columns: list) -> SessionStats:
-    """``summed`` of contributions held as columns, one per ``COUNTED`` figure.
+    """``summed`` of contributions held as columns (or iterables), one per ``COUNTED``
+    figure.
 
     >>> summed_columns([[1, 2], [0, 0], [0, 0], [0, 0], [0.1, 0.2], *[[1, 1]] * 6]).usage.cost
     0.30000000000000004
@@ -382,15 +383,16 @@ def _counted_rows(index, raw_lines, start: int, stop: int) -> list:
 
 
 def on_path(columns: list, path: list[int]) -> list:
-    """The rows of ``columns`` that belong to the entries of ``path``, in path order
-    (picked in C when the path runs in file order, as nearly every path does).
+    """The rows of ``columns`` that belong to the entries of ``path``, in path order, as
+    an iterable per column (picked in C when the path runs in file order, as nearly
+    every path does; ``summed_columns`` reads each once).
 
-    >>> on_path([[10, 11, 12, 13]], [0, 2, 3])[0]
+    >>> list(on_path([[10, 11, 12, 13]], [0, 2, 3])[0])
     [10, 12, 13]
     """
     if all(map(lt, path, islice(path, 1, None))):
         on = bytearray(len(columns[0]) if columns else 0)
         for position in path:
             on[position] = 1
-        return [list(compress(column, on)) for column in columns]
+        return [compress(column, on) for column in columns]
     return [[column[p] for p in path] for column in columns]

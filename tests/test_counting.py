@@ -124,7 +124,7 @@ def test_counting_after_loading_in_two_processes_equals_counting_in_one(monkeypa
     assert halves._counted == one == pisession.load(data, counting=True)._counted
     path = [p for p in range(len(halves)) if p % 3]
     assert halves.stats(None, branch=False) == stats.summed_columns(one)
-    picked = stats.on_path(one, path), stats.on_path(one, path[::-1])
+    picked = [[list(c) for c in stats.on_path(one, p)] for p in (path, path[::-1])]
     assert picked[0] == [[column[p] for p in path] for column in one]
     assert picked[1] == [column[::-1] for column in picked[0]]
 
