@@ -94,7 +94,8 @@ class Usage(_Shape):
     cost: Cost | UnsetType = UNSET
 
 
-# messages, by "role"; content is required (a message without one is read the usual way)
+# messages, by "role"; content is required (a message without one, or with a null one, is
+# read the usual way: Pi sends it with an empty content)
 class User(_Shape, tag_field="role", tag="user"):
     content: str | _Blocks
     timestamp: Any = UNSET
@@ -122,6 +123,14 @@ class ToolResult(_Shape, tag_field="role", tag="toolResult", kw_only=True):
     timestamp: Any = UNSET
 
 
+class System(_Shape, tag_field="role", tag="system"):
+    content: str
+    sections: Any = UNSET
+    timestamp: Any = UNSET
+    toolsAdded: Any = UNSET
+    toolsRemoved: Any = UNSET
+
+
 class Line(_Shape):
     """A message entry's line: ``.message`` is the stored message."""
 
@@ -129,7 +138,7 @@ class Line(_Shape):
     id: Any = UNSET
     parentId: Any = UNSET
     timestamp: Any = UNSET
-    message: User | Assistant | ToolResult | UnsetType = UNSET
+    message: User | Assistant | ToolResult | System | UnsetType = UNSET
 
 
 class _Proven:

@@ -35,6 +35,10 @@ BLOCK = rule.BLOCK
 #: A context of this many selected entries or more is written in two halves at once.
 LONG_CONTEXT = 16_384
 
+#: Bytes of the helper's half read back at a time (cut at a character boundary: the
+#: command line makes each piece terminal-safe on its own).
+SPILL_PIECE = 1 << 20
+
 
 class _Line(msgspec.Struct, gc=False):
     type: object = None
@@ -50,6 +54,10 @@ _encode = msgspec.json.Encoder().encode
 #: (``jsjson.DIGITS_AS_ZERO``); a hit (also in a string) sends the block to the exact,
 #: slower path.
 _INTEGER_KEY = re.compile(rb'"0+":')
+#: ... and the look of such an integer more closely: 16 digits that no digit or point
+#: comes right before (a double's fraction, as in Pi's ``"total":0.0019489999999999998``,
+#: is written exactly already).
+_LONG_INTEGER = re.compile(rb"(?<![.0])0{16}")
 
 
 def _decoder(index: rule.EntryIndex, raw_lines, raw: set):
@@ -80,7 +88,9 @@ def _encode_block(messages: list, exact: list[bool] | None, indent: int | None) 
         else:
             compact = b"[" + b",".join(_parts(messages, exact)) + b"]"
         probe = compact.translate(jsjson.DIGITS_AS_ZERO)
-        if jsjson.LONG_INTEGER in probe or (b'0":' in probe and _INTEGER_KEY.search(probe)):
+        if (jsjson.LONG_INTEGER in probe and _LONG_INTEGER.search(probe)) or (
+            b'0":' in probe and _INTEGER_KEY.search(probe)
+        ):
             raise ValueError("a long number or an integer-like key: the exact path")
         if not indent:
             return compact[1:-1]
@@ -248,8 +258,31 @@ class _Bodies:
             yield from self.chunks((0, split))
             second.result()
             spill.seek(0)
-            while piece := spill.read(1 << 20):
-                yield piece
+            held = b""
+            while piece := spill.read(SPILL_PIECE):
+                piece = held + piece
+                cut = whole_characters(piece)
+                held = piece[cut:]
+                yield piece[:cut]
+            if held:
+                yield held  # (not reached: the helper writes whole characters)
+
+
+def whole_characters(data: bytes) -> int:
+    """How many bytes of UTF-8 ``data`` end on a character boundary (the rest is the
+    start of a character cut off), so that a reader of pieces never splits one.
+
+    >>> whole_characters("aé".encode()), whole_characters("aé".encode()[:2])
+    (3, 1)
+    """
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:  # ASCII
+            return len(data)
+        if byte >= 0xC0:  # the first byte of a character of 2, 3 or 4 bytes
+            size = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return len(data) if back >= size else len(data) - back
+    return len(data)
 
 
 def _settings_tail(settings: rule.Settings, indent: int | None) -> bytes:

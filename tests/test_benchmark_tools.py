@@ -295,6 +295,33 @@ def test_a_long_context_written_in_two_halves_is_the_same(big, monkeypatch, work
     assert any(split is not None for split in splits)  # the context was split
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_the_helpers_half_is_read_back_in_whole_characters(monkeypatch, workers):
+    """The helper's half is read back in pieces, and the command line makes each piece
+    terminal-safe on its own: no piece may end inside a character (a cut one could not
+    be decoded, and a cut U+202E would go out unescaped)."""
+    from pisession import stream
+
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    monkeypatch.setattr(stream, "BLOCK", 5)
+    monkeypatch.setattr(stream, "LONG_CONTEXT", 20)
+    lines = [b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z"}']
+    for n in range(60):
+        text = "é€😀\u202e"[n % 4] * (n % 7 + 1)
+        message = {"role": "user", "content": f"{text} {n}", "timestamp": n}
+        entry = {"type": "message", "id": f"m{n}", "parentId": f"m{n - 1}" if n else None}
+        lines.append(json.dumps({**entry, "message": message}).encode())
+    session = pisession.loads(b"\n".join(lines))
+    for piece in (1, 2, 3, 7, 64):
+        monkeypatch.setattr(stream, "SPILL_PIECE", piece)
+        chunks = list(session.context_json(None, None, parallel=True))
+        assert b"".join(chunks) == session.context().to_json().encode()
+        for chunk in chunks:
+            chunk.decode("utf-8")
+        safe = b"".join(map(stream.terminal_safe, chunks))
+        assert safe == stream.terminal_safe(b"".join(chunks)) and "\u202e".encode() not in safe
+
+
 def test_chain_shape_is_one_straight_path_of_messages():
     from generate import generate_chain
 

@@ -39,6 +39,12 @@ AS_PI_WRITES = [
     b'{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text",'
     b'"text":"out"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"details":'
     b'{"exit":0,"nested":[[],{}]},"isError":false,"timestamp":4}',
+    b'{"role":"system","content":"sys","sections":[{"id":"base","text":"t"}],"timestamp":5,'
+    b'"toolsAdded":["bash"]}',
+    b'{"role":"assistant","content":[{"type":"text","text":"x"}],"api":"x","provider":"p",'
+    b'"model":"m","usage":{"input":3,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":4,'
+    b'"cost":{"input":0.0019489999999999998,"output":0,"cacheRead":0,"cacheWrite":0,'
+    b'"total":0.0019489999999999998}},"stopReason":"stop","timestamp":6}',
 ]
 #: each replaces the first text of the left by the right: what a struct could hide
 CHANGES = [
@@ -65,6 +71,8 @@ CHANGES = [
     (b'"content":[],"api"', b'"content":null,"api"'),
     (b'"usage":{"input":10,', b'"usage":{"input":10,"extra":{},'),
     (b'"details":{"exit":0,', b'"details":{"exit":0 ,'),
+    (b'"content":"sys"', b'"content":null'),
+    (b'"content":"sys"', b'"content":["sys"]'),
 ]
 #: changes the structs keep, which the writer then sends the exact way (JavaScript writes
 #: integer-like keys first and long integers as doubles), or writes as they are
@@ -72,6 +80,8 @@ KEPT = [
     (b'"timestamp":1}', b'"timestamp":12345678901234567890}'),
     (b'"command":"ls"', b'"7":"ls"'),
     (b'"isError":false', b'"isError":0'),
+    (b'"toolsAdded":["bash"]}', b'"toolsAdded":["bash"],"toolsRemoved":[]}'),
+    (b'"sections":[{"id":"base","text":"t"}],', b""),
     (b'"content":"plain', b'"content":"\xf0\x9f\x98\x80 plain'),
 ]
 
@@ -104,6 +114,24 @@ def test_the_writer_with_structs_writes_what_the_exact_writer_writes(monkeypatch
     for indent in (2, None):
         expected = session.context().to_json(indent).encode()
         assert b"".join(session.context_json(None, indent)) == expected
+
+
+def test_blocks_as_pi_writes_them_are_written_from_the_structs(monkeypatch):
+    """Lines as Pi writes them (a system message, a cost with 17 digits after the point
+    among them) need neither dicts nor the exact writer."""
+
+    class Refused:
+        def decode_lines(self, raw):
+            pytest.fail("read into dicts")
+
+        decode = decode_lines
+
+    data = _session(random.Random(1), 600, 0.0)
+    expected = pisession.loads(data).context().to_json(2).encode()
+    monkeypatch.setattr(stream, "BLOCK", 64)
+    monkeypatch.setattr(stream, "_message_lines", Refused())
+    monkeypatch.setattr(stream, "_exact", lambda *a: pytest.fail("the exact writer was asked"))
+    assert b"".join(pisession.loads(data).context_json()) == expected
 
 
 def test_lines_as_pi_writes_them_are_read_into_structs_and_the_others_are_not():
