@@ -65,6 +65,8 @@ class ToolCall(_Shape, tag_field="type", tag="toolCall"):
     id: Any = UNSET
     name: Any = UNSET
     arguments: Any = UNSET
+    argumentsError: Any = UNSET
+    namespace: Any = UNSET
     thoughtSignature: Any = UNSET
 
 
@@ -82,6 +84,7 @@ class Cost(_Shape):
     cacheRead: Any = UNSET
     cacheWrite: Any = UNSET
     total: Any = UNSET
+    totalFromProvider: Any = UNSET
 
 
 class Usage(_Shape):
@@ -92,10 +95,13 @@ class Usage(_Shape):
     reasoning: Any = UNSET
     totalTokens: Any = UNSET
     cost: Cost | UnsetType = UNSET
+    cacheWrite1h: Any = UNSET
 
 
-# messages, by "role"; content is required (a message without one, or with a null one, is
-# read the usual way: Pi sends it with an empty content)
+# messages, by "role", with the keys Pi 0.87.1 writes and, where their order agrees, those
+# of later versions (1.6.0 writes a tool result's details and a usage's reasoning later:
+# such lines are read the usual way). Where Pi sends a missing or null content as empty,
+# content is required (a message without one, or with a null one, is read the usual way).
 class User(_Shape, tag_field="role", tag="user"):
     content: str | _Blocks
     timestamp: Any = UNSET
@@ -109,9 +115,16 @@ class Assistant(_Shape, tag_field="role", tag="assistant"):
     usage: Usage | UnsetType = UNSET
     stopReason: Any = UNSET
     timestamp: Any = UNSET
+    responseModel: Any = UNSET
     responseId: Any = UNSET
+    thinkingLevel: Any = UNSET
+    providerThinkingLevel: Any = UNSET
+    durationMs: Any = UNSET
+    endTurn: Any = UNSET
     rawStopReason: Any = UNSET
     errorMessage: Any = UNSET
+    diagnostics: Any = UNSET
+    deferred: Any = UNSET
 
 
 class ToolResult(_Shape, tag_field="role", tag="toolResult", kw_only=True):
@@ -120,6 +133,28 @@ class ToolResult(_Shape, tag_field="role", tag="toolResult", kw_only=True):
     content: _Blocks
     details: Any = UNSET
     isError: Any = UNSET
+    timestamp: Any = UNSET
+    durationMs: Any = UNSET
+    nestedCalls: Any = UNSET
+    usage: Usage | UnsetType = UNSET
+
+
+class BashExecution(_Shape, tag_field="role", tag="bashExecution"):
+    command: Any = UNSET
+    output: Any = UNSET
+    exitCode: Any = UNSET
+    cancelled: Any = UNSET
+    truncated: Any = UNSET
+    timestamp: Any = UNSET
+    excludeFromContext: Any = UNSET
+    fullOutputPath: Any = UNSET
+
+
+class Custom(_Shape, tag_field="role", tag="custom"):
+    customType: Any = UNSET
+    content: Any = UNSET
+    display: Any = UNSET
+    details: Any = UNSET
     timestamp: Any = UNSET
 
 
@@ -138,7 +173,7 @@ class Line(_Shape):
     id: Any = UNSET
     parentId: Any = UNSET
     timestamp: Any = UNSET
-    message: User | Assistant | ToolResult | System | UnsetType = UNSET
+    message: User | Assistant | ToolResult | System | BashExecution | Custom | UnsetType = UNSET
 
 
 class _Proven:

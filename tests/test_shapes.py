@@ -45,6 +45,19 @@ AS_PI_WRITES = [
     b'"model":"m","usage":{"input":3,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":4,'
     b'"cost":{"input":0.0019489999999999998,"output":0,"cacheRead":0,"cacheWrite":0,'
     b'"total":0.0019489999999999998}},"stopReason":"stop","timestamp":6}',
+    # as Pi 1.6.0 writes them
+    b'{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"read","arguments":{},'
+    b'"argumentsError":"bad","namespace":"fs","thoughtSignature":"t"}],"api":"x","provider":"p",'
+    b'"model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,'
+    b'"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"totalFromProvider":0},'
+    b'"cacheWrite1h":0},"stopReason":"toolUse","timestamp":7,"responseModel":"m2","responseId":'
+    b'"r","thinkingLevel":"high","providerThinkingLevel":"high","durationMs":12,"endTurn":false}',
+    b'{"role":"toolResult","toolCallId":"c2","toolName":"read","content":[],"isError":true,'
+    b'"timestamp":8,"durationMs":3,"nestedCalls":[],"usage":{"input":1,"output":0,'
+    b'"cacheRead":0,"cacheWrite":0,"totalTokens":1,"cost":{"total":0}}}',
+    b'{"role":"bashExecution","command":"pwd","output":"a","exitCode":0,"cancelled":false,'
+    b'"truncated":false,"timestamp":9,"excludeFromContext":true}',
+    b'{"role":"custom","customType":"note","content":"c","display":true,"timestamp":10}',
 ]
 #: each replaces the first text of the left by the right: what a struct could hide
 CHANGES = [
@@ -65,13 +78,16 @@ CHANGES = [
     (b'"text":"ok"', b'"text":"\\u2028"'),
     (b"\\u001f", b"\\u001F"),
     (b'"command":"ls"', b'"command":"ls","command":"rm"'),
-    (b'"role":"toolResult"', b'"role":"bashExecution"'),  # another role
+    (b'"role":"toolResult"', b'"role":"hookMessage"'),  # another role
     (b'{"type":"image"', b'{"type":"audio"'),  # another block
     (b'"content":[],"api"', b'"api"'),  # no content
     (b'"content":[],"api"', b'"content":null,"api"'),
     (b'"usage":{"input":10,', b'"usage":{"input":10,"extra":{},'),
     (b'"details":{"exit":0,', b'"details":{"exit":0 ,'),
     (b'"content":"sys"', b'"content":null'),
+    (b'"isError":true,"timestamp":8', b'"timestamp":8,"isError":true'),
+    (b'"command":"pwd",', b'"command":"pwd","command":"rm",'),
+    (b'"display":true,', b'"display":true,"extra":1,'),
     (b'"content":"sys"', b'"content":["sys"]'),
 ]
 #: changes the structs keep, which the writer then sends the exact way (JavaScript writes
