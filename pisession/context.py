@@ -299,9 +299,10 @@ def last_rank(
         start = max(0, end - width)
         kinds = list(map(types.__getitem__, path[start:end]))
         kinds.reverse()
-        if kind in kinds:
+        try:
             return end - 1 - kinds.index(kind)
-        end, width = start, width * 8
+        except ValueError:
+            end, width = start, width * 8
     return None
 
 

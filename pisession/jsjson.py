@@ -164,7 +164,21 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 #: holds doubles: such integers may print differently).
 DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 LONG_INTEGER = b"0" * 16
+#: ... looked at more closely: 16 digits that no digit or point comes right before (the
+#: digits of a fraction, as in Pi's ``"total":0.0019489999999999998``, are not one)
+_LONG_INTEGER = re.compile(rb"(?<![.0])0{16}")
 _DOT_ZERO = re.compile(rb"0\.0(?!0)")
+
+
+def long_integer_in(probe: bytes) -> bool:
+    """Whether JSON text with every digit as ``0`` (``DIGITS_AS_ZERO``) may hold an
+    integer of 16 digits or more (looked for in strings too).
+
+    >>> [long_integer_in(t.translate(DIGITS_AS_ZERO)) for t in
+    ...  [b'{"a":12345678901234567}', b'{"a":0.0019489999999999998}']]
+    [True, False]
+    """
+    return LONG_INTEGER in probe and _LONG_INTEGER.search(probe) is not None
 
 
 def _maybe_different(probe: bytes) -> bool:
@@ -178,7 +192,7 @@ def _maybe_different(probe: bytes) -> bool:
     """
     return (
         b"0e" in probe
-        or LONG_INTEGER in probe
+        or long_integer_in(probe)
         or b"Infinity" in probe
         or b"NaN" in probe
         or _DOT_ZERO.search(probe) is not None

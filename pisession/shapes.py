@@ -45,135 +45,78 @@ def js_float(text: str) -> msgspec.Raw:
     return msgspec.Raw(js_number(repr(value)).encode())
 
 
-class _Shape(msgspec.Struct, gc=False, omit_defaults=True):
-    """Fields default to ``UNSET`` (left out when written): absent stays absent."""
+def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types) -> type:
+    """A struct of ``keys``, in that order: each of type ``Any`` unless ``types`` says,
+    and absent unless written (``UNSET``, left out when encoded) but for a key marked
+    ``!``, which must be there. ``tag``: the key and value that pick it in a union.
+
+    >>> _shape("Pair", "a b!", b=int)(b=1)
+    Pair(a=UNSET, b=1)
+    """
+    fields = []
+    for key in keys.split():
+        field = key.rstrip("!")
+        kind = types.get(field, Any)
+        if key.endswith("!"):
+            fields.append((field, kind))
+        else:
+            fields.append((field, Any if kind is Any else kind | UnsetType, UNSET))
+    tag_field, tag_value = tag or (None, None)
+    return msgspec.defstruct(
+        name, fields, tag_field=tag_field, tag=tag_value, kw_only=True, omit_defaults=True,
+        gc=False, module=__name__,
+    )  # fmt: skip
 
 
-# content blocks, by "type"
-class Text(_Shape, tag_field="type", tag="text"):
-    text: Any = UNSET
-    textSignature: Any = UNSET
-
-
-class Thinking(_Shape, tag_field="type", tag="thinking"):
-    thinking: Any = UNSET
-    thinkingSignature: Any = UNSET
-    redacted: Any = UNSET
-
-
-class ToolCall(_Shape, tag_field="type", tag="toolCall"):
-    id: Any = UNSET
-    name: Any = UNSET
-    arguments: Any = UNSET
-    argumentsError: Any = UNSET
-    namespace: Any = UNSET
-    thoughtSignature: Any = UNSET
-
-
-class Image(_Shape, tag_field="type", tag="image"):
-    data: Any = UNSET
-    mimeType: Any = UNSET
-
-
+# The keys Pi 0.87.1 writes and, where their order agrees, those later versions add (1.6.0
+# writes a tool result's details and a usage's reasoning later: such lines are read the
+# usual way). Where Pi sends a missing or null content as empty, content is required.
+Text = _shape("Text", "text textSignature", ("type", "text"))
+Thinking = _shape("Thinking", "thinking thinkingSignature redacted", ("type", "thinking"))
+ToolCall = _shape(
+    "ToolCall", "id name arguments argumentsError namespace thoughtSignature", ("type", "toolCall")
+)
+Image = _shape("Image", "data mimeType", ("type", "image"))
 _Blocks = list[Text | Thinking | ToolCall | Image]
 
+Cost = _shape("Cost", "input output cacheRead cacheWrite total totalFromProvider")
+Usage = _shape(
+    "Usage", "input output cacheRead cacheWrite reasoning totalTokens cost cacheWrite1h", cost=Cost
+)
 
-class Cost(_Shape):
-    input: Any = UNSET
-    output: Any = UNSET
-    cacheRead: Any = UNSET
-    cacheWrite: Any = UNSET
-    total: Any = UNSET
-    totalFromProvider: Any = UNSET
+User = _shape("User", "content! timestamp", ("role", "user"), content=str | _Blocks)
+Assistant = _shape(
+    "Assistant",
+    "content! api provider model usage stopReason timestamp responseModel responseId"
+    " thinkingLevel providerThinkingLevel durationMs endTurn rawStopReason errorMessage"
+    " diagnostics deferred",
+    ("role", "assistant"),
+    content=_Blocks,
+    usage=Usage,
+)
+ToolResult = _shape(
+    "ToolResult",
+    "toolCallId toolName content! details isError timestamp durationMs nestedCalls usage",
+    ("role", "toolResult"),
+    content=_Blocks,
+    usage=Usage,
+)
+System = _shape(
+    "System", "content! sections timestamp toolsAdded toolsRemoved", ("role", "system"), content=str
+)
+BashExecution = _shape(
+    "BashExecution",
+    "command output exitCode cancelled truncated timestamp excludeFromContext fullOutputPath",
+    ("role", "bashExecution"),
+)
+Custom = _shape("Custom", "customType content display details timestamp", ("role", "custom"))
 
-
-class Usage(_Shape):
-    input: Any = UNSET
-    output: Any = UNSET
-    cacheRead: Any = UNSET
-    cacheWrite: Any = UNSET
-    reasoning: Any = UNSET
-    totalTokens: Any = UNSET
-    cost: Cost | UnsetType = UNSET
-    cacheWrite1h: Any = UNSET
-
-
-# messages, by "role", with the keys Pi 0.87.1 writes and, where their order agrees, those
-# of later versions (1.6.0 writes a tool result's details and a usage's reasoning later:
-# such lines are read the usual way). Where Pi sends a missing or null content as empty,
-# content is required (a message without one, or with a null one, is read the usual way).
-class User(_Shape, tag_field="role", tag="user"):
-    content: str | _Blocks
-    timestamp: Any = UNSET
-
-
-class Assistant(_Shape, tag_field="role", tag="assistant"):
-    content: _Blocks
-    api: Any = UNSET
-    provider: Any = UNSET
-    model: Any = UNSET
-    usage: Usage | UnsetType = UNSET
-    stopReason: Any = UNSET
-    timestamp: Any = UNSET
-    responseModel: Any = UNSET
-    responseId: Any = UNSET
-    thinkingLevel: Any = UNSET
-    providerThinkingLevel: Any = UNSET
-    durationMs: Any = UNSET
-    endTurn: Any = UNSET
-    rawStopReason: Any = UNSET
-    errorMessage: Any = UNSET
-    diagnostics: Any = UNSET
-    deferred: Any = UNSET
-
-
-class ToolResult(_Shape, tag_field="role", tag="toolResult", kw_only=True):
-    toolCallId: Any = UNSET
-    toolName: Any = UNSET
-    content: _Blocks
-    details: Any = UNSET
-    isError: Any = UNSET
-    timestamp: Any = UNSET
-    durationMs: Any = UNSET
-    nestedCalls: Any = UNSET
-    usage: Usage | UnsetType = UNSET
-
-
-class BashExecution(_Shape, tag_field="role", tag="bashExecution"):
-    command: Any = UNSET
-    output: Any = UNSET
-    exitCode: Any = UNSET
-    cancelled: Any = UNSET
-    truncated: Any = UNSET
-    timestamp: Any = UNSET
-    excludeFromContext: Any = UNSET
-    fullOutputPath: Any = UNSET
-
-
-class Custom(_Shape, tag_field="role", tag="custom"):
-    customType: Any = UNSET
-    content: Any = UNSET
-    display: Any = UNSET
-    details: Any = UNSET
-    timestamp: Any = UNSET
-
-
-class System(_Shape, tag_field="role", tag="system"):
-    content: str
-    sections: Any = UNSET
-    timestamp: Any = UNSET
-    toolsAdded: Any = UNSET
-    toolsRemoved: Any = UNSET
-
-
-class Line(_Shape):
-    """A message entry's line: ``.message`` is the stored message."""
-
-    type: Any = UNSET
-    id: Any = UNSET
-    parentId: Any = UNSET
-    timestamp: Any = UNSET
-    message: User | Assistant | ToolResult | System | BashExecution | Custom | UnsetType = UNSET
+#: A message entry's line: ``.message`` is the stored message.
+Line = _shape(
+    "Line",
+    "type id parentId timestamp message",
+    message=User | Assistant | ToolResult | System | BashExecution | Custom,
+)
 
 
 class _Proven:

@@ -27,6 +27,7 @@ from . import context as rule
 from . import jsjson
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
+from .shapes import Line
 from .shapes import js_float as _js_float
 
 #: Entries decoded and written together.
@@ -54,10 +55,23 @@ _encode = msgspec.json.Encoder().encode
 #: (``jsjson.DIGITS_AS_ZERO``); a hit (also in a string) sends the block to the exact,
 #: slower path.
 _INTEGER_KEY = re.compile(rb'"0+":')
-#: ... and the look of such an integer more closely: 16 digits that no digit or point
-#: comes right before (a double's fraction, as in Pi's ``"total":0.0019489999999999998``,
-#: is written exactly already).
-_LONG_INTEGER = re.compile(rb"(?<![.0])0{16}")
+
+
+class _PlainLines:
+    """The decoder of a plain run's lines (one read of them): structs where Pi's shapes
+    prove them exact (``pisession.shapes``), else ``_Line`` values (None where neither
+    can read a line)."""
+
+    def decode_lines(self, raw) -> list:
+        lines = _PROVEN.decode_lines(raw)
+        return lines if None not in lines else _message_lines.decode_lines(raw)
+
+    def decode(self, raw) -> object:
+        line = _PROVEN.decode(raw)
+        return line if line is not None else _message_lines.decode(raw)
+
+
+_PLAIN = _PlainLines()
 
 
 def _decoder(index: rule.EntryIndex, raw_lines, raw: set):
@@ -88,9 +102,7 @@ def _encode_block(messages: list, exact: list[bool] | None, indent: int | None) 
         else:
             compact = b"[" + b",".join(_parts(messages, exact)) + b"]"
         probe = compact.translate(jsjson.DIGITS_AS_ZERO)
-        if (jsjson.LONG_INTEGER in probe and _LONG_INTEGER.search(probe)) or (
-            b'0":' in probe and _INTEGER_KEY.search(probe)
-        ):
+        if jsjson.long_integer_in(probe) or (b'0":' in probe and _INTEGER_KEY.search(probe)):
             raise ValueError("a long number or an integer-like key: the exact path")
         if not indent:
             return compact[1:-1]
@@ -217,13 +229,13 @@ class _Bodies:
         (None: the block is not one, or a line needs the general path)."""
         if self.raw_lines is None or not rule.is_plain_run(self.index, self.edits, chunk):
             return None
-        lines = self.raw_lines(chunk, _PROVEN)  # in Pi's shapes, proven exact: structs
+        lines = self.raw_lines(chunk, _PLAIN)
         if None in lines:
-            lines = self.raw_lines(chunk, _message_lines)
-            if None in lines:
-                return None
-            return rule.stored_messages([line.message for line in lines]), None
-        return [line.message for line in lines], None
+            return None
+        messages = [line.message for line in lines]
+        if set(map(type, lines)) == {Line}:  # structs: each with the content Pi sends
+            return messages, None
+        return rule.stored_messages(messages), None
 
     def _block(self, first: int, last: int) -> tuple[list, list[bool]]:
         """The messages of ranks ``first`` to ``last`` through the rule's contributions,
