@@ -21,14 +21,17 @@ pisession's bytecode is compiled first (``compileall``, as ``pip install`` does)
 machine that forbids writing it (``PYTHONDONTWRITEBYTECODE``) does not time Python
 compiling the package's source in every process. Wall time is measured around
 spawn-to-exit; peak memory is the process's ``ru_maxrss`` as
-``os.wait4`` returns it (the largest of the process and any helper it waited for).
+``os.wait4`` returns it (the largest of the process and any helper it waited for), and
+CPU time its user and system time (the process and its helpers together: with two cores,
+a command whose work is split between two processes takes less time than CPU).
 Before timing, pisession's one-line context is compared with Pi's, byte for byte.
 
-The table gives medians, each command's time as a multiple of Pi's and of ``context``'s,
-its memory as a multiple of Pi's, the target that applies to the file, and whether it
-was met in this run. Runs go round-robin (one of each tool in turn), and a time ratio is
-the median of the ratios within each round: a machine whose speed drifts for a while
-(a shared host) slows both sides of a ratio alike. Targets (issue 13), by file:
+The table gives medians (of wall time and of CPU time), each command's time as a
+multiple of Pi's and of ``context``'s, its memory as a multiple of Pi's, the target that
+applies to the file, and whether it was met in this run. Runs go round-robin (one of
+each tool in turn), and a time ratio is the median of the ratios within each round: a
+machine whose speed drifts for a while (a shared host) slows both sides of a ratio alike.
+Targets (issue 13), by file:
 
 - a generated session (``session-*``): ``context`` <= 0.3x Pi's time; every other command
   <= 1.5x ``context``; all memory <= Pi's;
@@ -120,8 +123,9 @@ def commands(path: Path, with_pi: bool, with_orjson: bool) -> dict[str, list[str
     return cmds
 
 
-def run_once(argv: list[str]) -> tuple[float, float]:
-    """Run a command with stdout to /dev/null; return (wall seconds, peak RSS in MB)."""
+def run_once(argv: list[str]) -> tuple[float, float, float]:
+    """Run a command with stdout to /dev/null; return (wall seconds, peak RSS in MB, CPU
+    seconds of the process and the helpers it waited for)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env, cwd=REPO)
@@ -130,7 +134,8 @@ def run_once(argv: list[str]) -> tuple[float, float]:
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):  # check exits 1 when it finds something
         raise RuntimeError(f"{argv} exited with {code}")
-    return wall, usage.ru_maxrss / 1024  # Linux: kilobytes
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024, cpu  # Linux: kilobytes
 
 
 def digest_of(argv: list[str]) -> str:
@@ -149,13 +154,13 @@ def bench_file(path: Path, runs: int, with_pi: bool, with_orjson: bool) -> list[
     cmds = commands(path, with_pi, with_orjson)
     if "pi" in cmds and digest_of(cmds["pi"]) != digest_of(cmds["context --compact"]):
         print(f"warning: pisession's context differs from Pi's on {path.name}")
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
+    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in cmds}
     for _ in range(runs):
         for name, argv in cmds.items():
             samples[name].append(run_once(argv))
     rows = []
     for name, got in samples.items():
-        walls = [w for w, _ in got]
+        walls = [w for w, _, _ in got]
         rows.append(
             {
                 "file": path.name,
@@ -163,7 +168,8 @@ def bench_file(path: Path, runs: int, with_pi: bool, with_orjson: bool) -> list[
                 "tool": name,
                 "median_s": statistics.median(walls),
                 "min_s": min(walls),
-                "peak_mb": max(m for _, m in got),
+                "cpu_s": statistics.median(c for _, _, c in got),
+                "peak_mb": max(m for _, m, _ in got),
                 "x_pi": _ratio(got, samples.get("pi")),
                 "x_ctx": _ratio(got, samples.get("context")),
             }
@@ -175,7 +181,7 @@ def _ratio(got: list, base: list | None) -> float | None:
     """The median of the wall-time ratios to ``base`` within each round."""
     if not base:
         return None
-    return statistics.median(w / b for (w, _), (b, _) in zip(got, base))
+    return statistics.median(w / b for (w, _, _), (b, _, _) in zip(got, base))
 
 
 def target(row: dict, pi: dict | None, context: dict | None) -> tuple[str, bool | None]:
@@ -199,8 +205,9 @@ def target(row: dict, pi: dict | None, context: dict | None) -> tuple[str, bool 
 
 
 def print_table(rows: list[dict]) -> None:
-    head = ("file", "MB", "tool", "median s", "min s", "peak MB", "xPi", "xctx", "xPi mem")
-    print("{:<20} {:>7} {:<18} {:>8} {:>7} {:>7} {:>5} {:>5} {:>7}  target".format(*head))
+    head = ("file", "MB", "tool", "median s", "min s", "cpu s", "peak MB", "xPi", "xctx")
+    head += ("xPi mem",)
+    print("{:<20} {:>7} {:<18} {:>8} {:>7} {:>6} {:>7} {:>5} {:>5} {:>7}  target".format(*head))
     by = {(r["file"], r["tool"]): r for r in rows}
     for r in rows:
         pi, context = by.get((r["file"], "pi")), by.get((r["file"], "context"))
@@ -211,7 +218,8 @@ def print_table(rows: list[dict]) -> None:
         verdict = {True: "met", False: "MISSED", None: ""}[met]
         print(
             f"{r['file']:<20} {r['size_mb']:>7.1f} {r['tool']:<18} {r['median_s']:>8.3f} "
-            f"{r['min_s']:>7.3f} {r['peak_mb']:>7.0f} {x_pi:>5} {x_ctx:>5} {x_mem:>7}  "
+            f"{r['min_s']:>7.3f} {r['cpu_s']:>6.2f} {r['peak_mb']:>7.0f} {x_pi:>5} {x_ctx:>5} "
+            f"{x_mem:>7}  "
             f"{wanted} {verdict}"
         )
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property, cmp_to_key
 from itertools import chain as joined
 from itertools import compress, islice, repeat
-from operator import and_, eq, is_, lt, ne, not_, or_, truth
+from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
 
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, strict_equal, truthy
@@ -68,28 +68,33 @@ class Shape:
             kids = v8_sort(kids, lambda a, b: times[a] - times[b])
         return kids
 
-    @cached_property
-    def only_child(self) -> dict[int, int]:
-        """Each entry that has exactly one child, mapped to that child (one pass over the
-        sorted parent column: a million-entry chain costs one dict).
+    def only_child(self, position: int) -> int | None:
+        """The one child of the entry at ``position`` (None: none, or several).
 
         >>> from pisession.context import EntryIndex
         >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                        {"id": "c", "parentId": "b"}, {"id": "d", "parentId": "b"}])
-        >>> Shape.of(index).only_child
-        {0: 1}
+        >>> [Shape.of(index).only_child(p) for p in range(4)]
+        [1, None, None, None]
         """
-        keys = self.keys
-        # in C: a parent alone in the sorted column has exactly one child
-        first = map(ne, keys, joined((None,), keys))
-        last = map(ne, keys, joined(islice(keys, 1, None), (None,)))
-        return dict(compress(zip(keys, self.order), map(and_, first, last)))
+        low = bisect_left(self.keys, position)
+        return self.order[low] if bisect_right(self.keys, position, low) == low + 1 else None
 
     @cached_property
     def _straight(self) -> bytearray:
-        """1 at each entry whose only child is the next entry of the file."""
-        size = len(self.roots) + len(self.order)
-        return bytearray(map(eq, map(self.only_child.get, range(size)), range(1, size + 1)))
+        """1 at each entry whose only child is the next entry of the file (found in C: a
+        parent alone in the sorted parent column, whose child is the next position)."""
+        keys, order = self.keys, self.order
+        alone = map(
+            and_,
+            map(ne, keys, joined((None,), keys)),
+            map(ne, keys, joined(islice(keys, 1, None), (None,))),
+        )
+        follows = map(eq, order, map(add, keys, repeat(1)))
+        straight = bytearray(len(self.roots) + len(order))
+        for position in compress(keys, map(and_, alone, follows)):
+            straight[position] = 1
+        return straight
 
     def chain(self, start: int) -> list[int]:
         """``start`` and its single-child descendants: one straight run of the tree.
@@ -99,7 +104,7 @@ class Shape:
         ...                         {"id": "c", "parentId": "b"}])).chain(0)
         [0, 1, 2]
         """
-        only, straight = self.only_child, self._straight
+        straight = self._straight
         run: list[int] = []
         position: int | None = start
         while position is not None:
@@ -107,7 +112,7 @@ class Shape:
             end = straight.find(0, position)
             end = len(straight) - 1 if end < 0 else end
             run.extend(range(position, end + 1))
-            position = only.get(end)
+            position = self.only_child(end)
         return run
 
     def _when(self, position: int) -> float:

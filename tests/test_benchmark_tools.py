@@ -338,8 +338,8 @@ def test_bench_ratios_are_taken_within_each_round():
     the median of the ratios within each round, not a ratio of medians."""
     import bench
 
-    context = [(1.0, 0), (2.0, 0), (1.0, 0)]  # the second round ran on a slow machine
-    tool = [(1.4, 0), (2.8, 0), (1.4, 0)]
+    context = [(1.0, 0, 1.5), (2.0, 0, 1.5), (1.0, 0, 1.5)]  # the second round: a slow machine
+    tool = [(1.4, 0, 1.4), (2.8, 0, 1.4), (1.4, 0, 1.4)]
     assert bench._ratio(tool, context) == pytest.approx(1.4)
     assert bench._ratio(tool, None) is None
     row = {"tool": "stats", "file": "session-1k.jsonl", "size_mb": 1.0, "peak_mb": 10}
@@ -350,3 +350,22 @@ def test_bench_ratios_are_taken_within_each_round():
     )
     row["x_ctx"] = 1.6
     assert bench.target(row, {"peak_mb": 100}, {"peak_mb": 10})[1] is False
+
+
+def test_bench_times_every_command_as_a_process(tmp_path, capsys):
+    """One round on a small session, without Pi: every command runs as a whole process
+    and gets its wall time, CPU time (the process and its helpers) and peak memory."""
+    import bench
+
+    path = tmp_path / "session-1k.jsonl"
+    path.write_bytes(generated(1000, seed=2))
+    out = tmp_path / "bench.json"
+    argv = [str(path), "--runs", "1", "--leaves", "2", "--no-pi", "--json", str(out)]
+    assert bench.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = ["file", "MB", "tool", "median", "s", "min", "s", "cpu", "s"]
+    assert any(line.split()[:9] == head for line in lines)
+    rows = json.loads(out.read_text())["tools"]
+    assert [r["tool"] for r in rows] == list(bench.COMMANDS)
+    assert all(r["cpu_s"] > 0 and r["median_s"] > 0 and r["peak_mb"] > 0 for r in rows)
+    assert next(r for r in rows if r["tool"] == "context")["x_ctx"] == 1.0

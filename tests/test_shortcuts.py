@@ -273,8 +273,8 @@ def test_tree_parents_match_a_naive_lookup(pairs):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(-1, 12), min_size=1, max_size=14))
 def test_straight_runs_of_the_tree_match_a_naive_walk(links):
-    """``Shape.only_child`` and ``Shape.chain`` (runs of consecutive entries found in C)
-    against a walk one child at a time."""
+    """``Shape.only_child``, ``Shape._straight`` and ``Shape.chain`` (runs of consecutive
+    entries found in C) against a walk one child at a time."""
     from pisession.tree import Shape
 
     entries = [{"id": f"e{k}"} for k in range(len(links))]
@@ -286,7 +286,9 @@ def test_straight_runs_of_the_tree_match_a_naive_walk(links):
     for child, parent in zip(shape.order, shape.keys):
         children.setdefault(parent, []).append(child)
     only = {p: kids[0] for p, kids in children.items() if len(kids) == 1}
-    assert shape.only_child == only
+    size = len(shape.roots) + len(shape.order)
+    assert {p: shape.only_child(p) for p in range(size) if shape.only_child(p) is not None} == only
+    assert shape._straight == bytearray(only.get(p) == p + 1 for p in range(size))
     for start in shape.roots:
         naive, seen = [start], {start}
         while naive[-1] in only and only[naive[-1]] not in seen:
