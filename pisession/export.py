@@ -735,12 +735,14 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     """
     from .parallel import BIG_SESSION, in_child
 
-    # the longest part: most of the tree's lines by a helper process meanwhile when the
-    # session is big, the rest here after the other parts
+    # when the session is big, helper processes make the usage table and most of the
+    # tree's lines (the longest part) meanwhile; this one the rest, after the other parts
+    big = len(ex.session) >= BIG_SESSION
+    usage = in_child(usage_html, ex, fork=big)
     items = tree_items(ex, collapse)
-    split = len(items) * 3 // 4 if len(ex.session) >= BIG_SESSION else 0
+    split = len(items) * 3 // 4 if big else 0
     drawn = in_child(tree_lines, ex, items[:split], fork=split > 0)
-    rest = [context_html(ex), usage_html(ex), entries_html(ex, collapse)]
+    rest = [context_html(ex), usage.result(), entries_html(ex, collapse)]
     last = tree_lines(ex, items[split:])
     parts = [
         f"<style>{_css()}</style>",
