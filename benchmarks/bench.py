@@ -205,8 +205,7 @@ def target(row: dict, pi: dict | None, context: dict | None) -> tuple[str, bool 
 
 
 def print_table(rows: list[dict]) -> None:
-    head = ("file", "MB", "tool", "median s", "min s", "cpu s", "peak MB", "xPi", "xctx")
-    head += ("xPi mem",)
+    head = ("file", "MB", "tool", "median s", "min s", "cpu s", "peak MB", "xPi", "xctx", "xPi mem")
     print("{:<20} {:>7} {:<18} {:>8} {:>7} {:>6} {:>7} {:>5} {:>5} {:>7}  target".format(*head))
     by = {(r["file"], r["tool"]): r for r in rows}
     for r in rows:
@@ -219,8 +218,7 @@ def print_table(rows: list[dict]) -> None:
         print(
             f"{r['file']:<20} {r['size_mb']:>7.1f} {r['tool']:<18} {r['median_s']:>8.3f} "
             f"{r['min_s']:>7.3f} {r['cpu_s']:>6.2f} {r['peak_mb']:>7.0f} {x_pi:>5} {x_ctx:>5} "
-            f"{x_mem:>7}  "
-            f"{wanted} {verdict}"
+            f"{x_mem:>7}  {wanted} {verdict}"
         )
 
 

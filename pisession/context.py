@@ -489,8 +489,10 @@ def _first_kept_rank(index: EntryIndex, path: Sequence[int], cut: int, first_kep
     ids = index.ids
     if type(first_kept) is str and index.unique_ids:  # one entry can have that id
         target = index.by_id.get(first_kept)
-        if target is None or target == path[cut]:  # the compaction's own id (keeps none):
-            return cut  # a path holds an entry once, so it is not before the compaction
+        # the compaction's own id (it keeps none) is not before it: a path holds an entry
+        # once (searching would go back to the root for nothing)
+        if target is None or target == path[cut]:
+            return cut
         return _rank_before(path, target, cut)
     if type(first_kept) is str:  # === with a string is ==
         return next((r for r in range(cut) if ids[path[r]] == first_kept), cut)
