@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 import msgspec
 
@@ -232,6 +233,21 @@ def js_number(text: str) -> str:
             + str(abs(e))
         )
     return sign + out
+
+
+@lru_cache(maxsize=4096)
+def js_float(text: str) -> msgspec.Raw:
+    """A JSON number with a fraction or exponent, as ``JSON.stringify`` prints the
+    double ``JSON.parse`` makes of it (non-finite numbers print as ``null``): the
+    ``float_hook`` of the decoders that read messages to write them again.
+
+    >>> [bytes(js_float(text)) for text in ["1.50", "1e21", "1e400"]]
+    [b'1.5', b'1e+21', b'null']
+    """
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        return msgspec.Raw(b"null")
+    return msgspec.Raw(js_number(repr(value)).encode())
 
 
 def _fix_token(match: re.Match, infinity: str = "null") -> str:

@@ -21,28 +21,12 @@ integer-like keys, as on its usual path). Anything else (another role, a missing
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .jsjson import js_number
-
-
-@lru_cache(maxsize=4096)
-def js_float(text: str) -> msgspec.Raw:
-    """A JSON number with a fraction or exponent, as ``JSON.stringify`` prints the
-    double ``JSON.parse`` makes of it (non-finite numbers print as ``null``): the
-    ``float_hook`` of the decoders that read messages to write them again.
-
-    >>> [bytes(js_float(text)) for text in ["1.50", "1e21", "1e400"]]
-    [b'1.5', b'1e+21', b'null']
-    """
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        return msgspec.Raw(b"null")
-    return msgspec.Raw(js_number(repr(value)).encode())
+from .jsjson import js_float
 
 
 def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types) -> type:

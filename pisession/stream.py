@@ -28,7 +28,6 @@ from . import jsjson
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
 from .shapes import Line
-from .shapes import js_float as _js_float
 
 #: Entries decoded and written together.
 BLOCK = rule.BLOCK
@@ -46,7 +45,7 @@ class _Line(msgspec.Struct, gc=False):
     message: object = None
 
 
-_message_lines = msgspec.json.Decoder(_Line, float_hook=_js_float)
+_message_lines = msgspec.json.Decoder(_Line, float_hook=jsjson.js_float)
 _encode = msgspec.json.Encoder().encode
 
 #: What msgspec writes differently from JavaScript and has no hook for: integers of 16

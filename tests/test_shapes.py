@@ -102,6 +102,11 @@ KEPT = [
 ]
 
 
+def _changed(changes: list) -> list[bytes]:
+    """Each message of ``AS_PI_WRITES`` that holds a change's left side, with it made."""
+    return [m.replace(old, new, 1) for old, new in changes for m in AS_PI_WRITES if old in m]
+
+
 def _line(number: int, parent: int | None, message: bytes) -> bytes:
     parent_id = b"null" if parent is None else b'"%08x"' % parent
     return (
@@ -154,16 +159,11 @@ def test_lines_as_pi_writes_them_are_read_into_structs_and_the_others_are_not():
     decode_lines = shapes.LINES.decode_lines
     for message in AS_PI_WRITES:
         assert None not in decode_lines(_line(1, None, message))
-    for old, new in CHANGES:
-        for message in AS_PI_WRITES:
-            if old in message:
-                changed = message.replace(old, new, 1)
-                assert json.loads(changed.decode("utf-8", "surrogatepass")) is not None
-                assert decode_lines(_line(1, None, changed)) == [None], changed
-    for old, new in KEPT:
-        for message in AS_PI_WRITES:
-            if old in message:
-                assert None not in decode_lines(_line(1, None, message.replace(old, new, 1)))
+    for changed in _changed(CHANGES):
+        assert json.loads(changed.decode("utf-8", "surrogatepass")) is not None
+        assert decode_lines(_line(1, None, changed)) == [None], changed
+    for kept in _changed(KEPT):
+        assert None not in decode_lines(_line(1, None, kept))
     # one refused line refuses its block; a line alone too
     block = b"\n".join(_line(n, None, AS_PI_WRITES[0]) for n in range(3))
     assert len(decode_lines(block)) == 3 and None not in decode_lines(block)
