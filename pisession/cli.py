@@ -23,7 +23,9 @@ Importing this module stays light: matplotlib and networkx load only when needed
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
+import difflib
 import gc
 import io
 import os
@@ -31,6 +33,7 @@ import sys
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
+from shlex import quote
 
 from . import jsjson
 from .errors import PisessionError, UnknownLeafError
@@ -47,6 +50,7 @@ from .terminal import (
     use_color,
     wrap,
 )
+from .text import plural
 
 PROG = "pisession"
 
@@ -140,6 +144,8 @@ def _resolve(path: str) -> str:
     from .locate import NotFound, locate
     from .samples import sample_names
 
+    if os.path.isdir(path):
+        raise CommandError(f"{path}: is a folder; to list its sessions: pisession ls {quote(path)}")
     try:
         found = locate(path, _roots())
     except NotFound as exc:
@@ -148,14 +154,44 @@ def _resolve(path: str) -> str:
 
 
 def _leaf(session, leaf: str | None):
-    """The ``--leaf`` value checked against the session (a clear error if unknown)."""
+    """The ``--leaf`` value checked against the session: an entry id, or a unique start
+    of one (as FILE takes a session id); a clear error if it names none or several.
+
+    >>> import pisession
+    >>> _leaf(pisession.load(pisession.sample_path("tour")), "a7")
+    'a7000001'
+    """
     if leaf is None:
         return None
     try:
         session.position_of(leaf)
+        return leaf
     except UnknownLeafError as exc:
-        raise CommandError(f"{exc}{_leaf_hint(session)}") from None
-    return leaf
+        error = exc
+    starting = sorted({i for i in session.index.ids if isinstance(i, str) and i.startswith(leaf)})
+    if len(starting) == 1:
+        return starting[0]
+    if starting:
+        shown = ", ".join(clean(i) for i in starting[:8]) + (", ..." if len(starting) > 8 else "")
+        raise CommandError(
+            f"{session.source}: --leaf {leaf} starts {len(starting):,} entry ids ({shown}); "
+            "give more of one"
+        )
+    raise CommandError(f"{error}{_line_hint(session, leaf) or _leaf_hint(session)}")
+
+
+def _line_hint(session, leaf: str) -> str:
+    """For a ``--leaf`` that is a line number: which entry that line holds."""
+    if not leaf.isdigit():
+        return ""
+    lines = session.entry_lines
+    position = bisect.bisect_left(lines, int(leaf))
+    if position == len(lines) or lines[position] != int(leaf):
+        return f" (line {leaf} holds no entry; --leaf takes an entry's id)"
+    ident = session.index.ids[position]
+    if not isinstance(ident, str):
+        return f" (line {leaf} holds an entry without a string id)"
+    return f" (line {leaf} is entry {clean(ident)}: --leaf {clean(ident)})"
 
 
 def _leaf_hint(session) -> str:
@@ -409,12 +445,12 @@ def cmd_export(args) -> int:
     """``pisession export``: one HTML page or Markdown file (``export``)."""
     from .export import ISSUE_CHARS, LIMITS, export_html, export_markdown
 
+    target = None if args.output in (None, "-") else Path(args.output)
+    if target is not None:  # a folder, the input itself or an existing file, first
+        _check_target(target, args.force, args.file)
     fmt = args.format or _format_of(args.output)
     if args.output is None and fmt == "html" and sys.stdout.isatty():
         raise CommandError("HTML is not for the terminal: pass -o OUT.html (or redirect: > OUT)")
-    target = None if args.output in (None, "-") else Path(args.output)
-    if target is not None:
-        _check_target(target, args.force, args.file)
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
     render = export_html if fmt == "html" else export_markdown
@@ -504,7 +540,8 @@ def cmd_migrate(args) -> int:
     if args.deterministic_ids and session.original_version not in (None, 1):
         lines.append("note: --deterministic-ids changes nothing here (it makes ids for v1 files)")
     ids = _ids_text(session, args)
-    lines.append(f"wrote {clean(target)} (version 3, {len(session):,} entries, {ids})")
+    entries = plural(len(session), "entry", "entries")
+    lines.append(f"wrote {clean(target)} (version 3, {entries}, {ids})")
     width = output_width(sys.stdout)  # a terminal's width (None in a pipe: whole lines)
     _out("".join("\n".join(wrap(line, width, "    ")) + "\n" for line in lines))
     return 0
@@ -537,12 +574,13 @@ def _ids_text(session, args) -> str:
 
 
 def cmd_check(args) -> int:
-    """``pisession check``: the findings of ``findings.check``; exit 1 on a problem."""
+    """``pisession check``: the findings of ``findings.check``; exit 1 on a problem (on
+    a note too with ``--strict``)."""
     from .findings import check, check_data
 
     session = _load(args.file)
     findings = check(session)
-    problems = sum(1 for f in findings if not f.note)
+    problems = sum(1 for f in findings if args.strict or not f.note)
     if args.json:
         _out_json(check_data(session, findings))
         return 1 if problems else 0
@@ -550,10 +588,12 @@ def cmd_check(args) -> int:
     for f in findings:
         _out(_finding_text(session, f, look))
     if problems:
-        plural = "s" if problems != 1 else ""
-        _out(f"{problems:,} problem{plural} found in {clean(session.source)}\n")
+        _out(f"{plural(problems, 'problem')} found in {clean(session.source)}\n")
         return 1
-    _out(f"{clean(session.source)}: no problems found ({len(session):,} entries)\n")
+    entries = plural(len(session), "entry", "entries")
+    notes = sum(1 for f in findings if f.note)
+    also = f", {plural(notes, 'note')}" if notes else ""
+    _out(f"{clean(session.source)}: no problems found ({entries}{also})\n")
     return 0
 
 
@@ -839,10 +879,12 @@ examples:
   pisession check session.jsonl && echo clean
   pisession check session.jsonl --json
 
-reports: skipped lines, a legacy version, dangling parents, duplicate ids, parent cycles,
-compactions whose firstKeptEntryId is not on their path, context edits with no effect,
-and leaves on which Pi 0.87.1 itself fails. Exit status: 0 no problems, 1 problems
-found, 2 the file cannot be read as a session.
+reports: skipped lines, dangling parents, duplicate ids, parent cycles, compactions whose
+firstKeptEntryId is not on their path, context edits with no effect, and leaves on which
+Pi 0.87.1 itself fails; as notes, which are no problems: blank lines and a legacy
+version (Pi reads a v1 or v2 file as well as any, migrating it). Exit status: 0 no
+problems, 1 problems found (notes too, with --strict), 2 the file cannot be read as a
+session.
 """
 
 _STATS_EPILOG = """\
@@ -1064,6 +1106,11 @@ def _add_check(sub) -> None:
     )
     p.add_argument("file", metavar="FILE", help=_FILE_HELP)
     p.add_argument("--json", action="store_true", help="JSON instead of text")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="notes count as problems too (a legacy version, blank lines)",
+    )
 
 
 def _add_stats(sub) -> None:
@@ -1223,6 +1270,34 @@ def _quiet_pipe() -> int:
     return 1
 
 
+def _command_guess(parser: argparse.ArgumentParser, word: str) -> str | None:
+    """The error for a first word that is no command, with the closest one (``None``
+    when it is a command or an option).
+
+    >>> _command_guess(build_parser(), "explian")
+    "unknown command 'explian': did you mean explain?"
+    """
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    names = list(actions[0].choices)
+    if word.startswith("-") or word in names:
+        return None
+    close = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}?" if close else f"the commands are {', '.join(names)}"
+    return f"unknown command {word!r}: {hint}"
+
+
+def _extra_hint(args, extra: list[str]) -> str:
+    """What is left over after parsing, and what it probably meant: a leaf's id given
+    where a second FILE would go.
+
+    >>> _extra_hint(build_parser().parse_args(["explain", "tour"]), ["a7000001"])
+    'unrecognized argument a7000001: to pick a leaf, use --leaf a7000001'
+    """
+    if len(extra) == 1 and not extra[0].startswith("-") and getattr(args, "leaf", 0) is None:
+        return f"unrecognized argument {extra[0]}: to pick a leaf, use --leaf {extra[0]}"
+    return f"unrecognized arguments: {' '.join(extra)}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 problems, 2 error).
 
@@ -1235,9 +1310,12 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         _out(short_help(parser))
         return 0
+    guess = _command_guess(parser, argv[0])
+    if guess:
+        parser.error(guess)
     args, extra = parser.parse_known_args(argv)
     if extra:  # named by the command's own help, which lists what it takes
-        parser.error(f"unrecognized arguments: {' '.join(extra)}", f"{PROG} {args.command}")
+        parser.error(_extra_hint(args, extra), f"{PROG} {args.command}")
     # The millions of objects a big session decodes into hold no reference cycles, so
     # the cyclic collector would only walk them again and again: off for the command.
     collecting = gc.isenabled()

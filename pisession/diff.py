@@ -21,7 +21,7 @@ from .explain import header_text, json_id
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 from .terminal import Look, pad, text_width
-from .text import id_text, kind_of, message_text, visible
+from .text import id_text, kind_of, message_text, plural, visible
 
 SHARED, ONLY_A, ONLY_B, CHANGED = "shared", "only-a", "only-b", "edited-differently"
 
@@ -229,14 +229,16 @@ def fork_text(session, fork: Fork) -> str:
         return "the same leaf: the two contexts are one"
     if relation == "separate":
         return "the paths share no entry (they start at different roots)"
+    a_more = plural(fork.a_length - fork.shared, "entry", "entries")
+    b_more = plural(fork.b_length - fork.shared, "entry", "entries")
     if relation == "a-on-b":
-        return f"A's leaf is on B's path; B goes on for {fork.b_length - fork.shared:,} entries"
+        return f"A's leaf is on B's path; B goes on for {b_more}"
     if relation == "b-on-a":
-        return f"B's leaf is on A's path; A goes on for {fork.a_length - fork.shared:,} entries"
+        return f"B's leaf is on A's path; A goes on for {a_more}"
     at = _where(session, fork.last_shared)
     return (
         f"after {fork.shared:,} shared entries, at {at}; then A goes on for "
-        f"{fork.a_length - fork.shared:,} entries and B for {fork.b_length - fork.shared:,}"
+        f"{a_more} and B for {fork.b_length - fork.shared:,}"
     )
 
 
@@ -246,8 +248,8 @@ def _head(session, result: LeafDiff) -> list[tuple[str, str]]:
     words[CHANGED] = "edited differently"
     return [
         ("file", visible(session.source)),
-        ("A", f"{_where(session, result.leaf_a)}: {result.messages_a:,} messages"),
-        ("B", f"{_where(session, result.leaf_b)}: {result.messages_b:,} messages"),
+        ("A", f"{_where(session, result.leaf_a)}: {plural(result.messages_a, 'message')}"),
+        ("B", f"{_where(session, result.leaf_b)}: {plural(result.messages_b, 'message')}"),
         ("paths part", fork_text(session, result.fork)),
         ("messages", ", ".join(f"{counts[k]:,} {words[k]}" for k in KINDS)),
     ]

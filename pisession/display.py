@@ -16,7 +16,7 @@ import re
 
 from .jsvalue import field as js_field
 from .provenance import FATE, UNKNOWN_COLOUR
-from .text import entry_text, id_text, kind_of, message_text, one_line, strip_unsafe
+from .text import entry_text, id_text, kind_of, message_text, one_line, plural, strip_unsafe
 
 # --- HTML -------------------------------------------------------------------------------
 
@@ -226,7 +226,7 @@ def context_html(context, max_rows: int | None = 500) -> str:
     facts = (
         f"<p>thinking level <code>{_esc(context.thinking_level, 20)}</code>, model "
         f"<code>{_esc(js_field(model, 'provider'), 40)}/{_esc(js_field(model, 'modelId'), 40)}"
-        f"</code>, {len(context.messages)} messages</p>"
+        f"</code>, {plural(len(context.messages), 'message')}</p>"
     )
     rows = [
         [str(i), _esc(js_field(m, "role"), 20), _esc(message_text(m), 120)]

@@ -33,7 +33,7 @@ from .errors import PisessionError
 from .jsvalue import UNDEFINED, js_key
 from .jsvalue import field as js_field
 from .provenance import FATE, FATES, UNKNOWN_COLOUR, ink_on
-from .text import entry_kind
+from .text import entry_kind, plural
 from .text import one_line as shorten
 from .text import strip_unsafe as clean_text
 
@@ -388,7 +388,8 @@ def _titles(session, reading: _Reading, min_run: int | None) -> tuple[str, str]:
     leaf = reading.leaf
     leaf_text = "-" if leaf is None else short_id(session.index.ids[leaf])
     title = session.name or os.path.basename(str(session.source))
-    subtitle = f"leaf {leaf_text} · {len(session):,} entries · {len(reading.path):,} on the path"
+    entries = plural(len(session), "entry", "entries")
+    subtitle = f"leaf {leaf_text} · {entries} · {len(reading.path):,} on the path"
     if min_run is not None:
         subtitle += f" · runs of ≥{min_run} same-fate entries collapsed"
     return clean_text(title), subtitle
@@ -1202,8 +1203,10 @@ def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
             links.append(Link((3, (rank, k)), (4, (rank, k))))
     settings = projection.context
     columns = [
-        Column("the file", file_boxes, f"{len(session)} entries, file order"),
-        Column("1 · walk_path", path_boxes, f"{len(path)} entries, root → leaf"),
+        Column("the file", file_boxes, f"{plural(len(session), 'entry', 'entries')}, file order"),
+        Column(
+            "1 · walk_path", path_boxes, f"{plural(len(path), 'entry', 'entries')}, root → leaf"
+        ),
         Column("3 · select", chosen, _selection_caption(projection.selection)),
         Column("4–5 · messages", messages, "after context edits"),
         Column("convertToLlm", provider, "for the provider"),
@@ -1272,8 +1275,8 @@ def edits_chart(session, leaf_id: object = None) -> ColumnChart:
             after.append(box)
             links.append(Link((0, (item.position, k)), (1, (item.position, k))))
     columns = [
-        Column("context edits ignored", before, f"{len(plain.messages)} messages (PiG)"),
-        Column("context edits applied", after, f"{len(edited.messages)} messages (Pi)"),
+        Column("context edits ignored", before, f"{plural(len(plain.messages), 'message')} (PiG)"),
+        Column("context edits applied", after, f"{plural(len(edited.messages), 'message')} (Pi)"),
     ]
     leaf = short_id(session.index.ids[edited.path[-1]]) if edited.path else "-"
     title = f"Context edits: {session.name or os.path.basename(str(session.source))}"

@@ -30,7 +30,7 @@ from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 from .provenance import FATE, FATES, OFF_PATH
 from .terminal import SGR, Look, pad, text_width, wrap
-from .text import entry_kind, entry_text, id_text, model_text, quoted, visible
+from .text import entry_kind, entry_text, id_text, model_text, plural, quoted, visible
 
 #: Marks for "reached the model" and "did not", in Unicode and in ASCII.
 MARKS = {True: ("✓", "+"), False: ("✗", "-")}
@@ -41,15 +41,6 @@ COLLAPSE = 12
 
 def _where(session, position: int) -> str:
     return f"{id_text(session.index.ids[position])} (line {session.line_of(position)})"
-
-
-def _plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 line``, ``2 lines``.
-
-    >>> _plural(1, "line"), _plural(3, "entry", "entries")
-    ('1 line', '3 entries')
-    """
-    return f"{count:,} {word if count == 1 else (many or word + 's')}"
 
 
 # --- the header -----------------------------------------------------------------------
@@ -99,10 +90,10 @@ def kept_range_text(session, projection) -> str:
     if selection.first_kept is not None:
         kept = path[selection.start : selection.cut]
         dropped = len(selection.dropped_system)
-        note = f" ({_plural(dropped, 'system message')} dropped)" if dropped else ""
+        note = f" ({plural(dropped, 'system message')} dropped)" if dropped else ""
         return (
             f"{id_text(session.index.ids[kept[0]])} .. {id_text(session.index.ids[kept[-1]])}: "
-            f"{_plural(len(kept), 'entry', 'entries')}, lines {session.line_of(kept[0])}-"
+            f"{plural(len(kept), 'entry', 'entries')}, lines {session.line_of(kept[0])}-"
             f"{session.line_of(kept[-1])}{note}"
         )
     if selection.retains_none:
@@ -142,7 +133,7 @@ def header_lines(session, reading, leaf_id: object = None) -> list[tuple[str, st
     rows.append(
         (
             "context",
-            f"{_plural(messages, 'message')}; thinking level {thinking_text}; "
+            f"{plural(messages, 'message')}; thinking level {thinking_text}; "
             f"model {model_text(model)}",
         )
     )
@@ -152,7 +143,7 @@ def header_lines(session, reading, leaf_id: object = None) -> list[tuple[str, st
         are = "is not an entry" if len(skipped) == 1 else "are not entries"
         where = f"line{'s' if len(skipped) > 1 else ''} {lines}"
         rows.append(
-            ("skipped", f"{_plural(len(skipped), 'line')} {are} ({where}); see pisession check")
+            ("skipped", f"{plural(len(skipped), 'line')} {are} ({where}); see pisession check")
         )
     return rows
 
@@ -606,8 +597,8 @@ def summary_lines(fates, messages: int, color: bool = False) -> list[str]:
     counts = fates.counts()
     reached = sum(n for name, n in counts.items() if FATE[name].reached)
     lines = [
-        f"{reached:,} of {_plural(len(fates), 'entry', 'entries')} reached the model, "
-        f"as {_plural(messages, 'message')}."
+        f"{reached:,} of {plural(len(fates), 'entry', 'entries')} reached the model, "
+        f"as {plural(messages, 'message')}."
     ]
 
     def part(reached_model: bool) -> str:
@@ -992,7 +983,8 @@ def _unreached_text(session, seen: int) -> str:
     shown = ", ".join(str(session.line_of(p)) for p in cycles[:10])
     more = ", ..." if len(cycles) > 10 else ""
     return (
-        f"(not in the tree: {len(session) - seen} entries in or under parent cycles, "
+        f"(not in the tree: {plural(len(session) - seen, 'entry', 'entries')} in or under parent "
+        "cycles, "
         f"line {shown}{more}; see pisession check)"
     )
 

@@ -24,8 +24,10 @@ from .jsvalue import field as js_field
 from .migration import CURRENT_VERSION, header_version
 from .text import quoted
 
-#: Finding kinds that do not make ``check`` fail (harmless to Pi and to readers).
-NOTE_KINDS = frozenset({"skipped-line (blank)"})
+#: Finding kinds that do not make ``check`` fail (harmless to Pi and to readers): a
+#: blank line, and a legacy version (information: Pi reads such a file as well as any,
+#: migrating it). ``pisession check --strict`` counts them too.
+NOTE_KINDS = frozenset({"skipped-line (blank)", "legacy-version"})
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,15 @@ def visible(text: object) -> str:
     return UNSAFE.sub(_escape, text)
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """A count with its noun: ``1 line``, ``2 lines``, ``1,234 entries``.
+
+    >>> plural(1, "line"), plural(3, "entry", "entries"), plural(1234, "message")
+    ('1 line', '3 entries', '1,234 messages')
+    """
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
 def value_text(value: object) -> str:
     """A JSON value named in a sentence: ``undefined`` and ``null`` spelled out, any
     other value as ``plain`` gives it (objects as JSON, however deep).

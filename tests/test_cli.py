@@ -339,7 +339,6 @@ def test_check_clean_sample_exits_0(capsys):
         ("duplicate-ids-later-wins", "duplicate-id"),
         ("compaction-first-kept-not-found", "compaction-kept-range"),
         ("malformed-and-blank-lines", "skipped-line (malformed)"),
-        ("version-missing-means-1", "legacy-version"),
         ("message-without-message-field", "pi-fails"),
         ("context-edit-replacement-missing", "pi-fails"),
     ],
@@ -348,6 +347,14 @@ def test_check_damaged_files_exit_1(name, kind):
     result = run("check", EDGE / f"{name}.jsonl")
     assert result.returncode == 1, result.stdout
     assert f": {kind}: ".encode() in result.stdout
+
+
+def test_check_notes_a_legacy_version_and_exits_0_unless_strict():
+    path = EDGE / "version-missing-means-1.jsonl"
+    result = run("check", path)
+    assert result.returncode == 0, result.stdout
+    assert b": note: legacy-version: " in result.stdout
+    assert run("check", path, "--strict").returncode == 1
 
 
 def test_check_context_edits_without_effect(tmp_path, capsys):

@@ -418,8 +418,8 @@ def test_a_folder_as_output_is_named_as_one(tmp_path):
 
 def test_extra_arguments_name_the_command_help_and_ls_of_a_file():
     result = run("explain", "tour", "extra")
-    assert result.stderr == b"pisession: error: unrecognized arguments: extra " + (
-        b"(see pisession explain --help)\n"
+    assert result.stderr == b"pisession: error: unrecognized argument extra: to pick a leaf, " + (
+        b"use --leaf extra (see pisession explain --help)\n"
     )
     result = run("ls", str(TOUR))
     assert result.returncode == 2 and b"is a file; ls lists a folder" in result.stderr
