@@ -604,7 +604,7 @@ def _finding_text(session, finding, look: Look) -> str:
     label = f"note: {finding.kind}" if finding.note else finding.kind
     text = f"{clean(where)}: {label}: {clean(finding.message)}"
     lines = wrap(text, look.width, "    ")
-    style = "dim" if finding.note else "yellow"
+    style = "dim" if finding.note else "magenta"
     head = f"{clean(where)}: "
     if lines[0].startswith(head + label):  # colour the kind where it stands
         lines[0] = head + look.paint(label, style) + lines[0][len(head) + len(label) :]

@@ -265,7 +265,7 @@ def _span(span: tuple[int, int] | None) -> str:
 def _row(part: Part, widths: tuple[int, int, int, int], look: Look) -> str:
     w_line, w_id, w_a, w_b = widths
     mark = look.paint(
-        MARKS[part.kind], {ONLY_A: "red", ONLY_B: "green", CHANGED: "yellow"}.get(part.kind, "dim")
+        MARKS[part.kind], {ONLY_A: "red", ONLY_B: "green", CHANGED: "magenta"}.get(part.kind, "dim")
     )
     ident = pad(look.cut(id_text(part.id), w_id), w_id)
     left = (

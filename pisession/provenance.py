@@ -38,7 +38,9 @@ class FateKind:
         return ink_on(self.colour)
 
 
-#: Every fate, in the order legends list them (colours: the Okabe-Ito palette).
+#: Every fate, in the order legends list them (colours: the Okabe-Ito palette; terminal
+#: styles: nine different ones, none yellow or white, so each reads on a dark and on a
+#: light palette and no two fates look alike).
 FATES: tuple[FateKind, ...] = (
     FateKind(
         "sent",
@@ -54,7 +56,7 @@ FATES: tuple[FateKind, ...] = (
         "in the kept range of the newest compaction: sent",
         "kept (kept range)",
         "#56B4E9",
-        "bright_green",
+        "green underline",
     ),
     FateKind(
         "compaction",
@@ -62,7 +64,7 @@ FATES: tuple[FateKind, ...] = (
         "the newest compaction: sends its summary (and its system message, if it stores one)",
         "compaction (newest)",
         "#0072B2",
-        "cyan",
+        "cyan bold",
     ),
     FateKind(
         "summarized",
@@ -70,7 +72,7 @@ FATES: tuple[FateKind, ...] = (
         "before the kept range: replaced by the compaction summary",
         "summarized",
         "#F0E442",
-        "yellow",
+        "magenta",
     ),
     FateKind(
         "dropped-system",
@@ -78,7 +80,7 @@ FATES: tuple[FateKind, ...] = (
         "system message inside the kept range: Pi drops every one of them",
         "dropped-system",
         "#D55E00",
-        "red",
+        "red bold",
     ),
     FateKind(
         "edited",
@@ -86,7 +88,7 @@ FATES: tuple[FateKind, ...] = (
         "sent, with content replaced by a context edit",
         "edited (context edit)",
         "#E69F00",
-        "magenta",
+        "cyan",
     ),
     FateKind(
         "omitted",

@@ -174,16 +174,18 @@ _CODES = {
     "cyan": "36",
     "grey": "90",
     "bright_green": "92",
+    "underline": "4",
 }
 
 
 def paint(text: str, *styles: str, color: bool = True) -> str:
-    """Wrap ``text`` in ANSI styles when ``color`` is true; unchanged otherwise.
+    """Wrap ``text`` in ANSI styles when ``color`` is true; unchanged otherwise. A
+    style may name several, separated by spaces (``"red bold"``).
 
-    >>> paint("sent", "green", color=False), paint("sent", "green")
-    ('sent', '\\x1b[32msent\\x1b[0m')
+    >>> paint("sent", "green", color=False), paint("sent", "green"), paint("x", "red bold")
+    ('sent', '\\x1b[32msent\\x1b[0m', '\\x1b[31;1mx\\x1b[0m')
     """
-    codes = ";".join(_CODES[s] for s in styles if s in _CODES)
+    codes = ";".join(_CODES[s] for style in styles for s in style.split() if s in _CODES)
     if not color or not codes or not text:
         return text
     return f"\x1b[{codes}m{text}\x1b[0m"

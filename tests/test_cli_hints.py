@@ -128,3 +128,15 @@ def test_one_entry_is_not_one_entries(capsys, tmp_path):
     status, out, _ = call(capsys, "check", path)
     assert status == 0
     assert "(1 entry)" in out
+
+
+def test_every_fate_has_its_own_terminal_style_readable_on_dark_and_light():
+    from pisession.provenance import FATES
+    from pisession.terminal import paint
+
+    styles = [kind.style for kind in FATES]
+    assert len(set(styles)) == len(styles)
+    painted = {paint("x", style) for style in styles}
+    assert len(painted) == len(styles)  # every style is known to paint, none falls away
+    for style in styles:
+        assert not {"yellow", "white"} & set(style.split()), style
