@@ -140,3 +140,18 @@ def test_every_fate_has_its_own_terminal_style_readable_on_dark_and_light():
     assert len(painted) == len(styles)  # every style is known to paint, none falls away
     for style in styles:
         assert not {"yellow", "white"} & set(style.split()), style
+
+
+def test_the_samples_stored_as_pi_stores_them_are_listed_and_replace_nothing(capsys, tmp_path):
+    from pisession.samples import store_samples
+
+    stored = store_samples(tmp_path / "agent")
+    assert len(stored) == 3
+    assert store_samples(tmp_path / "agent") == stored  # again: same files, nothing new
+    status, out, _ = call(capsys, "ls", tmp_path / "agent" / "sessions", "--json")
+    assert status == 0
+    assert {row["id"][:8] for row in json.loads(out)} == {"0b5e55ed", "01a22a5a"}
+    stored[0].write_text("not the sample\n")
+    with pytest.raises(FileExistsError):
+        store_samples(tmp_path / "agent")
+    assert stored[0].read_text() == "not the sample\n"

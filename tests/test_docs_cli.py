@@ -1,7 +1,8 @@
 """Every example in ``docs/cli.md`` is a real run: each ``$ command`` of a ``console``
-block is run (in a fresh folder holding a copy of the package, the repository's
-``data`` folder and a demo Pi agent folder) and its output must be the text the page
-shows. So the page cannot drift from the program.
+block is run (in a fresh folder holding a copy of the package and the repository's
+``data`` folder, nothing else: a folder an example reads is one an earlier example of
+the page made) and its output must be the text the page shows. So the page cannot
+drift from the program, and a reader can run every example as written.
 
     python tests/test_docs_cli.py --update    # rewrite the outputs from real runs
 
@@ -28,18 +29,6 @@ BLOCK = re.compile(
     re.S,
 )
 
-#: The demo agent folder (``PI_CODING_AGENT_DIR=demo/agent``): the bundled samples
-#: stored where Pi would store them.
-DEMO = {
-    "tour": "2026-11-30T09-00-00-000Z_0b5e55ed-7011-4a2c-9d2e-70a15e55104e.jsonl",
-    "pi-0.87.1-a-print-multiturn-tools": (
-        "2026-11-30T02-48-34-392Z_01a22a5a-a958-774d-94ba-2a10bd6da7ca.jsonl"
-    ),
-    "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow": (
-        "2026-11-30T02-48-36-263Z_01a22a5a-b0a6-751c-b88a-6e0e9b1553c2.jsonl"
-    ),
-}
-
 
 def blocks(text: str) -> list[dict]:
     """The console blocks of the page: their commands and the output shown for each."""
@@ -61,17 +50,12 @@ def workspace(folder: Path) -> dict:
         REPO / "pisession", folder / "pisession", ignore=shutil.ignore_patterns("__pycache__")
     )
     (folder / "data").symlink_to(REPO / "data")
-    for name, file_name in DEMO.items():
-        header = (REPO / "pisession/samples" / f"{name}.jsonl").read_text(encoding="utf-8")
-        cwd = re.search(r'"cwd":"([^"]*)"', header.split("\n", 1)[0]).group(1)
-        target = folder / "demo/agent/sessions" / ("--" + cwd.strip("/").replace("/", "-") + "--")
-        target.mkdir(parents=True, exist_ok=True)
-        (target / file_name).write_text(header, encoding="utf-8")
     bin_dir = folder / "bin"
     bin_dir.mkdir()
-    shim = bin_dir / "pisession"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m pisession "$@"\n')
-    shim.chmod(0o755)
+    for name, command in (("pisession", "-m pisession "), ("python", "")):
+        shim = bin_dir / name
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" {command}"$@"\n')
+        shim.chmod(0o755)
     keep = ("PATH", "SYSTEMROOT", "LD_LIBRARY_PATH")
     env = {k: v for k, v in os.environ.items() if k in keep}
     env.update(

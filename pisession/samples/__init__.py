@@ -37,3 +37,38 @@ def sample_path(name: str = "tour") -> Path:
     if stem not in sample_names():
         raise FileNotFoundError(f"no bundled sample {name!r}; choose from {sample_names()}")
     return Path(str(resources.files(__name__) / f"{stem}.jsonl"))
+
+
+#: The samples ``store_samples`` stores: the ones that look like a real user's sessions.
+STORED = ("tour", *REAL_PI_SAMPLES)
+
+
+def store_samples(agent_dir: str | Path) -> list[Path]:
+    """Store the bundled samples under ``agent_dir`` as Pi stores sessions
+    (``sessions/--<cwd>--/<time>_<id>.jsonl``, folder and file named by Pi's own rules
+    from each header), for trying ``pisession ls`` and session ids on a folder of your
+    own: ``python -m pisession.samples demo/agent``, then
+    ``PI_CODING_AGENT_DIR=demo/agent pisession ls --all``. Files already there with the
+    same bytes are left alone; a different file in the way is an error (nothing is
+    replaced). Returns the stored files.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     sorted({p.parent.name for p in store_samples(tmp)})
+    ['--home-reader-projects-compaction-demo--', '--home-reader-projects-demo-app--']
+    """
+    import json
+
+    from ..files import atomic_write, session_dir_name, session_file_name
+
+    stored = []
+    for name in STORED:
+        data = sample_path(name).read_bytes()
+        header = json.loads(data.split(b"\n", 1)[0])
+        folder = Path(agent_dir) / "sessions" / session_dir_name(header["cwd"], "posix")
+        target = folder / session_file_name(header["timestamp"], header["id"])
+        if not (target.exists() and target.read_bytes() == data):
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write(target, data)
+        stored.append(target)
+    return stored
