@@ -31,7 +31,7 @@ def session_file_name(timestamp, session_id):
 
 
 def session_dir_name(cwd):
-    if len(cwd) > 1 and cwd[-1] in "/\\" and not re.fullmatch(r"[A-Za-z]:\\", cwd):
+    if len(cwd) > 1 and cwd[-1] in "/\\" and not re.fullmatch(r"[A-Za-z]:[/\\]", cwd):
         cwd = cwd[:-1]
     cwd = cwd.replace("/", "\\") if re.match(r"[A-Za-z]:", cwd) else cwd
     return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
@@ -114,6 +114,8 @@ def bash_to_llm(message):
     code = message.get("exitCode")
     if message.get("cancelled"):
         text += "\n\n(command cancelled)"
+    elif isinstance(code, bool):  # false !== 0 in JavaScript, and prints as "false"
+        text += f"\n\nCommand exited with code {str(code).lower()}"
     elif code is not None and code != 0:
         text += f"\n\nCommand exited with code {code}"
     if message.get("truncated") and message.get("fullOutputPath"):
@@ -183,10 +185,12 @@ def v1_to_v2(values, new_id):
             continue
         entry["id"], entry["parentId"] = new_id(), previous
         previous = entry["id"]
-        if entry["type"] == "compaction" and "firstKeptEntryIndex" in entry:
-            index = entry.pop("firstKeptEntryIndex")
-            if 0 < index < len(out) and out[index]["type"] != "session" and "id" in out[index]:
-                entry["firstKeptEntryId"] = out[index]["id"]
+        index = entry.get("firstKeptEntryIndex")
+        if entry["type"] == "compaction" and type(index) in (int, float):  # not a bool
+            del entry["firstKeptEntryIndex"]
+            target = out[index] if 0 < index < len(out) else None  # as the list stands
+            if target is not None and target["type"] != "session" and "id" in target:
+                entry["firstKeptEntryId"] = target["id"]
     return out
 
 
@@ -619,3 +623,246 @@ def test_cases_cover_several_leaves_and_the_samples():
     names = {case.name.split(",")[0] for case in cases}
     assert set(workshop.SAMPLES) <= names
     assert len([c for c in cases if c.name.startswith("tour,")]) >= 3
+
+
+# --- the wrong answers issue 27 found accepted: rejected on every draw, hint named -----
+
+
+def settings_from_response_model(path):
+    level, model = "off", None
+    for entry in path:
+        if entry["type"] == "thinking_level_change":
+            level = entry["thinkingLevel"]
+        elif entry["type"] == "model_change":
+            model = {"provider": entry["provider"], "modelId": entry["modelId"]}
+        elif entry["type"] == "message" and entry["message"]["role"] == "assistant":
+            message = entry["message"]
+            answered = message.get("responseModel")
+            model_id = message["model"] if answered is None else answered
+            model = {"provider": message["provider"], "modelId": model_id}
+    return {"thinkingLevel": level, "model": model}
+
+
+def read_values_python_truthiness(raw):
+    values = []
+    for line in raw.decode("utf-8", "replace").split("\n"):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_no_constants)
+        except ValueError:
+            continue
+        if value:  # drops [] and {} too
+            values.append(value)
+    first = values[0] if values else None
+    if not (isinstance(first, dict) and first.get("type") == "session"):
+        return []
+    return values if isinstance(first.get("id"), str) else []
+
+
+def dir_name_stripping_a_drive_root(cwd):
+    if len(cwd) > 1 and cwd[-1] in "/\\":
+        cwd = cwd[:-1]
+    if re.fullmatch(r"[A-Za-z]:", cwd):
+        cwd += "\\"  # a bare drive resolves to its root again ...
+        cwd = cwd[:-1]  # ... and the root loses its separator
+    return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
+
+
+def bash_python_zero(message):
+    answer = bash_to_llm(message)
+    if answer and message.get("exitCode") is False and not message.get("cancelled"):
+        text = answer["content"][0]["text"].replace("\n\nCommand exited with code false", "")
+        answer["content"][0]["text"] = text
+    return answer
+
+
+def total_of_total_tokens(entries):
+    total = 0
+    for entry in entries:
+        usage = None
+        if entry["type"] == "message" and entry["message"]["role"] in ("assistant", "toolResult"):
+            usage = entry["message"].get("usage")
+        elif entry["type"] in ("usage", "compaction", "branch_summary"):
+            usage = entry.get("usage")
+        if usage:
+            total += usage["totalTokens"]
+    return total
+
+
+def context_edits_null_only_for_editable_roles(entries):
+    edits = {e["targetId"]: e["replacement"] for e in entries if e["type"] == "context_edit"}
+    out = []
+    for entry in entries:
+        if entry["type"] != "message":
+            continue
+        message = dict(entry["message"])
+        if entry["id"] in edits and message["role"] in (
+            "user",
+            "assistant",
+            "toolResult",
+            "custom",
+        ):
+            replacement = edits[entry["id"]]
+            if replacement is None:
+                continue
+            content = replacement["content"]
+            if message["role"] in ("assistant", "toolResult") and isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            message["content"] = content
+        out.append(message)
+    return out
+
+
+def context_edits_after_their_target_only(entries):
+    seen, kept = set(), []
+    for entry in entries:
+        if entry["type"] == "message":
+            seen.add(entry["id"])
+        if entry["type"] != "context_edit" or entry["targetId"] in seen:
+            kept.append(entry)
+    return context_edits(kept)
+
+
+def system_prompt_keeping_none_sections(messages):
+    content, sections, tools = [], {}, {}
+    for message in messages:
+        if message["role"] != "system":
+            continue
+        if message.get("content"):
+            content.append(message["content"])
+        sections.update(message.get("sections") or {})  # None stays, in its place
+        for tool in message.get("toolsRemoved") or []:
+            tools.pop(tool["name"], None)
+        _add_tools(tools, message)
+    parts = ["\n\n".join(content), *sections.values()]
+    return {"text": "\n\n".join(p for p in parts if p), "tools": list(tools)}
+
+
+def kept_range_from_the_next_entry(path):
+    cuts = [i for i, e in enumerate(path) if e["type"] == "compaction"]
+    if not cuts:
+        return [e["id"] for e in path]
+    compaction = path[cuts[-1]]
+    selected, found = [compaction["id"]], False
+    for entry in path[: cuts[-1]]:
+        if found and not _is_system(entry):
+            selected.append(entry["id"])
+        found = found or entry["id"] == compaction.get("firstKeptEntryId")
+    return selected + [e["id"] for e in path[cuts[-1] + 1 :]]
+
+
+def v2_to_v3_renaming_the_type(values):
+    out = []
+    for value in values:
+        value = dict(value)
+        if value["type"] == "session":
+            value["version"] = 3
+        elif value["type"] == "message" and value["message"].get("role") == "hookMessage":
+            value["type"] = "custom"
+        out.append(value)
+    return out
+
+
+def v1_to_v2_earlier_entries_only(values, new_id):
+    out = [dict(v) for v in values]
+    previous = None
+    for position, entry in enumerate(out):
+        if entry["type"] == "session":
+            entry["version"] = 2
+            continue
+        entry["id"], entry["parentId"] = new_id(), previous
+        previous = entry["id"]
+        index = entry.get("firstKeptEntryIndex")
+        if entry["type"] == "compaction" and type(index) is int:
+            del entry["firstKeptEntryIndex"]
+            if 0 < index < position:
+                entry["firstKeptEntryId"] = out[index]["id"]
+    return out
+
+
+def v1_to_v2_any_index(values, new_id):
+    out = [dict(v) for v in values]
+    previous = None
+    for entry in out:
+        if entry["type"] == "session":
+            entry["version"] = 2
+            continue
+        entry["id"], entry["parentId"] = new_id(), previous
+        previous = entry["id"]
+        if entry["type"] == "compaction" and "firstKeptEntryIndex" in entry:
+            index = entry.pop("firstKeptEntryIndex")  # a string or a boolean too
+            if type(index) is int and 0 < index < len(out) and "id" in out[index]:
+                entry["firstKeptEntryId"] = out[index]["id"]
+    return out
+
+
+def v1_to_v2_booleans_as_numbers(values, new_id):
+    out = [dict(v) for v in values]
+    previous = None
+    for entry in out:
+        if entry["type"] == "session":
+            entry["version"] = 2
+            continue
+        entry["id"], entry["parentId"] = new_id(), previous
+        previous = entry["id"]
+        index = entry.get("firstKeptEntryIndex")
+        if entry["type"] == "compaction" and isinstance(index, int):  # True is an int
+            del entry["firstKeptEntryIndex"]
+            target = out[index] if 0 < index < len(out) else None
+            if target is not None and "id" in target:
+                entry["firstKeptEntryId"] = target["id"]
+    return out
+
+
+WRONG_ON_EVERY_DRAW = [
+    (workshop.check_settings, settings_from_response_model, "took the model from responseModel"),
+    (workshop.check_read_values, read_values_python_truthiness, "dropped a [] or {} line"),
+    (
+        workshop.check_session_dir_name,
+        dir_name_stripping_a_drive_root,
+        "dropped the '\\' of a drive's root",
+    ),
+    (workshop.check_bash_to_llm, bash_python_zero, "printed no code line for exitCode false"),
+    (workshop.check_total_tokens, total_of_total_tokens, "added up totalTokens"),
+    (
+        workshop.check_context_edits,
+        context_edits_null_only_for_editable_roles,
+        "kept a system or bashExecution message whose edit is None",
+    ),
+    (
+        workshop.check_context_edits,
+        context_edits_after_their_target_only,
+        "applied an edit only to a message that came before it",
+    ),
+    (
+        workshop.check_system_prompt,
+        system_prompt_keeping_none_sections,
+        "kept a section set to None in its place",
+    ),
+    (
+        workshop.check_kept_range,
+        kept_range_from_the_next_entry,
+        "started the kept range one entry AFTER",
+    ),
+    (workshop.check_v2_to_v3, v2_to_v3_renaming_the_type, "changed the entry's type"),
+    (workshop.check_v1_to_v2, v1_to_v2_earlier_entries_only, "resolved only indexes of earlier"),
+    (workshop.check_v1_to_v2, v1_to_v2_any_index, "deleted a firstKeptEntryIndex that is not"),
+    (
+        workshop.check_v1_to_v2,
+        v1_to_v2_booleans_as_numbers,
+        "took firstKeptEntryIndex true or false as",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong", "hint"),
+    WRONG_ON_EVERY_DRAW,
+    ids=[w.__name__ for _, w, _ in WRONG_ON_EVERY_DRAW],
+)
+def test_a_wrong_answer_is_rejected_on_every_draw_with_its_hint(check, wrong, hint, capsys):
+    for seed in range(40):
+        assert check(wrong, seed=seed) is False, f"accepted on seed {seed}"
+        out = capsys.readouterr().out
+        assert f"Hint: your answer {hint}" in out, f"seed {seed}:\n{out}"

@@ -17,8 +17,9 @@ When an answer differs, the verdict names the first case that differs, what was 
 and what came back, and a hint. Hints come from *mistake models*: each exercise knows the
 common wrong answers (first-wins labels, a fence around a string, the exit code of a
 cancelled command, ...), and the hint is the one whose model gives exactly the reader's
-answer on that case. An exception gets a hint too (a ``KeyError`` names the missing
-field). A function from pisession itself is refused: write the rule yourself.
+answers on every case (failing that, on the case that differs). An exception gets a hint
+too (a ``KeyError`` names the missing field). A function from pisession itself is
+refused: write the rule yourself.
 
 The reader's function gets deep copies of its inputs, so it may modify them freely.
 

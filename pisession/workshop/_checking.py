@@ -101,15 +101,23 @@ def _same(a: object, b: object) -> bool:
     return text is not None and text == _canonical(b)
 
 
-def _model_hint(exercise: Exercise, case: Case, got: object) -> str:
-    """The hint of the first mistake model that gives exactly ``got`` on ``case``."""
-    for mistake in exercise.mistakes:
-        try:
-            if _same(mistake.model(*_arguments(case.args)), got):
-                return mistake.hint
-        except Exception:  # a model that cannot run on this case does not match
-            continue
-    return exercise.hint
+def _gives(mistake: Mistake, case: Case, got: object) -> bool:
+    """Does the mistake model give exactly ``got`` on ``case``?"""
+    try:
+        return _same(mistake.model(*_arguments(case.args)), got)
+    except Exception:  # a model that cannot run on this case does not match
+        return False
+
+
+def _model_hint(exercise: Exercise, answers: list[tuple[Case, object]], first: int) -> str:
+    """The hint of the first mistake model that gives the reader's answer on every case;
+    failing that, of the first one that gives it on the first case that differs
+    (``answers[first]``)."""
+    matching = [m for m in exercise.mistakes if _gives(m, *answers[first])]
+    for mistake in matching:
+        if all(_gives(mistake, case, got) for case, got in answers):
+            return mistake.hint
+    return matching[0].hint if matching else exercise.hint
 
 
 def _exception_hint(exercise: Exercise, exc: Exception) -> str:
@@ -160,30 +168,27 @@ def _run(exercise: Exercise, function: Callable, seed: int | None) -> bool:
         print(refusal)
         return False
     cases = [*exercise.fixed(), *exercise.drawn(random.Random(seed))]
-    right = 0
-    first_wrong: tuple[Case, object] | None = None
+    answers: list[tuple[Case, object]] = []
     for case in cases:
         try:
-            got = function(*_arguments(case.args))
+            answers.append((case, function(*_arguments(case.args))))
         except Exception as exc:
             _report_exception(exercise, function, case, exc)
             return False
-        if got == case.expected:
-            right += 1
-        elif first_wrong is None:
-            first_wrong = (case, got)
-    if first_wrong is None:
+    wrong = [i for i, (case, got) in enumerate(answers) if got != case.expected]
+    right = len(cases) - len(wrong)
+    if not wrong:
         print(
             f"{exercise.title}: correct. All {len(cases)} cases match pisession (Pi 0.87.1), "
             f"{sum(c.drawn for c in cases)} of them drawn at random for this run."
         )
         return True
-    case, got = first_wrong
+    case, got = answers[wrong[0]]
     print(f"{exercise.title}: not yet. {right} of {len(cases)} cases right.")
     print(f"First case that differs: {case.name}")
     _report_input(case)
     print(_difference(case.expected, got))
-    _report_hint(_model_hint(exercise, case, got))
+    _report_hint(_model_hint(exercise, answers, wrong[0]))
     return False
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Callable
 
 from ..build import TINY_HEADER, new_entry, new_message, tiny_session
 from ..errors import PisessionError
@@ -29,7 +30,12 @@ def _msg(entry_id: str, parent: str | None, role: str, minute: int, **extra) -> 
     return entry
 
 
-def _assistant(entry_id, parent, minute, provider="fake", model="fake-coder", usage=None):
+def _assistant(
+    entry_id, parent, minute, provider="fake", model="fake-coder", usage=None, response_model=None
+):
+    """An assistant message: ``model`` is the model Pi requested, ``response_model`` (when
+    given) the ``responseModel`` the provider reported answering."""
+    extra = {} if response_model is None else {"responseModel": response_model}
     return _msg(
         entry_id,
         parent,
@@ -38,6 +44,7 @@ def _assistant(entry_id, parent, minute, provider="fake", model="fake-coder", us
         provider=provider,
         model=model,
         usage=usage or _usage(100, 20),
+        **extra,
     )
 
 
@@ -123,16 +130,24 @@ def _draw_parent(rng: random.Random, entries: list[dict]) -> str | None:
 
 
 def _draw_message(rng: random.Random, role: str, entry_id, parent, minute, position) -> dict:
-    """A message entry: an assistant of some model, a system message with a section, a
-    tool result with a usage now and then."""
+    """A message entry: an assistant of some model (now and then answered by another
+    one, its ``responseModel``), a system message with a section, a tool result with a
+    usage now and then."""
     if role == "assistant":
-        return _assistant(entry_id, parent, minute, model=rng.choice(_MODELS))
+        return _assistant(entry_id, parent, minute, model=rng.choice(_MODELS), **_answered(rng))
     entry = _msg(entry_id, parent, role, minute)
     if role == "system":
         entry["message"]["sections"] = {rng.choice(_WORDS): f"rule {position}"}
     if role == "toolResult" and rng.random() < 0.5:
         entry["message"]["usage"] = _usage(rng.randint(0, 50), rng.randint(0, 9))
     return entry
+
+
+def _answered(rng: random.Random) -> dict:
+    """Now and then, the ``response_model`` of an assistant: a dated model name."""
+    if rng.random() < 0.4:
+        return {"response_model": f"{rng.choice(_MODELS)}-2026{rng.randint(1, 12):02d}01"}
+    return {}
 
 
 def _label_fields(rng: random.Random, entry_id: str, position: int, earlier: list) -> dict:
@@ -241,10 +256,18 @@ def _chosen_leaves(sessions: dict) -> list[tuple[str, object, object]]:
     ]
 
 
-def _random_leaves(rng: random.Random, kinds=None) -> list[tuple[object, object]]:
-    """``(session, leaf id)`` for ``DRAWN`` random sessions, each at a random entry."""
-    sessions = _drawn_sessions(rng, DRAWN, kinds)
+def _random_leaves(rng: random.Random, kinds=None, count=DRAWN) -> list[tuple[object, object]]:
+    """``(session, leaf id)`` for ``count`` random sessions, each at a random entry."""
+    sessions = _drawn_sessions(rng, count, kinds)
     return [(session, _leaf_id(session, rng.randrange(len(session)))) for _, session in sessions]
+
+
+def _grown_leaf(rng: random.Random, kinds, make_leaf: Callable) -> tuple[object, object]:
+    """``(session, leaf id)``: a random session with one entry more at its end, the leaf,
+    made by ``make_leaf(entry_id, parent_id, minute)``."""
+    entries, _ = _drawn_sessions(rng, 1, kinds)[0]
+    leaf = make_leaf(_hex(rng), entries[-1]["id"], len(entries) + 1)
+    return _session([*entries, leaf], "drawn"), leaf["id"]
 
 
 def _tiny_sessions(files: dict) -> dict:

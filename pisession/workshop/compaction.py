@@ -189,6 +189,7 @@ def _kept_model(
     first=True,
     keep_all_if_missing=False,
     older_compactions=True,
+    start_shift=0,
 ):
     positions = [i for i, e in enumerate(path) if e["type"] == "compaction"]
     if not positions:
@@ -197,10 +198,11 @@ def _kept_model(
     compaction = path[cut]
     ids = [e["id"] for e in path[:cut]]
     found = compaction.get("firstKeptEntryId") in ids
+    start = ids.index(compaction.get("firstKeptEntryId")) + start_shift if found else None
     before = []
     keeping = not found and keep_all_if_missing
-    for entry in path[:cut]:
-        if entry["id"] == compaction.get("firstKeptEntryId"):
+    for position, entry in enumerate(path[:cut]):
+        if position == start or (start is not None and start < 0 and position == 0):
             keeping = True
         if not keeping or (drop_before and _is_system(entry)):
             continue
@@ -244,6 +246,16 @@ KEPT_RANGE = Exercise(
         Mistake(
             lambda p: _kept_model(p, keep_all_if_missing=True),
             "if no entry before the compaction has the id firstKeptEntryId, keep none of them.",
+        ),
+        Mistake(
+            lambda p: _kept_model(p, start_shift=1),
+            "your answer started the kept range one entry AFTER the entry whose id is "
+            "firstKeptEntryId. That entry is itself kept: the range starts at it.",
+        ),
+        Mistake(
+            lambda p: _kept_model(p, start_shift=-1),
+            "your answer also kept the entry just BEFORE the one whose id is "
+            "firstKeptEntryId. The range starts at that entry, not one earlier.",
         ),
         Mistake(
             lambda p: _kept_model(p, older_compactions=False),

@@ -9,9 +9,11 @@ from ..build import new_entry
 from ..llm import to_llm_message
 from ._checking import DRAWN, Case, Exercise, Mistake, _run
 from ._sessions import (
+    _MODELS,
     _WORDS,
     _assistant,
     _chosen_leaves,
+    _grown_leaf,
     _msg,
     _random_leaves,
     _sample_sessions,
@@ -24,21 +26,22 @@ def _settings_of(session, leaf_id=None) -> dict:
     return {"thinkingLevel": context.thinking_level, "model": context.model}
 
 
-#: Small files where a model_change and an assistant message disagree.
+#: Small files where a model_change and an assistant message disagree (the first
+#: assistant was answered by another model than the one Pi asked for).
 _TINY_SETTINGS_FILES = {
     "tiny file, a model_change then an assistant message of another model": (
         "model-then-assistant",
         [
             new_entry("model_change", "m1", None, 1, provider="fake", modelId="chosen"),
             _msg("u1", "m1", "user", 2),
-            _assistant("a1", "u1", 3, provider="other", model="answering"),
+            _assistant("a1", "u1", 3, provider="other", model="asked", response_model="answered"),
         ],
     ),
     "tiny file, an assistant message then a model_change": (
         "assistant-then-model",
         [
             _msg("u1", None, "user", 1),
-            _assistant("a1", "u1", 2, provider="other", model="answering"),
+            _assistant("a1", "u1", 2, provider="other", model="asked"),
             new_entry("model_change", "m1", "a1", 3, provider="fake", modelId="chosen"),
             new_entry("thinking_level_change", "t1", "m1", 4, thinkingLevel="low"),
         ],
@@ -59,15 +62,43 @@ def _settings_fixed() -> list[Case]:
     ]
 
 
+_SETTINGS_KINDS = (
+    "user",
+    "assistant",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "label",
+)
+
+
+def _answered_by_another(rng: random.Random) -> Callable:
+    """An assistant message whose ``responseModel`` differs from its requested ``model``."""
+    requested = rng.choice(_MODELS)
+    answered = f"{rng.choice(_MODELS)}-2026{rng.randint(1, 12):02d}01"
+    return lambda entry_id, parent, minute: _assistant(
+        entry_id, parent, minute, model=requested, response_model=answered
+    )
+
+
 def _settings_drawn(rng: random.Random) -> list[Case]:
-    kinds = ("user", "assistant", "model_change", "thinking_level_change", "compaction", "label")
+    """Random paths, the first one ending at an assistant answered by another model."""
+    telling = _grown_leaf(rng, _SETTINGS_KINDS, _answered_by_another(rng))
     return [
         _settings_case("drawn at random", session, leaf_id, True)
-        for session, leaf_id in _random_leaves(rng, kinds)
+        for session, leaf_id in [telling, *_random_leaves(rng, _SETTINGS_KINDS, DRAWN - 1)]
     ]
 
 
-def _settings_model(path, *, assistants=True, model_changes=True, first_wins=False, default=None):
+def _settings_model(
+    path,
+    *,
+    assistants=True,
+    model_changes=True,
+    first_wins=False,
+    default=None,
+    response_model=False,
+):
     level, model = "off", default
     seen_level = seen_model = False
     for entry in path:
@@ -82,7 +113,9 @@ def _settings_model(path, *, assistants=True, model_changes=True, first_wins=Fal
             and not (first_wins and seen_model)
         ):
             message = entry["message"]
-            model, seen_model = {"provider": message["provider"], "modelId": message["model"]}, True
+            answered = message.get("responseModel") if response_model else None
+            model_id = message["model"] if answered is None else answered
+            model, seen_model = {"provider": message["provider"], "modelId": model_id}, True
     return {"thinkingLevel": level, "model": model}
 
 
@@ -108,6 +141,12 @@ SETTINGS = Exercise(
             lambda p: _settings_model(p, default={}),
             "before anything sets it the model is None (not {}).",
         ),
+        Mistake(
+            lambda p: _settings_model(p, response_model=True),
+            "your answer took the model from responseModel. An assistant message's 'model' is "
+            "the model Pi requested and 'responseModel' the one the provider says answered; "
+            "Pi's context reads message['model'] and ignores responseModel.",
+        ),
     ),
     "start from thinkingLevel 'off' and model None; go along the path: a "
     "thinking_level_change sets the level, a model_change or an assistant message sets the "
@@ -130,6 +169,7 @@ BASH_MESSAGES = (
         {"command": "npm test", "output": "running", "exitCode": 130, "cancelled": True},
     ),
     ("exit code null", {"command": "kill -9 $$", "output": "x", "exitCode": None}),
+    ("exit code false (not 0 for Pi)", {"command": "test -d x", "output": "", "exitCode": False}),
     (
         "truncated, with the full output's path",
         {
@@ -159,20 +199,29 @@ def bash_cases() -> list[Case]:
 
 
 def _bash_drawn(rng: random.Random) -> list[Case]:
+    """Random messages, the first one with ``exitCode: false``, neither cancelled nor
+    excluded (Pi prints its code line)."""
     cases = []
-    for _ in range(DRAWN):
+    for number in range(DRAWN):
         fields: dict = {
             "command": f"{rng.choice(_WORDS)} --{rng.choice(_WORDS)}",
             "output": rng.choice(("", "ok", f"{rng.randint(1, 9)} failed\nsee log")),
-            "exitCode": rng.choice((0, 0, 1, 2, 127, None)),
+            "exitCode": rng.choice((0, 0, 1, 2, 127, None, False)),
         }
         for flag in ("cancelled", "truncated", "excludeFromContext"):
             if rng.random() < 0.25:
                 fields[flag] = rng.random() < 0.8
+        if number == 0:
+            fields.update(exitCode=False, cancelled=False, excludeFromContext=False)
         if rng.random() < 0.4:
             fields["fullOutputPath"] = f"/tmp/pi-bash-{rng.randint(1, 99)}.log"
         cases.append(_bash_case("drawn at random", fields, rng.randint(1, 2**41), True))
     return cases
+
+
+def _js_code(code: object) -> str:
+    """An exit code as JavaScript's template string prints it (``false``, not ``False``)."""
+    return str(code).lower() if isinstance(code, bool) else str(code)
 
 
 def _bash_model(
@@ -185,6 +234,7 @@ def _bash_model(
     fence_empty=False,
     note_without_path=False,
     no_timestamp=False,
+    python_zero=False,
 ):
     if message.get("excludeFromContext") and not keep_excluded:
         return None
@@ -192,12 +242,13 @@ def _bash_model(
     output = message.get("output")
     text += f"```\n{output}\n```" if output or fence_empty else "(no output)"
     code = message.get("exitCode")
+    zero = code == 0 if python_zero else code == 0 and not isinstance(code, bool)
     if message.get("cancelled"):
         text += "\n\n(command cancelled)"
     if (not message.get("cancelled") or code_when_cancelled) and (
-        always_code or (code is not None and code != 0)
+        always_code or (code is not None and not zero)
     ):
-        text += f"\n\nCommand exited with code {code}"
+        text += f"\n\nCommand exited with code {_js_code(code)}"
     if message.get("truncated") and (message.get("fullOutputPath") or note_without_path):
         text += f"\n\n[Output truncated. Full output: {message.get('fullOutputPath')}]"
     out: dict = {
@@ -224,8 +275,14 @@ BASH = Exercise(
             "exit code (cancelled wins; the code line is the else-branch).",
         ),
         Mistake(
+            lambda m: _bash_model(m, python_zero=True),
+            "your answer printed no code line for exitCode false. Pi compares with "
+            "JavaScript's !== 0, and false is not 0 there: it writes 'Command exited with "
+            "code false'. In Python False == 0 is True: check for a bool before comparing with 0.",
+        ),
+        Mistake(
             lambda m: _bash_model(m, always_code=True),
-            "the exit code line appears only for a code that is neither 0 nor None.",
+            "the exit code line appears only for a code that is neither the number 0 nor None.",
         ),
         Mistake(
             lambda m: _bash_model(m, string_content=True),
@@ -246,7 +303,8 @@ BASH = Exercise(
         ),
     ),
     "the text is 'Ran `CMD`\\n' + a ``` fence around the output (or '(no output)'), then "
-    "the cancelled note or a non-zero code, then the truncation note.",
+    "the cancelled note or a code that is not the number 0 (false counts), then the "
+    "truncation note.",
     {
         "fullOutputPath": "fullOutputPath may be missing: only write the truncation note "
         "when truncated is true AND fullOutputPath is set (use .get()).",

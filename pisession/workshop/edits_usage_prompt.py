@@ -35,33 +35,52 @@ def _edit_message(entry_id: str, role: str, minute: int) -> dict:
     return _msg(entry_id, None, role, minute)
 
 
-def _edit_entries(rng: random.Random) -> list:
-    entries: list = []
-    targets: list = []
-    for position in range(rng.randint(3, 9)):
-        minute = position + 1
-        if targets and rng.random() < 0.45:
-            replacement = rng.choice(
-                (
-                    None,
-                    {"content": f"edit {position}"},
-                    {"content": [{"type": "text", "text": f"blocks {position}"}]},
-                )
-            )
-            entries.append(
-                new_entry(
-                    "context_edit",
-                    f"e{position}",
-                    None,
-                    minute,
-                    targetId=rng.choice(targets),
-                    replacement=replacement,
-                )
-            )
-            continue
-        entry_id = f"m{position}"
-        entries.append(_edit_message(entry_id, rng.choice(_EDIT_ROLES), minute))
-        targets.append(entry_id)
+_EDITABLE = ("user", "assistant", "toolResult", "custom")
+
+
+def _replacement(rng: random.Random, number: int) -> dict | None:
+    return rng.choice(
+        (
+            None,
+            {"content": f"edit {number}"},
+            {"content": [{"type": "text", "text": f"blocks {number}"}]},
+        )
+    )
+
+
+def _edit_entries(rng: random.Random, telling: bool = False) -> list:
+    """Messages and context edits of them, an edit mostly after its target, now and then
+    before it. A telling file also has a None edit of a system and of a bashExecution
+    message, and an edit placed before its target (each the only edit of its target)."""
+    roles = [rng.choice(_EDIT_ROLES) for _ in range(rng.randint(2, 6))]
+    special = ["system", "bashExecution", rng.choice(_EDITABLE)] if telling else []
+    messages = [_edit_message(f"m{i}", role, i) for i, role in enumerate(roles + special)]
+    plain_ids = [m["id"] for m in messages[: len(roles)]]
+    edits = [
+        (rng.choice(plain_ids), _replacement(rng, number), rng.random() < 0.2)
+        for number in range(rng.randint(1, 4))
+    ]
+    if telling:
+        system_id, bash_id, early_id = (m["id"] for m in messages[len(roles) :])
+        edits += [
+            (system_id, None, False),
+            (bash_id, None, False),
+            (early_id, _replacement(rng, len(edits)), True),
+        ]
+    entries = list(messages)
+    rng.shuffle(entries)
+    for number, (target_id, replacement, before) in enumerate(edits):
+        target = next(i for i, e in enumerate(entries) if e["id"] == target_id)
+        position = rng.randint(0, target) if before else rng.randint(target + 1, len(entries))
+        edit = new_entry(
+            "context_edit",
+            f"e{number}",
+            None,
+            len(messages) + number,
+            targetId=target_id,
+            replacement=replacement,
+        )
+        entries.insert(position, edit)
     return _chained(entries)
 
 
@@ -100,11 +119,21 @@ def _edits_model(
     always_wrap=False,
     every_role=False,
     null_empties=False,
+    null_editable_only=False,
+    after_target_only=False,
 ):
     edits: dict = {}
+    seen: set = set()
     for entry in entries:
-        if entry["type"] == "context_edit" and not (first_wins and entry["targetId"] in edits):
-            edits[entry["targetId"]] = entry
+        if entry["type"] == "message":
+            seen.add(entry["id"])
+        target = entry.get("targetId")
+        if (
+            entry["type"] == "context_edit"
+            and not (first_wins and target in edits)
+            and not (after_target_only and target not in seen)
+        ):
+            edits[target] = entry
     out = []
     for entry in entries:
         if entry["type"] != "message":
@@ -113,9 +142,10 @@ def _edits_model(
         edit = edits.get(entry["id"])
         if edit is not None:
             replacement = edit["replacement"]
-            if replacement is None and not null_empties:
+            editable = every_role or message["role"] in _EDITABLE
+            if replacement is None and not null_empties and (editable or not null_editable_only):
                 continue
-            if every_role or message["role"] in ("user", "assistant", "toolResult", "custom"):
+            if editable:
                 content = replacement["content"] if replacement else []
                 wrap = always_wrap or (
                     not never_wrap and message["role"] in ("assistant", "toolResult")
@@ -132,7 +162,7 @@ CONTEXT_EDITS = Exercise(
     _edits_fixed,
     lambda rng: [
         Case("drawn at random", (e,), _edited(e), True)
-        for e in (_edit_entries(rng) for _ in range(DRAWN))
+        for e in (_edit_entries(rng, telling=number == 0) for number in range(DRAWN))
     ],
     (
         Mistake(
@@ -155,12 +185,25 @@ CONTEXT_EDITS = Exercise(
             "bashExecution message is left as it is.",
         ),
         Mistake(
+            lambda e: _edits_model(e, null_editable_only=True),
+            "your answer kept a system or bashExecution message whose edit is None. A None "
+            "replacement omits the target's message whatever its role; only an edit with "
+            "content leaves system and bash messages as they are.",
+        ),
+        Mistake(
             lambda e: _edits_model(e, null_empties=True),
             "a None replacement removes the target's message entirely.",
         ),
+        Mistake(
+            lambda e: _edits_model(e, after_target_only=True),
+            "your answer applied an edit only to a message that came before it. Pi first "
+            "collects the edits of all the selected entries (the last one per target wins), "
+            "then builds the messages: an edit placed before its target applies too.",
+        ),
     ),
-    "collect the edits (a later one for the same target replaces an earlier one); a None "
-    "replacement removes the target's message; otherwise user, assistant, toolResult and "
+    "collect the edits of all the entries first (a later one for the same target replaces "
+    "an earlier one, wherever the target is); a None replacement removes the target's "
+    "message, whatever its role; otherwise user, assistant, toolResult and "
     "custom messages take replacement['content'], a string becoming one text block for "
     "assistant and toolResult; other roles are left alone.",
 )
@@ -179,8 +222,12 @@ def _tokens(entries: list) -> int:
     return int(_session(entries, "usage").stats().usage.total_tokens)
 
 
-def _tokens_model(entries, *, only_assistant=False, kinds=None, summaries=True, cache=True):
+def _tokens_model(
+    entries, *, only_assistant=False, kinds=None, summaries=True, cache=True, reported=False
+):
     def add(usage):
+        if reported:
+            return usage["totalTokens"]
         total = usage["input"] + usage["output"]
         return total + (usage["cacheRead"] + usage["cacheWrite"] if cache else 0)
 
@@ -212,16 +259,46 @@ _USAGE_KINDS = (
     "label",
 )
 
+
+def _usages(entries: list) -> list:
+    """The usage dicts a file's entries carry (on messages and on entries)."""
+    found = [e.get("usage") for e in entries]
+    found += [e["message"].get("usage") for e in entries if e["type"] == "message"]
+    return [u for u in found if u]
+
+
+def _misreported(rng: random.Random, entries: list) -> list:
+    """``entries`` with some usages' ``totalTokens`` not the sum of their parts (a
+    provider's own count, here with reasoning tokens), at least one of them."""
+    usages = _usages(entries)
+    for number, usage in enumerate(usages):
+        if number == 0 or rng.random() < 0.3:
+            usage["totalTokens"] += rng.randint(1, 400)
+    return entries
+
+
+def _tokens_drawn(rng: random.Random) -> list[Case]:
+    return [
+        Case("drawn at random", (entries,), _tokens(entries), True)
+        for entries in (
+            _misreported(rng, entries) for entries, _ in _drawn_sessions(rng, DRAWN, _USAGE_KINDS)
+        )
+    ]
+
+
 TOTAL_TOKENS = Exercise(
     "total tokens",
     lambda: [
         Case(name, (s.entries,), _tokens(s.entries)) for name, s in _sample_sessions().items()
     ],
-    lambda rng: [
-        Case("drawn at random", (entries,), _tokens(entries), True)
-        for entries, _ in _drawn_sessions(rng, DRAWN, _USAGE_KINDS)
-    ],
+    _tokens_drawn,
     (
+        Mistake(
+            lambda e: _tokens_model(e, reported=True),
+            "your answer added up totalTokens. Pi does not read it: each usage adds input + "
+            "output + cacheRead + cacheWrite, and a provider's totalTokens can differ from "
+            "that sum.",
+        ),
         Mistake(
             lambda e: _tokens_model(e, only_assistant=True),
             "not only assistant messages: usage entries, tool results with usage, "
@@ -260,7 +337,21 @@ def _prompt(messages: list) -> dict:
     return {"text": prompt.text, "tools": list(prompt.tools)}
 
 
-def _system_messages(rng: random.Random) -> list:
+def _section_deleted_and_set_again(rng: random.Random, out: list) -> list:
+    """``out`` with three system messages among its own: one setting sections 'mode' and
+    'memory', a later one deleting 'mode' (None), a later one setting it again (so it now
+    comes after 'memory')."""
+    patches = ({"mode": "mode v1", "memory": "memory v1"}, {"mode": None}, {"mode": "mode v2"})
+    positions = sorted(rng.randint(0, len(out)) for _ in patches)
+    for shift, (position, sections) in enumerate(zip(positions, patches)):
+        message = {"role": "system", "content": "", "sections": sections, "timestamp": position}
+        out.insert(position + shift, message)
+    return out
+
+
+def _system_messages(rng: random.Random, telling: bool = False) -> list:
+    """Random system (and now and then user) messages; a telling list also deletes a
+    section and sets it again."""
     names = ("preamble", "rules", "env", "docs")
     tools = ("read", "bash", "edit", "ls", "write")
     out: list = []
@@ -280,7 +371,7 @@ def _system_messages(rng: random.Random) -> list:
             message["toolsRemoved"] = [{"name": t} for t in rng.sample(tools, rng.randint(1, 2))]
         message["timestamp"] = position
         out.append(message)
-    return out
+    return _section_deleted_and_set_again(rng, out) if telling else out
 
 
 def _prompt_model(messages, *, keep_null=False, add_first=False, no_content=False, joiner="\n\n"):
@@ -315,12 +406,13 @@ SYSTEM_PROMPT = Exercise(
     ],
     lambda rng: [
         Case("drawn at random", (m,), _prompt(m), True)
-        for m in (_system_messages(rng) for _ in range(DRAWN))
+        for m in (_system_messages(rng, telling=number == 0) for number in range(DRAWN))
     ],
     (
         Mistake(
             lambda m: _prompt_model(m, keep_null=True),
-            "a section set to None is deleted; set again later, it goes last.",
+            "your answer kept a section set to None in its place. Pi deletes it, so when it "
+            "is set again later it goes last, after the sections set meanwhile.",
         ),
         Mistake(
             lambda m: _prompt_model(m, add_first=True),

@@ -104,6 +104,7 @@ DIR_NAME_INPUTS = (
     "C:\\work\\api\\",
     "C:/Users/ana/code",
     "\\\\server\\share\\repo",
+    "D:\\",
 )
 
 
@@ -112,8 +113,10 @@ def _dir_fixed() -> list[Case]:
 
 
 def _dir_drawn(rng: random.Random) -> list[Case]:
-    cases = []
-    for _ in range(DRAWN):
+    """Random POSIX, drive and network paths, the first one a drive's root."""
+    root = rng.choice("CDEZ") + rng.choice((":\\", ":/"))
+    cases = [Case(repr(root), (root,), pi_folder_name(root), True)]
+    for _ in range(DRAWN - 1):
         parts = [
             rng.choice(_WORDS) + rng.choice(("", "-2", ":x", ".d"))
             for _ in range(rng.randint(1, 4))
@@ -138,11 +141,23 @@ def _strip_all(cwd: str) -> str:
     return "--" + re.sub(r"[/\\:]", "-", cwd.lstrip("/\\")) + "--"
 
 
+def _strip_trailing(cwd: str) -> str:
+    """A trailing separator dropped from the resolved path, a drive's root's too."""
+    resolved = pi_resolved(cwd)
+    return _folder_rule(resolved[:-1] if resolved[-1:] in ("/", "\\") else resolved)
+
+
 SESSION_DIR_NAME = Exercise(
     "session dir name",
     _dir_fixed,
     _dir_drawn,
     (
+        Mistake(
+            _strip_trailing,
+            "your answer dropped the '\\' of a drive's root. Pi resolves 'D:\\' to 'D:\\' "
+            "(the root keeps its separator; only a trailing one after a folder goes), so the "
+            "folder is '--D----', not '--D---'.",
+        ),
         Mistake(
             lambda cwd: pi_folder_name(cwd.replace(":", "")),
             "a ':' becomes '-' like a slash (the chapter's '--C-work-api--' drops it; "
@@ -166,8 +181,8 @@ SESSION_DIR_NAME = Exercise(
             "remove one leading '/' or '\\' before replacing the separators.",
         ),
     ),
-    "drop a trailing separator, remove ONE leading '/' or '\\', turn every '/', '\\' and ':' "
-    "into '-', and put '--' before and after.",
+    "drop a trailing separator (not the '\\' of a drive's root such as 'D:\\'), remove ONE "
+    "leading '/' or '\\', turn every '/', '\\' and ':' into '-', and put '--' before and after.",
 )
 
 
@@ -197,6 +212,8 @@ _LINES = {
     "Infinity": b'{"type":"usage","id":"u2","cost":-Infinity}',
     "a torn line": b'{"type":"message","id":"t0rn","mess',
     "a list": b"[1, 2]",
+    "an empty list []": b"[]",
+    "an empty object {}": b"{}",
     "a string": b'"just text"',
     "a number": b"42",
     "U+2028 inside a string": '{"type":"custom","id":"c1","data":"a\u2028b"}'.encode(),
@@ -227,15 +244,22 @@ def _values_fixed() -> list[Case]:
 
 
 def _values_drawn(rng: random.Random) -> list[Case]:
+    """Random lines after a header (now and then before it), the first file with a `[]`
+    or `{}` line (truthy in JavaScript) after its header."""
     names = list(_LINES)
     cases = []
-    for _ in range(DRAWN):
+    for number in range(DRAWN):
         chosen = [rng.choice(names) for _ in range(rng.randint(2, 8))]
+        if number == 0:
+            chosen.insert(rng.randint(0, len(chosen)), rng.choice(_EMPTY_BUT_TRUTHY))
         lines = [_LINES[n] for n in chosen]
-        position = 0 if rng.random() < 0.85 else rng.randint(0, len(lines))
+        position = 0 if number == 0 or rng.random() < 0.85 else rng.randint(0, len(lines))
         lines.insert(position, _GOOD_HEADER)
         cases.append(_values_case("drawn: " + ", ".join(chosen), lines, True))
     return cases
+
+
+_EMPTY_BUT_TRUTHY = ("an empty list []", "an empty object {}")
 
 
 def _js_falsy(value: object) -> bool:
@@ -249,7 +273,14 @@ def _reject(constant: str):
 
 
 def _values_model(
-    raw: bytes, *, split=None, parse=None, keep_falsy=False, header=True, objects_only=False
+    raw: bytes,
+    *,
+    split=None,
+    parse=None,
+    keep_falsy=False,
+    header=True,
+    objects_only=False,
+    python_falsy=False,
 ):
     text = raw.decode("utf-8", "replace")
     lines = split(text) if split else text.split("\n")
@@ -261,7 +292,7 @@ def _values_model(
             value = (parse or (lambda s: json.loads(s, parse_constant=_reject)))(line)
         except ValueError:
             continue
-        if not keep_falsy and _js_falsy(value):
+        if not keep_falsy and (not value if python_falsy else _js_falsy(value)):
             continue
         if objects_only and not isinstance(value, dict):
             continue
@@ -301,6 +332,12 @@ READ_VALUES = Exercise(
             lambda raw: _values_model(raw, header=False),
             "if the first value kept is not a session header (type 'session' and a string "
             "id), Pi reads no entries at all: return [].",
+        ),
+        Mistake(
+            lambda raw: _values_model(raw, python_falsy=True),
+            "your answer dropped a [] or {} line (Python's `not value` is True for them). "
+            "In JavaScript an empty array or object is truthy, and Pi keeps it; only null, "
+            'false, 0 and "" are dropped.',
         ),
         Mistake(
             lambda raw: _values_model(raw, objects_only=True),
