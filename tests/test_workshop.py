@@ -866,3 +866,31 @@ def test_a_wrong_answer_is_rejected_on_every_draw_with_its_hint(check, wrong, hi
         assert check(wrong, seed=seed) is False, f"accepted on seed {seed}"
         out = capsys.readouterr().out
         assert f"Hint: your answer {hint}" in out, f"seed {seed}:\n{out}"
+
+
+def test_the_notebook_solutions_pass_on_every_draw(capsys):
+    """07's solutions are checked with fresh draws each time nbval runs them: they must
+    pass on any draw (here 40 seeds), not only on the one stored."""
+    import importlib.util
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("notebook_build", root / "notebooks" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = build
+    spec.loader.exec_module(build)
+    cells = build.read_source(root / "notebooks" / "src" / "07-workshop.py").cells
+    namespace: dict = {"pisession": pisession}
+    calls = []
+    for cell in cells:
+        if cell.kind != "code" or cell.only == "exercises":
+            continue
+        found = re.findall(r"workshop\.(check_\w+)\((\w+)\)", cell.source)
+        if found:
+            calls += found
+        elif "solved" not in cell.source or "solved = {}" in cell.source:
+            exec(cell.source, namespace)
+    assert len(calls) == len(CHECKS)
+    for check, function in calls:
+        for seed in range(40):
+            assert getattr(workshop, check)(namespace[function], seed=seed), capsys.readouterr().out

@@ -155,6 +155,8 @@ solved["folder name"] = workshop.check_session_dir_name(session_dir_name)
 #   replaces `:` like a slash and writes `--C--work-api--` (notebook 08 shows Pi doing it).
 # - `lstrip("/\\")` removes *all* leading separators; a network path `\\server\share`
 #   keeps its second one as a dash (`---server-share--`).
+# - Dropping the `\` of a drive's root: `D:\` stays `D:\` when Pi resolves it, so its
+#   folder is `--D----`, not `--D---`.
 # - Forgetting that Pi resolves the directory first: `/home/reader/app/` and
 #   `/home/reader/app` share one folder. (pisession's own `files.session_dir_name` takes
 #   an already resolved path, so it is refused here, and would fail this case anyway.)
@@ -253,7 +255,10 @@ solved["walk"] = workshop.check_walk(walk)
 # The model starts as `None`; a `model_change` sets it to
 # `{"provider": entry["provider"], "modelId": entry["modelId"]}`, and so does every
 # assistant message, with `{"provider": message["provider"], "modelId": message["model"]}`.
-# The whole path counts, the part a compaction summarized included.
+# An assistant's `model` is the model Pi *requested*; `responseModel`, when present, is the
+# model the provider reports answering (it can differ: a fallback model, a dated version
+# behind an alias), and Pi's context does not read it. The whole path counts, the part a
+# compaction summarized included.
 
 
 # %% only=exercises
@@ -282,11 +287,16 @@ def settings(path):
 solved["settings"] = workshop.check_settings(settings)
 
 # %% [markdown] only=solutions
-# **Common mistakes.** Looking only at `model_change` entries (an assistant message
-# answered by another model sets the model too: this is the chapter's point about the
-# selected versus the responding model); stopping at the first change; starting the model
-# as `{}`. And reading settings from the whole *file*: another branch's change does not
-# count.
+# **Common mistakes.**
+#
+# - Looking only at `model_change` entries: every assistant message sets the model too,
+#   from its `model`, the model Pi requested for that turn.
+# - Reading `responseModel ?? model`: `responseModel` is the model the provider says
+#   answered, and Pi's context ignores it (Pi 0.87.1 `session-manager.js` 157). The chapter
+#   keeps three models apart: the selected one (`model_change`, possibly a virtual model),
+#   the requested one (`model`) and the responding one (`responseModel`).
+# - Stopping at the first change; starting the model as `{}`; reading settings from the
+#   whole *file* (another branch's change does not count).
 
 # %% [markdown]
 # ### 7. A bash execution, as the model sees it
@@ -299,7 +309,9 @@ solved["settings"] = workshop.check_settings(settings)
 # - the text is ``"Ran `COMMAND`\n"``, then the output inside a fence
 #   ```` "```\n" + output + "\n```" ````, or `"(no output)"` when the output is empty;
 # - then `"\n\n(command cancelled)"` if `cancelled`, **otherwise**
-#   `"\n\nCommand exited with code N"` when `exitCode` is neither 0 nor None;
+#   `"\n\nCommand exited with code N"` when `exitCode` is neither the number 0 nor None.
+#   Pi tests with JavaScript's `!==`, where `false` is not 0: `exitCode: false` gives
+#   `"Command exited with code false"` (lower case, as JavaScript prints it);
 # - then `"\n\n[Output truncated. Full output: PATH]"` when `truncated` and
 #   `fullOutputPath` are both set.
 
@@ -327,6 +339,8 @@ def bash_to_llm(message):
     code = message.get("exitCode")
     if message.get("cancelled"):
         text += "\n\n(command cancelled)"
+    elif isinstance(code, bool):  # false !== 0 in JavaScript (in Python False == 0)
+        text += f"\n\nCommand exited with code {str(code).lower()}"
     elif code is not None and code != 0:
         text += f"\n\nCommand exited with code {code}"
     if message.get("truncated") and message.get("fullOutputPath"):
@@ -346,6 +360,8 @@ solved["bash execution"] = workshop.check_bash_to_llm(bash_to_llm)
 #
 # - Printing the exit code of a cancelled command: a cancelled `npm test` that exited with
 #   130 shows only `(command cancelled)`. The code line is the `else` branch.
+# - `code not in (None, 0)` or `code != 0`: Python's `False == 0` hides the line Pi writes
+#   for `exitCode: false` (`Command exited with code false`).
 # - `content` as a plain string instead of a list with one text block.
 # - A fence around empty output instead of `(no output)`; the truncation note without a
 #   path; `message["truncated"]` on a message that leaves the field out (`KeyError`).
@@ -499,7 +515,8 @@ solved["v2 -> v3"] = workshop.check_v2_to_v3(v2_to_v3)
 #
 # `total_tokens(entries)` gets **all** the entries of a file (every branch, compacted
 # history included) and returns the session's total tokens as Pi's statistics count them:
-# for every usage Pi counts, `input + output + cacheRead + cacheWrite`. Pi counts the
+# for every usage Pi counts, `input + output + cacheRead + cacheWrite` (not the usage's own
+# `totalTokens`, which a provider may count differently). Pi counts the
 # `usage` of assistant messages, of tool results that have one, of compactions and branch
 # summaries that have one, and of every `usage` entry, whatever its `kind` (Pi writes
 # `"cache_warm"`; unknown kinds are normal usage).
@@ -534,7 +551,8 @@ solved["total tokens"] = workshop.check_total_tokens(total_tokens)
 # **Common mistakes.** Counting assistant messages only (Pi's HTML export does that);
 # keeping only known usage kinds (the format says unknown kinds are normal usage);
 # skipping the usage of compactions and branch summaries; adding input and output but not
-# the cache tokens.
+# the cache tokens; adding up `totalTokens` (Pi never reads it, and the checker's cases
+# hold usages whose `totalTokens` is not the sum of the four).
 
 # %% [markdown]
 # ### 12. Context edits
@@ -543,8 +561,10 @@ solved["total tokens"] = workshop.check_total_tokens(total_tokens)
 # `context_edit` entries, in order) and returns the messages Pi builds from them: each
 # `message` entry's `message`, edited, and nothing for the `context_edit` entries.
 #
-# - For each target keep the **last** edit (`targetId`, `replacement`).
-# - `replacement` is `None`: the target contributes no message.
+# - Collect the edits first, then build the messages: for each target keep the **last**
+#   edit (`targetId`, `replacement`), wherever it stands (an edit placed before its
+#   target applies too).
+# - `replacement` is `None`: the target contributes no message, whatever its role.
 # - Otherwise a `user`, `assistant`, `toolResult` or `custom` message gets
 #   `replacement["content"]`; a string becomes `[{"type": "text", "text": ...}]` for
 #   assistant and toolResult messages only. Other roles are left alone.
@@ -584,10 +604,12 @@ def apply_context_edits(entries):
 solved["context edits"] = workshop.check_context_edits(apply_context_edits)
 
 # %% [markdown] only=solutions
-# **Common mistakes.** Applying the first edit of a target instead of the last; wrapping a
-# string for every role (user and custom messages keep the string) or for none (assistant
-# and tool results need blocks); editing a system or bash message; keeping an omitted
-# message with empty content instead of leaving it out.
+# **Common mistakes.** Applying the first edit of a target instead of the last; applying
+# edits as you go, so that one placed before its target is missed; wrapping a string for
+# every role (user and custom messages keep the string) or for none (assistant and tool
+# results need blocks); giving a system or bash message new content; checking the role
+# before the `None` test, so that a `None` edit of a system or bash message keeps it;
+# keeping an omitted message with empty content instead of leaving it out.
 
 # %% [markdown]
 # ### 13. The system prompt
@@ -634,8 +656,9 @@ def replay_system_prompt(messages):
 solved["system prompt"] = workshop.check_system_prompt(replay_system_prompt)
 
 # %% [markdown] only=solutions
-# **Common mistakes.** Keeping a section set to `None` (it is deleted, and set again later
-# it goes last: a Python dict does exactly what Pi's `Map` does if you `pop` it); adding
+# **Common mistakes.** Keeping a section set to `None` in the dict (`sections.update(...)`):
+# Pi deletes it, so set again later it goes last, after the sections set meanwhile (a
+# Python dict does exactly what Pi's `Map` does if you `pop` it); adding
 # `toolsAdded` before removing `toolsRemoved`; forgetting the `content` strings; joining
 # with one newline.
 
@@ -648,11 +671,16 @@ solved["system prompt"] = workshop.check_system_prompt(replay_system_prompt)
 # - the header's `version` becomes 2;
 # - every other value gets `id = new_id()` and, as `parentId`, the previous entry's id
 #   (`None` for the first one);
-# - a compaction's `firstKeptEntryIndex` counts the values **with the header as index 0**:
-#   when `values[index]` is an earlier entry (it already has its new id), the compaction
-#   gets `firstKeptEntryId` = that id; otherwise (the header, an index past the end, or a
-#   later entry without an id yet) it gets no `firstKeptEntryId`. The index is deleted
-#   either way.
+# - a compaction whose `firstKeptEntryIndex` is a **number** (JavaScript's `typeof`: not
+#   a string such as `"1"`, not `true`) looks up `values[index]`, the header being index 0,
+#   **as the list stands at that moment**: an earlier entry and the compaction itself
+#   already have their new ids, a later entry still has the id it had in the file, if any.
+#   Unless that value is the header or has no id (or the index is past the end), the
+#   compaction gets `firstKeptEntryId` = that id; then the index is deleted. So an index
+#   naming the compaction itself gives its own id (it keeps nothing), and one naming a
+#   later entry that already had an id gives that old id;
+# - any other `firstKeptEntryIndex` (a string, a boolean) stays as it is, and no
+#   `firstKeptEntryId` is set (Pi 0.87.1, `session-manager.js` 39-51).
 
 
 # %% only=exercises
@@ -673,9 +701,10 @@ def v1_to_v2(values, new_id):
             continue
         entry["id"], entry["parentId"] = new_id(), previous
         previous = entry["id"]
-        if entry["type"] == "compaction" and "firstKeptEntryIndex" in entry:
-            index = entry.pop("firstKeptEntryIndex")
-            target = out[index] if 0 <= index < len(out) else None
+        index = entry.get("firstKeptEntryIndex")
+        if entry["type"] == "compaction" and type(index) in (int, float):  # not True, not "1"
+            del entry["firstKeptEntryIndex"]
+            target = out[int(index)] if index in range(len(out)) else None  # as it stands
             if target is not None and target["type"] != "session" and "id" in target:
                 entry["firstKeptEntryId"] = target["id"]
     return out
@@ -685,9 +714,16 @@ def v1_to_v2(values, new_id):
 solved["v1 -> v2"] = workshop.check_v1_to_v2(v1_to_v2)
 
 # %% [markdown] only=solutions
-# **Common mistakes.** Counting the index from the first *entry* (it counts the header as
-# 0); keeping `firstKeptEntryIndex`; setting `firstKeptEntryId` to `None` instead of
-# leaving it out; forgetting the header's version.
+# **Common mistakes.**
+#
+# - Counting the index from the first *entry* (`values[index + 1]`): Pi reads
+#   `values[index]` from the list that still holds the header.
+# - Resolving only indexes of *earlier* entries: the compaction itself gives its own id,
+#   and a later entry that had an id in the file gives that id.
+# - `isinstance(index, int)`: `True` is an `int` in Python, not a number in JavaScript;
+#   converting or deleting a string index: Pi leaves a non-number index in place.
+# - Keeping a numeric `firstKeptEntryIndex`; setting `firstKeptEntryId` to `None` instead
+#   of leaving it out; forgetting the header's version.
 
 # %% [markdown]
 # ### 15. The lines Pi keeps
@@ -696,7 +732,7 @@ solved["v1 -> v2"] = workshop.check_v1_to_v2(v1_to_v2)
 # first. Decode as UTF-8 and split on `"\n"` only; skip lines that are blank, that
 # JavaScript's `JSON.parse` rejects (it has no `NaN` or `Infinity`, which Python's `json`
 # accepts), and whose value is falsy in JavaScript (`null`, `false`, `0`, `""`); keep every
-# other value. If the first value kept is not a header (`"type": "session"` with a string
+# other value (`[]` and `{}` too: JavaScript holds them truthy). If the first value kept is not a header (`"type": "session"` with a string
 # `id`), Pi reads nothing: return `[]`.
 
 
