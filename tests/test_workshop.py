@@ -3,8 +3,9 @@
 Each reference solution below is written the way a reader would write it (plain dicts,
 no pisession internals); each wrong one is a mistake seen in real tools or likely in a
 first attempt. The mistakes named in issue 10 (the checkers used to accept them) each get
-a test that also checks the hint names the actual mistake. The checkers draw hidden cases
-at random for every run, so an answer that looks the visible cases up fails.
+a test that also checks the hint names the actual mistake; those of issue 27 must be
+rejected on each of 40 draws, with a hint that says what the answer did. The checkers draw
+hidden cases at random for every run, so an answer that looks the visible cases up fails.
 """
 
 from __future__ import annotations
@@ -815,6 +816,82 @@ def v1_to_v2_booleans_as_numbers(values, new_id):
     return out
 
 
+def kept_range_from_the_entry_before(path):
+    cuts = [i for i, e in enumerate(path) if e["type"] == "compaction"]
+    if not cuts:
+        return [e["id"] for e in path]
+    compaction = path[cuts[-1]]
+    before = path[: cuts[-1]]
+    ids = [e["id"] for e in before]
+    if compaction.get("firstKeptEntryId") not in ids:
+        start = len(before)
+    else:
+        start = max(ids.index(compaction["firstKeptEntryId"]) - 1, 0)
+    kept = [e["id"] for e in before[start:] if not _is_system(e)]
+    return [compaction["id"], *kept, *[e["id"] for e in path[cuts[-1] + 1 :]]]
+
+
+def v2_to_v3_renaming_type_and_role(values):
+    return [
+        {**v, "type": "custom"}
+        if v["type"] == "message"
+        and v["message"]["role"] == "custom"
+        and m["type"] == "message"
+        and m["message"].get("role") == "hookMessage"
+        else v
+        for v, m in zip(v2_to_v3(values), values)
+    ]
+
+
+def _v1_to_v2_with(values, new_id, resolve):
+    out = [dict(v) for v in values]
+    previous = None
+    for entry in out:
+        if entry["type"] == "session":
+            entry["version"] = 2
+            continue
+        entry["id"], entry["parentId"] = new_id(), previous
+        previous = entry["id"]
+        if entry["type"] == "compaction":
+            resolve(entry, out)
+    return out
+
+
+def v1_to_v2_converting_strings(values, new_id):
+    def resolve(entry, out):
+        index = entry.get("firstKeptEntryIndex")
+        if isinstance(index, str):
+            index = int(index)
+        if type(index) is int:
+            del entry["firstKeptEntryIndex"]
+            if 0 < index < len(out) and "id" in out[index]:
+                entry["firstKeptEntryId"] = out[index]["id"]
+
+    return _v1_to_v2_with(values, new_id, resolve)
+
+
+def v1_to_v2_counting_from_the_first_entry(values, new_id):
+    def resolve(entry, out):
+        index = entry.get("firstKeptEntryIndex")
+        if type(index) is int:
+            del entry["firstKeptEntryIndex"]
+            if 0 <= index + 1 < len(out) and "id" in out[index + 1]:
+                entry["firstKeptEntryId"] = out[index + 1]["id"]
+
+    return _v1_to_v2_with(values, new_id, resolve)
+
+
+def v1_to_v2_none_when_unresolved(values, new_id):
+    def resolve(entry, out):
+        index = entry.get("firstKeptEntryIndex")
+        if type(index) is int:
+            del entry["firstKeptEntryIndex"]
+            target = out[index] if 0 < index < len(out) else {}
+            entry["firstKeptEntryId"] = target.get("id")
+
+    return _v1_to_v2_with(values, new_id, resolve)
+
+
 WRONG_ON_EVERY_DRAW = [
     (workshop.check_settings, settings_from_response_model, "took the model from responseModel"),
     (workshop.check_read_values, read_values_python_truthiness, "dropped a [] or {} line"),
@@ -845,6 +922,19 @@ WRONG_ON_EVERY_DRAW = [
         kept_range_from_the_next_entry,
         "started the kept range one entry AFTER",
     ),
+    (
+        workshop.check_kept_range,
+        kept_range_from_the_entry_before,
+        "also kept the entry just BEFORE",
+    ),
+    (workshop.check_v2_to_v3, v2_to_v3_renaming_type_and_role, "renamed message.role and also"),
+    (workshop.check_v1_to_v2, v1_to_v2_converting_strings, "converted a string"),
+    (
+        workshop.check_v1_to_v2,
+        v1_to_v2_counting_from_the_first_entry,
+        "counted firstKeptEntryIndex",
+    ),
+    (workshop.check_v1_to_v2, v1_to_v2_none_when_unresolved, "set firstKeptEntryId to None"),
     (workshop.check_v2_to_v3, v2_to_v3_renaming_the_type, "changed the entry's type"),
     (workshop.check_v1_to_v2, v1_to_v2_earlier_entries_only, "resolved only indexes of earlier"),
     (workshop.check_v1_to_v2, v1_to_v2_any_index, "deleted a firstKeptEntryIndex that is not"),
