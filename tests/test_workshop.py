@@ -663,10 +663,7 @@ def read_values_python_truthiness(raw):
 
 def dir_name_stripping_a_drive_root(cwd):
     if len(cwd) > 1 and cwd[-1] in "/\\":
-        cwd = cwd[:-1]
-    if re.fullmatch(r"[A-Za-z]:", cwd):
-        cwd += "\\"  # a bare drive resolves to its root again ...
-        cwd = cwd[:-1]  # ... and the root loses its separator
+        cwd = cwd[:-1]  # a drive's root loses its separator too
     return "--" + re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", cwd)) + "--"
 
 
