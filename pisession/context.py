@@ -30,9 +30,9 @@ from itertools import compress, repeat
 from operator import eq, ne
 from typing import NamedTuple
 
-from .errors import CycleError, SessionFormatError
+from .errors import CycleError, PisessionError, SessionFormatError
 from .jsdate import DateConversionError, js_time_ms
-from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish, strict_equal, truthy
+from .jsvalue import NO_KEY, UNDEFINED, ToPrimitiveError, js_key, nullish, strict_equal, truthy
 from .jsvalue import field as js_field
 from .text import quoted
 
@@ -832,6 +832,19 @@ class Context:
     thinking_level: object
     model: dict | None
     leaf: int | None = None
+    #: the projected entry each message came from, and the file: where Pi throws on a
+    #: message, ``located`` names its entry's line
+    origins: list = field(default_factory=list, compare=False, repr=False)
+    source: str = field(default="", compare=False, repr=False)
+
+    def located(self, error: ToPrimitiveError) -> PisessionError:
+        """``error`` (Pi throws on message ``error.index``) as a ``PiFailure`` naming the
+        file and the line of the entry that message came from."""
+        if error.index is None or not 0 <= error.index < len(self.origins):
+            return error
+        item = self.origins[error.index]
+        reason = f"entry {quoted(item.id)}: {error.reason}"
+        return PiFailure(self.source, item.line, reason, position=item.position)
 
     def to_dict(self) -> dict:
         """Exactly Pi's JSON shape: ``{"messages", "thinkingLevel", "model"}``."""
@@ -842,10 +855,13 @@ class Context:
         return out
 
     def to_llm(self) -> list:
-        """The provider messages (Pi's ``convertToLlm``)."""
+        """The provider messages (Pi's ``convertToLlm``); ``PiFailure`` where Pi throws."""
         from .llm import to_llm
 
-        return to_llm(self.messages)
+        try:
+            return to_llm(self.messages)
+        except ToPrimitiveError as exc:
+            raise self.located(exc) from None
 
     def to_json(self, indent: int | None = None) -> str:
         """``to_dict()`` serialised as ``JSON.stringify`` would."""
@@ -945,5 +961,8 @@ def project(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> Pro
     path, settings, selection, found = leaf_steps(index, leaf, edits)
     items = list(contributions(index, selection, found))
     messages = [m for item in items for m in item.messages]
-    context = Context(messages, settings.thinking_level, settings.model, leaf)
+    origins = [item for item in items for _ in item.messages]
+    context = Context(
+        messages, settings.thinking_level, settings.model, leaf, origins, index.source
+    )
     return Projection(items, context, path, selection)

@@ -48,9 +48,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from .errors import PisessionError
-from .jsjson import js_number
-from .jsvalue import UNDEFINED
+from .jsvalue import UNDEFINED, ToPrimitiveError, js_string
 
 NAN = float("nan")
 MAX_TIME_MS = 8.64e15  # ES: a time value is at most 100,000,000 days from the epoch
@@ -58,9 +56,9 @@ _MAX_LOCAL_MS = MAX_TIME_MS + 864_000_000  # V8 converts local times up to 10 da
 _MS_PER_DAY = 86_400_000.0
 
 
-class DateConversionError(PisessionError):
-    """``new Date(value)`` throws in JavaScript: the value is (or holds) an object with a
-    ``toString`` key, which JSON can never make a function."""
+#: ``new Date(value)`` throws in JavaScript: the value is (or holds) an object with a
+#: ``toString`` key, which JSON can never make a function (``jsvalue.js_string``).
+DateConversionError = ToPrimitiveError
 
 
 # --------------------------------------------------------------------------- tokens
@@ -683,57 +681,6 @@ def _to_double(number: int | float) -> float:
         return math.inf if number > 0 else -math.inf
 
 
-def _number_text(number: int | float) -> str:
-    """``String(number)`` for a JSON number."""
-    x = _to_double(number)
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return js_number(repr(x))
-
-
-def _object_text(obj: dict) -> str:
-    if "toString" in obj:  # not callable: ToPrimitive finds no method and throws
-        raise DateConversionError(
-            "new Date(value): cannot convert an object with a 'toString' key to a "
-            "primitive value (JavaScript throws a TypeError)"
-        )
-    return "[object Object]"
-
-
-def _element_text(value: object) -> str:
-    if value is None or value is UNDEFINED:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return _number_text(value)
-    return _object_text(value)
-
-
-def _join(array: list) -> str:
-    """``Array.prototype.toString``: elements joined with ``","``, null as ``""``,
-    nested arrays joined the same way (without recursion, for any depth)."""
-    parts: list[str] = []
-    stack = [iter(array)]
-    first = [True]
-    while stack:
-        for item in stack[-1]:
-            if not first[-1]:
-                parts.append(",")
-            first[-1] = False
-            if isinstance(item, list):
-                stack.append(iter(item))
-                first.append(True)
-                break
-            parts.append(_element_text(item))
-        else:
-            stack.pop()
-            first.pop()
-    return "".join(parts)
-
-
 def date_argument(value: object) -> str | float:
     """What ``new Date(value)`` works with: the string it parses, or the number it clips.
 
@@ -752,10 +699,8 @@ def date_argument(value: object) -> str | float:
         return 1.0 if value else 0.0
     if isinstance(value, (int, float)):
         return _to_double(value)
-    if isinstance(value, list):
-        return _join(value)
-    if isinstance(value, dict):
-        return _object_text(value)
+    if isinstance(value, (list, dict)):
+        return js_string(value)  # ToPrimitive: the array joined, or "[object Object]"
     return NAN
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable
 
+from .errors import PisessionError
+
 
 class _Undefined:
     """JavaScript's ``undefined``: a field that is absent (JSON output omits it)."""
@@ -146,16 +148,54 @@ def js_key(value: object) -> Hashable:
     return value
 
 
+#: V8's message where ToPrimitive finds no method to call.
+CANNOT_CONVERT = "Cannot convert object to primitive value"
+
+
+class ToPrimitiveError(PisessionError):
+    """JavaScript throws ``TypeError: Cannot convert object to primitive value``: the
+    value is (or an array holds, at any depth) an object with its own ``toString`` key.
+    JSON can never make that key a function, so ``ToPrimitive`` finds no method to call
+    (an own ``valueOf`` alone is harmless: ``Object.prototype.toString`` still answers).
+
+    ``index`` is the message, in a list of messages, where Pi throws (when known).
+    """
+
+    def __init__(self, reason: str = f"TypeError: {CANNOT_CONVERT}", index: int | None = None):
+        self.reason = reason
+        self.index = index
+        super().__init__(reason)
+
+
 def js_string(value: object) -> str:
-    """``String(value)`` / template-literal conversion for JSON values.
+    """JavaScript's ``ToString`` of a JSON value: what ``String(value)``, a template
+    literal, ``"" + value`` and ``Array.prototype.join`` make of it. Arrays join their
+    elements with ``","`` (null and undefined as ``""``, nested arrays the same way, at
+    any depth); an object is ``"[object Object]"``, unless it has its own ``toString``
+    key, where JavaScript throws (:class:`ToPrimitiveError`).
 
     >>> [js_string(v) for v in (None, UNDEFINED, True, 3, 2.5, "s", [1, None], {})]
     ['null', 'undefined', 'true', '3', '2.5', 's', '1,', '[object Object]']
-    >>> js_string(2**53 + 1), js_string(10**21), js_string(10**400)
-    ('9007199254740992', '1e+21', 'Infinity')
+    >>> js_string(2**53 + 1), js_string(10**21), js_string(10**400), js_string([[1, [2]], 3])
+    ('9007199254740992', '1e+21', 'Infinity', '1,2,3')
+    >>> js_string({"valueOf": 1}), js_string([1, {"toString": 1}])
+    Traceback (most recent call last):
+    ...
+    pisession.jsvalue.ToPrimitiveError: TypeError: Cannot convert object to primitive value
     """
+    if type(value) is str:
+        return value
+    if isinstance(value, list):
+        return _join(value)
+    return _element_string(value)
+
+
+def _element_string(value: object) -> str:
+    """``ToString`` of a value that is not an array."""
     from .jsjson import js_number
 
+    if isinstance(value, str):
+        return value
     if value is UNDEFINED:
         return "undefined"
     if value is None:
@@ -172,11 +212,32 @@ def js_string(value: object) -> str:
         if value in (float("inf"), float("-inf")):
             return "Infinity" if value > 0 else "-Infinity"
         return js_number(repr(value))
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return ",".join("" if v is None or v is UNDEFINED else js_string(v) for v in value)
+    if isinstance(value, dict) and "toString" in value:
+        raise ToPrimitiveError()
     return "[object Object]"
+
+
+def _join(array: list) -> str:
+    """``Array.prototype.toString``: elements joined with ``","``, null and undefined as
+    ``""``, nested arrays joined the same way (without recursion, for any depth)."""
+    parts: list[str] = []
+    stack = [iter(array)]
+    first = [True]
+    while stack:
+        for item in stack[-1]:
+            if not first[-1]:
+                parts.append(",")
+            first[-1] = False
+            if isinstance(item, list):
+                stack.append(iter(item))
+                first.append(True)
+                break
+            if item is not None and item is not UNDEFINED:
+                parts.append(_element_string(item))
+        else:
+            stack.pop()
+            first.pop()
+    return "".join(parts)
 
 
 #: What JavaScript's ``trim()`` and ``Number()`` strip: WhiteSpace and LineTerminator.
@@ -220,7 +281,6 @@ def to_number(value: object) -> float:
             return js_number_value(int(text, 0))
         if _DECIMAL.fullmatch(text):
             return float(text.replace("Infinity", "inf"))
-    return float("nan")
     return float("nan")
 
 

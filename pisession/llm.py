@@ -8,7 +8,16 @@ this is Pi's projection of the context, not a captured provider payload.)
 
 from __future__ import annotations
 
-from .jsvalue import UNDEFINED, field, js_string, nullish, strict_equal, truthy
+from .jsvalue import (
+    CANNOT_CONVERT,
+    UNDEFINED,
+    ToPrimitiveError,
+    field,
+    js_string,
+    nullish,
+    strict_equal,
+    truthy,
+)
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:"
@@ -36,19 +45,43 @@ def bash_execution_text(message: dict) -> str:
     >>> bash_execution_text({"command": "ls", "exitCode": False}).splitlines()[-1]
     'Command exited with code false'
     """
-    text = f"Ran `{js_string(field(message, 'command'))}`\n"
+    text = f"Ran `{_text(message, 'command')}`\n"
     output = field(message, "output")
-    text += f"```\n{js_string(output)}\n```" if truthy(output) else "(no output)"
+    text += f"```\n{_text(message, 'output')}\n```" if truthy(output) else "(no output)"
     exit_code = field(message, "exitCode")
     if truthy(field(message, "cancelled")):
         text += "\n\n(command cancelled)"
     elif not nullish(exit_code) and not strict_equal(exit_code, 0):  # false !== 0
-        text += f"\n\nCommand exited with code {js_string(exit_code)}"
+        text += f"\n\nCommand exited with code {_text(message, 'exitCode')}"
     if truthy(field(message, "truncated")) and truthy(field(message, "fullOutputPath")):
-        text += (
-            f"\n\n[Output truncated. Full output: {js_string(field(message, 'fullOutputPath'))}]"
-        )
+        text += f"\n\n[Output truncated. Full output: {_text(message, 'fullOutputPath')}]"
     return text
+
+
+def _text(message: object, name: str) -> str:
+    """``message[name]`` as Pi's template literal or ``+`` turns it into text
+    (``jsvalue.js_string``); where JavaScript throws, the reason names the field.
+
+    >>> _text({"exitCode": [1, None]}, "exitCode"), _text({}, "summary")
+    ('1,', 'undefined')
+    >>> _text({"role": "branchSummary", "summary": {"toString": 1}}, "summary")
+    Traceback (most recent call last):
+    ...
+    pisession.jsvalue.ToPrimitiveError: the branchSummary message's summary {"toString":1} \
+is not text JavaScript can convert (Pi 0.87.1's convertToLlm throws TypeError: Cannot convert \
+object to primitive value)
+    """
+    value = field(message, name)
+    try:
+        return js_string(value)
+    except ToPrimitiveError:
+        from .text import quoted
+
+        role = js_string(field(message, "role"))
+        raise ToPrimitiveError(
+            f"the {role} message's {name} {quoted(value)} is not text JavaScript can convert "
+            f"(Pi 0.87.1's convertToLlm throws TypeError: {CANNOT_CONVERT})"
+        ) from None
 
 
 def _user(content: object, timestamp: object) -> dict:
@@ -56,7 +89,7 @@ def _user(content: object, timestamp: object) -> dict:
     return {k: v for k, v in out.items() if v is not UNDEFINED}
 
 
-def _text(text: str) -> list:
+def _blocks(text: str) -> list:
     return [{"type": "text", "text": text}]
 
 
@@ -69,27 +102,33 @@ def to_llm_message(message: object) -> dict | None:
     if role == "bashExecution":
         if truthy(field(message, "excludeFromContext")):
             return None
-        return _user(_text(bash_execution_text(message)), timestamp)  # type: ignore[arg-type]
+        return _user(_blocks(bash_execution_text(message)), timestamp)  # type: ignore[arg-type]
     if role == "custom":
         content = field(message, "content")
-        return _user(_text(content) if isinstance(content, str) else content, timestamp)
+        return _user(_blocks(content) if isinstance(content, str) else content, timestamp)
     if role == "branchSummary":
-        summary = js_string(field(message, "summary"))
-        return _user(_text(BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX), timestamp)
+        summary = _text(message, "summary")
+        return _user(_blocks(BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX), timestamp)
     if role == "compactionSummary":
-        summary = js_string(field(message, "summary"))
+        summary = _text(message, "summary")
         return _user(
-            _text(COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX), timestamp
+            _blocks(COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX), timestamp
         )
     return None
 
 
 def to_llm(messages: list) -> list:
-    """Pi's ``convertToLlm``: context messages -> provider messages.
+    """Pi's ``convertToLlm``: context messages -> provider messages. Where Pi throws
+    (a value JavaScript cannot turn into text), ``ToPrimitiveError`` says which message.
 
     >>> to_llm([{"role": "custom", "content": "note", "timestamp": 5},
     ...         {"role": "hookMessage", "content": "dropped"}])
     [{'role': 'user', 'content': [{'type': 'text', 'text': 'note'}], 'timestamp': 5}]
     """
-    converted = (to_llm_message(m) for m in messages)
+    converted = []
+    for number, message in enumerate(messages):
+        try:
+            converted.append(to_llm_message(message))
+        except ToPrimitiveError as exc:
+            raise ToPrimitiveError(exc.reason, number) from None
     return [m for m in converted if m is not None]

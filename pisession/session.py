@@ -231,7 +231,7 @@ class Session:
         """The tree's shape (``tree.Shape``): roots, leaves, children in Pi's order."""
         from .tree import Shape
 
-        return Shape.of(self.index, self._timestamp)
+        return Shape.of(self.index, self._timestamp, failure=self._failure)
 
     @cached_property
     def context_shape(self):
@@ -239,10 +239,14 @@ class Session:
         ``parentId`` makes a root), where Pi's tree view (``shape``) may link otherwise."""
         from .tree import Shape
 
-        return Shape.of(self.index, self._timestamp, self.index.parents)
+        return Shape.of(self.index, self._timestamp, self.index.parents, self._failure)
 
     def _timestamp(self, position: int) -> object:
         return js_field(self.entry(position), "timestamp")
+
+    def _failure(self, position: int, reason: str) -> SessionFormatError:
+        """Where Pi throws on the entry at ``position``: a ``PiFailure`` naming its line."""
+        return self._located(self.index.fail(position, reason))
 
     def tree(self):
         """The entry tree as a ``networkx.DiGraph`` (nodes are positions)."""
@@ -383,7 +387,8 @@ class Session:
 
     def system_prompt(self, leaf_id: object = None) -> SystemPrompt:
         """The system prompt and tools in force at a leaf, replayed from its context."""
-        return replay_system_prompt(self.context(leaf_id).messages)
+        context = self.context(leaf_id)
+        return replay_system_prompt(context.messages, context.located)
 
     def stats(self, leaf_id: object = None, branch: bool = False) -> SessionStats:
         """Usage, cost and counts for the whole session, or for one branch's path.

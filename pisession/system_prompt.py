@@ -8,11 +8,20 @@ Replaying them in order gives the prompt the model saw at that point (pi-ai's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .errors import PisessionError
 from .jsjson import js_keys
-from .jsvalue import UNDEFINED, js_key, js_string, nullish, to_number
+from .jsvalue import (
+    CANNOT_CONVERT,
+    UNDEFINED,
+    ToPrimitiveError,
+    js_key,
+    js_string,
+    nullish,
+    to_number,
+)
 from .jsvalue import field as js_field
 from .text import quoted
 
@@ -31,7 +40,13 @@ def content_text(content: object, separator: str = "\n") -> str:
             f"system message content {_short(content)} is neither text nor a list of blocks"
         )
     texts = [js_field(b, "text") for b in content if js_field(b, "type") == "text"]
-    return separator.join("" if nullish(t) else js_string(t) for t in texts)
+    try:
+        return separator.join("" if nullish(t) else js_string(t) for t in texts)
+    except ToPrimitiveError:
+        raise ToPrimitiveError(
+            f"a text block of the system message is not text JavaScript can convert "
+            f"(Pi 0.87.1's getCurrentSystemMessage throws TypeError: {CANNOT_CONVERT})"
+        ) from None
 
 
 @dataclass
@@ -46,6 +61,10 @@ class SystemPrompt:
     #: every tool in force, in Pi's order (``tools`` keys them by name as text, where
     #: names such as ``1`` and ``"1"``, which Pi keeps apart, would meet)
     tool_list: list = field(default_factory=list)
+    #: the message that set each section (its number in the replayed list)
+    section_origins: dict[str, int] = field(default_factory=dict)
+    #: turns an error on a message into one naming its file and line (``Context.located``)
+    located: Callable[[ToPrimitiveError], Exception] | None = field(default=None, repr=False)
 
     @property
     def text(self) -> str:
@@ -53,9 +72,19 @@ class SystemPrompt:
         empty parts dropped; empty when there is no system message (``to_message``)."""
         if self.to_message() is None:
             return ""
-        values = [self.sections[name] for name in js_keys(self.sections)]
-        parts = ["\n\n".join(self.content), *values]
-        return "\n\n".join(js_string(p) for p in parts if _has_length(p))
+        names = [name for name in js_keys(self.sections) if _has_length(self.sections[name])]
+        texts = ["\n\n".join(self.content)] if self.content else []
+        for name in names:
+            try:
+                texts.append(js_string(self.sections[name]))
+            except ToPrimitiveError:
+                error = ToPrimitiveError(
+                    f"system prompt section {name!r} is not text JavaScript can convert "
+                    f"(Pi 0.87.1's getCurrentSystemPrompt throws TypeError: {CANNOT_CONVERT})",
+                    self.section_origins.get(name),
+                )
+                raise (self.located(error) if self.located else error) from None
+        return "\n\n".join(texts)
 
     def to_message(self) -> dict | None:
         """As pi-ai's ``getCurrentSystemMessage``: one system message, or None when the
@@ -71,8 +100,11 @@ class SystemPrompt:
         return message
 
 
-def replay_system_prompt(messages: list) -> SystemPrompt:
-    """Replay every system message in order (other roles are ignored).
+def replay_system_prompt(
+    messages: list, located: Callable[[ToPrimitiveError], Exception] | None = None
+) -> SystemPrompt:
+    """Replay every system message in order (other roles are ignored). Where Pi throws
+    on a message, ``located`` (``Context.located``) names its file and line.
 
     >>> p = replay_system_prompt([
     ...     {"role": "system", "content": "", "sections": {"a": "A", "b": "B"},
@@ -83,20 +115,26 @@ def replay_system_prompt(messages: list) -> SystemPrompt:
     >>> p.text, list(p.tools)
     ('Be brief.\\n\\nB', ['bash'])
     """
-    prompt = SystemPrompt()
-    for message in messages:
+    prompt = SystemPrompt(located=located)
+    for number, message in enumerate(messages):
         if js_field(message, "role") != "system":
             continue
         if nullish(prompt.timestamp):
             prompt.timestamp = js_field(message, "timestamp")
-        text = content_text(js_field(message, "content"))
+        try:
+            text = content_text(js_field(message, "content"))
+        except ToPrimitiveError as exc:
+            error = ToPrimitiveError(exc.reason, number)
+            raise (located(error) if located else error) from None
         if text:
             prompt.content.append(text)
         for name, value in _entries(js_field(message, "sections")):
             if value is None:
                 prompt.sections.pop(name, None)
+                prompt.section_origins.pop(name, None)
             else:
                 prompt.sections[name] = value
+                prompt.section_origins[name] = number
     tools: dict = {}
     for message in messages:
         if js_field(message, "role") != "system":

@@ -17,7 +17,16 @@ from itertools import compress, islice, repeat
 from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
 
 from .jsdate import DateConversionError, js_time_ms
-from .jsvalue import NO_KEY, UNDEFINED, field, js_key, js_trim, strict_equal, truthy
+from .jsvalue import (
+    CANNOT_CONVERT,
+    NO_KEY,
+    UNDEFINED,
+    field,
+    js_key,
+    js_trim,
+    strict_equal,
+    truthy,
+)
 
 
 @dataclass(frozen=True)
@@ -41,12 +50,21 @@ class Shape:
     keys: list[int]
     #: timestamp of an entry (for siblings), when the index was built with one
     timestamp: Callable[[int], object] | None = None
+    #: the error where Pi's ``getTree`` throws on an entry: ``failure(position, reason)``
+    failure: Callable[[int, str], Exception] | None = None
 
     @classmethod
-    def of(cls, index, timestamp: Callable[[int], object] | None = None, parents=None) -> Shape:
+    def of(
+        cls,
+        index,
+        timestamp: Callable[[int], object] | None = None,
+        parents=None,
+        failure: Callable[[int, str], Exception] | None = None,
+    ) -> Shape:
         """The shape of an ``EntryIndex`` as Pi's tree view links it (``tree_parents``;
         ``parents``: other links, such as the context's ``index.parents``);
-        ``timestamp(position)`` orders siblings."""
+        ``timestamp(position)`` orders siblings; ``failure`` makes the error where Pi
+        throws (default ``index.fail``: a ``PiFailure`` naming the entry)."""
         parents = tree_parents(index) if parents is None else parents
         size = len(parents)
         # in C: a root has no parent, or itself (a cycle of one); a leaf no child
@@ -56,10 +74,12 @@ class Shape:
         keys = list(map(parents.__getitem__, order))
         has_children = set(keys).__contains__
         leaves = list(compress(range(size), map(not_, map(has_children, range(size)))))
-        return cls(roots, leaves, order, keys, timestamp)
+        return cls(roots, leaves, order, keys, timestamp, failure or getattr(index, "fail", None))
 
     def children(self, position: int) -> list[int]:
-        """The children of the entry at ``position``, in Pi's order."""
+        """The children of the entry at ``position``, in Pi's order. Where a child's
+        timestamp has no primitive value (``{"toString": 1}``), Pi's sort throws: so does
+        this (``failure``), as soon as there are two children to compare."""
         low = bisect_left(self.keys, position)
         high = bisect_right(self.keys, position, low)
         kids = self.order[low:high]
@@ -119,7 +139,13 @@ class Shape:
         try:
             return js_time_ms(self.timestamp(position))  # type: ignore[misc]
         except DateConversionError:
-            return float("nan")
+            reason = (
+                "the entry has a timestamp JavaScript cannot turn into a date, and siblings: "
+                f"Pi 0.87.1's getTree throws TypeError: {CANNOT_CONVERT} sorting them"
+            )
+            if self.failure is None:
+                raise DateConversionError(reason) from None
+            raise self.failure(position, reason) from None
 
     def children_map(self) -> dict[int, list[int]]:
         """Children of every entry (a dict of lists: for small trees and drawings)."""

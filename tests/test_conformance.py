@@ -18,6 +18,7 @@ import pytest
 
 import pisession
 from pisession import jsjson
+from pisession.context import PiFailure
 from pisession.errors import CycleError, PisessionError
 from pisession.jsvalue import UNDEFINED, field, strict_equal
 
@@ -88,7 +89,6 @@ def check_case(session, case):
             session.context(leaf)
         assert sorted(map(str, caught.value.cycle)) == sorted(map(str, case["cycle"]))
         return
-    stages = ["context", "projection", "llm", "systemMessage", "systemPrompt"]
     failing = case.get("stage") if case.get("error") == "exception" else None
     if failing in ("context", "projection"):
         with pytest.raises(PisessionError):
@@ -102,14 +102,21 @@ def check_case(session, case):
         [recorded_index(session, item.position), len(item.messages)] for item in projection.entries
     ]
     assert got == case["projection"]
+    if failing == "llm":
+        with pytest.raises(PiFailure, match=r"\.jsonl:\d+: .*Cannot convert object"):
+            projection.context.to_llm()
+        return
     assert as_json(projection.context.to_llm()) == case["llm"]
-    for stage in stages[3:]:
-        if stage == failing:
-            with pytest.raises(PisessionError):
-                pisession.session.replay_system_prompt(projection.messages).to_message()
-            return
+    if failing == "systemMessage":
+        with pytest.raises(PisessionError):
+            pisession.session.replay_system_prompt(projection.messages).to_message()
+        return
     prompt = pisession.session.replay_system_prompt(projection.messages)
     assert as_json(prompt.to_message()) == case["systemMessage"]
+    if failing == "systemPrompt":
+        with pytest.raises(PisessionError):
+            prompt.text  # noqa: B018 (the property is what throws)
+        return
     assert prompt.text == case["systemPrompt"]
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import pisession
 from pisession import cli, jsjson
 from pisession.errors import CycleError, PisessionError
-from pisession.jsvalue import UNDEFINED, field, strict_equal
+from pisession.jsvalue import CANNOT_CONVERT, UNDEFINED, field, strict_equal
 from pisession.system_prompt import replay_system_prompt
 
 STAGES = ("context", "projection", "llm", "systemMessage", "systemPrompt")
@@ -218,6 +218,8 @@ def _compare_file(out: _Collector, session, golden: dict) -> None:
             out.add("value:labels", f"{found[0]}: pisession {found[1]} (Pi)")
     if "would visit more than" in str(golden.get("treeError", "")):
         out.intended.append("tree: Pi's getTree would hang (repeated ids, worker.mjs)")
+    if CANNOT_CONVERT in str(golden.get("treeError", "")):
+        _expect_failure(out, "tree", lambda: _outline(session), "Pi's getTree throws")
     tree = golden.get("tree")
     # Pi's getTree keys its nodes by id, so repeated ids (and several entries without
     # one: ``undefined`` is a Map key too) make it list a node twice; pisession keeps one
@@ -231,6 +233,16 @@ def _compare_file(out: _Collector, session, golden: dict) -> None:
         if found:
             kind = "value:tree-order" if _same_children(outline, tree) else "value:tree"
             out.add(kind, f"{found[0]}: pisession {found[1]} (Pi)")
+
+
+def _expect_failure(out: _Collector, where: str, read, what: str) -> None:
+    """Where Pi throws, pisession must raise a ``PisessionError`` (a ``PiFailure``)."""
+    try:
+        _guard(out, where, read)
+    except PisessionError:
+        out.intended.append(f"{what}; pisession raises a PisessionError")
+        return
+    out.add(f"answers:{where}", f"{what}; pisession answers")
 
 
 def _same_children(ours: list, theirs: list) -> bool:

@@ -125,6 +125,20 @@ def dumps_line(value, rng: random.Random | None = None) -> bytes:
 
 TWO53 = 2**53
 
+#: Values JavaScript's ToString cannot convert (an own ``toString`` key, also nested in
+#: arrays) or converts oddly (an own ``valueOf`` alone, arrays joined): issue 31.
+NO_PRIMITIVE = [
+    {"toString": 1},
+    {"toString": None, "valueOf": 2},
+    {"valueOf": 1},
+    [1, {"toString": "x"}],
+    [[{"toString": {}}]],
+    [1, {}],
+    [None, [2, [None]]],
+    {"length": 1, "toString": 0},
+    {"trim": 1},
+]
+
 ODD_VALUES: list[Callable[[random.Random], object]] = [
     lambda r: None,
     lambda r: True,
@@ -153,6 +167,7 @@ ODD_VALUES: list[Callable[[random.Random], object]] = [
     lambda r: odd_string(r),
     lambda r: deep(r.choice([50, 1000, 1000, 5000])),
     lambda r: {"1": "one", "b": 2, "0": "zero"},
+    lambda r: r.choice(NO_PRIMITIVE),
 ]
 
 ODD_CHARS = [
@@ -694,6 +709,38 @@ class Mutator:
         self._insert(rng, lines, self._new_entry(rng, lines, "message", message=message))
         return role
 
+    def op_no_primitive(self, rng, lines):
+        """A value without a primitive (or an odd one) where Pi turns a value into text:
+        a bash message's fields, summaries, system text blocks and sections, a sibling's
+        timestamp, a session name."""
+        value = rng.choice(NO_PRIMITIVE)
+        site = rng.choice(["bash", "summary", "system", "sibling", "name"])
+        if site == "bash":
+            field = rng.choice(["command", "output", "exitCode", "fullOutputPath"])
+            message = {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 1}
+            message.update(truncated=True, fullOutputPath="/tmp/o", timestamp=1)
+            message[field] = value
+            entry = self._new_entry(rng, lines, "message", message=message)
+        elif site == "summary":
+            kind = rng.choice(["branch_summary", "compaction"])
+            entry = self._new_entry(rng, lines, kind, summary=value, fromId="x", tokensBefore=1)
+            entry["firstKeptEntryId"] = self._some_id(rng, lines)
+        elif site == "system":
+            if rng.random() < 0.5:
+                message = {"role": "system", "content": [{"type": "text", "text": value}]}
+            else:
+                message = {"role": "system", "content": "s", "sections": {"a": "A", "b": value}}
+            entry = self._new_entry(rng, lines, "message", message={**message, "timestamp": 1})
+        elif site == "sibling":
+            i, entry = self._entry(rng, lines)
+            twin = dict(entry, id=f"fz{rng.randrange(16**6):06x}", timestamp=value)
+            self._insert(rng, lines, twin)
+            return f"sibling of line {i}"
+        else:
+            entry = self._new_entry(rng, lines, "session_info", name=value)
+        self._insert(rng, lines, entry)
+        return site
+
     def op_add_other_entry(self, rng, lines):
         kind = rng.choice(
             [
@@ -749,4 +796,5 @@ OP_WEIGHTS = {
     "op_add_context_edit": 5,
     "op_add_message": 6,
     "op_add_other_entry": 4,
+    "op_no_primitive": 4,
 }
