@@ -1,12 +1,17 @@
 #!/usr/bin/env node
-// The claim audit's evidence: Pi 0.87.1's own answers to the questions notebook 08 asks
-// about the chapter's and PiG's statements, written as data/audit/evidence.json.
+// The claim audit's evidence: Pi's own answers to the questions notebook 08 asks about the
+// chapter's and PiG's statements, written as data/audit/evidence.json (Pi 0.87.1) and
+// data/audit/evidence-1.6.0.json (PI_ORACLE_VERSION=1.6.0).
 //
 //   node conformance/audit.mjs             # (re)write data/audit/evidence.json
+//   PI_ORACLE_VERSION=1.6.0 node conformance/audit.mjs   # (re)write data/audit/evidence-1.6.0.json
 //   node conformance/audit.mjs --stdout    # print the evidence instead (freshness checks)
 //   node conformance/audit.mjs --out FILE  # write it elsewhere
 //
-// Pi comes from $PI_ORACLE_DIR/node_modules or conformance/node_modules (see pi.mjs).
+// Pi comes from $PI_ORACLE_DIR, conformance/.pi/<V> or conformance/node_modules (locate.mjs).
+// Runs on Node 20 for both versions: it imports only the modules a scenario needs. Pi
+// 1.6.0's agent-session.js cannot be imported there (its HTTP client needs zstd), so the
+// one method the audit uses from it, getSessionStats, is evaluated as written (piMethod).
 //
 // Every scenario calls Pi's own code: SessionManager in a temporary folder (what is
 // written, when, and where), buildSessionContext / convertToLlm / getCurrentSystemPrompt
@@ -35,6 +40,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -42,7 +48,7 @@ import { createRequire, syncBuiltinESMExports } from "node:module";
 import { homedir, tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { HERE, PI_PATHS, PI_VERSION, REPO, messages, sessionManager, transcript } from "./pi.mjs";
+import { HERE, PI_PATHS, PI_VERSION, PRIMARY, REPO, messages, sessionManager, transcript } from "./pi.mjs";
 
 const { SessionManager, loadEntriesFromFile, migrateSessionEntries, buildSessionContext, getDefaultSessionDir } =
   sessionManager;
@@ -51,7 +57,8 @@ const { getCurrentSystemMessage, getCurrentSystemPrompt } = transcript;
 
 const AUDIT = join(REPO, "data", "audit");
 const SAMPLES = join(REPO, "data", "samples");
-const EVIDENCE = join(AUDIT, "evidence.json");
+// The primary version's evidence is evidence.json; another version's is evidence-<V>.json.
+const EVIDENCE = join(AUDIT, PI_VERSION === PRIMARY ? "evidence.json" : `evidence-${PI_VERSION}.json`);
 const load = (rel) => import(pathToFileURL(join(PI_PATHS.agent, "dist", rel)).href);
 
 // --- fixed entropy -----------------------------------------------------------------------
@@ -152,7 +159,7 @@ function piText(rel) {
 function codeLine(rel, needle) {
   const lines = piText(rel).split("\n");
   const index = lines.findIndex((l) => l.includes(needle));
-  if (index < 0) throw new Error(`Pi 0.87.1 ${rel}: "${needle}" not found`);
+  if (index < 0) throw new Error(`Pi ${PI_VERSION} ${rel}: "${needle}" not found`);
   return { file: `pi-coding-agent/dist/${rel}`, line: index + 1, text: lines[index].trim() };
 }
 /** `count` lines of a Pi file starting at the first line containing `needle`. */
@@ -160,6 +167,21 @@ function codeBlock(rel, needle, count) {
   const first = codeLine(rel, needle);
   const lines = piText(rel).split("\n").slice(first.line - 1, first.line - 1 + count);
   return { file: first.file, line: first.line, text: lines.map((l) => l.replace(/\s+$/, "")).join("\n") };
+}
+/**
+ * A method of a class in a Pi file, evaluated as written with the given names in scope:
+ * what the audit does for code whose module cannot be imported here (Pi 1.6.0's
+ * agent-session.js pulls in an HTTP client that needs zstd, which Node 20 lacks).
+ */
+function piMethod(rel, name, scope) {
+  const lines = piText(rel).split("\n");
+  const start = lines.findIndex((l) => l.trimStart().startsWith(`${name}(`) && l.trimEnd().endsWith("{"));
+  if (start < 0) throw new Error(`Pi ${PI_VERSION} ${rel}: method ${name} not found`);
+  const indent = lines[start].match(/^\s*/)[0];
+  const end = lines.findIndex((l, i) => i > start && l === `${indent}}`);
+  const text = lines.slice(start, end + 1).join("\n");
+  const method = new Function(...Object.keys(scope), `return function ${text.trim()};`)(...Object.values(scope));
+  return { method, code: { file: `pi-coding-agent/dist/${rel}`, line: start + 1, lines: end - start + 1 } };
 }
 /** Fields of an interface in a .d.ts file: [{name, optional, type}]. */
 function interfaceFields(dts, name) {
@@ -813,10 +835,14 @@ async function usageScenario() {
   const warm = m.getEntries().filter((e) => e.type === "usage").map((e) => ({ kind: e.kind, provider: e.provider, model: e.model, keys: jsonKeys(e) }));
 
   // Totals: AgentSession.getSessionStats over the entries of usage-kinds.jsonl.
-  const { AgentSession } = await load("core/agent-session.js");
+  const totals = await load("core/usage-totals.js");
+  const getSessionStats = piMethod("core/agent-session.js", "getSessionStats", {
+    createUsageTotals: totals.createUsageTotals,
+    addUsageToTotals: totals.addUsageToTotals,
+  });
   const stats = (entries) => {
     const manager = SessionManager.inMemory("/work/audit", undefined, entries);
-    const s = AgentSession.prototype.getSessionStats.call({ sessionManager: manager, sessionFile: undefined, sessionId: "usage-kinds", getContextUsage: () => undefined });
+    const s = getSessionStats.method.call({ sessionManager: manager, sessionFile: undefined, sessionId: "usage-kinds", getContextUsage: () => undefined });
     return { tokens: s.tokens, cost: s.cost, assistantMessages: s.assistantMessages };
   };
   const all = loadEntriesFromFile(join(AUDIT, "usage-kinds.jsonl"));
@@ -824,7 +850,7 @@ async function usageScenario() {
   return {
     kind: "run",
     what: "Which code writes usage entries (and with which kind), a cache-warming refresh run, getSessionStats over usage entries of a known and an unknown kind, and the context of that file.",
-    calls: ["CacheWarmer.refresh", "AgentSession.getSessionStats", "buildSessionContext"],
+    calls: ["CacheWarmer.refresh", "AgentSession.getSessionStats (as written, with usage-totals.js)", "buildSessionContext"],
     code: [codeLine("modes/interactive/components/tree-selector.js", 'if (entry.type === "usage")')],
     result: {
       appendUsageCalls: calls,
@@ -1000,6 +1026,364 @@ function systemPromptReplay() {
   };
 }
 
+// --- scenarios added for issue 27 -----------------------------------------------------------
+
+/** Every file below `dir`, relative to it, sorted. */
+function filesBelow(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort().map((p) => p.replace(/\d{4}-\d\d-\d\dT[\d-]+Z_[0-9a-f-]+\.jsonl$/, "<timestamp>_<session-id>.jsonl"));
+}
+
+async function customSessionDir() {
+  return inTmp(async (tmp) => {
+    const custom = join(tmp, "my-sessions");
+    const cwds = [join(tmp, "project-a"), join(tmp, "project-b")];
+    const files = {};
+    for (const cwd of cwds) {
+      const m = SessionManager.create(cwd, custom);
+      m.appendMessage(user(`question in ${basename(cwd)}`));
+      m.appendMessage(assistant("ok"));
+      files[basename(cwd)] = relative(custom, m.getSessionFile());
+    }
+    const listed = (await SessionManager.list(cwds[0], custom)).map((s) => s.firstMessage);
+    const recent = SessionManager.continueRecent(cwds[1], custom);
+    return {
+      kind: "run",
+      what: "Two projects' sessions created with one custom session folder (what --session-dir, PI_CODING_AGENT_SESSION_DIR or sessionDir give SessionManager.create), then SessionManager.list and continueRecent for one project.",
+      calls: ["SessionManager.create", "SessionManager.list", "SessionManager.continueRecent"],
+      code: [
+        codeLine("core/session-manager.js", "const dir = sessionDir ? normalizePath(sessionDir) : getDefaultSessionDir(cwd);"),
+        codeLine("core/session-manager.js", "const filterCwd = sessionDir !== undefined && "),
+        codeLine("core/session-manager.js", "const includeSession = (session) => !filterCwd"),
+      ],
+      result: {
+        filesInCustomFolder: filesBelow(custom),
+        sessionFileRelativeToFolder: files,
+        listedForProjectA: listed,
+        continueRecentForProjectB: { cwd: recent.getCwd(), firstMessage: recent.getEntries().find((e) => e.type === "message")?.message.content[0].text ?? null },
+      },
+    };
+  });
+}
+
+async function noIndex() {
+  return inTmp(async (tmp) => {
+    const agentDir = join(tmp, "agent");
+    const saved = process.env.PI_CODING_AGENT_DIR;
+    try {
+      process.env.PI_CODING_AGENT_DIR = agentDir;
+      for (const cwd of ["/home/reader/projects/demo-app", "/home/reader/projects/other"]) {
+        const m = SessionManager.create(cwd);
+        m.appendMessage(user("question"));
+        m.appendMessage(assistant("answer"));
+        m.branch(m.getEntries()[0].id);
+        m.appendMessage(assistant("another answer"));
+      }
+      const listed = (await SessionManager.list("/home/reader/projects/demo-app")).length;
+      const all = (await SessionManager.listAll()).length;
+      SessionManager.continueRecent("/home/reader/projects/demo-app");
+      return {
+        kind: "run",
+        what: "Two projects with a branched session each, listed, listed across projects and resumed, with PI_CODING_AGENT_DIR in a temporary folder: every file Pi left in the agent folder.",
+        calls: ["SessionManager.create", "SessionManager.branch", "SessionManager.list", "SessionManager.listAll", "SessionManager.continueRecent"],
+        result: { filesInAgentFolder: filesBelow(agentDir), listed, listedAll: all },
+      };
+    } finally {
+      if (saved === undefined) delete process.env.PI_CODING_AGENT_DIR;
+      else process.env.PI_CODING_AGENT_DIR = saved;
+    }
+  });
+}
+
+async function lineValues() {
+  return inTmp((tmp) => {
+    const header = readFileSync(join(AUDIT, "settings.jsonl"), "utf8").split("\n")[0];
+    const lines = ["[]", "{}", "0", "false", "null", '""', '"text"', "1", "true", '{"no":"type"}', "[1,2]", "   ", "{not json"];
+    const file = join(tmp, "values.jsonl");
+    writeFileSync(file, `${header}\n${lines.join("\n")}\n`);
+    const kept = loadEntriesFromFile(file).slice(1).map((v) => JSON.stringify(v));
+    let opened;
+    try {
+      const m = SessionManager.open(file, tmp);
+      opened = { entries: m.getEntries().length, contextMessages: m.buildSessionContext().messages.length };
+    } catch (err) {
+      opened = { error: err.message.replace(tmp, "<tmp>") };
+    }
+    return {
+      kind: "run",
+      what: "loadEntriesFromFile on a header followed by lines holding JSON values that are not entries, a blank line and a malformed one: which values does Pi keep?",
+      calls: ["loadEntriesFromFile", "SessionManager.open"],
+      code: [codeBlock("core/session-manager.js", "function parseSessionEntryLine(line)", 10)],
+      result: { lines, kept, opened },
+    };
+  });
+}
+
+async function forkDetails() {
+  return inTmp((tmp) => {
+    const folder = join(tmp, "sessions");
+    const m = SessionManager.create(join(tmp, "project"), folder);
+    const u1 = m.appendMessage(user("first question"));
+    const a1 = m.appendMessage(assistant("first answer"));
+    const label = m.appendLabelChange(u1, "start");
+    const u2 = m.appendMessage(user("second question"));
+    const a2 = m.appendMessage(assistant("second answer"));
+    m.branch(a1);
+    m.appendMessage(user("a question on another branch"));
+    const original = m.getSessionFile();
+    const originalEntries = readJsonl(original).slice(1);
+    const byId = new Map(originalEntries.map((e) => [e.id, e]));
+
+    // /fork or /clone at a2: createBranchedSession copies the path root..a2.
+    const forked = SessionManager.open(original, folder).createBranchedSession(a2);
+    const forkedEntries = readJsonl(forked).slice(1);
+    const relinked = forkedEntries
+      .filter((e) => byId.has(e.id) && byId.get(e.id).parentId !== e.parentId)
+      .map((e) => ({ id: e.id, parentIdWas: byId.get(e.id).parentId, parentIdNow: e.parentId }));
+
+    // A fork whose copied path holds no assistant message yet: createBranchedSession(u1).
+    const early = SessionManager.open(original, folder);
+    const earlyFile = early.createBranchedSession(u1);
+
+    // pi --fork: forkFrom copies every entry line of every branch.
+    const copied = SessionManager.forkFrom(original, join(tmp, "other"), join(tmp, "other-sessions")).getSessionFile();
+    const copiedEntries = readJsonl(copied).slice(1);
+    return {
+      kind: "run",
+      what: "A session with a label in the middle of the path and a second branch: createBranchedSession (/fork, /clone) to the end of the first branch and to the first user message, and SessionManager.forkFrom (pi --fork); runtime.fork's code for a fork at the first user message.",
+      calls: ["SessionManager.open", "createBranchedSession", "SessionManager.forkFrom"],
+      code: [
+        codeBlock("core/agent-session-runtime.js", "if (!targetLeafId) {", 3),
+        codeLine("core/session-manager.js", "// Filter out LabelEntry from path"),
+      ],
+      result: {
+        originalKinds: originalEntries.map(kindOf),
+        forkKinds: forkedEntries.map(kindOf),
+        relinked,
+        labelIdChanged: !forkedEntries.some((e) => e.id === label),
+        labelsLast: forkedEntries.at(-1).type === "label",
+        branchSummaryInFork: forkedEntries.some((e) => e.type === "branch_summary"),
+        branchSummaryInOriginal: readJsonl(original).some((e) => e.type === "branch_summary"),
+        uncopiedBranchLeft: !forkedEntries.some((e) => e.type === "message" && e.message.content[0].text === "a question on another branch"),
+        forkAtFirstUserMessage: { fileWritten: existsSync(earlyFile), kindsInMemory: early.getEntries().map(kindOf) },
+        forkFrom: { entries: copiedEntries.length, originalEntries: originalEntries.length, allBranchesCopied: JSON.stringify(copiedEntries) === JSON.stringify(originalEntries) },
+      },
+    };
+  });
+}
+
+async function openInPlace() {
+  return inTmp((tmp) => {
+    const empty = join(tmp, "empty.jsonl");
+    writeFileSync(empty, "");
+    SessionManager.open(empty, tmp);
+    const emptyAfter = readJsonl(empty).map(kindOf);
+    const copy = join(tmp, "v1.jsonl");
+    copyFileSync(join(AUDIT, "v1-session.jsonl"), copy);
+    const inode = statSync(copy).ino;
+    SessionManager.open(copy, tmp);
+    const notSession = join(tmp, "not-a-session.jsonl");
+    writeFileSync(notSession, "not json\n");
+    let refused = null;
+    try {
+      SessionManager.open(notSession, tmp);
+    } catch (err) {
+      refused = err.message.replace(tmp, "<tmp>");
+    }
+    return {
+      kind: "run",
+      what: "SessionManager.open on an existing empty file, on a version 1 file (is the rewrite in place?), and on a file whose lines are not JSON.",
+      calls: ["SessionManager.open"],
+      code: [codeBlock("core/session-manager.js", "_rewriteFile() {", 12)],
+      result: {
+        emptyFileAfterOpen: emptyAfter,
+        migrationKeepsTheSameFile: statSync(copy).ino === inode,
+        rewriteOpensWithTruncation: piText("core/session-manager.js").includes('const fd = openSync(this.sessionFile, "w");'),
+        notASession: refused,
+      },
+    };
+  });
+}
+
+function entryOrder() {
+  const m = SessionManager.inMemory("/work/audit");
+  const u1 = m.appendMessage(user("first question"));
+  m.appendMessage(assistant("first answer"));
+  m.appendMessage(user("second question"));
+  m.branch(u1);
+  const other = m.appendMessage(assistant("another answer"));
+  m.resetLeaf();
+  const root2 = m.appendMessage(user("a second root"));
+  const entries = m.getEntries();
+  const order = entries.map((e, i) => ({
+    id: e.id,
+    parentId: e.parentId,
+    parentIsPreviousLine: e.parentId === (i === 0 ? null : entries[i - 1].id),
+  }));
+  // Timestamps that disagree with append order: the tree view sorts children by timestamp.
+  const file = [
+    { type: "session", version: 3, id: "order", timestamp: "2026-01-05T10:00:00.000Z", cwd: "/work/audit" },
+    { type: "message", id: "u1", parentId: null, timestamp: "2026-01-05T10:00:01.000Z", message: user("question") },
+    { type: "message", id: "late", parentId: "u1", timestamp: "2026-01-05T10:09:00.000Z", message: assistant("appended first, stamped later") },
+    { type: "message", id: "early", parentId: "u1", timestamp: "2026-01-05T10:02:00.000Z", message: assistant("appended second, stamped earlier") },
+  ];
+  const sorted = SessionManager.inMemory("/work/audit", undefined, file);
+  return {
+    kind: "run",
+    what: "Appends with a branch (SessionManager.branch) and a new root (resetLeaf): the parentId of each entry against the line before it; and getTree's order for two children whose timestamps disagree with their order in the file.",
+    calls: ["appendMessage", "SessionManager.branch", "resetLeaf", "getTree"],
+    code: [codeLine("core/session-manager.js", "// Sort children by timestamp")],
+    result: {
+      order,
+      branchedEntryParent: order.find((o) => o.id === other).parentId === u1,
+      secondRootParent: m.getEntry(root2).parentId,
+      roots: m.getTree().length,
+      treeChildrenOrder: sorted.getTree()[0].children.map((n) => n.entry.id),
+      fileOrder: file.slice(2).map((e) => e.id),
+    },
+  };
+}
+
+function nullVersusMissingParent() {
+  const file = [
+    { type: "session", version: 3, id: "parents", timestamp: "2026-01-05T10:00:00.000Z", cwd: "/work/audit" },
+    { type: "message", id: "nullroot", parentId: null, timestamp: "2026-01-05T10:00:01.000Z", message: user("parentId null") },
+    { type: "message", id: "missing", timestamp: "2026-01-05T10:00:02.000Z", message: user("no parentId at all") },
+    { type: "message", id: "a1", parentId: "missing", timestamp: "2026-01-05T10:00:03.000Z", message: assistant("answer") },
+  ];
+  return inTmp((tmp) => {
+    const path = join(tmp, "parents.jsonl");
+    writeFileSync(path, `${file.map((e) => JSON.stringify(e)).join("\n")}\n`);
+    const m = SessionManager.open(path, tmp);
+    const copied = readJsonl(SessionManager.forkFrom(path, join(tmp, "other"), join(tmp, "o")).getSessionFile()).slice(1);
+    const branchedFile = SessionManager.open(path, tmp).createBranchedSession("a1");
+    const branched = readJsonl(branchedFile).slice(1);
+    return {
+      kind: "run",
+      what: "A version 3 file with a root whose parentId is null and one without parentId: Pi's tree, the context at the second root's child, and what pi --fork (forkFrom) and /fork (createBranchedSession) write for the entry without parentId.",
+      calls: ["SessionManager.open", "getTree", "buildSessionContext", "SessionManager.forkFrom", "createBranchedSession"],
+      code: [codeLine("core/session-manager.js", "current = current.parentId ? index.get(current.parentId) : undefined;")],
+      result: {
+        roots: m.getTree().map((n) => n.entry.id),
+        contextAtA1: roles(buildSessionContext(m.getEntries(), "a1").messages),
+        fileUnchangedOnOpen: readFileSync(path, "utf8") === `${file.map((e) => JSON.stringify(e)).join("\n")}\n`,
+        forkFromKeepsMissing: !("parentId" in copied.find((e) => e.id === "missing")),
+        createBranchedSessionWrites: branched.find((e) => e.id === "missing").parentId,
+      },
+    };
+  });
+}
+
+function sessionName() {
+  const m = SessionManager.inMemory("/work/audit");
+  m.appendMessage(user("question"));
+  const steps = [];
+  for (const name of ["First name", "Latest name", "", "  ", "Line one\nline two"]) {
+    const id = m.appendSessionInfo(name);
+    steps.push({ appended: name, stored: m.getEntry(id).name, getSessionName: m.getSessionName() ?? null });
+  }
+  return {
+    kind: "run",
+    what: "appendSessionInfo with a name, a later name, an empty name, blanks and two lines: what is stored and what getSessionName (the /resume list's name) returns after each.",
+    calls: ["appendSessionInfo", "getSessionName"],
+    code: [codeBlock("core/session-manager.js", "getSessionName() {", 12)],
+    result: { steps },
+  };
+}
+
+async function editsLeaveViews() {
+  const totals = await load("core/usage-totals.js");
+  const getSessionStats = piMethod("core/agent-session.js", "getSessionStats", {
+    createUsageTotals: totals.createUsageTotals,
+    addUsageToTotals: totals.addUsageToTotals,
+  });
+  const { serializeSessionBranch } = await load("core/session-export.js");
+  const { exportFromFile } = await load("core/export-html/index.js");
+  return inTmp(async (tmp) => {
+    const m = SessionManager.create(join(tmp, "project"), join(tmp, "sessions"));
+    m.appendMessage(user("read the log"));
+    const a = m.appendMessage(assistant("the original answer"));
+    const stats = () => {
+      const s = getSessionStats.method.call({ sessionManager: m, sessionFile: undefined, sessionId: "edits", getContextUsage: () => undefined });
+      return { tokens: s.tokens, cost: s.cost, assistantMessages: s.assistantMessages, totalMessages: s.totalMessages };
+    };
+    const before = stats();
+    m.appendContextEdit(a, { content: "the edited answer" });
+    const after = stats();
+    const text = (msg) => msg.content.map((b) => b.text).join("");
+    const ui = m.buildContextEntries().filter((e) => e.type === "message" && e.message.role === "assistant").map((e) => text(e.message));
+    const context = m.buildSessionContext().messages.filter((msg) => msg.role === "assistant").map(text);
+    const jsonl = serializeSessionBranch(m).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const html = readFileSync(await exportFromFile(m.getSessionFile(), { outputPath: join(tmp, "export.html") }), "utf8");
+    const data = JSON.parse(Buffer.from(html.match(/<script id="session-data" type="application\/json">([^<]*)<\/script>/)[1], "base64").toString());
+    const htmlAssistant = data.entries.filter((e) => e.type === "message" && e.message.role === "assistant").map((e) => text(e.message));
+    return {
+      kind: "run",
+      what: "An assistant answer replaced by a context edit: Pi's session totals (getSessionStats, as written) before and after, the entries the chat view renders (buildContextEntries), the model context, the JSONL export (serializeSessionBranch) and the HTML export's embedded data (exportFromFile).",
+      calls: ["appendContextEdit", "AgentSession.getSessionStats (as written)", "buildContextEntries", "buildSessionContext", "serializeSessionBranch", "exportFromFile"],
+      code: [codeLine("modes/interactive/interactive-mode.js", "const entries = this.sessionManager.buildContextEntries();")],
+      result: {
+        statsBefore: before,
+        statsAfter: after,
+        chatViewAssistantText: ui,
+        modelContextAssistantText: context,
+        jsonlExport: { kinds: jsonl.slice(1).map(kindOf), assistantText: jsonl.filter((e) => e.type === "message" && e.message.role === "assistant").map((e) => text(e.message)) },
+        htmlExportAssistantText: htmlAssistant,
+        htmlExportHasTheEdit: data.entries.some((e) => e.type === "context_edit"),
+      },
+    };
+  });
+}
+
+function assistantFields() {
+  const types = readFileSync(join(PI_PATHS.ai, "dist", "types.d.ts"), "utf8");
+  const keys = new Set();
+  for (const name of readdirSync(SAMPLES).filter((n) => n.startsWith("pi-0.87.1-") && n.endsWith(".jsonl")).sort()) {
+    for (const e of readJsonl(join(SAMPLES, name))) if (e.type === "message" && e.message.role === "assistant") Object.keys(e.message).forEach((k) => keys.add(k));
+  }
+  return {
+    kind: "pi-file",
+    what: "pi-ai's AssistantMessage type, and the keys of the assistant messages in the files Pi 0.87.1's CLI wrote.",
+    result: { declared: interfaceFields(types, "AssistantMessage"), inPiFiles: [...keys].sort() },
+  };
+}
+
+async function responseModel() {
+  const totals = await load("core/usage-totals.js");
+  const aiFiles = ["api/anthropic-messages.js", "api/openai-completions.js"];
+  const code = aiFiles.flatMap((rel) => {
+    const lines = readFileSync(join(PI_PATHS.ai, "dist", rel), "utf8").split("\n");
+    return lines.flatMap((l, i) => (l.includes("responseModel") ? [{ file: `pi-ai/dist/${rel}`, line: i + 1, text: l.trim() }] : []));
+  });
+  const { context } = readAudit("settings", "a1");
+  const entries = loadEntriesFromFile(join(AUDIT, "settings.jsonl")).slice(1);
+  const a1 = entries.find((e) => e.id === "a1").message;
+  const virtual = ["core/agent-session.js", "core/virtual-models.js"].flatMap((rel) => {
+    if (!existsSync(join(PI_PATHS.agent, "dist", rel))) return [];
+    return piText(rel).split("\n").flatMap((l, i) => (l.includes("VIRTUAL_MODEL_STATE_ENTRY") && l.includes("append") || l.includes('"pi.virtual-model-state"') ? [{ file: `pi-coding-agent/dist/${rel}`, line: i + 1, text: l.trim() }] : []));
+  });
+  return {
+    kind: "run",
+    what: "Where pi-ai sets responseModel, the model Pi's context reports at an assistant message that has one (data/audit/settings.jsonl, a1), the cost breakdown's key (getUsageCostBreakdown), and the code that writes pi.virtual-model-state entries.",
+    calls: ["buildSessionContext", "getUsageCostBreakdown"],
+    code,
+    result: {
+      assistant: { provider: a1.provider, model: a1.model, responseModel: a1.responseModel },
+      contextModel: context.model,
+      costBreakdownKeys: totals.getUsageCostBreakdown ? totals.getUsageCostBreakdown(entries).map((b) => b.key) : null,
+      virtualModelStateWriters: virtual,
+    },
+  };
+}
+
 // --- every audit file, as Pi reads it ---------------------------------------------------------
 
 function auditFiles() {
@@ -1043,6 +1427,17 @@ const SCENARIOS = [
   ["content-blocks", contentBlocks],
   ["roles", rolesScenario],
   ["bash-exclusion", bashExclusion],
+  ["custom-session-dir", customSessionDir],
+  ["no-index", noIndex],
+  ["line-values", lineValues],
+  ["fork-details", forkDetails],
+  ["open-in-place", openInPlace],
+  ["entry-order", entryOrder],
+  ["null-versus-missing-parent", nullVersusMissingParent],
+  ["session-name", sessionName],
+  ["edits-leave-views", editsLeaveViews],
+  ["assistant-fields", assistantFields],
+  ["response-model", responseModel],
 ];
 
 export async function recordEvidence() {
@@ -1055,6 +1450,7 @@ export async function recordEvidence() {
   fresh(seed);
   return {
     pi: PI_VERSION,
+    piAi: JSON.parse(readFileSync(join(PI_PATHS.ai, "package.json"), "utf8")).version,
     generator: "conformance/audit.mjs",
     note: "Pi's own answers for notebook 08 (the claim audit). Entropy fixed (seeded ids, a clock from 2026-01-05T12:00:00Z); temporary folders shown as <tmp>, the home folder as ~.",
     scenarios,

@@ -1,5 +1,5 @@
-"""The claim audit's evidence (``data/audit/evidence.json``) is Pi 0.87.1's, fresh, and
-pisession agrees with it.
+"""The claim audit's evidence (``data/audit/evidence.json``, Pi 0.87.1, and
+``data/audit/evidence-1.6.0.json``) is Pi's, fresh, and pisession agrees with it.
 
 ``conformance/audit.mjs`` records what Pi's own code does in purpose-made scenarios;
 notebook 08 asserts its verdicts on that file. Here: the file is what Pi gives today
@@ -32,38 +32,46 @@ def as_json(value):
     return json.loads(jsjson.dumps(value))
 
 
-def pi_oracle() -> tuple[str, dict] | None:
-    """``(node, env)`` to run the conformance scripts with Pi 0.87.1, or None."""
+EVIDENCE_FILES = {"0.87.1": AUDIT / "evidence.json", "1.6.0": AUDIT / "evidence-1.6.0.json"}
+
+
+def pi_oracle(version: str) -> tuple[str, dict] | None:
+    """``(node, env)`` to run the conformance scripts with Pi ``version``, or None."""
     node = shutil.which("node")
     if node is None:
         return None
     major = subprocess.run([node, "-p", "process.versions.node.split('.')[0]"], capture_output=True)
     if major.returncode != 0 or int(major.stdout or 0) < 20:
         return None
-    oracle = os.environ.get("PI_ORACLE_DIR")
-    modules = Path(oracle, "node_modules") if oracle else ROOT / "conformance" / "node_modules"
-    package = modules / "@earendil-works" / "pi-coding-agent" / "package.json"
-    if not package.exists() or json.loads(package.read_text())["version"] != EVIDENCE["pi"]:
-        return None
-    return node, dict(os.environ, TZ="UTC")
+    env = dict(os.environ, TZ="UTC", PI_ORACLE_VERSION=version)
+    where = subprocess.run(
+        [node, str(ROOT / "conformance" / "locate.mjs"), version], capture_output=True, env=env
+    )
+    return (node, env) if where.returncode == 0 else None
 
 
 def test_evidence_names_pi_and_its_generator():
-    assert EVIDENCE["pi"] == "0.87.1"
-    assert EVIDENCE["generator"] == "conformance/audit.mjs"
-    assert {p.stem for p in AUDIT.glob("*.jsonl")} == set(EVIDENCE["files"])
-    for name, scenario in SCENARIOS.items():
-        assert scenario["kind"] in ("run", "code", "pi-file"), name
-        assert scenario["what"] and scenario["result"], name
+    for version, path in EVIDENCE_FILES.items():
+        evidence = json.loads(path.read_text(encoding="utf-8"))
+        assert evidence["pi"] == version
+        assert evidence["generator"] == "conformance/audit.mjs"
+        assert {p.stem for p in AUDIT.glob("*.jsonl")} == set(evidence["files"])
+        assert set(evidence["scenarios"]) == set(SCENARIOS)
+        for name, scenario in evidence["scenarios"].items():
+            assert scenario["kind"] in ("run", "code", "pi-file"), name
+            assert scenario["what"] and scenario["result"], name
 
 
-def test_evidence_is_fresh():
-    """Re-record with Pi and compare byte for byte (skipped without Node >= 20 and Pi)."""
-    found = pi_oracle()
+@pytest.mark.parametrize("version", sorted(EVIDENCE_FILES))
+def test_evidence_is_fresh(version):
+    """Re-record with Pi and compare byte for byte (skipped without Node >= 20 and Pi).
+
+    Pi 1.6.0 runs under Node 20 too: audit.mjs imports only the modules it needs."""
+    found = pi_oracle(version)
     if found is None:
         pytest.skip(
-            "Node >= 20 with Pi 0.87.1 not found (set PI_ORACLE_DIR or npm install in "
-            "conformance/): data/audit/evidence.json was not re-recorded"
+            f"Node >= 20 with Pi {version} not found (set PI_ORACLE_DIR or run "
+            f"conformance/check.sh): {EVIDENCE_FILES[version].name} was not re-recorded"
         )
     node, env = found
     fresh = subprocess.run(
@@ -73,9 +81,16 @@ def test_evidence_is_fresh():
         timeout=300,
     )
     assert fresh.returncode == 0, fresh.stderr.decode()
-    assert fresh.stdout == (AUDIT / "evidence.json").read_bytes(), (
-        "Pi's answers changed: re-run node conformance/audit.mjs and review notebook 08"
+    assert fresh.stdout == EVIDENCE_FILES[version].read_bytes(), (
+        f"Pi {version}'s answers changed: re-run PI_ORACLE_VERSION={version} "
+        "node conformance/audit.mjs and review notebook 08"
     )
+
+
+def test_pi_1_6_0_reads_every_audit_file_as_0_87_1():
+    """Same format and context rules: both versions give the same context at every leaf."""
+    newer = json.loads(EVIDENCE_FILES["1.6.0"].read_text(encoding="utf-8"))
+    assert newer["files"] == EVIDENCE["files"]
 
 
 @pytest.mark.parametrize("name", sorted(EVIDENCE["files"]))
