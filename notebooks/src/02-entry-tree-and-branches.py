@@ -1,7 +1,8 @@
 # ruff: noqa: E402
 # title: The entry tree and its branches
 # summary: id/parentId make a tree: roots, leaves, the default leaf, the path to a leaf, labels and
-#   the session name; drawing the tree. Exercises: the walk, the default leaf, labels.
+#   the session name; what /clone, /fork and pi --fork write (files Pi wrote); drawing the tree.
+#   Exercises: the walk, the default leaf, labels.
 
 # %% [markdown]
 # Entries do not simply follow each other: each one names its **parent** with
@@ -15,12 +16,15 @@
 #   entry in the file, whatever its type);
 # - the **path**: the entries from the root to a leaf, found by following `parentId`;
 # - labels (bookmarks on entries) and the session name;
+# - what `/clone`, `/fork` and `pi --fork` write: a new file, from files Pi 0.87.1 wrote;
 # - how to draw the tree with `pisession.draw.draw_tree`.
 #
 # Three exercises at the end: the walk, the default leaf and labels.
 
 # %% [setup]
 import pisession
+
+REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 
 # %% [markdown]
 # ## Parents and children
@@ -162,6 +166,164 @@ print(
 print(a.labels, a.name)
 
 # %% [markdown]
+# ## What `/clone`, `/fork` and `pi --fork` write
+#
+# Branches live inside one file. Three commands start a **new file** from an old one
+# instead, and the old file is left as it is. Each is a call of Pi's `SessionManager`:
+#
+# - `/clone`: `createBranchedSession(leaf)`; the new file holds the path to the current leaf;
+# - `/fork` on a user message: `createBranchedSession(parentId of that message)`; the path up
+#   to the message's parent (the message's text goes back into the editor);
+# - `/fork` on a user message with no parent: `newSession({parentSession})`; a new, empty
+#   session;
+# - `pi --fork FILE`: `SessionManager.forkFrom(FILE, cwd, dir)`; every entry of every branch.
+#
+# (`fork` in `agent-session-runtime.js`, `handleCloneCommand` in `interactive-mode.js`,
+# `forkSessionOrExit` in `main.js`.) Every new file starts with a new header: a new `id`
+# and `timestamp`, and `parentSession`, the path of the file it came from.
+#
+# `conformance/record-forks.mjs` made Pi 0.87.1 do each of these in Node 20, on copies of
+# the tour and of real sample **a**, and kept the files it wrote, byte for byte, in
+# `data/forks/` (`forks.json` lists what was called). The cells read those files (from the
+# checkout, or downloaded on Colab):
+
+# %%
+import json
+import urllib.request
+from pathlib import Path
+
+
+def repository_file(relative):
+    """A file of this repository: from the checkout, or downloaded (Colab)."""
+    local = Path("..", relative)
+    if local.exists():
+        return local.read_bytes()
+    slug = REPOSITORY.removeprefix("https://github.com/").removesuffix(".git")
+    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read()
+
+
+forks = json.loads(repository_file("data/forks/forks.json"))
+cases = {case["name"]: case for case in forks["cases"]}
+for case in forks["cases"]:
+    written = "a file at once" if case["writtenAtOnce"] else "no file yet"
+    print(f"{case['command']}\n    {case['call']}: {written}")
+
+
+def fork_file(name):
+    """One file Pi wrote, read with pisession."""
+    return pisession.loads(repository_file(f"data/forks/{name}"), name)
+
+
+# %% [markdown]
+# ### `/clone`: one path, labels moved to the end
+#
+# The tour's default leaf is `a6000001`. The clone holds its path and nothing of the other
+# branch. Compare it with the source, entry by entry:
+
+# %%
+clone = fork_file(cases["clone-tour"]["file"])
+source_path = tour.path("a6000001")
+by_id = {e["id"]: e for e in source_path}
+for position, entry in enumerate(clone.entries):
+    old = by_id.get(entry["id"])
+    if old is None:
+        change = "new entry"
+    elif old == entry:
+        change = "copied unchanged"
+    else:
+        change = f"copied, parentId {old['parentId']} -> {entry['parentId']}"
+    print(f"line {clone.line_of(position):2}  {entry['id']}  {entry['type']:21}  {change}")
+missing = [e["id"] for e in source_path if e["id"] not in {x["id"] for x in clone.entries}]
+print("on the path but not copied:", missing)
+print("header:", {k: clone.header[k] for k in ("cwd", "parentSession")})
+
+# %% [markdown]
+# So a clone is not a plain copy of the path's lines:
+#
+# - the **label** `lb000001` is dropped from its place, and the entry that followed it,
+#   `u2000001`, is **re-linked** to the label's parent: an earlier entry is rewritten;
+# - the labels in force for entries of the path are written again **at the end**, as new
+#   entries with **new ids**, chained after the last entry, keeping the target, the text
+#   and the old timestamp;
+# - everything else is copied as it was, the compaction included.
+#
+# The model sees the same context from the clone as from the source, and the label still
+# marks the same entry:
+
+# %%
+new_label = clone.entries[-1]
+old_label = tour.entry(tour.position_of("lb000001"))
+same = {k: new_label[k] == old_label[k] for k in ("id", "targetId", "label", "timestamp")}
+print("new label vs old:", same, "- parent:", new_label["parentId"])
+print("labels:", clone.labels)
+same_context = clone.context().to_json() == tour.context("a6000001").to_json()
+print("same context as the source:", same_context)
+assert same_context
+assert same == {"id": False, "targetId": True, "label": True, "timestamp": True}
+assert clone.entry(clone.position_of("u2000001"))["parentId"] == "a2000001"
+
+# %% [markdown]
+# ### `/fork` on a user message
+#
+# `/fork` on `u4000001` ("Run the tests.") copies the path up to that message's parent, the
+# compaction `cp000001`: the message itself is not copied (Pi puts its text back into the
+# editor, to be sent again or changed). The label is rewritten at the end here too:
+
+# %%
+fork = fork_file(cases["fork-tour-u4000001"]["file"])
+print([e["id"] for e in fork.entries][-4:])
+print("u4000001 copied:", "u4000001" in {e["id"] for e in fork.entries})
+
+# %% [markdown]
+# ### `/fork` on the first user message
+#
+# In a file Pi wrote, the first user message is not a root: Pi puts the model, the
+# thinking level and the system message before it. So `/fork` on it still calls
+# `createBranchedSession`, with the system message's id, and copies those three entries.
+# Pi 0.87.1 writes **no file** while the copied path holds no assistant message; the file
+# appears with the first reply, the copied entries and the new turn in it:
+
+# %%
+first = cases["fork-real-first-user"]
+print("written at once:", first["writtenAtOnce"], "- entries in memory:", first["entriesInMemory"])
+after = fork_file(first["file"])
+for position, entry in enumerate(after.entries):
+    kind = entry["type"] + (f"/{entry['message']['role']}" if entry["type"] == "message" else "")
+    print(f"line {after.line_of(position)}  {entry['id']}  parent={entry['parentId']!s:9}  {kind}")
+
+# %% [markdown]
+# Only a user message with **no parent** (a file another tool wrote, or a new root made
+# after going back to the very start) makes `/fork` begin an empty session: no entry is
+# copied and nothing is written; the header, held in memory, names the old file.
+
+# %%
+root = cases["fork-root-user"]
+print("written:", root["writtenAtOnce"], "- entries:", root["entriesInMemory"])
+print("header:", {k: root["header"][k] for k in ("cwd", "parentSession")})
+
+# %% [markdown]
+# ### `pi --fork`: every branch, for another folder
+#
+# `pi --fork FILE` (run in another project) keeps the whole tree: every entry of every
+# branch, in file order, with the same ids and parents, under a header whose `cwd` is the
+# new project. Pi parses each line and writes it again with `JSON.stringify`: the values
+# are the same, the bytes need not be (a line Pi cannot parse is not copied).
+
+# %%
+forked_raw = repository_file(f"data/forks/{cases['pi-fork-tour']['file']}")
+forked = pisession.loads(forked_raw, "pi-fork-tour.jsonl")
+print("same entries as the source:", forked.entries == tour.entries)
+print("header:", {k: forked.header[k] for k in ("cwd", "parentSession")})
+tour_lines = repository_file("data/samples/tour.jsonl").splitlines()[1:]
+for old, new in zip(tour_lines, forked_raw.splitlines()[1:], strict=True):
+    if old != new:
+        at = next(i for i, (a, b) in enumerate(zip(old, new)) if a != b)
+        print("a line with other bytes:", old[at - 20 : at + 10], "->", new[at - 20 : at + 12])
+assert forked.entries == tour.entries
+
+# %% [markdown]
 # ## Explore the branches yourself
 #
 # `branch_explorer(session)` lets you pick any leaf from a list; it shows that leaf's
@@ -181,6 +343,8 @@ branch_explorer(tour)
 # - The leaf Pi uses after loading is the **last entry in the file**; the **path** is
 #   found by walking `parentId` from the leaf to a root, then read root first.
 # - Labels and the session name are entries too, resolved over the whole file.
+# - `/clone` and `/fork` write a **new file** holding one path (labels rewritten at its
+#   end); `pi --fork` copies every entry of every branch. The old file is not touched.
 # - `draw_tree(session, leaf_id)` draws the tree with the path and the fate of each
 #   entry. Next: which entries of a path become the context, and what each contributes.
 
