@@ -113,6 +113,18 @@ add("sort-600-siblings-equal", "600 children with 4 distinct times and NaN: long
 add("sort-80-siblings-sorted-then-nan", "80 children in order, then unparsable ones: one long run and a short tail.", () =>
   siblings(80, (i) => (i < 70 ? new Date(Date.UTC(2026, 0, 15) + i * 1000).toISOString() : "nope")));
 
+// Alternating rising and falling stretches of 40 with a NaN now and then: natural runs
+// of uneven length, merged in V8's order (Python's sort, merging by powersort, differs).
+const stretches = (runSeed, count) => () => {
+  let s = runSeed;
+  const r = () => ((s = (s * 1103515245 + 12345) % 2147483648), s / 2147483648);
+  const keys = [];
+  for (let i = 0; i < count; i++) keys.push(r() < 0.03 ? null : Math.floor(i / 40) % 2 ? 1000 - i : i + Math.floor(r() * 3));
+  return siblings(count, (i) => (keys[i] === null ? "not a date" : new Date(Date.UTC(2026, 0, 15) + keys[i] * 1000).toISOString()));
+};
+add("sort-128-siblings-stretches", "128 children in rising and falling stretches with NaN: V8's merge order decides (differs from index 85 under a plain stable sort).", stretches(92, 128));
+add("sort-128-siblings-stretches-2", "The same with other stretches (differs from index 69 under a plain stable sort).", stretches(200, 128));
+
 // ------------------------------------------------------------ local time (item 4)
 add("local-time-no-offset", "Date-times without an offset are local time (recorded with TZ=UTC): custom and summary message timestamps.", () => [
   header(), user("u1", null, "hi"),

@@ -1,6 +1,8 @@
 """``tree.v8_sort`` orders siblings as Node's own ``Array.prototype.sort`` does, also when
 the comparator gives NaN (an invalid timestamp): V8 counts a NaN result as +0, which ends
-a descending run at the start (found by the fuzzer, seed 20261201, mutant 12499)."""
+a descending run at the start (found by the fuzzer, seed 20261201, mutant 12499), and
+above 64 items, where V8's TimSort merges runs with galloping (``data/v8sort``, recorded
+by ``conformance/v8sort.mjs``)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ import json
 import random
 import shutil
 import subprocess
+from functools import cmp_to_key
+from pathlib import Path
 
 import pytest
 
@@ -50,3 +54,54 @@ def test_v8_sort_equals_nodes_sort_with_nan_results():
     )
     expected = json.loads(done.stdout)
     assert [_sorted_here(values) for values in cases] == expected
+
+
+# --- V8's whole TimSort (issue 31, item 3): cases recorded from Node -------------------
+
+CASES = Path(__file__).resolve().parents[1] / "data" / "v8sort" / "cases.json"
+RECORDER = Path(__file__).resolve().parents[1] / "conformance" / "v8sort.mjs"
+
+
+def _comparator(case: dict):
+    keys = [NAN if v is None else v for v in case["keys"]]
+    if case["kind"] == "minus":
+        return lambda a, b: keys[a] - keys[b]
+    return lambda a, b: keys[(a * 31 + b * 17) % len(keys)]  # inconsistent on purpose
+
+
+def _recorded() -> list[dict]:
+    return json.loads(CASES.read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", _recorded(), ids=lambda c: f"{c['style']}-{len(c['order'])}")
+def test_v8_sort_equals_nodes_recorded_order(case):
+    size = len(case["order"])
+    assert v8_sort(list(range(size)), _comparator(case)) == case["order"]
+
+
+def test_the_recorded_cases_tell_v8_from_a_stable_sort():
+    """Sizes 0 to 600, NaN, ties and inconsistent comparators; some of them Python's
+    own stable sort orders otherwise (it merges runs in another order)."""
+    cases = _recorded()
+    sizes = {len(c["order"]) for c in cases}
+    assert min(sizes) == 0 and max(sizes) == 600 and {64, 65, 128, 129} <= sizes
+    assert {c["kind"] for c in cases} == {"minus", "table"}
+
+    def stable(case):
+        compare = _comparator(case)
+
+        def order(a, b):
+            value = compare(a, b)
+            return 0 if value != value else (value > 0) - (value < 0)
+
+        return sorted(range(len(case["order"])), key=cmp_to_key(order))
+
+    assert any(stable(c) != c["order"] for c in cases)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_recorded_cases_are_nodes_own():
+    done = subprocess.run(
+        ["node", str(RECORDER), "--stdout"], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout)["cases"] == _recorded()

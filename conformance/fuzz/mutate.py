@@ -741,6 +741,25 @@ class Mutator:
         self._insert(rng, lines, entry)
         return site
 
+    def op_many_siblings(self, rng, lines):
+        """64 to 300 children of one entry, timestamps in rising and falling stretches
+        with ties and unparsable ones: V8's TimSort with several runs and galloping."""
+        parent = self._some_id(rng, lines)
+        count = rng.choice([64, 65, 100, 128, 129, 200, 300])
+        stretch = rng.choice([8, 20, 40, 70])
+        for i in range(count):
+            if rng.random() < 0.05:
+                stamp = rng.choice(["not a date", "", None])
+            else:
+                step = i % stretch if (i // stretch) % 2 else stretch - i % stretch
+                second = (i // stretch * 7 + step * rng.choice([1, 1, 2])) % 3600
+                stamp = f"2026-03-01T10:{second // 60:02d}:{second % 60:02d}Z"
+            message = {"role": "user", "content": f"c{i}", "timestamp": 1}
+            entry = self._new_entry(rng, lines, "message", message=message)
+            entry.update(parentId=parent, timestamp=stamp)
+            self._insert(rng, lines, entry)
+        return f"{count} under {parent!r}"
+
     def op_add_other_entry(self, rng, lines):
         kind = rng.choice(
             [
@@ -797,4 +816,5 @@ OP_WEIGHTS = {
     "op_add_message": 6,
     "op_add_other_entry": 4,
     "op_no_primitive": 4,
+    "op_many_siblings": 2,
 }
