@@ -1,0 +1,715 @@
+"""Tokens and cost by model, as Pi 1.6.0's ``getUsageCostBreakdown`` counts them, for one
+session and over a whole sessions folder.
+
+Pi's rule (``dist/core/usage-totals.js``, what its ``/session`` view shows): every entry
+of the file counts, compacted and abandoned branches included (``branch=True`` counts the
+default leaf's path instead). An assistant message counts under
+``provider/(responseModel ?? model)``, a ``usage`` entry under its own provider and model,
+and the ``usage`` of tool results, compactions and branch summaries under
+``Tools/summaries``. A key's ``tokens`` is input + output + cacheRead + cacheWrite, its
+``cost`` the sum of ``usage.cost.total``; keys with neither above 0 are left out, the rest
+ordered by cost, highest first (a stable sort). Figures are added as JavaScript's ``+``
+adds them (``js_plus``), so odd values give Pi's odd answers.
+
+A folder is read session by session (two processes where the machine has two cores),
+so memory stays that of the biggest session, whatever the folder's size.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .errors import PisessionError
+from .jsvalue import (
+    UNDEFINED,
+    ToPrimitiveError,
+    js_number_value,
+    js_string,
+    nullish,
+    to_number,
+    truthy,
+)
+from .jsvalue import field as js_field
+
+#: Where Pi counts usage that no model answered for (tool results, summaries).
+TOOLS_KEY = "Tools/summaries"
+
+#: The figures summed per key, in this order.
+FIGURES = ("input", "output", "cacheRead", "cacheWrite", "cost")
+
+#: How ``scan_folder`` can group its rows.
+GROUPS = ("day", "week", "month", "project", "session", "model")
+
+_SAFE = 2**53
+
+
+class UsageError(PisessionError):
+    """Pi's ``getUsageCostBreakdown`` throws on this session (it names the line)."""
+
+
+# --- JavaScript's + ---------------------------------------------------------------------
+
+
+def _primitive(value: object) -> object:
+    """ToPrimitive of a JSON value: objects and arrays become their ``String()``."""
+    return js_string(value) if isinstance(value, (dict, list)) else value
+
+
+def js_plus(a: object, b: object) -> object:
+    """``a + b`` in JavaScript for JSON values: numbers add as doubles, a string on either
+    side concatenates, ``undefined`` gives NaN, ``null`` counts 0.
+
+    >>> js_plus(1, 2), js_plus(0.1, 0.2), js_plus(0, "5"), js_plus(1, None)
+    (3, 0.30000000000000004, '05', 1)
+    >>> js_plus(2, UNDEFINED), js_plus(2**53, 1)
+    (nan, 9007199254740992)
+    """
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        if ta is int and tb is int:
+            total = a + b
+            if -_SAFE <= a <= _SAFE and -_SAFE <= b <= _SAFE and -_SAFE <= total <= _SAFE:
+                return total
+        total = js_number_value(a) + js_number_value(b)
+        return int(total) if ta is int and tb is int and total.is_integer() else total
+    a, b = _primitive(a), _primitive(b)
+    if isinstance(a, str) or isinstance(b, str):
+        return js_string(a) + js_string(b)
+    return js_plus(_number(a), _number(b))
+
+
+def _number(value: object) -> int | float:
+    """ToNumber of a primitive (``null`` 0, ``true`` 1, ``undefined`` NaN)."""
+    if type(value) is int or type(value) is float:
+        return value
+    if value is None or isinstance(value, bool):
+        return int(bool(value))
+    return to_number(value) if value is not UNDEFINED else float("nan")
+
+
+def js_greater_than_zero(value: object) -> bool:
+    """``value > 0`` in JavaScript (a string compares as its number).
+
+    >>> js_greater_than_zero("05"), js_greater_than_zero(float("nan")), js_greater_than_zero(1)
+    (True, False, True)
+    """
+    return _number(_primitive(value)) > 0
+
+
+def js_minus(a: object, b: object) -> float:
+    """``a - b`` in JavaScript (both as numbers).
+
+    >>> js_minus("3", 1), js_minus(0.3, 0.1)
+    (2.0, 0.19999999999999998)
+    """
+    return js_plus(_number(_primitive(a)), -_number(_primitive(b)))
+
+
+# --- one entry, one session --------------------------------------------------------------
+
+
+def attribution(entry: object) -> tuple[str, object] | None:
+    """The key an entry's usage counts under and that usage, as Pi attributes it; None
+    for an entry that counts nothing. Raises ``TypeError`` where Pi's code throws (a
+    message entry without a message).
+
+    >>> attribution({"type": "message", "message": {"role": "assistant", "provider": "p",
+    ...     "model": "auto", "responseModel": "m1", "usage": {"input": 1}}})
+    ('p/m1', {'input': 1})
+    >>> attribution({"type": "compaction", "usage": {"input": 3}})[0]
+    'Tools/summaries'
+    """
+    kind = js_field(entry, "type")
+    if kind == "message":
+        message = js_field(entry, "message")
+        if nullish(message):
+            raise TypeError("Cannot read properties of undefined (reading 'role')")
+        role = js_field(message, "role")
+        if role == "assistant":
+            model = js_field(message, "responseModel")
+            if nullish(model):
+                model = js_field(message, "model")
+            key = f"{js_string(js_field(message, 'provider'))}/{js_string(model)}"
+            return _counted(key, js_field(message, "usage"))
+        if role == "toolResult" and truthy(js_field(message, "usage")):
+            return TOOLS_KEY, js_field(message, "usage")
+        return None
+    if kind == "usage":
+        key = f"{js_string(js_field(entry, 'provider'))}/{js_string(js_field(entry, 'model'))}"
+        return _counted(key, js_field(entry, "usage"))
+    if kind in ("branch_summary", "compaction") and truthy(js_field(entry, "usage")):
+        return TOOLS_KEY, js_field(entry, "usage")
+    return None
+
+
+def _counted(key: str, usage: object) -> tuple[str, object] | None:
+    return (key, usage) if truthy(usage) else None  # Pi: if (!key || !usage) continue
+
+
+def usage_figures(usage: object) -> tuple:
+    """input, output, cacheRead, cacheWrite and ``cost.total`` of a truthy ``usage``, as
+    Pi reads them; raises ``TypeError`` where Pi's ``usage.cost.total`` throws.
+
+    >>> usage_figures({"input": 3, "output": 1, "cacheRead": 0, "cacheWrite": 0,
+    ...     "cost": {"total": 0.5}})
+    (3, 1, 0, 0, 0.5)
+    """
+    if type(usage) is dict:
+        get = usage.get
+        cost = get("cost", UNDEFINED)
+        figures = (get("input", UNDEFINED), get("output", UNDEFINED))
+        figures += (get("cacheRead", UNDEFINED), get("cacheWrite", UNDEFINED))
+    else:  # a number or a string: every field undefined
+        cost, figures = UNDEFINED, (UNDEFINED,) * 4
+    if cost is None or cost is UNDEFINED:
+        raise TypeError("Cannot read properties of undefined (reading 'total')")
+    return (*figures, js_field(cost, "total"))
+
+
+def add_figures(totals: list, figures: tuple) -> None:
+    """Add one usage's figures to ``totals`` (a list of five), as JavaScript's ``+=``."""
+    for i, value in enumerate(figures):
+        now = totals[i]
+        if type(now) is float and type(value) is float:
+            totals[i] = now + value
+        else:
+            totals[i] = js_plus(now, value)
+
+
+def tokens_of(totals: list) -> object:
+    """``input + output + cacheRead + cacheWrite``, added left to right as Pi adds them.
+
+    >>> tokens_of([1, 2, 3, 4, 0.5])
+    10
+    """
+    return js_plus(js_plus(js_plus(totals[0], totals[1]), totals[2]), totals[3])
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    """One key of a breakdown: Pi's ``key``, ``cost`` and ``tokens``, with the four token
+    figures the tokens are the sum of."""
+
+    key: str
+    cost: Any
+    tokens: Any
+    input: Any = 0
+    output: Any = 0
+    cacheRead: Any = 0
+    cacheWrite: Any = 0
+
+    def to_dict(self) -> dict:
+        """Pi's row (``key``, ``cost``, ``tokens``) and the four token figures."""
+        return {
+            "key": self.key,
+            "cost": self.cost,
+            "tokens": self.tokens,
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cacheRead,
+            "cacheWrite": self.cacheWrite,
+        }
+
+
+class Breakdown(list):
+    """A list of ``UsageRow`` in Pi's order; ``to_records()`` for a data frame."""
+
+    def to_records(self) -> list[dict]:
+        """One plain dict per row (``pandas.DataFrame(b.to_records())``).
+
+        >>> breakdown_of([{"type": "usage", "provider": "p", "model": "m", "usage": {
+        ...     "input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0,
+        ...     "cost": {"total": 0.5}}}]).to_records()[0]["tokens"]
+        3
+        """
+        return [row.to_dict() for row in self]
+
+    def pi_rows(self) -> list[dict]:
+        """The rows exactly as Pi's function returns them: ``{key, cost, tokens}``."""
+        return [{"key": r.key, "cost": r.cost, "tokens": r.tokens} for r in self]
+
+
+def breakdown_from_totals(totals: dict[str, list]) -> Breakdown:
+    """Pi's last step: rows with cost or tokens above 0, by cost, highest first (stable).
+
+    >>> [r.key for r in breakdown_from_totals({"a": [1, 0, 0, 0, 0.1], "b": [0, 0, 0, 0, 0],
+    ...     "c": [1, 0, 0, 0, 0.2]})]
+    ['c', 'a']
+    """
+    from .tree import v8_sort
+
+    rows = [UsageRow(key, t[4], tokens_of(t), t[0], t[1], t[2], t[3]) for key, t in totals.items()]
+    rows = [r for r in rows if js_greater_than_zero(r.cost) or js_greater_than_zero(r.tokens)]
+    if all(type(r.cost) in (int, float) and r.cost == r.cost for r in rows):
+        return Breakdown(sorted(rows, key=lambda r: -r.cost))  # stable, as V8's
+    return Breakdown(v8_sort(rows, lambda a, b: js_minus(b.cost, a.cost)))
+
+
+def breakdown_of(entries: Iterable) -> Breakdown:
+    """Pi's ``getUsageCostBreakdown`` over ``entries`` (full entry dicts, file order).
+
+    >>> rows = breakdown_of([
+    ...     {"type": "message", "message": {"role": "assistant", "provider": "anthropic",
+    ...      "model": "claude", "usage": {"input": 10, "output": 2, "cacheRead": 0,
+    ...      "cacheWrite": 0, "cost": {"total": 0.25}}}},
+    ...     {"type": "compaction", "usage": {"input": 5, "output": 1, "cacheRead": 0,
+    ...      "cacheWrite": 0, "cost": {"total": 0.5}}}])
+    >>> [(r.key, r.tokens, r.cost) for r in rows]
+    [('Tools/summaries', 6, 0.5), ('anthropic/claude', 12, 0.25)]
+    """
+    totals: dict[str, list] = {}
+    for entry in entries:
+        found = attribution(entry)
+        if found is not None:
+            key, usage = found
+            add_figures(totals.setdefault(key, [0, 0, 0, 0, 0]), usage_figures(usage))
+    return breakdown_from_totals(totals)
+
+
+# --- reading only what the breakdown needs ---------------------------------------------
+
+
+class _Message(msgspec.Struct, gc=False):
+    role: Any = UNDEFINED
+    provider: Any = UNDEFINED
+    model: Any = UNDEFINED
+    responseModel: Any = UNDEFINED
+    usage: Any = UNDEFINED
+
+
+class UsageLine(msgspec.Struct, gc=False):
+    """The fields of a line the breakdown reads (message text and tool output skipped)."""
+
+    type: Any = UNDEFINED
+    timestamp: Any = UNDEFINED
+    provider: Any = UNDEFINED
+    model: Any = UNDEFINED
+    usage: Any = UNDEFINED
+    message: _Message | None = UNDEFINED
+
+
+USAGE_DECODER = msgspec.json.Decoder(UsageLine)
+
+
+def _as_entry(line: UsageLine) -> dict:
+    """A decoded line as the entry dict ``attribution`` reads (absent fields left out)."""
+    entry = {k: v for k in UsageLine.__struct_fields__ if (v := getattr(line, k)) is not UNDEFINED}
+    message = line.message
+    if type(message) is _Message:
+        entry["message"] = {
+            k: v for k in _Message.__struct_fields__ if (v := getattr(message, k)) is not UNDEFINED
+        }
+    return entry
+
+
+def _needs_reading(kind: object, role: object) -> bool:
+    if kind == "message":
+        return role in ("assistant", "toolResult") or not isinstance(role, str)
+    return kind in ("usage", "compaction", "branch_summary")
+
+
+def counted_entries(session, positions=None) -> Iterator[tuple[int, object]]:
+    """The entries of ``session`` that may count (at ``positions``, in that order; default
+    all), each with its position: a ``UsageLine`` where the fast decoder read it, else
+    the full entry."""
+    index = session.index
+    types, roles = index.types, index.roles
+    if positions is None:
+        positions = range(len(types))
+    wanted = [p for p in positions if _needs_reading(types[p], roles[p])]
+    rows = getattr(session, "_rows", None)
+    for first in range(0, len(wanted), 4096):
+        block = wanted[first : first + 4096]
+        views = rows.raw_lines(block, USAGE_DECODER) if rows is not None else [None] * len(block)
+        missing = [p for p, view in zip(block, views) if view is None]
+        full = dict(zip(missing, session.entries_at(missing)))
+        for p, view in zip(block, views):
+            yield p, (full[p] if view is None else view)
+
+
+def line_attribution(line: object) -> tuple[str, object] | None:
+    """``attribution`` of a line decoded by ``USAGE_DECODER`` (or of a full entry).
+
+    >>> line_attribution(USAGE_DECODER.decode(b'{"type":"usage","provider":"p",'
+    ...     b'"model":"m","usage":{"input":1}}'))
+    ('p/m', {'input': 1})
+    """
+    if type(line) is not UsageLine:
+        return attribution(line)
+    message = line.message
+    if line.type != "message" or type(message) is not _Message:
+        return attribution(_as_entry(line))
+    role = message.role
+    if role == "assistant":
+        model = message.responseModel
+        if model is None or model is UNDEFINED:
+            model = message.model
+        provider = message.provider
+        if type(provider) is str and type(model) is str:
+            key = f"{provider}/{model}"
+        else:
+            key = f"{js_string(provider)}/{js_string(model)}"
+        return _counted(key, message.usage)
+    if role == "toolResult" and truthy(message.usage):
+        return TOOLS_KEY, message.usage
+    return None
+
+
+def _tally(session, positions, with_days: bool, fallback_time: str = "") -> tuple[dict, dict]:
+    """Totals by key and (when ``with_days``) by (local day, key) of the entries at
+    ``positions`` (all by default), in that order. Raises ``UsageError`` where Pi throws."""
+    totals: dict[str, list] = {}
+    days: dict = {}
+    cache: dict = {}
+    for position, line in counted_entries(session, positions):
+        try:
+            found = line_attribution(line)
+            if found is None:
+                continue
+            key, usage = found
+            figures = usage_figures(usage)
+        except (TypeError, ToPrimitiveError) as exc:  # where Pi's code throws
+            where = f"{session.source}:{session.line_of(position)}"
+            raise UsageError(f"{where}: Pi's usage breakdown throws here: {exc}") from None
+        add_figures(totals.setdefault(key, [0, 0, 0, 0, 0]), figures)
+        if with_days:
+            stamp = line.timestamp if type(line) is UsageLine else js_field(line, "timestamp")
+            day = local_day(stamp if isinstance(stamp, str) else fallback_time, cache)
+            add_figures(days.setdefault((day, key), [0, 0, 0, 0, 0]), figures)
+    return totals, days
+
+
+def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> Breakdown:
+    """Pi's breakdown of a loaded session: every entry, or (``branch``) the path to the
+    leaf (Pi's default leaf unless ``leaf_id``). Raises ``UsageError`` where Pi throws.
+
+    >>> import pisession
+    >>> [r.key for r in session_breakdown(pisession.load(pisession.sample_path("tour")))]
+    ['fake/fake-coder', 'Tools/summaries']
+    """
+    positions = session.path_positions(leaf_id) if branch else None
+    return breakdown_from_totals(_tally(session, positions, False)[0])
+
+
+# --- a sessions folder ------------------------------------------------------------------
+
+
+def local_day(timestamp: object, cache: dict) -> str:
+    """The local calendar day (``YYYY-MM-DD``) of an ISO timestamp; ``"unknown"`` when it
+    is none.
+
+    >>> local_day("not a date", {})
+    'unknown'
+    """
+    if not isinstance(timestamp, str):
+        return "unknown"
+    probe = timestamp[:13] if len(timestamp) == 24 and timestamp.endswith("Z") else timestamp
+    day = cache.get(probe)
+    if day is None:
+        try:
+            text = timestamp.replace("Z", "+00:00") if probe is not timestamp else timestamp
+            moment = datetime.fromisoformat(text)
+            day = (moment.astimezone() if moment.tzinfo else moment).date().isoformat()
+        except ValueError:
+            day = "unknown"
+        cache[probe] = day
+    return day
+
+
+@dataclass
+class SessionUsage:
+    """One session file's usage: Pi's breakdown, and the same figures by local day and
+    key (``days``, for grouping by day, week or month); ``problem`` when it was skipped."""
+
+    path: str
+    id: str = ""
+    name: str | None = None
+    cwd: str = ""
+    started: str = ""
+    breakdown: Breakdown = field(default_factory=Breakdown)
+    days: dict = field(default_factory=dict)  # (day, key) -> five figures
+    problem: str | None = None
+
+
+def session_usage(path: str, branch: bool = False) -> SessionUsage:
+    """Read one session file for ``scan_folder``: never raises for a bad file (its
+    ``problem`` says file, line and reason).
+
+    >>> from pisession.samples import sample_path
+    >>> u = session_usage(str(sample_path("tour")))
+    >>> u.breakdown[0].key, sorted({day for day, _ in u.days}) != []
+    ('fake/fake-coder', True)
+    """
+    from .session import load
+
+    out = SessionUsage(path)
+    try:
+        session = load(path)
+        header = session.header
+        out.id = js_string(js_field(header, "id"))
+        cwd, started = js_field(header, "cwd"), js_field(header, "timestamp")
+        out.cwd = cwd if isinstance(cwd, str) else ""
+        out.started = started if isinstance(started, str) else ""
+        out.name = session.name
+        positions = session.path_positions() if branch else None
+        totals, out.days = _tally(session, positions, True, out.started)
+        out.breakdown = breakdown_from_totals(totals)
+    except PisessionError as exc:
+        out.problem = str(exc)
+    except OSError as exc:
+        out.problem = f"{path}: {exc.strerror or exc}"
+    except (RecursionError, MemoryError, ValueError) as exc:
+        out.problem = f"{path}: cannot be read ({type(exc).__name__})"
+    return out
+
+
+def _week(day: str) -> str:
+    """The Monday of a ``YYYY-MM-DD`` day's ISO week."""
+    if day == "unknown":
+        return day
+    d = date.fromisoformat(day)
+    return (d - timedelta(days=d.weekday())).isoformat()
+
+
+@dataclass
+class FolderRow:
+    """One group of a folder's usage: the group's value, how many sessions count in it,
+    the summed figures and Pi's breakdown by key within the group."""
+
+    group: str
+    sessions: int
+    input: Any
+    output: Any
+    cacheRead: Any
+    cacheWrite: Any
+    tokens: Any
+    cost: Any
+    models: Breakdown
+
+    def to_dict(self) -> dict:
+        return {
+            "group": self.group,
+            "sessions": self.sessions,
+            "input": self.input,
+            "output": self.output,
+            "cacheRead": self.cacheRead,
+            "cacheWrite": self.cacheWrite,
+            "tokens": self.tokens,
+            "cost": self.cost,
+            "models": self.models.pi_rows(),
+        }
+
+
+@dataclass
+class FolderUsage:
+    """``scan_folder``'s answer: a row per group, the totals, what was read and skipped."""
+
+    by: str
+    rows: list[FolderRow]
+    total: FolderRow
+    sessions: int
+    skipped: list[str]
+    branch: bool = False
+
+    def to_records(self) -> list[dict]:
+        """One plain dict per group (the models' breakdown left out), for a data frame.
+
+        >>> from pisession.samples import sample_path
+        >>> usage = scan_folder([sample_path("tour")], by="model", workers=1)
+        >>> sorted(usage.to_records()[0])
+        ['cacheRead', 'cacheWrite', 'cost', 'group', 'input', 'output', 'sessions', 'tokens']
+        """
+        return [{k: v for k, v in r.to_dict().items() if k != "models"} for r in self.rows]
+
+    def to_dict(self) -> dict:
+        return {
+            "by": self.by,
+            "counts": "the default leaf's path" if self.branch else "every entry",
+            "sessions": self.sessions,
+            "skipped": len(self.skipped),
+            "problems": self.skipped,
+            "rows": [r.to_dict() for r in self.rows],
+            "total": self.total.to_dict(),
+        }
+
+
+def _project(usage: SessionUsage) -> str:
+    return usage.cwd or Path(usage.path).parent.name
+
+
+def _cells(usage: SessionUsage, by: str) -> Iterator[tuple[str, str, list]]:
+    """(group, key, figures) of one session: Pi's own rows where the group is the
+    session, its project or the key; the day cells otherwise."""
+    if by in ("day", "week", "month"):
+        for (day, key), figures in usage.days.items():
+            group = day if by == "day" else _week(day) if by == "week" else day[:7]
+            yield group, key, figures
+        return
+    for row in usage.breakdown:
+        figures = [row.input, row.output, row.cacheRead, row.cacheWrite, row.cost]
+        if by == "model":
+            yield row.key, row.key, figures
+        elif by == "session":
+            yield usage.id or usage.path, row.key, figures
+        else:
+            yield _project(usage), row.key, figures
+
+
+class _Group:
+    def __init__(self):
+        self.keys: dict[str, list] = {}
+        self.sessions: set = set()
+
+
+def summarize(
+    usages: Iterable[SessionUsage], by: str = "model", branch: bool = False
+) -> FolderUsage:
+    """Group the sessions' usage (in the order given) by ``by``; each figure is summed
+    session by session as JavaScript adds, so a key's folder total is the sum of Pi's
+    per-session figures.
+
+    >>> from pisession.samples import sample_path
+    >>> u = session_usage(str(sample_path("tour")))
+    >>> summarize([u, u]).total.tokens == 2 * summarize([u]).total.tokens
+    True
+    """
+    if by not in GROUPS:
+        raise ValueError(f"--by takes one of {', '.join(GROUPS)}, not {by!r}")
+    groups: dict[str, _Group] = {}
+    whole = _Group()
+    sessions, skipped = 0, []
+    for usage in usages:
+        if usage.problem is not None:
+            skipped.append(usage.problem)
+            continue
+        sessions += 1
+        for group, key, figures in _cells(usage, by):
+            g = groups.setdefault(group, _Group())
+            add_figures(g.keys.setdefault(key, [0, 0, 0, 0, 0]), tuple(figures))
+            g.sessions.add(usage.path)
+            add_figures(whole.keys.setdefault(key, [0, 0, 0, 0, 0]), tuple(figures))
+            whole.sessions.add(usage.path)
+    order = sorted(groups) if by in ("day", "week", "month") else list(groups)
+    rows = [_row(name, groups[name]) for name in order]
+    rows = [r for r in rows if js_greater_than_zero(r.cost) or js_greater_than_zero(r.tokens)]
+    if by not in ("day", "week", "month"):
+        rows.sort(key=lambda r: -_number(_primitive(r.cost)))
+    return FolderUsage(by, rows, _row("total", whole), sessions, skipped, branch)
+
+
+def _row(name: str, group: _Group) -> FolderRow:
+    sums = [0, 0, 0, 0, 0]
+    for figures in group.keys.values():
+        add_figures(sums, tuple(figures))
+    models = breakdown_from_totals(group.keys)
+    return FolderRow(name, len(group.sessions), *sums[:4], tokens_of(sums), sums[4], models)
+
+
+def _worker_count(workers: int | None, files: int) -> int:
+    from .parallel import can_fork
+
+    if workers is not None:
+        return max(1, workers)
+    if files < 8 or not can_fork():
+        return 1
+    return min(os.cpu_count() or 1, 4)
+
+
+def map_sessions(
+    function: Callable, paths: list, workers: int | None = None, progress=None
+) -> Iterator:
+    """``function(path)`` for every path, in order, spread over forked worker processes
+    (one per core, at most four) when there are enough files; ``progress(done, total)``
+    after each."""
+    count = _worker_count(workers, len(paths))
+    total = len(paths)
+    if count == 1:
+        for done, path in enumerate(paths, 1):
+            yield function(path)
+            if progress:
+                progress(done, total)
+        return
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(count) as pool:
+        for done, result in enumerate(pool.imap(function, paths, chunksize=4), 1):
+            yield result
+            if progress:
+                progress(done, total)
+
+
+def _read_all(path: str) -> SessionUsage:
+    return session_usage(path, False)
+
+
+def _read_branch(path: str) -> SessionUsage:
+    return session_usage(path, True)
+
+
+def scan_folder(
+    paths: Iterable,
+    by: str = "model",
+    branch: bool = False,
+    since: str | None = None,
+    until: str | None = None,
+    workers: int | None = None,
+    progress=None,
+) -> FolderUsage:
+    """Pi's usage breakdown over session files, grouped ``by`` one of ``GROUPS``;
+    ``since``/``until`` (``YYYY-MM-DD``, both included) keep the usage of those local
+    days only.
+
+    >>> from pisession.samples import sample_path
+    >>> usage = scan_folder([sample_path("tour")], by="day", workers=1)
+    >>> usage.sessions, usage.skipped, len(usage.rows)
+    (1, [], 1)
+    """
+    files = [str(p) for p in paths]
+    reader = _read_branch if branch else _read_all
+    usages = map_sessions(reader, files, workers, progress)
+    if since or until:
+        usages = (_between(u, since, until) for u in usages)
+    return summarize(usages, by, branch)
+
+
+def _between(usage: SessionUsage, since: str | None, until: str | None) -> SessionUsage:
+    """The usage of the days from ``since`` to ``until`` only (Pi's breakdown re-made
+    from those days' figures)."""
+    if usage.problem is not None:
+        return usage
+    days = {
+        (day, key): f
+        for (day, key), f in usage.days.items()
+        if (not since or day >= since) and (not until or day <= until) and day != "unknown"
+    }
+    totals: dict[str, list] = {}
+    for (_, key), figures in days.items():
+        add_figures(totals.setdefault(key, [0, 0, 0, 0, 0]), tuple(figures))
+    return SessionUsage(
+        usage.path, usage.id, usage.name, usage.cwd, usage.started,
+        breakdown_from_totals(totals), days,
+    )  # fmt: skip
+
+
+def header_cwd(path) -> str:
+    """The ``cwd`` of a session file's header line ("" when it has none), read from its
+    first line only.
+
+    >>> from pisession.samples import sample_path
+    >>> header_cwd(sample_path("tour"))
+    '/home/reader/projects/demo-app'
+    """
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 20)
+        cwd = js_field(msgspec.json.decode(first.lstrip(b"\xef\xbb\xbf")), "cwd")
+    except (OSError, msgspec.DecodeError):
+        return ""
+    return cwd if isinstance(cwd, str) else ""
