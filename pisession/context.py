@@ -34,7 +34,7 @@ from .errors import CycleError, PisessionError, SessionFormatError
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import NO_KEY, UNDEFINED, ToPrimitiveError, js_key, nullish, strict_equal, truthy
 from .jsvalue import field as js_field
-from .text import quoted
+from .text import quoted, value_text
 
 #: Roles whose content a context edit replaces.
 EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
@@ -688,6 +688,18 @@ def apply_context_edit(messages: list, edit: object) -> list:
     return out
 
 
+def record_value(value: object) -> object:
+    """A JSON value as a table cell: strings, numbers, booleans and null as they are,
+    undefined as None, anything else as its text (``value_text``).
+
+    >>> record_value("a1"), record_value(UNDEFINED), record_value({"odd": 1})
+    ('a1', None, '{"odd":1}')
+    """
+    if value is None or value is UNDEFINED:
+        return None
+    return value if type(value) in (str, int, float, bool) else value_text(value)
+
+
 @dataclass(slots=True)
 class ProjectedEntry:
     """One selected entry and the messages it contributed (after its context edit).
@@ -904,6 +916,29 @@ class Projection:
     def first_kept(self) -> int | None:
         """Position of the first entry of the compaction's kept range (None: none)."""
         return self.selection.first_kept
+
+    def to_records(self) -> list[dict]:
+        """One plain dict per selected entry (position, line, id, type, part, how many
+        messages it sent, their roles, whether a context edit changed them), as
+        ``pandas.DataFrame(...)`` and ``polars.DataFrame(...)`` take them.
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).projection().to_records()[0]["part"]
+        'compaction'
+        """
+        return [
+            {
+                "position": item.position,
+                "line": item.line,
+                "id": record_value(item.id),
+                "type": record_value(js_field(item.entry, "type")),
+                "part": item.part,
+                "messages": len(item.messages),
+                "roles": ",".join(value_text(js_field(m, "role")) for m in item.messages),
+                "edited": item.edit is not None,
+            }
+            for item in self.items
+        ]
 
     def source_of(self, message_index: int) -> ProjectedEntry:
         """The selected entry that contributed context message number ``message_index``."""

@@ -302,6 +302,32 @@ class Fates(Sequence):
         """
         return self[self._session.position_of(entry_id)]
 
+    def to_records(self) -> list[dict]:
+        """One plain dict per entry, in file order (position, line, id, type, role, fate,
+        whether it reached the model, messages sent, the reason in words), as
+        ``pandas.DataFrame(...)`` and ``polars.DataFrame(...)`` take them.
+
+        >>> import pisession
+        >>> rows = pisession.load(pisession.sample_path("tour")).fates().to_records()
+        >>> rows[11]["fate"], rows[11]["role"], rows[11]["reached"]
+        ('edited', 'toolResult', True)
+        """
+        roles = self._session.index.roles
+        return [
+            {
+                "position": f.position,
+                "line": f.line,
+                "id": rule.record_value(f.id),
+                "type": rule.record_value(f.type),
+                "role": _role_cell(roles[f.position]) if f.type == "message" else None,
+                "fate": f.fate,
+                "reached": f.reached_model,
+                "messages": f.messages,
+                "reason": f.reason,
+            }
+            for f in self
+        ]
+
     def counts(self) -> dict[str, int]:
         """How many entries have each fate (every fate listed, in ``FATES`` order)."""
         counts = dict.fromkeys((k.name for k in FATES), 0)
@@ -467,6 +493,12 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
                 details[item.position] = (len(item.messages), roles, item.edit_position)
     leaf = path[-1] if path else None
     return Fates(session, names, details, steps, leaf)
+
+
+def _role_cell(role: object) -> object:
+    """A message's role as a table cell (None for a message entry without a message)."""
+    plain = role is None or isinstance(role, (str, int, float, bool, list, dict))
+    return rule.record_value(role) if plain else None
 
 
 #: Selected entries whose fates are read together.
