@@ -652,7 +652,9 @@ def _stats_table(session, cells: list, heads: tuple, look: Look) -> str:
     w0 = max(text_width(r[0]) for r in cells)
     w1 = max(text_width(heads[1]), *(text_width(r[1]) for r in cells))
     w2 = max(text_width(heads[2]), *(text_width(r[2]) for r in cells))
-    name = f'  "{clean(session.name)}"' if session.name else ""
+    from .tree import shown_name
+
+    name = f'  "{clean(shown)}"' if (shown := shown_name(session)) else ""
     out = [f"{clean(session.source)}", f"session {clean(session.id)}{name}", ""]
     head = f"{pad('', w0)}  {pad(heads[1], w1, right=True)}  {pad(heads[2], w2, right=True)}"
     out.append(look.paint(head, "bold"))

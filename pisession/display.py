@@ -17,6 +17,7 @@ import re
 from .jsvalue import field as js_field
 from .provenance import FATE, UNKNOWN_COLOUR
 from .text import entry_text, id_text, kind_of, message_text, one_line, plural, strip_unsafe
+from .tree import shown_name
 
 # --- HTML -------------------------------------------------------------------------------
 
@@ -187,7 +188,7 @@ def session_html(session, leaf_id: object = None, max_rows: int | None = 200) ->
     facts = [
         ("source", session.source),
         ("session id", session.header.get("id")),
-        ("name", session.name),
+        ("name", shown_name(session)),
         ("version", f"{version} (migrated to 3 in memory)" if session.migrated else version),
         ("entries", len(session)),
         ("leaves", len(session.leaves())),

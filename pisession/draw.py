@@ -36,6 +36,7 @@ from .provenance import FATE, FATES, UNKNOWN_COLOUR, ink_on
 from .text import entry_kind, plural
 from .text import one_line as shorten
 from .text import strip_unsafe as clean_text
+from .tree import shown_name
 
 #: Above this many entries ``collapse=None`` collapses long runs.
 COLLAPSE_THRESHOLD = 300
@@ -387,7 +388,7 @@ def _layout_runs(session, reading: _Reading, order, parent, children, cycles, mi
 def _titles(session, reading: _Reading, min_run: int | None) -> tuple[str, str]:
     leaf = reading.leaf
     leaf_text = "-" if leaf is None else short_id(session.index.ids[leaf])
-    title = session.name or os.path.basename(str(session.source))
+    title = shown_name(session) or os.path.basename(str(session.source))
     entries = plural(len(session), "entry", "entries")
     subtitle = f"leaf {leaf_text} · {entries} · {len(reading.path):,} on the path"
     if min_run is not None:
@@ -1217,7 +1218,7 @@ def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
         f" model {model_text(settings.model)}"
     )
     legend = [*_fate_legend(fates), (_CHANGED, "converted to a user message")]
-    title = f"From file to model: {session.name or os.path.basename(str(session.source))}"
+    title = f"From file to model: {shown_name(session) or os.path.basename(str(session.source))}"
     return ColumnChart(clean_text(title), subtitle, columns, links, [], legend, "fate at the leaf")
 
 
@@ -1279,7 +1280,7 @@ def edits_chart(session, leaf_id: object = None) -> ColumnChart:
         Column("context edits applied", after, f"{plural(len(edited.messages), 'message')} (Pi)"),
     ]
     leaf = short_id(session.index.ids[edited.path[-1]]) if edited.path else "-"
-    title = f"Context edits: {session.name or os.path.basename(str(session.source))}"
+    title = f"Context edits: {shown_name(session) or os.path.basename(str(session.source))}"
     touched = [fates[i.position] for i in edited.items if i.edit is not None]
     legend = [*_fate_legend(touched), ("#FFFFFF", "message unchanged")]
     subtitle = f"leaf {leaf} · the same selection, read without and with its context edits"

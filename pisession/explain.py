@@ -31,6 +31,7 @@ from .jsvalue import field as js_field
 from .provenance import FATE, FATES, OFF_PATH
 from .terminal import SGR, Look, pad, text_width, wrap
 from .text import entry_kind, entry_text, id_text, model_text, plural, quoted, visible
+from .tree import shown_name
 
 #: Marks for "reached the model" and "did not", in Unicode and in ASCII.
 MARKS = {True: ("✓", "+"), False: ("✗", "-")}
@@ -115,7 +116,8 @@ def header_lines(session, reading, leaf_id: object = None) -> list[tuple[str, st
     ``Reading``, or a ``Projection``)."""
     projection = reading
     rows = [("file", visible(session.source))]
-    name = f'  "{visible(session.name)}"' if session.name else ""
+    name = shown_name(session)
+    name = f'  "{visible(name)}"' if name else ""
     rows.append(("session", f"{visible(session.id)}{name}"))
     rows.append(("version", _version_text(session)))
     path = projection.path
@@ -727,7 +729,7 @@ def explain_head(session, fates, leaf_id: object = None) -> dict:
         "file": session.source,
         "session": {
             "id": session.id,
-            "name": session.name,
+            "name": shown_name(session),
             "version": session.original_version,
             "migrated": session.migrated,
         },

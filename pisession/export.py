@@ -52,6 +52,7 @@ from .jsvalue import field as js_field
 from .provenance import FATE, FATES, OFF_PATH
 from .system_prompt import replay_system_prompt
 from .text import entry_kind, entry_text, id_text, one_line, plain, strip_unsafe
+from .tree import shown_name
 
 #: Pictures shown inline (others are named, not shown), and the largest one shown.
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -213,7 +214,7 @@ class Export:
     @property
     def title(self) -> str:
         """The session name, else its id."""
-        return self.session.name or f"Session {self.session.id}"
+        return shown_name(self.session) or f"Session {self.session.id}"
 
     def _repr_html_(self) -> str:
         return html_fragment(self)

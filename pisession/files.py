@@ -22,7 +22,8 @@ from pathlib import Path
 from . import nodepath
 from .jsdate import DateConversionError, js_time_ms
 from .jsjson import LineDecodeError, loads
-from .jsvalue import field, js_trim
+from .jsvalue import field
+from .tree import NameNotText, trimmed_name
 
 AGENTS = {"pi": ("PI", ".pi"), "pig": ("PIG", ".pig")}
 
@@ -223,7 +224,7 @@ class _Activity:
         kind = field(entry, "type")
         if kind == "session_info":
             value = field(entry, "name")
-            self.name = js_trim(value) or None if isinstance(value, str) else None
+            self.name = trimmed_name(value)  # Pi's list skips the file where this throws
         if kind != "message":
             return
         self.message_count += 1
@@ -269,7 +270,7 @@ def session_info(path: str | os.PathLike) -> SessionInfo | None:
             for entry in values:
                 activity.add(entry)
         stat = path.stat()
-    except (OSError, DateConversionError):  # Pi's listing skips such a file too
+    except (OSError, DateConversionError, NameNotText):  # Pi's listing skips such a file too
         return None
     if not isinstance(header, dict) or not isinstance(header.get("id"), str):
         return None

@@ -266,7 +266,9 @@ class Session:
         """The session name (latest ``session_info``), or None."""
         from .tree import session_name
 
-        return session_name(self._entries_of_type("session_info"))
+        positions = rule.of_type(self.index, "session_info")
+        entries = self.entries_at(positions)
+        return session_name(entries, lambda k, reason: self._failure(positions[k], reason))
 
     def label_of(self, position: int) -> object:
         """The label of the entry at ``position`` (None: none). A label is whatever JSON

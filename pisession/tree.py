@@ -16,6 +16,7 @@ from itertools import chain as joined
 from itertools import compress, islice, repeat
 from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
 
+from .errors import PisessionError
 from .jsdate import DateConversionError, js_time_ms
 from .jsvalue import (
     CANNOT_CONVERT,
@@ -27,6 +28,7 @@ from .jsvalue import (
     strict_equal,
     truthy,
 )
+from .text import quoted
 
 
 @dataclass(frozen=True)
@@ -659,18 +661,75 @@ def resolved_labels(label_entries: Sequence) -> dict:
     return labels
 
 
-def session_name(info_entries: Sequence) -> str | None:
-    """Pi's ``getSessionName``: the latest ``session_info`` decides (an empty name clears).
+#: V8's message where ``entry.name?.trim()`` meets a name that is not a string.
+NAME_NOT_TEXT = "entry.name?.trim is not a function"
+
+
+class NameNotText(PisessionError):
+    """A ``session_info`` name that is neither a string nor null: Pi's
+    ``getSessionName`` (and its session list) throws a TypeError on it."""
+
+
+def trimmed_name(value: object) -> str | None:
+    """``entry.name?.trim() || undefined``, as Pi reads a ``session_info`` name: a string
+    trimmed as JavaScript trims (empty: no name), null or absent: no name, anything else
+    (a number, ``false``, ``{}``, an array): JavaScript throws, and so does this
+    (:class:`NameNotText`).
+
+    >>> trimmed_name(" Fix the API "), trimmed_name(" "), trimmed_name(None)
+    ('Fix the API', None, None)
+    >>> trimmed_name({})
+    Traceback (most recent call last):
+    ...
+    pisession.tree.NameNotText: TypeError: entry.name?.trim is not a function
+    """
+    if isinstance(value, str):
+        return js_trim(value) or None
+    if value is None or value is UNDEFINED:
+        return None
+    raise NameNotText(f"TypeError: {NAME_NOT_TEXT}")
+
+
+def session_name(
+    info_entries: Sequence, fail: Callable[[int, str], Exception] | None = None
+) -> str | None:
+    """Pi's ``getSessionName``: the latest ``session_info`` decides (an empty name
+    clears; a name that is not a string throws, as in Pi: ``fail(k, reason)`` makes the
+    error for the k-th of ``info_entries``, default :class:`NameNotText`).
 
     >>> session_name([{"type": "session_info", "name": " Fix the API "}])
     'Fix the API'
+    >>> session_name([{"type": "session_info", "name": 42}, {"type": "session_info"}])
     """
-    for entry in reversed(info_entries):
+    for number in range(len(info_entries) - 1, -1, -1):
+        entry = info_entries[number]
         if field(entry, "type") == "session_info":
             name = field(entry, "name")
-            name = js_trim(name) if isinstance(name, str) else ""  # JavaScript trim()
-            return name or None
+            try:
+                return trimmed_name(name)
+            except NameNotText:
+                reason = (
+                    f"the session_info entry's name {quoted(name)} is not a string: Pi 0.87.1's "
+                    f"getSessionName throws TypeError: {NAME_NOT_TEXT}"
+                )
+                raise (fail(number, reason) if fail else NameNotText(reason)) from None
     return None
+
+
+def shown_name(session) -> str | None:
+    """The session name as a view shows it: the name, None when there is none, or, where
+    Pi's ``getSessionName`` throws, a note saying so (``Session.name`` raises there).
+
+    >>> import pisession
+    >>> shown_name(pisession.load(pisession.sample_path("tour")))
+    'Tour of the session format'
+    """
+    try:
+        return session.name
+    except PisessionError as exc:
+        line = getattr(exc, "line", None)
+        where = f" (line {line})" if line else ""
+        return f"(no name: Pi 0.87.1's getSessionName throws{where}: {NAME_NOT_TEXT})"
 
 
 def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None = None):

@@ -132,6 +132,9 @@ def test_matches_pi(golden: Path):
     assert len(session) == expected["entryCount"]
     if "managerError" not in expected:
         assert session.name == expected["sessionName"]
+    elif "trim is not a function" in expected["managerError"]:
+        with pytest.raises(PiFailure, match=r"\.jsonl:\d+: .*getSessionName throws"):
+            session.name  # noqa: B018 (the property is what throws)
     if "labels" in expected:
         # Pi's golden asks getLabel() for every entry id; labels on unknown ids are
         # resolved too but only reachable through an id that exists.
