@@ -186,6 +186,47 @@ compaction_cost = sum(e["usage"]["cost"]["total"] for e in b.entries if e["type"
 print(f"of which the three compactions cost {compaction_cost:.5f}")
 
 # %% [markdown]
+# ### By model, and over a whole folder
+#
+# Pi 1.6.0's `/session` view also breaks the totals down by model (its function
+# `getUsageCostBreakdown`): an assistant message counts under `provider/model`, where
+# the model is the one that answered (`responseModel`, when a router such as
+# OpenRouter's `auto` picked it); a usage entry under its own provider and model; the
+# usage of tool results, compactions and branch summaries under `Tools/summaries`. Keys
+# with no tokens and no cost are left out; the rest come by cost, highest first.
+# `pisession.usage.session_breakdown` counts the same way (the tests hold it equal to
+# Pi's own function on every file of the corpus), and `to_records()` gives plain rows, one
+# dict each, which `pandas.DataFrame(...)` or `polars.DataFrame(...)` take as they are:
+
+# %%
+from pisession.usage import scan_folder, session_breakdown
+
+for row in session_breakdown(b).to_records():
+    print(row)
+
+# %% [markdown]
+# In sample b the compactions' own model calls are the `Tools/summaries` row: a tool that
+# reads only assistant messages misses them. Over a folder of sessions (`pisession usage`
+# on the command line) the same counting runs session by session, and rows group by day,
+# week, month, project, session or model. Here: the bundled samples, by model.
+
+# %%
+folder = scan_folder([pisession.sample_path(n) for n in pisession.sample_names()], by="model")
+records = folder.to_records()
+print(f"{folder.sessions} sessions ({len(folder.skipped)} skipped), {len(records)} models")
+print(f"total: {folder.total.tokens:,} tokens, cost {folder.total.cost:.4f}")
+
+# %% [markdown]
+# `pisession.tables.table(records)` shows them as a data frame when pandas is installed
+# (Colab and Binder have it), else as a plain HTML table (the stored output is whichever
+# this notebook was built with):
+
+# %% tags=nbval-ignore-output
+from pisession.tables import table
+
+table(records)
+
+# %% [markdown]
 # ## The system prompt, replayed
 #
 # Real Pi files keep the system prompt in **system messages** whose `content` is empty:
@@ -237,7 +278,9 @@ system_prompt_view(a)
 #   them yet, so it sends more.
 # - **Usage** lives on assistant messages, tool results, compactions, branch summaries
 #   and `usage` entries (Pi writes `cache_warm`; any other kind counts too); the totals
-#   count all of them, over the whole file.
+#   count all of them, over the whole file; by model, as Pi's `/session` breaks them
+#   down, with `session_breakdown`, and over a folder with `scan_folder`; `to_records()`
+#   makes rows for a data frame.
 # - The **system prompt** is replayed from system-message deltas; a compaction's
 #   checkpoint (notebook 04) restarts it.
 # - Next: the workshop.
