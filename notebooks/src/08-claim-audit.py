@@ -1,35 +1,42 @@
 # ruff: noqa: E402
 # title: Claim audit
-# summary: Every format statement of chapter 27 and of PiG's session-format page, quoted and
-#   checked against Pi 0.87.1 itself (its own code run on purpose-made files): holds, needs
-#   nuance or wrong, with the evidence next to each verdict.
+# summary: The format statements of chapter 27's excerpt and of PiG's session-format page,
+#   quoted and checked against Pi 0.87.1 and 1.6.0 themselves (their own code run on
+#   purpose-made files): holds, needs nuance or wrong, with the evidence next to each
+#   verdict, and the audit report for the chapter's author.
 
 # %% [markdown]
 # A chapter about a file format makes many small claims: where the files live, what an id
 # looks like, how many entry types there are. So does PiG's session-format page (PiG is the
-# Go port of Pi that the book describes). This notebook quotes each of those format
-# statements and asks **Pi 0.87.1 itself** whether it holds. (Pi 0.87.1 to 1.6.0: same
-# rules.)
+# Go port of Pi that the book describes). This notebook quotes the format statements of the
+# chapter's excerpt (it stops in the context_edit section) and of PiG's page, and asks
+# **Pi 0.87.1 itself** whether each holds, then **Pi 1.6.0**: the two have the same format
+# and context rules, but they write differently (when the file appears, what a fork writes
+# at once), and each verdict says whether it depends on the version.
 #
 # **You will learn**
 #
-# - which statements hold exactly, which need a nuance, and which are wrong for Pi 0.87.1;
+# - which statements hold exactly, which need a nuance, and which are wrong for Pi 0.87.1,
+#   and which verdicts change in Pi 1.6.0;
 # - what Pi actually does in each case, shown by Pi's own code;
-# - how to turn a prose claim into a check that fails when the answer changes.
+# - how to turn a prose claim into a check that fails when the answer changes;
+# - what the audit report for the chapter's author holds ([the report](#the-report) at the
+#   end, also in `docs/chapter-27-audit.md`).
 #
-# **Where the evidence comes from.** `conformance/audit.mjs` runs Pi 0.87.1's own code
-# through purpose-made scenarios: it creates sessions with Pi's `SessionManager` in a
+# **Where the evidence comes from.** `conformance/audit.mjs` runs Pi's own code (0.87.1,
+# then 1.6.0) through purpose-made scenarios: it creates sessions with Pi's `SessionManager` in a
 # temporary folder (what is written, when and where), forks and clones them, opens torn and
 # legacy files, and calls `buildSessionContext`, `convertToLlm` and `getCurrentSystemPrompt`
 # on the small files in `data/audit/`. A few answers only exist in code that needs Pi's
-# command line (which wants Node 22); those are quoted from Pi's files with their line
-# numbers. Everything goes into `data/audit/evidence.json`, committed with the repository.
+# command line (which wants Node >= 22.19); those are quoted from Pi's files with their line
+# numbers. Everything goes into `data/audit/evidence.json` (0.87.1) and
+# `data/audit/evidence-1.6.0.json`, committed with the repository.
 # pisession is shown alongside ("pisession agrees") but is never the evidence.
 #
 # Each claim below has: the quote and where it stands, the verdict, a short explanation, a
 # cell with Pi's answer, and a **verdict cell that asserts** the facts the verdict rests
-# on. If Pi's answer ever changes, that cell fails (and so does the test suite, which runs
-# this notebook).
+# on, for Pi 1.6.0 too wherever its answer differs. If Pi's answer ever changes, that cell
+# fails (and so does the test suite, which runs this notebook).
 
 # %% [setup]
 import pisession
@@ -40,201 +47,105 @@ REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 # ## The verdicts at a glance
 #
 # Each row links to its section, where the claim is quoted and its verdict asserted on Pi's
-# own answer (the last section checks that every verdict of this table was asserted).
+# own answer; [the report](#the-report) at the end gathers them for the chapter's author.
+# The claims, with their quotes and proposed responses, are in `data/audit/claims.json`.
 
 # %%
-import html
-
 from IPython.display import display
 
-STYLE = {
-    "holds": ("🟢", "#1a7f37", "#dafbe1"),
-    "needs nuance": ("🟡", "#7d4e00", "#fff8c5"),
-    "wrong": ("🔴", "#cf222e", "#ffebe9"),
-}
-# Each claim: "key | where it stands | verdict" and, indented below, the claim in short.
-# The verdicts are asserted further down, one section per claim.
-CLAIM_TABLE = r"""
-tree | chapter 27, The container | needs nuance
-    entries form a tree; branching in place, no new files
-append-only | chapter 27, The container | needs nuance
-    an append-only line format
-location | chapter 27, Location | holds
-    ~/.pi/agent/sessions/--<path>--/<timestamp>_<session-id>.jsonl
-folder-rule | chapter 27, Location | needs nuance
-    the folder: leading separator removed, / \ : replaced by -
-c-work-api | chapter 27, Location | wrong
-    C:\work\api becomes --C-work-api--
-session-dir | chapter 27, Location | holds
-    sessionDir, PI_CODING_AGENT_SESSION_DIR, --session-dir; the CLI wins
-deletion | chapter 27, Location | holds
-    sessions are removed by deleting their .jsonl files
-migration | chapter 27, Versions | holds
-    three versions; sessions migrated to v3 when loaded
-v3-rename | chapter 27, Versions | holds
-    v3 renames message.role hookMessage, not the entry type
-header | chapter 27, The header | holds
-    the header has an id, no parentId, and is not in the tree
-parent-session | chapter 27, The header | needs nuance
-    parentSession is the only durable record of a fork's origin
-id-length | chapter 27, The header | holds
-    ids: usually 8 hex characters, may fall back to a full UUID
-eleven | chapter 27, The entry types | holds
-    there are eleven entry types
-system-deltas | chapter 27, The entry types: message | holds
-    system messages are prompt deltas; replaying them gives the prompt
-model-change | chapter 27, The entry types: model_change | needs nuance
-    model_change: written when the user switches models
-thinking-change | chapter 27, The entry types: thinking_level_change | needs nuance
-    thinking_level_change: the same idea for reasoning
-usage | chapter 27, The entry types: usage | holds
-    usage entries count in the totals, hidden from the tree; unknown kinds are normal
-compaction-fields | chapter 27, The entry types: compaction | needs nuance
-    required firstKeptEntryId; optional systemMessage, usage, details, fromHook
-context-edit | chapter 27, The entry types: context_edit | holds
-    edit targets and string normalisation
-pig-header-id | PiG page, File location | wrong
-    the first line has no id or parentId
-pig-blocks | PiG page, Entry types: Message | wrong
-    content blocks: image media_type, thinking signature, tool_use input
-pig-roles | PiG page, Entry types: Message | needs nuance
-    the message roles (system is not listed)
-pig-compaction | PiG page, Compaction | needs nuance
-    optional fields: details, fromHook, usage (no systemMessage)
-pig-model | PiG page, Context construction | needs nuance
-    the model comes from the latest model entries
-pig-bash | PiG page, Context construction | needs nuance
-    context construction excludes bash entries marked excludeFromContext
-pig-context-edit | PiG page, Session file format | holds
-    Pi's context_edit entries change an earlier entry's context
-pig-null-label | PiG page, Label | holds
-    a null label clears the target label
-pig-retained-tail | PiG page, Compaction | holds
-    the format does not define retainedTail
-pig-clone | PiG page, File location | holds
-    a cloned session can contain parentSession
-"""
-CLAIMS = {}
-for head, text in zip(*[iter(CLAIM_TABLE.strip().splitlines())] * 2):
-    key, where, verdict = (part.strip() for part in head.split(" | "))
-    source, where = where.split(", ", 1)
-    CLAIMS[key] = {"source": source, "where": where, "text": text.strip(), "verdict": verdict}
+from pisession.workshop import audit_report as report
 
-
-def badge(verdict):
-    mark, colour, background = STYLE[verdict]
-    return (
-        f'<span style="background:{background};color:{colour};font-weight:bold;'
-        f'padding:1px 6px;border-radius:4px;white-space:nowrap">{mark} {verdict}</span>'
-    )
-
-
-def summary_table():
-    rows, text = [], []
-    for number, (key, c) in enumerate(CLAIMS.items(), start=1):
-        link = f'<a href="#claim-{key}">{html.escape(c["text"])}</a>'
-        where = html.escape(f"{c['source']}, {c['where']}")
-        rows.append(
-            f"<tr><td>{number}</td><td style='text-align:left'>{link}</td>"
-            f"<td style='text-align:left'>{where}</td><td>{badge(c['verdict'])}</td></tr>"
-        )
-        text.append(f"{number:2}. {STYLE[c['verdict']][0]} {c['verdict']:12}  {c['text']}")
-    table = (
-        "<table><thead><tr><th>#</th><th style='text-align:left'>claim</th>"
-        "<th style='text-align:left'>where</th><th>verdict</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
-    display({"text/html": table, "text/plain": "\n".join(text)}, raw=True)
-
-
-summary_table()
-counts = {v: sum(c["verdict"] == v for c in CLAIMS.values()) for v in STYLE}
+claims = report.loads_claims(report.repository_file("data/audit/claims.json", REPOSITORY))
+CLAIMS = {c["key"]: c for c in claims["claims"]}
+display(report.summary(claims), raw=True)
+counts = {v: sum(c["verdict"] == v for c in CLAIMS.values()) for v in report.VERDICTS}
 print(", ".join(f"{n} {v}" for v, n in counts.items()), f"({len(CLAIMS)} claims)")
 
 # %% [markdown]
 # ## The evidence
 #
-# In a checkout or on Binder the evidence is read from the repository. On Colab the notebook
-# is alone, so it is downloaded from the repository the setup cell installed pisession from
-# (`REPOSITORY`, branch `main`).
+# Pi's answers for two versions: 0.87.1, the version PiG pins and the chapter describes, and
+# 1.6.0. In a checkout or on Binder they are read from the repository; on Colab the notebook
+# is alone, so they are downloaded from the repository the setup cell installed pisession
+# from (`REPOSITORY`, branch `main`).
 
 # %%
 import json
+
+
+def repository_file(relative):
+    return report.repository_file(relative, REPOSITORY)
+
+
+evidence = json.loads(repository_file("data/audit/evidence.json"))
+newer = json.loads(repository_file("data/audit/evidence-1.6.0.json"))
+for e in (evidence, newer):
+    print(
+        f"Evidence recorded from Pi {e['pi']} by {e['generator']}: "
+        f"{len(e['scenarios'])} scenarios, {len(e['files'])} audit files."
+    )
+
+# %% [markdown]
+# When Node and Pi are installed (`PI_ORACLE_DIR`, `npm install` in `conformance/`, or
+# `conformance/check.sh` for 1.6.0), the next cell runs every scenario again with each
+# version and checks that Pi still gives exactly the recorded answers. Elsewhere it says
+# that the recorded evidence is used.
+
+
+# %% tags=nbval-ignore-output
 import os
 import shutil
 import subprocess
 import textwrap
-import urllib.request
 from pathlib import Path
 
 
-def repository_file(relative):
-    """A file of this repository: from the checkout, or downloaded (Colab)."""
-    local = Path("..", relative)
-    if local.exists():
-        return local.read_bytes()
-    slug = REPOSITORY.removeprefix("https://github.com/").removesuffix(".git")
-    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.read()
-
-
-evidence = json.loads(repository_file("data/audit/evidence.json"))
-print(
-    f"Evidence recorded from Pi {evidence['pi']} by {evidence['generator']}: "
-    f"{len(evidence['scenarios'])} scenarios, {len(evidence['files'])} audit files."
-)
-
-# %% [markdown]
-# When Node and Pi 0.87.1 are installed (`PI_ORACLE_DIR`, or `npm install` in
-# `conformance/`), the next cell runs every scenario again and checks that Pi still gives
-# exactly the recorded answers. Elsewhere it says that the recorded evidence is used.
-
-
-# %% tags=nbval-ignore-output
-def pi_oracle():
-    """``(node, audit.mjs)`` when Node and Pi 0.87.1 can run the scenarios here, else None."""
+def rerun(version):
+    """Pi ``version``'s answers recorded afresh here, or None without Node and that Pi."""
     node, script = shutil.which("node"), Path("..", "conformance", "audit.mjs")
     if node is None or not script.exists():
         return None
-    oracle = os.environ.get("PI_ORACLE_DIR")
-    modules = Path(oracle, "node_modules") if oracle else Path("..", "conformance", "node_modules")
-    package = modules / "@earendil-works" / "pi-coding-agent" / "package.json"
-    if not package.exists() or json.loads(package.read_text())["version"] != evidence["pi"]:
+    env = dict(os.environ, TZ="UTC", PI_ORACLE_VERSION=version)
+    where = [node, str(script.with_name("locate.mjs")), version]
+    if subprocess.run(where, capture_output=True, env=env).returncode != 0:
         return None
-    return node, script
-
-
-found = pi_oracle()
-if found is None:
-    print("Node and Pi 0.87.1 are not installed here: the verdicts use the recorded evidence.")
-else:
-    node, script = found
     fresh = subprocess.run(
-        [node, str(script), "--stdout"],
-        capture_output=True,
-        timeout=300,
-        env=dict(os.environ, TZ="UTC"),
+        [node, str(script), "--stdout"], capture_output=True, timeout=300, env=env
     )
     assert fresh.returncode == 0, fresh.stderr.decode()[-2000:]
-    assert json.loads(fresh.stdout) == evidence, (
-        "Pi's answers differ from data/audit/evidence.json: re-record with "
-        "node conformance/audit.mjs and review the verdicts"
-    )
-    print(f"Pi {evidence['pi']} ran every scenario again here: same answers as recorded.")
+    return json.loads(fresh.stdout)
+
+
+for recorded in (evidence, newer):
+    fresh = rerun(recorded["pi"])
+    if fresh is None:
+        print(
+            f"Node and Pi {recorded['pi']} are not installed here: the recorded evidence is used."
+        )
+    else:
+        assert fresh == recorded, (
+            f"Pi {recorded['pi']}'s answers differ from the recorded evidence: re-record with "
+            f"PI_ORACLE_VERSION={recorded['pi']} node conformance/audit.mjs and review the verdicts"
+        )
+        print(f"Pi {recorded['pi']} ran every scenario again here: same answers as recorded.")
 
 # %% [markdown]
-# The helpers the sections use: `pi(scenario, ...)` is Pi's recorded answer,
-# `show_code(scenario)` prints the lines of Pi's code a scenario quotes, and
-# `verdict(key, fact=..., ...)` asserts every fact and shows the verdict.
+# The helpers the sections use: `pi(scenario, ...)` is Pi 0.87.1's recorded answer
+# (`pi(..., version="1.6.0")` the newer one's), `show_code(scenario)` prints the lines of
+# Pi's code a scenario quotes, and `verdict(key, fact=..., ...)` asserts every fact and shows
+# the verdict. A verdict also records the scenarios its section read; when Pi 1.6.0 answered
+# any of them differently, the section must assert the verdict for 1.6.0 too (`newer=`).
 
 # %%
-confirmed = {}
+import html
+
+asserted, _read = {}, []
 
 
-def pi(name, *keys):
+def pi(name, *keys, version="0.87.1"):
     """Pi's recorded answer for a scenario (or a part of it)."""
-    value = evidence["scenarios"][name]["result"]
+    value = (evidence if version == evidence["pi"] else newer)["scenarios"][name]["result"]
+    _read.append(name)
     for key in keys:
         value = value[key]
     return value
@@ -245,8 +156,10 @@ def pi_file(name, leaf=None):
     return next(c for c in evidence["files"][name]["cases"] if c["leaf"] == leaf)
 
 
-def show_code(name):
-    for code in evidence["scenarios"][name].get("code", []):
+def show_code(name, version="0.87.1"):
+    for code in (evidence if version == evidence["pi"] else newer)["scenarios"][name].get(
+        "code", []
+    ):
         print(f"{code['file']}, line {code['line']}:")
         print(textwrap.indent(textwrap.dedent(code["text"]), "    "))
 
@@ -255,19 +168,46 @@ def roles(messages):
     return [m["role"] for m in messages]
 
 
-def verdict(key, **facts):
-    """Assert each fact taken from Pi's evidence, then show the claim's verdict."""
+def _check(key, facts, version):
     failed = [name for name, holds in facts.items() if not holds]
-    assert not failed, f"{key}: Pi's evidence no longer supports the verdict: {failed}"
+    assert not failed, f"{key}: Pi {version}'s evidence no longer supports the verdict: {failed}"
+    return [name.replace("_", " ") for name in facts]
+
+
+def verdict(key, rests_on=(), pi_1_6_0=None, **facts):
+    """Assert each fact taken from Pi's evidence, then show the claim's verdict.
+
+    ``rests_on``: scenarios read in earlier sections; ``pi_1_6_0``: ``{"verdict": ...,
+    fact: bool}`` asserted on Pi 1.6.0's answers where they differ from 0.87.1's."""
     c = CLAIMS[key]
-    confirmed[key] = c["verdict"]
-    checked = ", ".join(name.replace("_", " ") for name in facts)
+    checked = _check(key, facts, "0.87.1")
+    scenarios = list(dict.fromkeys([*_read, *rests_on]))
+    _read.clear()
+    assert scenarios, f"{key}: name the scenarios the verdict rests on (rests_on=...)"
+    differs = [
+        f"{s}: {d}" for s in scenarios for d in report.scenario_differences(evidence, newer, s)
+    ]
+    if differs and pi_1_6_0 is None:
+        raise AssertionError(f"{key}: Pi 1.6.0 answers differently ({differs}): assert its verdict")
+    later = None
+    if pi_1_6_0 is not None:
+        facts_1_6_0 = dict(pi_1_6_0)
+        later = {"verdict": facts_1_6_0.pop("verdict"), "facts": _check(key, facts_1_6_0, "1.6.0")}
+    asserted[key] = {
+        "verdict": c["verdict"],
+        "facts": checked,
+        "scenarios": scenarios,
+        "differs": differs,
+        "newer": later,
+    }
+    on_newer = "" if not differs else f" (Pi 1.6.0: {later['verdict']})"
     display(
         {
-            "text/html": f"<p>{badge(c['verdict'])} &nbsp;{html.escape(c['text'])}"
-            f"<br><small>asserted on Pi's answer: {html.escape(checked)}</small></p>",
-            "text/plain": f"{STYLE[c['verdict']][0]} {c['verdict']}: {c['text']}\n"
-            f"asserted on Pi's answer: {checked}",
+            "text/html": f"<p>{report.badge(c['verdict'])}{html.escape(on_newer)} &nbsp;"
+            f"{html.escape(c['short'])}<br><small>asserted on Pi's answer: "
+            f"{html.escape(', '.join(checked))}</small></p>",
+            "text/plain": f"{report.plain_mark(c['verdict'])} {c['verdict']}{on_newer}: "
+            f"{c['short']}\nasserted on Pi's answer: {', '.join(checked)}",
         },
         raw=True,
     )
@@ -294,28 +234,51 @@ def pisession_agrees(name):
 #
 # **Needs nuance.** Branching *inside* a session is in place: `/tree` moves the leaf
 # (`SessionManager.branch`) and the next entry is appended to the same file as a child of an
-# older entry. But `/fork` and `/clone` do create new files: both call
-# `createBranchedSession`, which writes the path to the chosen entry into a new session
-# file.
+# older entry. But the other ways to branch make new files:
+#
+# - `/fork` and `/clone` call `createBranchedSession`, which writes the path to the chosen
+#   entry into a **new session file**. Labels on that path are dropped from it, the entries
+#   that followed a label are **re-linked** (their `parentId` changes), and the labels are
+#   written again at the end with new ids. In Pi 0.87.1 nothing is written until the copied
+#   path holds an assistant message (1.6.0: a user message is enough);
+# - `/fork` on the **first user message** calls `newSession({parentSession})`: a new,
+#   empty session that copies nothing;
+# - `pi --fork FILE` (`SessionManager.forkFrom`) copies **every line of every branch**.
 
 # %%
 print("in place (/tree):", pi("branch-in-place"))
 fork = pi("fork-and-clone", "createBranchedSession")
-print(
-    "fork or clone (createBranchedSession): files in the folder:",
-    fork["filesInFolder"],
-    "- new file:",
-    fork["newFile"],
-)
-show_code("fork-and-clone")
+print("fork or clone: files in the folder", fork["filesInFolder"], "- new file:", fork["newFile"])
+details = pi("fork-details")
+print("original:", details["originalKinds"])
+print("the fork:", details["forkKinds"], "- re-linked:", details["relinked"])
+print("pi --fork:", details["forkFrom"])
+for version in ("0.87.1", "1.6.0"):
+    early = pi("fork-details", "forkAtFirstUserMessage", version=version)
+    print(
+        f"Pi {version}: a fork of a path with no answer yet is written at once:",
+        early["fileWritten"],
+    )
+show_code("fork-details")
 
 # %%
+early_1_6_0 = pi("fork-details", "forkAtFirstUserMessage", version="1.6.0")
 verdict(
     "tree",
     branch_appends_to_the_same_file=pi("branch-in-place", "filesInFolder") == 1,
     branch_keeps_earlier_bytes=pi("branch-in-place", "earlierBytesUnchanged"),
     new_entry_is_a_child_of_an_older_one=pi("branch-in-place", "newEntryParentIsEarlierEntry"),
     fork_and_clone_write_a_new_file=fork["newFile"] and fork["filesInFolder"] == 2,
+    fork_relinks_entries_after_a_label=len(details["relinked"]) == 1,
+    labels_written_again_at_the_end=details["labelsLast"] and details["labelIdChanged"],
+    fork_waits_for_an_answer=not details["forkAtFirstUserMessage"]["fileWritten"],
+    first_user_message_starts_an_empty_session="newSession({ parentSession: currentSessionFile })"
+    in evidence["scenarios"]["fork-details"]["code"][0]["text"],
+    pi_fork_copies_every_branch=details["forkFrom"]["allBranchesCopied"],
+    pi_1_6_0={
+        "verdict": "needs nuance",
+        "fork_written_with_a_user_message": early_1_6_0["fileWritten"],
+    },
 )
 
 # %% [markdown]
@@ -326,23 +289,41 @@ verdict(
 # > (chapter 27, *The container*)
 #
 # **Needs nuance.** Appending never changes earlier bytes, and creating a branch does not
-# rewrite earlier entries. But three things are not appends:
+# rewrite earlier entries. But these are not appends:
 #
-# - **nothing is written before the first assistant message**: Pi keeps the header, the
-#   settings and the user's message in memory and writes them all at once when the first
-#   answer arrives;
+# - **the file appears late**: Pi 0.87.1 keeps the header, the settings and the user's
+#   message in memory and writes them all at once with the first *assistant* message; Pi
+#   1.6.0 writes them with the first *user* message (`_hasConversation`). The format and the
+#   context rules are the same in both versions; when the file appears is not;
 # - **opening a version 1 or 2 file rewrites it** (the migration, claim 8), with new ids for
-#   a version 1 file;
+#   a version 1 file. The rewrite is **in place and not atomic**: `_rewriteFile` opens the
+#   same file with `"w"` (truncating it) and writes the entries again, so a crash in between
+#   leaves a short file;
+# - **opening an existing empty file writes a header** into it (a non-empty file that is
+#   not a session is refused: "not a valid pi session");
 # - **a torn last line is repaired**: when the last line has no newline (a crash mid-write),
 #   loading appends `"\n"`, so the next entry starts on a line of its own. The torn fragment
 #   stays in the file as a line Pi skips.
+#
+# Pi 1.6.0 also has more to write than 0.87.1 (found in its code and types, not run here:
+# that code needs Pi's command line): its `AssistantMessage` type declares `thinkingLevel`
+# ("Pi thinking level the agent loop requested") and `durationMs` (claim 39), and a virtual
+# model's router state is stored as `custom` entries of type `pi.virtual-model-state`
+# (claim 25).
 
 # %%
-for step in pi("first-write", "steps"):
-    print(f"after {step['after']}: file exists {step['fileExists']}, lines {step['lines']}")
+for version in ("0.87.1", "1.6.0"):
+    print(f"Pi {version}:")
+    for step in pi("first-write", "steps", version=version):
+        print(f"  after {step['after']}: file exists {step['fileExists']}, lines {step['lines']}")
 print()
 migration = pi("migration-rewrites-file")
 print({name: m["fileRewritten"] for name, m in migration.items()}, "<- file rewritten on open")
+opened = pi("open-in-place")
+print("opening an empty file leaves:", opened["emptyFileAfterOpen"])
+print("the migration rewrote the same file (same inode):", opened["migrationKeepsTheSameFile"])
+print("a file that is not a session:", opened["notASession"])
+show_code("open-in-place")
 torn = pi("torn-last-line", "tornLine")
 print(
     "torn last line: load appended",
@@ -352,7 +333,7 @@ print(
 )
 
 # %%
-steps = pi("first-write", "steps")
+steps, steps_1_6_0 = pi("first-write", "steps"), pi("first-write", "steps", version="1.6.0")
 verdict(
     "append-only",
     no_file_before_the_first_assistant_message=not steps[1]["fileExists"]
@@ -361,8 +342,17 @@ verdict(
     migration_rewrites_v1_and_v2=migration["v1-session"]["fileRewritten"]
     and migration["v2-hook"]["fileRewritten"],
     v3_file_not_rewritten=not migration["compaction-with-system"]["fileRewritten"],
+    migration_rewrite_truncates_in_place=opened["migrationKeepsTheSameFile"]
+    and opened["rewriteOpensWithTruncation"],
+    empty_file_gets_a_header=opened["emptyFileAfterOpen"] == ["session"],
     torn_line_gets_a_newline=torn["bytesAppendedByLoad"] == "\n"
     and torn["lineKindsAfterAppend"][-2:] == ["malformed", "message/user"],
+    pi_1_6_0={
+        "verdict": "needs nuance",
+        "file_written_with_the_first_user_message": steps_1_6_0[1]["fileExists"]
+        and steps_1_6_0[1]["lines"][-1] == "message/user",
+        "later_appends_keep_earlier_bytes": steps_1_6_0[3]["earlierBytesUnchanged"],
+    },
 )
 
 # %% [markdown]
@@ -452,6 +442,7 @@ print(repr("C:\\work\\api"), "->", folders["windows"]["C:\\work\\api"])
 # %%
 verdict(
     "c-work-api",
+    rests_on=("folder-names",),
     pi_gives_two_dashes_after_the_drive=folders["windows"]["C:\\work\\api"] == "--C--work-api--",
     not_the_chapters_name=folders["windows"]["C:\\work\\api"] != "--C-work-api--",
 )
@@ -463,16 +454,33 @@ verdict(
 # > “sessionDir, PI_CODING_AGENT_SESSION_DIR and --session-dir change the root, with the CLI
 # > option winning.” (chapter 27, *Location*)
 #
-# **Holds**, and the order is complete: `--session-dir`, then `PI_CODING_AGENT_SESSION_DIR`,
-# then the `sessionDir` setting; with none of them, the per-folder default of claim 3. This
-# choice is made in Pi's command-line entry point, which needs Node 22; the audit evaluates
-# that expression exactly as written in Pi's `main.js`, for every combination:
+# **Needs nuance.** The order is right and complete: `--session-dir`, then
+# `PI_CODING_AGENT_SESSION_DIR`, then the `sessionDir` setting; with none of them, the
+# per-folder default of claim 3. This choice is made in Pi's command-line entry point, which
+# needs Node >= 22.19; the audit evaluates that expression exactly as written in Pi's
+# `main.js`, for every combination:
 
 # %%
 show_code("session-dir-precedence")
 for case in pi("session-dir-precedence", "cases"):
     given = {k: v for k, v in case.items() if k != "chosen" and v}
     print(f"given {given or 'nothing'}: {case['chosen']}")
+
+# %% [markdown]
+# But the folder chosen is not a new *root* of per-project folders: Pi uses it as **the
+# session folder itself**. `SessionManager.create(cwd, sessionDir)` puts the file straight
+# into it, with no `--<path>--` subfolder, so the sessions of every project lie together in
+# one folder; `list` and `continueRecent` then keep the files whose header's `cwd` is the
+# project's.
+# Two projects' sessions created with one custom folder:
+
+# %%
+custom = pi("custom-session-dir")
+print("files in the custom folder:", custom["filesInCustomFolder"])
+print("each session's file, relative to the folder:", custom["sessionFileRelativeToFolder"])
+print("SessionManager.list for project-a:", custom["listedForProjectA"])
+print("continueRecent for project-b:", custom["continueRecentForProjectB"])
+show_code("custom-session-dir")
 
 # %%
 cases = pi("session-dir-precedence", "cases")
@@ -487,6 +495,13 @@ verdict(
     ),
     variable_name=pi("session-dir-precedence", "environmentVariable")
     == "PI_CODING_AGENT_SESSION_DIR",
+    files_straight_in_the_folder=all(
+        "/" not in f for f in custom["sessionFileRelativeToFolder"].values()
+    )
+    and len(custom["filesInCustomFolder"]) == 2,
+    listed_by_the_header_cwd=custom["listedForProjectA"] == ["question in project-a"],
+    resumed_by_the_header_cwd=custom["continueRecentForProjectB"]["firstMessage"]
+    == "question in project-b",
 )
 
 # %% [markdown]
@@ -612,9 +627,12 @@ verdict(
 # **Needs nuance.** `parentSession` is written as the chapter says (for `/fork`, `/clone`
 # and `newSession({ parentSession })`, and by `pi --fork`), and it is the parent's **file
 # path**, as the chapter's example shows. But it is not the only link: a fork or a clone
-# copies the path's entries **with their ids** (the labels are re-created with new ids),
-# and `pi --fork` copies every entry line byte for byte. Matching entry ids connect a fork
-# to its origin even when the path in `parentSession` no longer exists.
+# copies the path's entries **with their ids**; only the labels get new ids (they are
+# written again after the copied path, and an entry that followed a label gets a new
+# `parentId`, claim 1), and `pi --fork` copies every entry line of every branch byte for
+# byte. Matching entry ids connect a fork to its origin even when the path in
+# `parentSession` no longer exists. (A `/fork` at the first user message is a
+# `newSession({parentSession})`: its `parentSession` is then the only link.)
 
 # %%
 forks = pi("fork-and-clone")
@@ -632,6 +650,16 @@ verdict(
     also_for_pi_fork=copied["parentSessionIsOriginalPath"],
     fork_reuses_entry_ids=branched["entryIdsReused"] == branched["entries"] - 1,
     fork_from_copies_lines=copied["entryLinesIdentical"],
+    every_branch_copied_by_pi_fork=details["forkFrom"]["allBranchesCopied"],
+    only_the_label_gets_a_new_id=details["labelIdChanged"]
+    and len(details["forkKinds"]) - 1 == sum(k != "label" for k in details["forkKinds"]),
+    rests_on=("fork-details",),
+    pi_1_6_0={
+        "verdict": "needs nuance",
+        "entries_keep_their_ids": pi("fork-details", "forkFrom", version="1.6.0")[
+            "allBranchesCopied"
+        ],
+    },
 )
 
 # %% [markdown]
@@ -721,9 +749,13 @@ verdict(
 #
 # **Needs nuance.** Pi also writes one when a session starts (both files Pi's CLI wrote
 # begin with it; `sdk.js` below). And for the model the context reports, assistant messages
-# count as well: in `data/audit/settings.jsonl` the model chosen was `audit/selected-model`,
-# then an assistant answered as `other-provider/responding-model`, and Pi's context at that
-# answer names the latter.
+# count as well. An assistant message records two models (pi-ai's `AssistantMessage`,
+# claim 25): `model`, the model Pi **requested**, and, only when the provider reports
+# another one, `responseModel`, the model that **answered**. Pi's context reads `model` and
+# ignores `responseModel`. In `data/audit/settings.jsonl` the model chosen was
+# `audit/selected-model`; then an assistant message requested
+# `other-provider/requested-model` and was answered by `concrete-model-2026-01`: Pi's
+# context at that message names the requested model.
 
 # %%
 print("files Pi wrote start with:", pi("settings-written-by-pi", "firstEntries"))
@@ -739,9 +771,17 @@ verdict(
     "model-change",
     written_at_session_start=all(kinds[0] == "model_change" for kinds in first.values()),
     assistant_message_sets_the_model=settings["a1"]["model"]
-    == {"provider": "other-provider", "modelId": "responding-model"},
+    == {"provider": "other-provider", "modelId": "requested-model"},
+    its_requested_model_not_the_response_model=pi("response-model", "assistant", "responseModel")
+    == "concrete-model-2026-01"
+    and pi("response-model", "contextModel")["modelId"] == "requested-model",
     model_change_alone=settings["u1"]["model"]
     == {"provider": "audit", "modelId": "selected-model"},
+    pi_1_6_0={
+        "verdict": "needs nuance",
+        "context_reads_the_requested_model": pi("response-model", "contextModel", version="1.6.0")
+        == {"provider": "other-provider", "modelId": "requested-model"},
+    },
 )
 
 # %% [markdown]
@@ -757,6 +797,7 @@ verdict(
 # %%
 verdict(
     "thinking-change",
+    rests_on=("settings-written-by-pi", "settings-sources"),
     written_at_session_start=all(kinds[1] == "thinking_level_change" for kinds in first.values()),
     written_on_resume_without_one="if (!hasThinkingEntry)"
     in evidence["scenarios"]["settings-written-by-pi"]["code"][0]["text"],
@@ -875,10 +916,240 @@ verdict(
 )
 
 # %% [markdown]
+# <a id="claim-line-type"></a>
+# ### 20. A type field on every line
+#
+# > “Each line is a JSON object with a type field.” (chapter 27, *The container*, quoting
+# > Pi's format document)
+#
+# **Needs nuance.** Every line Pi *writes* is. What Pi *reads* is wider: `loadEntriesFromFile`
+# skips a line only when it is blank (what JavaScript's `trim()` empties) or does not parse,
+# or when its value is falsy in JavaScript (`0`, `false`, `null`, `""`). Every other value is
+# kept as an entry, `[]` and `{}` included (in Python both are falsy: a reader that tests
+# `if value:` drops them), and so is an object without `type`. A header followed by one line
+# of each:
+
+# %%
+values = pi("line-values")
+print("lines:", values["lines"])
+print("kept: ", values["kept"])
+print("SessionManager.open:", values["opened"])
+show_code("line-values")
+
+# %%
+verdict(
+    "line-type",
+    empty_list_and_object_kept={"[]", "{}"} <= set(values["kept"]),
+    non_objects_kept={'"text"', "1", "true", "[1,2]"} <= set(values["kept"]),
+    object_without_type_kept='{"no":"type"}' in values["kept"],
+    falsy_values_skipped=not {"0", "false", "null", '""'} & set(values["kept"]),
+    blank_and_malformed_skipped=len(values["kept"]) == len(values["lines"]) - 6,
+)
+
+# %% [markdown]
+# <a id="claim-no-index"></a>
+# ### 21. No index on disk
+#
+# > “No separate on-disk index is needed to represent the branches” (chapter 27, *The
+# > container*)
+#
+# **Holds.** Two projects, each with a branched session, listed (`list`, `listAll`) and
+# resumed (`continueRecent`) with the agent folder in a temporary place: the only files Pi
+# left there are the two session files.
+
+# %%
+index = pi("no-index")
+print("files in the agent folder:", index["filesInAgentFolder"])
+print("listed for one project:", index["listed"], "- across projects:", index["listedAll"])
+
+# %%
+verdict(
+    "no-index",
+    only_session_files=all(f.endswith(".jsonl") for f in index["filesInAgentFolder"])
+    and len(index["filesInAgentFolder"]) == 2,
+    still_listed=index["listed"] == 1 and index["listedAll"] == 2,
+)
+
+# %% [markdown]
+# <a id="claim-grouped"></a>
+# ### 22. Grouped by working directory
+#
+# > “grouped by working directory” (chapter 27, *Location*, quoting Pi's `sessions.md`)
+#
+# **Needs nuance.** In the default location each working directory has its folder (claims 3
+# and 4). With a custom session folder (claim 6) there are no per-directory folders: the
+# files of every project lie together in one folder, and Pi groups them only when it lists
+# them, by the `cwd` in each header.
+
+# %%
+print("default location:", pi("no-index", "filesInAgentFolder"))
+print("custom folder:   ", pi("custom-session-dir", "filesInCustomFolder"))
+
+# %%
+verdict(
+    "grouped",
+    one_folder_per_directory_by_default=len(
+        {f.split("/")[1] for f in pi("no-index", "filesInAgentFolder")}
+    )
+    == 2,
+    flat_in_a_custom_folder=all(
+        "/" not in f for f in pi("custom-session-dir", "filesInCustomFolder")
+    ),
+    listed_by_header_cwd=pi("custom-session-dir", "listedForProjectA") == ["question in project-a"],
+)
+
+# %% [markdown]
+# <a id="claim-fork-branch-summary"></a>
+# ### 23. A fork has no branch summary
+#
+# > “the fork’s branch summary does not exist there, because the new session has no record
+# > of what it left.” (chapter 27, *The header*)
+#
+# **Holds.** `createBranchedSession` writes no `branch_summary` entry, in the fork or in the
+# original; the branch that was not copied is simply absent from the fork.
+
+# %%
+print("fork:", details["forkKinds"])
+print("branch summary in the fork:", details["branchSummaryInFork"])
+print("in the original:", details["branchSummaryInOriginal"])
+
+# %%
+verdict(
+    "fork-branch-summary",
+    rests_on=("fork-details",),
+    no_branch_summary_in_the_fork=not details["branchSummaryInFork"],
+    none_in_the_original=not details["branchSummaryInOriginal"],
+    other_branch_not_copied=details["uncopiedBranchLeft"],
+    pi_1_6_0={
+        "verdict": "holds",
+        "no_branch_summary_in_the_fork": not pi(
+            "fork-details", "branchSummaryInFork", version="1.6.0"
+        ),
+    },
+)
+
+# %% [markdown]
+# <a id="claim-first-request-prompt"></a>
+# ### 24. The first request's system message
+#
+# > “the first request of a session persists one with every prompt section and tool
+# > declaration” (chapter 27, *The entry types*, message, quoting Pi's format document)
+#
+# **Holds** in the file Pi 0.87.1's command line wrote: its first system message has every
+# section and declares every tool, and the later ones patch sections by name and add or
+# remove tools. (No file from Pi 1.6.0's command line was recorded: it needs Node >=
+# 22.19.)
+
+# %%
+for message in pi("system-prompt-replay", "piFileSystemMessages"):
+    print(message)
+
+# %%
+first_prompt, *later_prompts = pi("system-prompt-replay", "piFileSystemMessages")
+verdict(
+    "first-request-prompt",
+    first_has_every_section=all(
+        set(m["sections"]) <= set(first_prompt["sections"]) for m in later_prompts
+    )
+    and len(first_prompt["sections"]) == 6,
+    first_declares_the_tools=first_prompt["toolsAdded"] == ["read", "bash", "edit", "write"],
+    later_ones_are_deltas=all(
+        len(m["sections"]) < len(first_prompt["sections"]) for m in later_prompts
+    ),
+)
+
+# %% [markdown]
+# <a id="claim-response-model"></a>
+# ### 25. Requested model and `responseModel`
+#
+# > “assistant messages separately record their provider and requested model, and may
+# > provide responseModel when the concrete response model differs.” (chapter 27, *The entry
+# > types*, model_change)
+#
+# **Holds.** pi-ai's providers set `responseModel` only when the model that answered is not
+# the one requested (Anthropic: `if (responseModel !== model.id)`); `model` stays the
+# requested one. Pi's context reads `model` (claim 15); the cost breakdown by model
+# (`getUsageCostBreakdown`) keys by `provider/(responseModel ?? model)`, in 0.87.1 and 1.6.0
+# alike. Only Pi 1.6.0 has virtual models, whose router state it stores as `custom` entries
+# (`pi.virtual-model-state`; code below, not run here).
+
+# %%
+model = pi("response-model")
+print("the assistant message:", model["assistant"])
+print("Pi's context model:", model["contextModel"])
+print("cost breakdown keys:", model["costBreakdownKeys"])
+show_code("response-model")
+for code in pi("response-model", "virtualModelStateWriters", version="1.6.0"):
+    print(f"Pi 1.6.0 {code['file']}, line {code['line']}: {code['text']}")
+
+# %%
+verdict(
+    "response-model",
+    set_only_when_it_differs="if (responseModel !== model.id)"
+    in [c["text"] for c in evidence["scenarios"]["response-model"]["code"]],
+    declared_optional=any(
+        f["name"] == "responseModel" and f["optional"] for f in pi("assistant-fields", "declared")
+    ),
+    context_reads_model=model["contextModel"]["modelId"] == model["assistant"]["model"],
+    costs_key_by_the_answering_model=model["costBreakdownKeys"]
+    == ["other-provider/concrete-model-2026-01"],
+    no_virtual_model_state_in_the_older_pi=model["virtualModelStateWriters"] == [],
+    pi_1_6_0={
+        "verdict": "holds",
+        "declared_optional": any(
+            f["name"] == "responseModel" and f["optional"]
+            for f in pi("assistant-fields", "declared", version="1.6.0")
+        ),
+        "context_reads_model": pi("response-model", "contextModel", version="1.6.0")["modelId"]
+        == "requested-model",
+        "virtual_model_state_written": len(
+            pi("response-model", "virtualModelStateWriters", version="1.6.0")
+        )
+        > 0,
+    },
+)
+
+# %% [markdown]
+# <a id="claim-edit-views"></a>
+# ### 26. What a context edit leaves alone
+#
+# > “the target entry and its metadata remain unchanged in raw history, UI, exports, and
+# > session accounting.” (chapter 27, *The entry types*, context_edit, quoting Pi's format
+# > document)
+#
+# **Holds.** An assistant answer replaced by a context edit: only the model context shows the
+# edited text. The chat view renders `buildContextEntries` (the entries, not the edited
+# messages), the JSONL export (`serializeSessionBranch`) and the HTML export
+# (`exportFromFile`, its embedded data) hold the original answer and the edit as an entry
+# of its own, and Pi's session totals (`getSessionStats`) are the same before and after.
+
+# %%
+views = pi("edits-leave-views")
+for key in ("modelContextAssistantText", "chatViewAssistantText", "htmlExportAssistantText"):
+    print(f"{key:27} {views[key]}")
+print("JSONL export:", views["jsonlExport"])
+print("totals before:", views["statsBefore"])
+print("totals after: ", views["statsAfter"])
+show_code("edits-leave-views")
+
+# %%
+verdict(
+    "edit-views",
+    model_context_edited=views["modelContextAssistantText"] == ["the edited answer"],
+    chat_view_unchanged=views["chatViewAssistantText"] == ["the original answer"],
+    exports_unchanged=views["jsonlExport"]["assistantText"]
+    == views["htmlExportAssistantText"]
+    == ["the original answer"],
+    exports_keep_the_edit_entry=views["htmlExportHasTheEdit"]
+    and views["jsonlExport"]["kinds"][-1] == "context_edit",
+    totals_unchanged=views["statsBefore"] == views["statsAfter"],
+)
+
+# %% [markdown]
 # ## PiG's session-format page
 #
 # <a id="claim-pig-header-id"></a>
-# ### 20. "The first line has no id"
+# ### 27. "The first line has no id"
 #
 # > “The first line has no id or parentId:” (PiG page, *File location*)
 #
@@ -891,13 +1162,14 @@ print("keys of the first line Pi writes:", header["headerKeys"])
 # %%
 verdict(
     "pig-header-id",
+    rests_on=("header",),
     header_has_an_id="id" in header["headerKeys"],
     but_no_parent_id=not header["headerHasParentId"],
 )
 
 # %% [markdown]
 # <a id="claim-pig-blocks"></a>
-# ### 21. Content block fields
+# ### 28. Content block fields
 #
 # > “image with media_type and either data or url; thinking with thinking and an optional
 # > signature; tool_use with id, name, and input.” (PiG page, *Entry types*, Message)
@@ -924,11 +1196,18 @@ verdict(
     == ["arguments", "id", "name", "type"],
     no_url_images=[f["name"] for f in blocks["declared"]["ImageContent"]]
     == ["type", "data", "mimeType"],
+    pi_1_6_0={
+        "verdict": "wrong",
+        "same_image_fields": pi("content-blocks", "declared", "ImageContent", version="1.6.0")
+        == blocks["declared"]["ImageContent"],
+        "tool_call_still_has_arguments": "arguments"
+        in [f["name"] for f in pi("content-blocks", "declared", "ToolCall", version="1.6.0")],
+    },
 )
 
 # %% [markdown]
 # <a id="claim-pig-roles"></a>
-# ### 22. Message roles
+# ### 29. Message roles
 #
 # > “Supported message roles include: user; assistant; toolResult; bashExecution; custom;
 # > branchSummary; compactionSummary.” (PiG page, *Entry types*, Message)
@@ -947,13 +1226,14 @@ for item in pi("roles", "messages"):
 converted = {item["input"]["role"]: item["becomes"] for item in pi("roles", "messages")}
 verdict(
     "pig-roles",
+    rests_on=("settings-written-by-pi",),
     system_stored_by_pi=all(kinds[2] == "message/system" for kinds in first.values()),
     system_passes_to_the_provider=converted["system"]["role"] == "system",
 )
 
 # %% [markdown]
 # <a id="claim-pig-compaction"></a>
-# ### 23. A compaction's optional fields
+# ### 30. A compaction's optional fields
 #
 # > “Optional fields include details, fromHook, and summary-generation usage.” (PiG page,
 # > *Compaction*)
@@ -978,6 +1258,7 @@ with_it, without, after = (
 )
 verdict(
     "pig-compaction",
+    rests_on=("compaction-fields",),
     system_message_is_an_optional_field="systemMessage" in optional,
     it_opens_the_context=with_it["roles"][:2] == ["system", "compactionSummary"],
     without_it_no_system_prompt=without["systemPrompt"] == "" and "system" not in without["roles"],
@@ -986,24 +1267,35 @@ verdict(
 
 # %% [markdown]
 # <a id="claim-pig-model"></a>
-# ### 24. Where the model comes from
+# ### 31. Where the model comes from
 #
 # > “It applies the latest model and thinking-level entries.” (PiG page, *Context
 # > construction*)
 #
 # **Needs nuance.** For the model, the latest assistant message counts too (claim 15): at
-# `a1` Pi reports the answering model, not the `model_change` before it.
+# `a1` Pi reports the model that message *requested* (its `model`), not the `model_change`
+# before it, and not the model that answered (its `responseModel`).
 
 # %%
 verdict(
     "pig-model",
-    assistant_message_wins_when_later=settings["a1"]["model"]["modelId"] == "responding-model",
+    rests_on=("settings-sources",),
+    assistant_message_wins_when_later=settings["a1"]["model"]["modelId"] == "requested-model",
+    not_its_response_model=settings["a1"]["model"]["modelId"]
+    != pi("response-model", "assistant", "responseModel"),
+    pi_1_6_0={
+        "verdict": "needs nuance",
+        "assistant_message_wins_when_later": pi("settings-sources", "a1", version="1.6.0")["model"][
+            "modelId"
+        ]
+        == "requested-model",
+    },
     thinking_from_entries_only=settings["a1"]["thinkingLevel"] == "high",
 )
 
 # %% [markdown]
 # <a id="claim-pig-bash"></a>
-# ### 25. Excluded bash commands
+# ### 32. Excluded bash commands
 #
 # > “It excludes custom state entries and Bash entries marked excludeFromContext.” (PiG
 # > page, *Context construction*)
@@ -1032,7 +1324,7 @@ verdict(
 
 # %% [markdown]
 # <a id="claim-pig-context-edit"></a>
-# ### 26. Context edits change the context
+# ### 33. Context edits change the context
 #
 # > “Pi 0.87.1 also writes context_edit entries, which change the context an earlier entry
 # > contributes.” (PiG page, introduction)
@@ -1042,13 +1334,14 @@ verdict(
 # %%
 verdict(
     "pig-context-edit",
+    rests_on=("context-edits",),
     edit_changes_the_context=edits["rolesBefore"] != edits["rolesAfter"]
     and edits["contentAfter"]["user"] == ["shorter user"],
 )
 
 # %% [markdown]
 # <a id="claim-pig-null-label"></a>
-# ### 27. A null label
+# ### 34. A null label
 #
 # > “A null label clears the target label.” (PiG page, *Label*)
 #
@@ -1073,7 +1366,7 @@ verdict(
 
 # %% [markdown]
 # <a id="claim-pig-retained-tail"></a>
-# ### 28. No `retainedTail`
+# ### 35. No `retainedTail`
 #
 # > “The current format does not define a retainedTail field.” (PiG page, *Compaction*)
 #
@@ -1092,7 +1385,7 @@ verdict(
 
 # %% [markdown]
 # <a id="claim-pig-clone"></a>
-# ### 29. A clone's `parentSession`
+# ### 36. A clone's `parentSession`
 #
 # > “A cloned Session can also contain parentSession.” (PiG page, *File location*)
 #
@@ -1101,7 +1394,184 @@ verdict(
 # %%
 verdict(
     "pig-clone",
+    rests_on=("fork-and-clone",),
     clone_header_names_its_parent="parentSession" in forks["createBranchedSession"]["header"],
+)
+
+# %% [markdown]
+# <a id="claim-pig-append-order"></a>
+# ### 37. Append order
+#
+# > “Entries stay in append order in the file.” (PiG page, *Entry tree*)
+#
+# **Holds.** Pi adds each entry at the end and never moves a line; its migration rewrite keeps
+# the order. Two things a reader may take for a reordering: Pi's tree view sorts siblings
+# by **timestamp**, not by their place in the file, and a fork writes its labels after the
+# copied path (claim 1). Two children of `u1`, appended `late` then `early`:
+
+# %%
+order = pi("entry-order")
+print("file order:", order["fileOrder"], "- tree view (getTree):", order["treeChildrenOrder"])
+show_code("entry-order")
+
+# %%
+verdict(
+    "pig-append-order",
+    appends_go_last=pi("first-write", "steps")[3]["earlierBytesUnchanged"],
+    tree_view_sorts_by_timestamp=order["treeChildrenOrder"] == ["early", "late"]
+    and order["fileOrder"] == ["late", "early"],
+    pi_1_6_0={
+        "verdict": "holds",
+        "appends_go_last": pi("first-write", "steps", version="1.6.0")[3]["earlierBytesUnchanged"],
+    },
+)
+
+# %% [markdown]
+# <a id="claim-pig-parent-previous"></a>
+# ### 38. `parentId`
+#
+# > “parentId points to the previous entry on that branch.” (PiG page, *Entry tree*)
+#
+# **Holds**: the previous entry *on the branch*, which is not always the previous line.
+# After `branch(u1)` the next entry's parent is `u1`; after `resetLeaf()` the next entry is a
+# second root (`parentId: null`).
+
+# %%
+for line in order["order"]:
+    print(line)
+print("roots:", order["roots"])
+
+# %%
+verdict(
+    "pig-parent-previous",
+    rests_on=("entry-order",),
+    branched_entry_points_to_the_branch_point=order["branchedEntryParent"],
+    not_always_the_previous_line=[o["parentIsPreviousLine"] for o in order["order"]]
+    == [True, True, True, False, False],
+    a_new_root_has_null=order["secondRootParent"] is None and order["roots"] == 2,
+)
+
+# %% [markdown]
+# <a id="claim-pig-assistant-fields"></a>
+# ### 39. The assistant message's fields
+#
+# > “A completed assistant message can contain provider, model, API, usage, diagnostics,
+# > response identity, stopReason, and errorMessage fields.” (PiG page, *Entry types*,
+# > Message)
+#
+# **Needs nuance.** Every field named is there (response identity is `responseId`). But the
+# list leaves out `responseModel`, the model that answered (claim 25; `model` is the one
+# requested), and `content` and `timestamp`, which every assistant message has. Pi 1.6.0's
+# type adds `thinkingLevel` and `durationMs`.
+
+# %%
+for version in ("0.87.1", "1.6.0"):
+    fields = pi("assistant-fields", "declared", version=version)
+    print(f"Pi {version}:", [f["name"] + ("?" if f["optional"] else "") for f in fields])
+print("in the files Pi 0.87.1 wrote:", pi("assistant-fields", "inPiFiles"))
+
+
+# %%
+def assistant_fields(version="0.87.1"):
+    return {f["name"]: f["optional"] for f in pi("assistant-fields", "declared", version=version)}
+
+
+named = {
+    "provider",
+    "model",
+    "api",
+    "usage",
+    "diagnostics",
+    "responseId",
+    "stopReason",
+    "errorMessage",
+}
+verdict(
+    "pig-assistant-fields",
+    every_named_field_declared=named <= set(assistant_fields()),
+    response_model_not_named=assistant_fields()["responseModel"] is True,
+    content_and_timestamp_required=assistant_fields()["content"] is False
+    and assistant_fields()["timestamp"] is False,
+    pi_1_6_0={
+        "verdict": "needs nuance",
+        "adds_thinking_level_and_duration": {"thinkingLevel", "durationMs"}
+        <= set(assistant_fields("1.6.0")) - set(assistant_fields()),
+    },
+)
+
+# %% [markdown]
+# <a id="claim-pig-latest-name"></a>
+# ### 40. The latest name
+#
+# > “PiG shows the latest Session name in /resume.” (PiG page, *Session information*)
+#
+# **Needs nuance.** Pi's `getSessionName` takes the latest `session_info` entry and stops
+# there: an empty (or blank) latest name **clears** the name, it does not fall back to an
+# older one. `appendSessionInfo` trims names and turns line breaks into spaces.
+
+# %%
+for step in pi("session-name", "steps"):
+    print(step)
+show_code("session-name")
+
+# %%
+names = pi("session-name", "steps")
+verdict(
+    "pig-latest-name",
+    latest_wins=names[1]["getSessionName"] == "Latest name",
+    empty_name_clears=names[2]["getSessionName"] is None,
+    blank_name_clears=names[3]["stored"] == "" and names[3]["getSessionName"] is None,
+    line_breaks_become_spaces=names[4]["stored"] == "Line one line two",
+)
+
+# %% [markdown]
+# <a id="claim-pig-context-steps"></a>
+# ### 41. The context steps
+#
+# > “It applies compaction at firstKeptEntryId.” (PiG page, *Context construction*)
+#
+# **Needs nuance.** The page's five steps leave out two that change what the model sees:
+# system messages in the kept range are **dropped** (the compaction's `systemMessage` opens
+# the context instead, claim 30), and **context edits** replace or remove their targets
+# (claim 19; PiG says elsewhere that it does not apply them yet).
+
+# %%
+for name, result in pi("compaction-system-messages").items():
+    print(f"{name:26} {result['roles']}")
+print("context edits: roles before", edits["rolesBefore"], "after", edits["rolesAfter"])
+
+# %%
+verdict(
+    "pig-context-steps",
+    rests_on=("context-edits",),
+    kept_system_messages_dropped="system" not in compactions["compaction-without-system"]["roles"],
+    checkpoint_opens_the_context=compactions["compaction-with-system"]["roles"][0] == "system",
+    edits_change_the_context=edits["rolesBefore"] != edits["rolesAfter"],
+)
+
+# %% [markdown]
+# <a id="claim-pig-null-parent"></a>
+# ### 42. `null` or no `parentId`
+#
+# > “Preserve null versus a missing parentId.” (PiG page, *Compatibility rules*)
+#
+# **Needs nuance.** Good advice for a program that copies a file, and Pi's `pi --fork` does
+# keep a missing `parentId` missing. But the difference means nothing to Pi: both entries
+# are roots of its tree and end the walk to the root, and its own `/fork`
+# (`createBranchedSession`) writes `null` for either.
+
+# %%
+parents = pi("null-versus-missing-parent")
+print(parents)
+show_code("null-versus-missing-parent")
+
+# %%
+verdict(
+    "pig-null-parent",
+    both_are_roots=parents["roots"] == ["nullroot", "missing"],
+    walk_ends_at_either=parents["contextAtA1"] == ["user", "assistant"],
+    pi_fork_keeps_it_missing=parents["forkFromKeepsMissing"],
+    fork_writes_null=parents["createBranchedSessionWrites"] is None,
 )
 
 # %% [markdown]
@@ -1111,8 +1581,32 @@ verdict(
 # answer exactly once.
 
 # %%
-assert confirmed == {key: c["verdict"] for key, c in CLAIMS.items()}, set(CLAIMS) ^ set(confirmed)
-print(f"{len(confirmed)} verdicts asserted on Pi {evidence['pi']}'s own answers.")
+assert {k: a["verdict"] for k, a in asserted.items()} == {
+    k: c["verdict"] for k, c in CLAIMS.items()
+}
+assert list(asserted) == list(CLAIMS), "the sections follow the claims file's order"
+later = {k: a for k, a in asserted.items() if a["differs"]}
+print(f"{len(asserted)} verdicts asserted on Pi {evidence['pi']}'s own answers;")
+print(
+    f"Pi {newer['pi']} answered differently for {len(later)} of them, each asserted on its answer:"
+)
+for key, a in later.items():
+    print(f"  {key}: {a['verdict']} -> {a['newer']['verdict']} ({'; '.join(a['differs'])})")
+
+# %% [markdown]
+# <a id="the-report"></a>
+# ## The report
+#
+# What the chapter's author asked for, rendered from the claims file and the verdicts just
+# asserted: context and provenance, the claim audit (one row per claim, with its evidence,
+# concern, priority, proposed response and whether Pi 1.6.0 answers the same), the source
+# ledger, the findings, the upgrade proposal, the experiments (with those not run marked
+# UNRUN) and the review checklist. `docs/chapter-27-audit.md` is the same text (a test keeps
+# the two equal).
+
+# %%
+audit_text = report.report(claims, asserted, evidence, newer)
+display({"text/markdown": audit_text}, raw=True)
 
 # %% [markdown]
 # ## pisession against the whole corpus
@@ -1147,18 +1641,26 @@ else:
 # %% [markdown]
 # ## Recap
 #
-# - Most statements hold for Pi 0.87.1: the location, the session-folder precedence,
-#   deletion, the versions and the v3 rename, the header, the id length, the eleven types,
-#   system messages as prompt deltas, usage, context edits; on PiG's page the null label,
-#   `retainedTail`, `parentSession` on clones.
+# - Most statements hold for Pi 0.87.1: the location, deletion, the versions and the v3
+#   rename, the header, the id length, the eleven types, system messages as prompt deltas
+#   (the first one complete), usage, context edits and what they leave alone, no index on
+#   disk, no branch summary in a fork, `model` as the requested model beside
+#   `responseModel`; on PiG's page the null label, `retainedTail`, `parentSession` on
+#   clones, append order, `parentId` as the previous entry on the branch.
 # - Several need a nuance: branching in place is `/tree`'s (forks and clones write new
-#   files); "append-only" has three exceptions (nothing before the first answer, migration,
-#   the torn-line newline); the folder rule works on the resolved directory; forks keep
-#   entry ids; `model_change` and `thinking_level_change` are also written at start;
-#   compactions require `summary` and `tokensBefore`; PiG's role list omits `system`, its
-#   compaction fields omit `systemMessage`, assistant messages set the model, and
-#   excluded bash messages are dropped by `convertToLlm`, not by the context.
-# - Wrong: `C:\work\api` becomes `--C--work-api--`; PiG's "the first line has no id" and its
-#   content block field names.
+#   files, re-linking entries after labels); "append-only" has exceptions (the late first
+#   write, the in-place migration rewrite, the header written into an empty file, the
+#   torn-line newline); Pi keeps any truthy line, `[]` and `{}` included; the folder rule
+#   works on the resolved directory; a custom session folder is flat, not a new root;
+#   `model_change` and `thinking_level_change` are also written at start and the model comes
+#   from assistant messages too (their requested `model`); compactions require `summary` and
+#   `tokensBefore`; PiG's role list omits `system`, its compaction fields `systemMessage`,
+#   its assistant fields `responseModel`, its context steps the system-message drop; an
+#   empty name clears the name; `null` and a missing `parentId` are the same to Pi.
+# - Wrong: `C:\work\api` becomes `--C--work-api--`; PiG's "the first line has no id" and
+#   its content block field names.
+# - Pi 1.6.0 reads and builds contexts exactly as 0.87.1 does; it writes the file at the
+#   first user message, so a fork with no answer yet is written at once, and its types add
+#   assistant fields. Every verdict stands in 1.6.0.
 # - Each verdict rests on Pi's own answer, asserted in the notebook; with Node and Pi
 #   installed the answers are re-recorded and compared as the notebook runs.

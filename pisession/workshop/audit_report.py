@@ -1,0 +1,492 @@
+"""The claim audit's report (notebook 08), rendered as Markdown from its asserted evidence.
+
+Notebook 08 asserts each claim's verdict on Pi's recorded answers
+(``data/audit/evidence.json`` for Pi 0.87.1, ``data/audit/evidence-1.6.0.json``) and
+collects, per claim, the facts it asserted and the scenarios they rest on. :func:`report`
+turns that, the claims file (``data/audit/claims.json``: quote, concern, priority,
+response, replacement) and the evidence into the seven sections the chapter's author asked
+for; ``docs/chapter-27-audit.md`` is that text, kept in step by a test.
+
+>>> claims = {"claims": [{"key": "k", "short": "a claim"}]}
+>>> claim_refs("as [[k]] says", claims)
+'as claim 1 says'
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+TITLE = "# Chapter 27 audit:"
+
+VERDICTS = ("holds", "needs nuance", "wrong")
+RESPONSES = ("correct", "clarify", "cite", "leave alone")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|])")
+_REF = re.compile(r"\[\[([\w-]+)\]\]")
+
+
+#: How each verdict looks: a CSS mark (a filled dot, a half-filled dot, a ring; no emoji,
+#: so no font is needed) with the word beside it, and a plain-text form.
+MARKS = {
+    "holds": ("#1a7f37", "#dafbe1", "#1a7f37", "[holds]"),
+    "needs nuance": (
+        "#7d4e00",
+        "#fff8c5",
+        "linear-gradient(90deg, #7d4e00 50%, #fff8c5 50%)",
+        "[nuance]",
+    ),
+    "wrong": ("#cf222e", "#ffebe9", "#ffebe9", "[WRONG]"),
+}
+
+
+def badge(verdict: str) -> str:
+    """A verdict as an HTML badge: a CSS mark and the verdict in words.
+
+    >>> "holds</span>" in badge("holds") and "&#" not in badge("holds")
+    True
+    """
+    colour, background, fill, _ = MARKS[verdict]
+    mark = (
+        f'<span style="display:inline-block;width:0.7em;height:0.7em;border-radius:50%;'
+        f'border:2px solid {colour};background:{fill};margin-right:4px;vertical-align:-1px">'
+        "</span>"
+    )
+    return (
+        f'<span style="background:{background};color:{colour};font-weight:bold;'
+        f'padding:1px 6px;border-radius:4px;white-space:nowrap">{mark}{verdict}</span>'
+    )
+
+
+def plain_mark(verdict: str) -> str:
+    """A verdict's plain-text mark.
+
+    >>> plain_mark("wrong")
+    '[WRONG]'
+    """
+    return MARKS[verdict][3]
+
+
+def summary(claims: dict) -> dict:
+    """The verdicts at a glance, as ``{"text/html", "text/plain"}`` for IPython's display.
+
+    >>> one = {"claims": [{"key": "k", "short": "a <claim>", "source": "PiG page",
+    ...     "where": "Label", "verdict": "holds"}]}
+    >>> print(summary(one)["text/plain"])
+     1. [holds]   a <claim>  (PiG page, Label)
+    """
+    rows, text = [], []
+    for number, c in _numbered(claims):
+        link = f'<a href="#claim-{c["key"]}">{html.escape(c["short"])}</a>'
+        where = html.escape(f"{c['source']}, {c['where']}")
+        rows.append(
+            f"<tr><td>{number}</td><td style='text-align:left'>{link}</td>"
+            f"<td style='text-align:left'>{where}</td><td>{badge(c['verdict'])}</td></tr>"
+        )
+        text.append(
+            f"{number:2}. {plain_mark(c['verdict']):9} {c['short']}  ({c['source']}, {c['where']})"
+        )
+    table = (
+        "<table><thead><tr><th>#</th><th style='text-align:left'>claim</th>"
+        "<th style='text-align:left'>where</th><th>verdict</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+    return {"text/html": table, "text/plain": "\n".join(text)}
+
+
+def repository_file(relative: str, repository: str, base: Path = Path("..")) -> bytes:
+    """A file of the repository: from the checkout (``base``: notebooks/ runs one level
+    down), else downloaded from ``repository``'s main branch (Colab opens a notebook alone).
+
+    >>> repository_file("pyproject.toml", "", base=Path(__file__).parents[2])[:9]
+    b'[build-sy'
+    """
+    local = base / relative
+    if local.exists():
+        return local.read_bytes()
+    slug = repository.removeprefix("https://github.com/").removesuffix(".git")
+    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read()
+
+
+def md(text: object) -> str:
+    """``text`` safe in a Markdown table cell: one line, special characters escaped.
+
+    >>> md("C:\\\\work | <b>\\n*x*")
+    'C:\\\\\\\\work \\\\| &lt;b&gt; \\\\*x\\\\*'
+    """
+    value = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    value = "".join(ch if ch.isprintable() else " " for ch in value)
+    return _MD_SPECIAL.sub(r"\\\1", value)
+
+
+def claim_refs(text: str, claims: dict) -> str:
+    """Replace each ``[[key]]`` by "claim N" (N: the claim's place in the claims file).
+
+    >>> claim_refs("see [[b]]", {"claims": [{"key": "a"}, {"key": "b"}]})
+    'see claim 2'
+    """
+    number = {c["key"]: i for i, c in enumerate(claims["claims"], start=1)}
+    return _REF.sub(lambda m: f"claim {number[m.group(1)]}", text)
+
+
+def normalized(value: object) -> object:
+    """A scenario's result without where Pi's code stands (``file``, ``line`` keys):
+    line numbers move between versions, behaviour is what is compared.
+
+    >>> normalized({"kind": "x", "file": "a.js", "line": 3, "more": [{"line": 1}]})
+    {'kind': 'x', 'more': [{}]}
+    """
+    if isinstance(value, dict):
+        return {k: normalized(v) for k, v in value.items() if k not in ("file", "line")}
+    if isinstance(value, list):
+        return [normalized(v) for v in value]
+    return value
+
+
+def differences(old: object, new: object, path: str = "") -> list[str]:
+    """The paths where two JSON values differ (a changed list length is one difference).
+
+    >>> differences({"a": [1, 2], "b": {"c": 1}}, {"a": [1, 3], "b": {}})
+    ['a[1]', 'b.c']
+    """
+    if type(old) is not type(new):
+        return [path or "."]
+    if isinstance(old, dict):
+        out = []
+        for key in sorted(set(old) | set(new)):
+            where = f"{path}.{key}" if path else key
+            out += (
+                [where]
+                if key not in old or key not in new
+                else differences(old[key], new[key], where)
+            )
+        return out
+    if isinstance(old, list):
+        if len(old) != len(new):
+            return [path or "."]
+        return [
+            d for i, (a, b) in enumerate(zip(old, new)) for d in differences(a, b, f"{path}[{i}]")
+        ]
+    return [] if old == new else [path or "."]
+
+
+def scenario_differences(evidence: dict, newer: dict, name: str) -> list[str]:
+    """Where scenario ``name``'s answer differs between two versions' evidence.
+
+    >>> old = {"scenarios": {"s": {"result": {"a": 1, "line": 5}}}}
+    >>> new = {"scenarios": {"s": {"result": {"a": 2, "line": 9}}}}
+    >>> scenario_differences(old, new, "s")
+    ['a']
+    """
+    return differences(
+        normalized(evidence["scenarios"][name]["result"]),
+        normalized(newer["scenarios"][name]["result"]),
+    )
+
+
+def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def _numbered(claims: dict) -> list[tuple[int, dict]]:
+    return list(enumerate(claims["claims"], start=1))
+
+
+def _version_cell(asserted: dict) -> str:
+    newer = asserted.get("newer")
+    if not asserted["differs"]:
+        return "same answer"
+    same = "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
+    return f"{same}; differs: {md(', '.join(asserted['differs']))}"
+
+
+def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
+    audit = claims["audit"]
+    unrun = "; ".join(f"{u['name']} ({u['why']})" for u in claims["unrun"])
+    return [
+        "## 1. Context and provenance",
+        "",
+        f"- **What was read**: {md(audit['chapter'])}, and {md(audit['pig'])}. The audit covers "
+        "the excerpt only: the rest of the chapter needs the full snapshot.",
+        f"- **Pi versions**: {evidence['pi']} (pi-ai {evidence['piAi']}), npm "
+        "`@earendil-works/pi-coding-agent` installed by `npm install` in `conformance/` (its "
+        f"package-lock pins it); {newer['pi']} (pi-ai {newer['piAi']}) installed by "
+        "`conformance/check.sh` into `conformance/.pi/1.6.0`. Pi's library code ran under Node 20.",
+        f"- **How**: `{evidence['generator']}` ran {len(evidence['scenarios'])} scenarios with "
+        f"each version's own code and read {len(evidence['files'])} purpose-made files "
+        "(`data/audit/*.jsonl`); entropy fixed, so both evidence files re-record byte for byte. "
+        "Every verdict below was asserted in notebook 08 on those answers.",
+        f"- **Date of the run**: {audit['date']} (UTC).",
+        f"- **Not run**: {md(unrun)}.",
+        "",
+    ]
+
+
+def _claim_audit(claims: dict, asserted: dict) -> list[str]:
+    rows = []
+    for number, c in _numbered(claims):
+        a = asserted[c["key"]]
+        evidence = ", ".join(f"`{s}`" for s in a["scenarios"]) + ": " + md(", ".join(a["facts"]))
+        rows.append(
+            (
+                str(number),
+                f"“{md(c['quote'])}”",
+                md(f"{c['source']}, {c['where']}"),
+                f"**{a['verdict']}**",
+                _version_cell(a),
+                evidence,
+                md(claim_refs(c["concern"], claims)),
+                c["priority"],
+                c["response"],
+            )
+        )
+    head = ("#", "claim", "where", "verdict (0.87.1)", "1.6.0", "evidence", "concern")
+    return ["## 2. Claim audit", "", *_table((*head, "priority", "response"), rows), ""]
+
+
+def _code_lines(evidence: dict) -> dict[str, list[int]]:
+    lines: dict[str, set[int]] = {}
+    for scenario in evidence["scenarios"].values():
+        for code in scenario.get("code", []):
+            lines.setdefault(code["file"], set()).add(code["line"])
+    return {file: sorted(found) for file, found in sorted(lines.items())}
+
+
+def _ledger(claims: dict, evidence: dict, newer: dict) -> list[str]:
+    date = claims["audit"]["date"]
+    rows = [
+        ("chapter 27 excerpt", md(claims["audit"]["chapter"]), "read in full (the excerpt)", date),
+        ("PiG session-format page", md(claims["audit"]["pig"]), "read in full", date),
+    ]
+    for e in (evidence, newer):
+        rows.append(
+            (
+                f"Pi {e['pi']}",
+                f"npm `@earendil-works/pi-coding-agent@{e['pi']}`, "
+                f"`@earendil-works/pi-ai@{e['piAi']}`",
+                "run (library code under Node 20); cited lines below",
+                date,
+            )
+        )
+    rows += [
+        (
+            "files Pi 0.87.1's CLI wrote",
+            "`data/samples/pi-0.87.1-*.jsonl`",
+            "read by the scenarios of kind pi-file",
+            date,
+        ),
+        ("audit files", "`data/audit/*.jsonl`", "read by Pi at every leaf", date),
+    ]
+    out = [
+        "## 3. Source ledger",
+        "",
+        *_table(("source", "identity", "reading status", "accessed"), rows),
+    ]
+    for e in (evidence, newer):
+        out += ["", f"Lines of Pi {e['pi']}'s code the evidence quotes (file: lines):", ""]
+        out += [
+            f"- `{file}`: {', '.join(map(str, lines))}" for file, lines in _code_lines(e).items()
+        ]
+    return [*out, ""]
+
+
+def _findings(claims: dict, asserted: dict, evidence: dict) -> list[str]:
+    def item(number: int, c: dict) -> str:
+        return f"- claim {number} ({md(c['where'])}): {md(claim_refs(c['concern'], claims))}"
+
+    groups = {"holds": "Supporting", "needs nuance": "Qualifying", "wrong": "Contradicting"}
+    out = ["## 4. Findings", ""]
+    for verdict, title in groups.items():
+        out += [f"### {title} ({verdict})", ""]
+        out += [
+            item(n, c) for n, c in _numbered(claims) if asserted[c["key"]]["verdict"] == verdict
+        ]
+        out.append("")
+    out += ["### Unresolved", ""]
+    for number, c in _numbered(claims):
+        a = asserted[c["key"]]
+        kinds = {evidence["scenarios"][s]["kind"] for s in a["scenarios"]}
+        notes = []
+        if a["differs"]:
+            notes.append(f"Pi 1.6.0's answer differs ({md(', '.join(a['differs']))})")
+        if "code" in kinds:
+            notes.append("rests partly on Pi's code evaluated as written, not on a run of its CLI")
+        if "pi-file" in kinds:
+            notes.append("rests partly on files Pi 0.87.1's CLI wrote (none from 1.6.0)")
+        if notes:
+            out.append(f"- claim {number} ({md(c['short'])}): " + "; ".join(notes) + ".")
+    out += [f"- {md(u['name'])}: UNRUN ({md(u['why'])})." for u in claims["unrun"]]
+    return [*out, ""]
+
+
+def _upgrades(claims: dict) -> list[str]:
+    out = ["## 5. Upgrade proposal", ""]
+    for number, c in _numbered(claims):
+        if c["response"] not in ("correct", "clarify"):
+            continue
+        out += [
+            f"**Claim {number}** ({md(c['source'])}, {md(c['where'])}; {c['response']}).",
+            "",
+            f"> {md(c['quote'])}",
+            "",
+            "becomes",
+            "",
+            f"> {md(c['replacement'])}",
+            "",
+            f"Why: {md(claim_refs(c['reason'], claims))}",
+            "",
+        ]
+    return out
+
+
+def _experiments(claims: dict, asserted: dict, evidence: dict, newer: dict) -> list[str]:
+    number = {c["key"]: n for n, c in _numbered(claims)}
+    rows = []
+    for name, scenario in evidence["scenarios"].items():
+        users = [(number[k], a) for k, a in asserted.items() if name in a["scenarios"]]
+        criterion = (
+            "; ".join(
+                f"claim {n}: {', '.join(a['facts'])}" for n, a in sorted(users, key=lambda u: u[0])
+            )
+            or "recorded for the notebooks (no verdict rests on it)"
+        )
+        changed = scenario_differences(evidence, newer, name)
+        status = f"run on {evidence['pi']} and {newer['pi']}: " + (
+            "same answer" if not changed else f"differs at {', '.join(changed)}"
+        )
+        calls = f" Calls: {', '.join(scenario['calls'])}." if scenario.get("calls") else ""
+        rows.append((f"`{name}`", md(scenario["what"] + calls), md(criterion), md(status)))
+    rows += [(md(u["name"]), md(u["method"]), md(u["criterion"]), "UNRUN") for u in claims["unrun"]]
+    head = ("experiment", "method", "success criterion", "status")
+    return ["## 6. Experiments", "", *_table(head, rows), ""]
+
+
+def _checklist(claims: dict) -> list[str]:
+    out = ["## 7. Review checklist", ""]
+    for number, c in _numbered(claims):
+        if c["response"] in ("correct", "clarify"):
+            out.append(
+                f"- [ ] Claim {number} ({md(c['short'])}): {c['response']} as section 5 proposes?"
+            )
+        elif c["response"] == "cite":
+            out.append(f"- [ ] Claim {number} ({md(c['short'])}): cite Pi's code or files for it?")
+    out += [f"- [ ] {md(claim_refs(d, claims))}" for d in claims["decisions"]]
+    return [*out, ""]
+
+
+def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
+    """The audit report as Markdown: the seven sections, from the claims file, the verdicts
+    notebook 08 asserted (``{key: {"verdict", "facts", "scenarios", "differs", "newer"}}``)
+    and both versions' evidence.
+
+    >>> claims = {"audit": {"date": "2026-01-01", "chapter": "ch", "pig": "pig"},
+    ...     "claims": [{"key": "k", "source": "chapter 27", "where": "W", "short": "s",
+    ...         "quote": "q", "verdict": "holds", "concern": "None.", "priority": "low",
+    ...         "response": "leave alone"}], "unrun": [], "decisions": ["Decide."]}
+    >>> ev = {"pi": "0.87.1", "piAi": "0.87.1", "generator": "g", "files": {},
+    ...     "scenarios": {"s": {"kind": "run", "what": "W.", "result": {"a": 1}}}}
+    >>> new = dict(ev, pi="1.6.0", piAi="1.6.0")
+    >>> done = {"k": {"verdict": "holds", "facts": ["a is 1"], "scenarios": ["s"],
+    ...     "differs": [], "newer": None}}
+    >>> text = report(claims, done, ev, new)
+    >>> [line for line in text.splitlines() if line[:3] == "## "]  # doctest: +NORMALIZE_WHITESPACE
+    ['## 1. Context and provenance', '## 2. Claim audit', '## 3. Source ledger',
+     '## 4. Findings', '## 5. Upgrade proposal', '## 6. Experiments', '## 7. Review checklist']
+    """
+    missing = [c["key"] for c in claims["claims"] if c["key"] not in asserted]
+    if missing:
+        raise ValueError(f"no asserted verdict for {', '.join(missing)}")
+    lines = [
+        f"# Chapter 27 audit: the session format against Pi {evidence['pi']} and {newer['pi']}",
+        "",
+        "Rendered by notebook 08 (`notebooks/src/08-claim-audit.py`) from `data/audit/claims.json` "
+        "and the verdicts it asserted on Pi's recorded answers; do not edit by hand "
+        "(`tests/test_audit_report.py` keeps this file equal to the notebook's output).",
+        "",
+        *_context(claims, evidence, newer),
+        *_claim_audit(claims, asserted),
+        *_ledger(claims, evidence, newer),
+        *_findings(claims, asserted, evidence),
+        *_upgrades(claims),
+        *_experiments(claims, asserted, evidence, newer),
+        *_checklist(claims),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def loads_claims(text: str) -> dict:
+    """The claims file, checked: known verdicts and responses, a replacement where asked.
+
+    >>> loads_claims('{"claims": [{"key": "k", "verdict": "maybe", "response": "cite"}]}')
+    Traceback (most recent call last):
+    ...
+    ValueError: claims.json: claim k: verdict 'maybe' is not one of holds, needs nuance, wrong
+    """
+    claims = json.loads(text)
+    for c in claims["claims"]:
+        if c["verdict"] not in VERDICTS:
+            raise ValueError(
+                f"claims.json: claim {c['key']}: verdict {c['verdict']!r} is not one of "
+                + ", ".join(VERDICTS)
+            )
+        if c["response"] not in RESPONSES:
+            raise ValueError(f"claims.json: claim {c['key']}: response {c['response']!r} unknown")
+        if c["response"] in ("correct", "clarify") and not c.get("replacement"):
+            raise ValueError(f"claims.json: claim {c['key']}: {c['response']} needs a replacement")
+    return claims
+
+
+def stored_report(notebook: dict) -> str:
+    """The report notebook 08 stored: the one Markdown output that starts with the title.
+
+    >>> cell = {"cell_type": "code", "outputs": [{"output_type": "display_data",
+    ...     "data": {"text/markdown": ["# Chapter 27 audit: x\\n", "text\\n"]}}]}
+    >>> stored_report({"cells": [cell]})
+    '# Chapter 27 audit: x\\ntext\\n'
+    """
+    found = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
+            text = output.get("data", {}).get("text/markdown")
+            if text is not None:
+                text = "".join(text) if isinstance(text, list) else text
+                if text.startswith(TITLE):
+                    found.append(text)
+    if len(found) != 1:
+        raise ValueError(f"expected one stored report in the notebook, found {len(found)}")
+    return found[0]
+
+
+def main(argv: list[str]) -> int:
+    """``python -m pisession.workshop.audit_report NOTEBOOK DOC``: write the report NOTEBOOK
+    stored (notebooks/08-claim-audit.ipynb, built by notebooks/build.py) to DOC, atomically."""
+    if len(argv) != 2:
+        print(
+            "usage: python -m pisession.workshop.audit_report NOTEBOOK.ipynb DOC.md",
+            file=sys.stderr,
+        )
+        return 2
+    source, target = Path(argv[0]), Path(argv[1])
+    try:
+        text = stored_report(json.loads(source.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError) as error:
+        print(f"{source}: cannot read the stored report: {error}", file=sys.stderr)
+        return 1
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+        out.write(text)
+    os.replace(temporary, target)
+    print(f"wrote {target} ({text.count(chr(10))} lines)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

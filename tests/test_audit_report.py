@@ -1,0 +1,107 @@
+"""The audit report: docs/chapter-27-audit.md is what notebook 08 renders, with the seven
+sections the chapter's author asked for, one row per claim, and quotes that are exact.
+
+The notebook asserts every verdict on Pi's evidence and stores the rendered report as an
+output (nbval re-executes it and compares); here the stored output and the document must
+be the same text. After `python notebooks/build.py 08`:
+`python -m pisession.workshop.audit_report notebooks/08-claim-audit.ipynb docs/chapter-27-audit.md`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pisession.workshop import audit_report
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "chapter-27-audit.md"
+NOTEBOOK = ROOT / "notebooks" / "08-claim-audit.ipynb"
+CLAIMS = audit_report.loads_claims((ROOT / "data" / "audit" / "claims.json").read_text("utf-8"))
+SOURCES = Path("/work/shared/chapter27")
+SECTIONS = [
+    "## 1. Context and provenance",
+    "## 2. Claim audit",
+    "## 3. Source ledger",
+    "## 4. Findings",
+    "## 5. Upgrade proposal",
+    "## 6. Experiments",
+    "## 7. Review checklist",
+]
+
+
+def doc_text() -> str:
+    return DOC.read_text(encoding="utf-8")
+
+
+def section(name: str) -> str:
+    text = doc_text()
+    start = text.index(name)
+    following = [text.find(s, start + 1) for s in SECTIONS if text.find(s, start + 1) > start]
+    return text[start : min(following, default=len(text))]
+
+
+def test_the_document_is_what_notebook_08_renders():
+    stored = audit_report.stored_report(json.loads(NOTEBOOK.read_text(encoding="utf-8")))
+    assert doc_text() == stored, (
+        "docs/chapter-27-audit.md differs from notebook 08's report: run "
+        "python -m pisession.workshop.audit_report notebooks/08-claim-audit.ipynb "
+        "docs/chapter-27-audit.md"
+    )
+
+
+def test_exactly_the_seven_sections_in_order():
+    headings = [line for line in doc_text().splitlines() if line.startswith("## ")]
+    assert headings == SECTIONS
+
+
+def test_one_row_per_claim_with_its_verdict_and_response():
+    rows = [
+        line for line in section("## 2. Claim audit").splitlines() if re.match(r"\| \d+ \|", line)
+    ]
+    assert len(rows) == len(CLAIMS["claims"])
+    for row, claim in zip(rows, CLAIMS["claims"]):
+        cells = row.strip("|").split(" | ")
+        assert cells[3] == f"**{claim['verdict']}**"
+        assert cells[-1].strip() == claim["response"]
+        assert cells[-2] == claim["priority"]
+        assert "`" in cells[5], f"claim {cells[0]}: no scenario named as evidence"
+
+
+def test_every_change_proposed_and_every_unrun_experiment_marked():
+    upgrades = section("## 5. Upgrade proposal")
+    changed = [c for c in CLAIMS["claims"] if c["response"] in ("correct", "clarify")]
+    assert upgrades.count("**Claim ") == len(changed)
+    for claim in changed:
+        assert audit_report.md(claim["replacement"]) in upgrades
+    experiments = section("## 6. Experiments")
+    assert experiments.count("| UNRUN |") == len(CLAIMS["unrun"])
+    checklist = section("## 7. Review checklist")
+    assert checklist.count("- [ ] ") == len(changed) + len(CLAIMS["decisions"]) + sum(
+        c["response"] == "cite" for c in CLAIMS["claims"]
+    )
+
+
+def test_findings_group_every_claim_by_its_verdict():
+    findings = section("## 4. Findings")
+    listed = re.findall(r"^- claim (\d+) ", findings.split("### Unresolved")[0], re.M)
+    assert sorted(map(int, listed)) == list(range(1, len(CLAIMS["claims"]) + 1))
+
+
+def test_references_between_claims_resolve():
+    assert "[[" not in doc_text()
+
+
+@pytest.mark.skipif(not SOURCES.is_dir(), reason="the chapter texts are not on this machine")
+def test_quotes_are_exact():
+    texts = {
+        "chapter 27": (SOURCES / "chapter-27-excerpt.txt").read_text(encoding="utf-8"),
+        "PiG page": (SOURCES / "pig-session-format.txt").read_text(encoding="utf-8"),
+    }
+    flat = {k: re.sub(r"\s+", " ", v) for k, v in texts.items()}
+    for claim in CLAIMS["claims"]:
+        for part in claim["quote"].split(" … "):
+            assert re.sub(r"\s+", " ", part) in flat[claim["source"]], claim["key"]
