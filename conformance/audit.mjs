@@ -851,7 +851,10 @@ async function usageScenario() {
     kind: "run",
     what: "Which code writes usage entries (and with which kind), a cache-warming refresh run, getSessionStats over usage entries of a known and an unknown kind, and the context of that file.",
     calls: ["CacheWarmer.refresh", "AgentSession.getSessionStats (as written, with usage-totals.js)", "buildSessionContext"],
-    code: [codeLine("modes/interactive/components/tree-selector.js", 'if (entry.type === "usage")')],
+    code: [
+      codeLine("modes/interactive/components/tree-selector.js", 'if (entry.type === "usage")'),
+      codeLine("core/agent-session.js", "    getSessionStats() {"),
+    ],
     result: {
       appendUsageCalls: calls,
       cacheWarmingWrote: warm,
@@ -1329,7 +1332,10 @@ async function editsLeaveViews() {
       kind: "run",
       what: "An assistant answer replaced by a context edit: Pi's session totals (getSessionStats, as written) before and after, the entries the chat view renders (buildContextEntries), the model context, the JSONL export (serializeSessionBranch) and the HTML export's embedded data (exportFromFile).",
       calls: ["appendContextEdit", "AgentSession.getSessionStats (as written)", "buildContextEntries", "buildSessionContext", "serializeSessionBranch", "exportFromFile"],
-      code: [codeLine("modes/interactive/interactive-mode.js", "const entries = this.sessionManager.buildContextEntries();")],
+      code: [
+        codeLine("modes/interactive/interactive-mode.js", "const entries = this.sessionManager.buildContextEntries();"),
+        codeLine("core/agent-session.js", "    getSessionStats() {"),
+      ],
       result: {
         statsBefore: before,
         statsAfter: after,

@@ -1096,6 +1096,8 @@ verdict(
     no_virtual_model_state_in_the_older_pi=model["virtualModelStateWriters"] == [],
     pi_1_6_0={
         "verdict": "holds",
+        "set_only_when_it_differs": "if (responseModel !== model.id)"
+        in [c["text"] for c in newer["scenarios"]["response-model"]["code"]],
         "declared_optional": any(
             f["name"] == "responseModel" and f["optional"]
             for f in pi("assistant-fields", "declared", version="1.6.0")
