@@ -10,11 +10,12 @@
 //   node conformance/jsdate.mjs sample [--seed S] [--count N]     generate + record
 //   node conformance/jsdate.mjs golden                            rewrites data/jsdate/cases.jsonl
 //   node conformance/jsdate.mjs check [FILE]                      re-computes a golden file
+//   node conformance/jsdate.mjs zones [--stdout]                  rewrites data/jsdate/zones.json
 //
 // `record` reads FILE (or stdin) and writes, for each value, `[value,result]` where result
 // is the number, null for NaN, or {"throws":"TypeError"} when `new Date(value)` throws.
-// TZ is forced to UTC: every Pi golden is recorded that way and pisession treats local
-// time as UTC.
+// TZ is UTC: every Pi golden is recorded that way. `zones` records date-times without an
+// offset (local time) under other values of TZ (Node resets its zone when TZ changes).
 process.env.TZ = "UTC";
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -25,6 +26,65 @@ import { REPO } from "./paths.mjs";
 export const GOLDEN_SEED = 20260115;
 export const GOLDEN_COUNT = 30000;
 const GOLDEN = join(REPO, "data", "jsdate", "cases.jsonl");
+const ZONES_GOLDEN = join(REPO, "data", "jsdate", "zones.json");
+
+// ---------------------------------------------------------------------------
+// Local time in several zones (TZ), DST edges included
+
+/** TZ values: zones with DST both ways, half-hour and 45-minute offsets, negative DST
+ * (Dublin), a skipped day (Apia 2011), and values ICU does not take as a zone. */
+export const TZ_VALUES = [
+  "UTC", "Europe/Berlin", ":Europe/Berlin", "America/New_York", "Australia/Sydney", "Australia/Lord_Howe",
+  "Pacific/Chatham", "America/Sao_Paulo", "Africa/Casablanca", "Asia/Kolkata", "Asia/Tehran",
+  "Europe/Dublin", "America/St_Johns", "Pacific/Apia", "Pacific/Kiritimati", "Europe/London",
+  "EST5EDT", "PST8PDT", "CET", "EET", "MST", "HST", "", "Bogus/Zone", "CET-1CEST,M3.5.0,M10.5.0/3",
+];
+/** Days around DST changes (2026 in both hemispheres, history) and far dates. */
+const ZONE_DAYS = [
+  "2026-01-15", "2026-07-01", "2026-03-29", "2026-10-25", "2026-03-08", "2026-11-01", "2026-04-05",
+  "2026-10-04", "2026-09-27", "2026-02-15", "2026-03-22", "2018-11-04", "2019-02-16", "2011-12-29",
+  "2011-12-30", "2011-12-31", "1970-01-01", "1969-12-31", "1916-05-01", "1900-01-01", "1800-06-15",
+  "0001-01-01", "2100-03-28", "2400-10-31",
+];
+const ZONE_EXTRA = [
+  "+275760-09-12T23:00:00", "+275760-09-13T00:00:00", "-271821-04-20T00:00:00", "-271821-04-19T23:00:00",
+  "+050000-07-01T12:00:00", "-001000-06-01T00:00:00", "2026-07-01T12:00:00Z", "2026-07-01T12:00:00+05:00",
+  "2026-07-01", "2026-07", "Jul 1 2026", "Jul 1 2026 12:00 GMT", "7/1/2026, 12:00:00 PM",
+];
+const SHORT_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+export function zoneValues() {
+  const values = [...ZONE_EXTRA];
+  for (const day of ZONE_DAYS) {
+    const [y, m, d] = day.split("-");
+    for (let minutes = -30; minutes <= 5 * 60; minutes += 15) {
+      const shifted = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d), 0, minutes));
+      const iso = shifted.toISOString().slice(0, 19);
+      const hh = iso.slice(11, 13), mm = iso.slice(14, 16);
+      values.push(iso);
+      if (minutes % 60 === 0) {
+        values.push(`${iso.slice(0, 10)} ${hh}:${mm}`); // space instead of T: still ISO, local
+        values.push(`${SHORT_MONTHS[shifted.getUTCMonth()]} ${shifted.getUTCDate()} ${shifted.getUTCFullYear()} ${hh}:${mm}:00`);
+      }
+    }
+  }
+  return [...new Set(values)];
+}
+
+/** {node, values, zones: {TZ: [time or null, ...]}}, each zone recorded in this process. */
+export function recordZones() {
+  const values = zoneValues();
+  const zones = {};
+  for (const zone of TZ_VALUES) {
+    process.env.TZ = zone;
+    zones[zone] = values.map((v) => {
+      const t = new Date(v).getTime();
+      return Number.isNaN(t) ? null : t;
+    });
+  }
+  process.env.TZ = "UTC";
+  return { node: process.version, icu: process.versions.icu, tz: process.versions.tz, values, zones };
+}
 
 // ---------------------------------------------------------------------------
 // Oracle
@@ -468,12 +528,19 @@ function main(argv) {
     for (const line of bad.slice(0, 20)) process.stdout.write(`differs: ${line}\n`);
     process.stdout.write(`${file}: ${lines.length} cases, ${bad.length} differ (node ${process.version})\n`);
     process.exit(bad.length ? 1 : 0);
+  } else if (command === "zones") {
+    const text = JSON.stringify(recordZones()) + "\n";
+    if (args.includes("--stdout")) process.stdout.write(text);
+    else {
+      writeFileSync(ZONES_GOLDEN, text);
+      process.stderr.write(`${ZONES_GOLDEN}: ${TZ_VALUES.length} zones (node ${process.version})\n`);
+    }
   } else if (command === "golden") {
     const lines = recordLines(makeGenerator(GOLDEN_SEED)(GOLDEN_COUNT));
     writeFileSync(GOLDEN, lines.join("\n") + "\n");
     process.stderr.write(`${GOLDEN}: ${lines.length} cases (node ${process.version})\n`);
   } else {
-    process.stderr.write("usage: node conformance/jsdate.mjs generate|record|sample|golden|check [--seed S] [--count N] [FILE]\n");
+    process.stderr.write("usage: node conformance/jsdate.mjs generate|record|sample|golden|check|zones [--seed S] [--count N] [FILE]\n");
     process.exit(2);
   }
 }

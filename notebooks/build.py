@@ -235,8 +235,13 @@ def make_notebook(source: Source, variant: str | None, url: str):
 
 
 def execute(nb) -> None:
+    import os
+
     from nbclient import NotebookClient
 
+    # Stored outputs do not depend on the machine's time zone: a date-time without an
+    # offset is local time (pisession.jsdate), read here as Pi's goldens read it.
+    os.environ["TZ"] = "UTC"
     client = NotebookClient(
         nb,
         timeout=TIMEOUT,

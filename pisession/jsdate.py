@@ -30,8 +30,12 @@ conversion as V8 (Node 20, V8 11.3) performs it:
 6. **The arithmetic**: :func:`make_day`, :func:`make_time`, :func:`make_date` and
    :func:`time_clip`, done in doubles as V8 does.
 
-Local time: a date-time without an offset is local time in JavaScript. Every Pi golden
-is recorded with ``TZ=UTC``, and this module treats local time as UTC throughout.
+Local time: a date-time without an offset (``"2026-01-01T10:00:00"``, ``"Jan 1 2026
+10:00"``) is local time in JavaScript, read in the process's time zone as Node reads it
+(:func:`local_zone`: the ``TZ`` variable, else the system's); a time that a DST change
+skips or repeats takes the offset before the change, as V8 asks ICU
+(``UCAL_TZ_LOCAL_FORMER``). Every Pi golden is recorded with ``TZ=UTC``, and the tests
+and notebooks pin ``TZ=UTC`` where they store outputs.
 
 Known difference: V8 throws a RangeError (stack overflow) when it joins arrays nested
 more than a few thousand levels deep (the depth depends on the stack); this module
@@ -44,9 +48,12 @@ Checked against Node 20 on the values in ``data/jsdate/cases.jsonl`` (recorded b
 from __future__ import annotations
 
 import math
+import os
 import re
+from datetime import datetime, timedelta, tzinfo
 from functools import lru_cache
 from typing import NamedTuple
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .jsvalue import UNDEFINED, ToPrimitiveError, js_string
 
@@ -645,7 +652,8 @@ def time_clip(t: float) -> int | float:
 
 
 def date_parse(text: str) -> int | float:
-    """``Date.parse(text)`` (V8's ``ParseDateTimeString``), local time taken as UTC.
+    """``Date.parse(text)`` (V8's ``ParseDateTimeString``); local time in :func:`local_zone`
+    (``TZ=UTC`` in the examples).
 
     >>> date_parse("2026-11-30T03:48:34.3929+01:00")
     1796006914392
@@ -662,13 +670,105 @@ def date_parse(text: str) -> int | float:
     year, month, day, hour, minute, second, ms, offset = fields
     date = make_date(make_day(year, month, day), make_time(hour, minute, second, ms))
     if offset is None:
-        # Local time: V8 converts it to UTC when it is within 10 days of the range;
-        # this module's local time zone is UTC, so the conversion changes nothing.
+        # Local time: V8 converts it to UTC when it is within 10 days of the range.
         if not (-_MAX_LOCAL_MS <= date <= _MAX_LOCAL_MS):
             return NAN
+        date = float(int(date))  # V8: static_cast<int64_t>, then ToUTC
+        date -= local_offset_ms(date)
     else:
         date -= offset * 1000.0
     return time_clip(date)
+
+
+# --------------------------------------------------------------------------- local time
+
+_CYCLE_MS = 146_097 * _MS_PER_DAY  # 400 Gregorian years: the calendar repeats
+_FIRST_MS = -62_135_596_800_000.0  # 0001-01-01T00:00 (the first datetime)
+_LAST_MS = 253_402_300_799_000.0  # 9999-12-31T23:59:59 (the last one)
+_EPOCH = datetime(1970, 1, 1)
+
+
+@lru_cache(maxsize=16)
+def _zone(tz: str | None) -> tzinfo | None:
+    """The zone Node uses for ``TZ`` (None: unset): an IANA name (a leading ``:`` is
+    dropped), else UTC, as ICU falls back for ``""``, unknown names and POSIX rule
+    strings such as ``CET-1CEST``; unset: the system's (``/etc/localtime``). None: UTC."""
+    if tz is None:
+        target = os.path.realpath("/etc/localtime")
+        key = target.split("/zoneinfo/", 1)[1] if "/zoneinfo/" in target else None
+        if key is None:
+            try:
+                with open("/etc/localtime", "rb") as handle:
+                    return ZoneInfo.from_file(handle)
+            except (OSError, ValueError):
+                return None
+    else:
+        key = tz[1:] if tz.startswith(":") else tz
+    return _named_zone(key)
+
+
+#: The old rule-named zones, links to cities since tz 2024b (Node 20 bundles 2025c);
+#: older system data still holds them as zones of their own, with other history.
+_ICU_ALIASES = {
+    "CET": "Europe/Brussels",
+    "CST6CDT": "America/Chicago",
+    "EET": "Europe/Athens",
+    "EST": "America/Panama",
+    "EST5EDT": "America/New_York",
+    "HST": "Pacific/Honolulu",
+    "MET": "Europe/Brussels",
+    "MST": "America/Phoenix",
+    "MST7MDT": "America/Denver",
+    "PST8PDT": "America/Los_Angeles",
+    "WET": "Europe/Lisbon",
+}
+
+
+def _named_zone(key: str) -> tzinfo | None:
+    """An IANA zone from the system's tz data (else the ``tzdata`` package), as ICU
+    names it. Node bundles ICU's own copy of the data (``process.versions.tz``): where
+    the two releases differ (a country changing its rules), so do the answers."""
+    try:
+        return ZoneInfo(_ICU_ALIASES.get(key, key))
+    except (OSError, ValueError, ZoneInfoNotFoundError):
+        return None
+
+
+def local_zone() -> tzinfo | None:
+    """The process's time zone as Node reads it (``TZ``, else the system's); None for UTC.
+
+    >>> import os; os.environ["TZ"] = "Europe/Berlin"; str(local_zone())
+    'Europe/Berlin'
+    >>> os.environ["TZ"] = "CET-1CEST"; local_zone() is None  # ICU does not read POSIX rules
+    True
+    >>> os.environ["TZ"] = "UTC"
+    """
+    return _zone(os.environ.get("TZ"))
+
+
+def local_offset_ms(local_ms: float) -> float:
+    """The offset (ms east of UTC) of a local time in :func:`local_zone`: a time a DST
+    change skips or repeats takes the offset in force before the change. Beyond the
+    years 1 to 9999 the offset is the one 400 years (a whole number of cycles) nearer.
+
+    >>> import os; os.environ["TZ"] = "Europe/Berlin"
+    >>> local_offset_ms(date_parse("2026-07-01T12:00:00Z")) / 3_600_000
+    2.0
+    >>> local_offset_ms(date_parse("2026-03-29T02:30:00Z")) / 3_600_000  # skipped
+    1.0
+    >>> os.environ["TZ"] = "UTC"
+    """
+    zone = local_zone()
+    if zone is None:
+        return 0.0
+    shifted = local_ms
+    if shifted < _FIRST_MS + _MS_PER_DAY:
+        shifted += math.ceil((_FIRST_MS + _MS_PER_DAY - shifted) / _CYCLE_MS) * _CYCLE_MS
+    elif shifted > _LAST_MS - _MS_PER_DAY:
+        shifted -= math.ceil((shifted - _LAST_MS + _MS_PER_DAY) / _CYCLE_MS) * _CYCLE_MS
+    moment = _EPOCH + timedelta(milliseconds=shifted)
+    offset = zone.utcoffset(moment)  # fold=0: the offset before a skip or a repeat
+    return offset.total_seconds() * 1000.0 if offset else 0.0
 
 
 # --------------------------------------------------------------------------- values

@@ -316,3 +316,100 @@ def test_python_built_values_against_live_node(golden_cases):
     assert len(cases) == len(values)
     found = differences(cases)
     assert not found, f"seed {seed}: {len(found)} differ:\n" + "\n".join(found[:25])
+
+
+# --- local time in the process's zone (issue 31, item 4) -------------------------------
+
+ZONES = ROOT / "data" / "jsdate" / "zones.json"
+
+
+def _zones() -> dict:
+    return json.loads(ZONES.read_text())
+
+
+def _answers(values: list) -> list:
+    return [None if (t := js_time_ms(v)) != t else t for v in values]
+
+
+@pytest.mark.parametrize("zone", list(_zones()["zones"]))
+def test_local_time_as_node_reads_it_in_each_zone(zone, monkeypatch):
+    """Node's answers under ``TZ=zone`` (``conformance/jsdate.mjs zones``): DST changes
+    both ways (a skipped or repeated time takes the offset before the change), local mean
+    time before 1900, far years, and TZ values ICU does not read as a zone (UTC)."""
+    recorded = _zones()
+    monkeypatch.setenv("TZ", zone)
+    got = _answers(recorded["values"])
+    wrong = [
+        (v, g, e) for v, g, e in zip(recorded["values"], got, recorded["zones"][zone]) if g != e
+    ]
+    assert not wrong, f"{len(wrong)} differ under TZ={zone!r}, first {wrong[:5]}"
+
+
+def test_the_zones_tell_local_time_from_utc():
+    zones = _zones()["zones"]
+    differ = {z for z, answers in zones.items() if answers != zones["UTC"]}
+    assert {"Europe/Berlin", "America/New_York", "Australia/Lord_Howe"} <= differ
+    assert {"", "Bogus/Zone", "CET-1CEST,M3.5.0,M10.5.0/3"}.isdisjoint(differ)
+
+
+def test_berlin_reads_ten_oclock_as_nine_utc(monkeypatch):
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    assert js_time_ms("2026-01-01T10:00:00") == js_time_ms("2026-01-01T09:00:00Z")
+    assert js_time_ms("2026-01-01") == js_time_ms("2026-01-01T00:00:00Z")  # date-only: UTC
+    assert js_time_ms("2026-03-29T02:30:00") == js_time_ms("2026-03-29T01:30:00Z")  # skipped
+    assert js_time_ms("2026-10-25T02:30:00") == js_time_ms("2026-10-25T00:30:00Z")  # repeated
+
+
+def test_the_zone_recordings_are_nodes_own():
+    done = _run(_node(), "zones", "--stdout")
+    assert done.returncode == 0, done.stderr.decode()
+    live, recorded = json.loads(done.stdout), _zones()
+    assert live["values"] == recorded["values"] and live["zones"] == recorded["zones"]
+
+
+def test_without_tz_the_systems_zone_as_node_reads_it(monkeypatch):
+    node = _node()
+    values = _zones()["values"]
+    env = {k: v for k, v in os.environ.items() if k != "TZ"}
+    script = (
+        "const v = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(v.map((x) => {"
+        "const t = new Date(x).getTime(); return Number.isNaN(t) ? null : t; })))"
+    )
+    done = subprocess.run(
+        [node, "-e", script], input=json.dumps(values), capture_output=True, text=True, env=env
+    )
+    monkeypatch.delenv("TZ")
+    assert _answers(values) == json.loads(done.stdout)
+
+
+RECORD_IN_ZONE = """
+const [, , recorder, file, zone] = process.argv; // argv[1] is "-": record.mjs runs as a CLI there
+const { recordFile } = await import(recorder);
+process.env.TZ = zone;
+process.stdout.write(JSON.stringify(recordFile(file).cases[0].context));
+"""
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe"])
+def test_the_context_stamps_local_times_as_pi_does_in_the_zone(zone, monkeypatch):
+    """Pi's own ``buildSessionContext`` run under ``TZ=zone`` on a file whose custom and
+    summary entries carry date-times without an offset (at DST changes too)."""
+    import pisession
+    from pisession import jsjson
+
+    node = _node()
+    path = ROOT / "data" / "conformance" / "jsvalues" / "local-time-no-offset.jsonl"
+    record = ROOT / "conformance" / "record.mjs"
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", RECORD_IN_ZONE, "-", str(record), str(path), zone],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode and "not found" in done.stderr:
+        pytest.skip("Pi is not installed (conformance/check.sh installs it)")
+    monkeypatch.setenv("TZ", zone)
+    ours = json.loads(jsjson.dumps(pisession.load(path).context().to_dict()))
+    assert ours == json.loads(done.stdout)
+    monkeypatch.setenv("TZ", "UTC")
+    assert json.loads(jsjson.dumps(pisession.load(path).context().to_dict())) != ours

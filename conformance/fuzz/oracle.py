@@ -75,7 +75,7 @@ class Oracle:
         reason = unavailable_reason()
         if reason:
             raise OracleUnavailable(reason)
-        env = dict(os.environ, TZ="UTC")
+        env = dict(os.environ, TZ="UTC", FUZZ_TZ=os.environ.get("TZ", "UTC"))
         self._process = subprocess.Popen(
             ["node", str(HERE / "worker.mjs")],
             stdin=subprocess.PIPE,

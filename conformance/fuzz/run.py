@@ -220,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds Pi may take")
     parser.add_argument("--only", type=int, nargs="*", help="run just these mutant numbers")
     parser.add_argument("--json", type=Path, help="also write the totals here as JSON")
+    parser.add_argument(
+        "--tz",
+        default="UTC",
+        help="the time zone both sides read date-times without an offset in (TZ, default UTC)",
+    )
     args = parser.parse_args(argv)
     if args.count is None and args.minutes is None and not args.only:
         parser.error("give --count N, --minutes M or --only N...")
@@ -228,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"SKIP differential fuzzing: {reason}")
         return 0
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
-    os.environ.setdefault("TZ", "UTC")
+    os.environ["TZ"] = args.tz  # pisession reads it here, the worker as FUZZ_TZ (oracle.py)
     time.tzset()
     signal.signal(signal.SIGTERM, _interrupted)  # `kill` stops the Node worker too
     fuzzer = Fuzzer(seed, args.out, args.minimize, args.timeout, args.minimize_pending)

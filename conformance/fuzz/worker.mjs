@@ -19,6 +19,9 @@ import { createInterface } from "node:readline";
 import { sessionManager } from "../pi.mjs";
 import { recordFile } from "../record.mjs";
 
+// The zone local date-times are read in (run.py --tz): Node resets its zone when TZ changes.
+process.env.TZ = process.env.FUZZ_TZ ?? "UTC";
+
 // Pi's getTree keys nodes by id, so with repeated ids one node is pushed into the same
 // children list once per line naming it as parent; its sorting pass then walks every
 // path of that graph: 2^depth visits for a session appended to itself, which never ends
