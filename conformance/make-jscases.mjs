@@ -76,6 +76,9 @@ add("tostring-system-section-length", "A section `{\"length\":1,\"toString\":1}`
 add("tostring-system-section-no-length", "A section `{\"toString\":1}` has no length: it is filtered out before the join, nothing throws.", () => [
   header(), sys("y1", null, { content: "base", sections: { a: NO_PRIMITIVE, b: [[1], 2] } }), user("u1", "y1", "hi"),
 ]);
+add("tostring-tool-name-object", "A tool named `{\"toString\":1}` or `[1,{}]`: Pi keys its tools by the value and never converts it, nothing throws.", () => [
+  header(), sys("y1", null, { content: "base", toolsAdded: [{ name: NO_PRIMITIVE, description: "d" }, { name: [1, {}], description: "e" }] }), user("u1", "y1", "hi"),
+]);
 add("tostring-sibling-timestamp", "Two siblings, one with timestamp `{\"toString\":1}`: getTree's sort throws; the context does not care.", () => [
   header(), user("u1", null, "root"), user("u2", "u1", "one"), user("u3", "u1", "two", { timestamp: NO_PRIMITIVE }),
 ]);

@@ -851,7 +851,14 @@ class Context:
 
     def located(self, error: ToPrimitiveError) -> PisessionError:
         """``error`` (Pi throws on message ``error.index``) as a ``PiFailure`` naming the
-        file and the line of the entry that message came from."""
+        file and the line of the entry that message came from.
+
+        >>> import pisession
+        >>> from pisession.jsvalue import ToPrimitiveError
+        >>> context = pisession.load(pisession.sample_path("tour")).context()
+        >>> str(context.located(ToPrimitiveError("Pi throws here", 0))).split("/")[-1]
+        "tour.jsonl:25: entry 'cp000001': Pi throws here"
+        """
         if error.index is None or not 0 <= error.index < len(self.origins):
             return error
         item = self.origins[error.index]

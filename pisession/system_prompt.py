@@ -144,8 +144,23 @@ def replay_system_prompt(
         for tool in _tool_list(message, "toolsAdded"):
             tools[_map_key(js_field(tool, "name"))] = tool
     prompt.tool_list = list(tools.values())
-    prompt.tools = {js_string(js_field(tool, "name")): tool for tool in prompt.tool_list}
+    prompt.tools = {_name_text(js_field(tool, "name")): tool for tool in prompt.tool_list}
     return prompt
+
+
+def _name_text(name: object) -> str:
+    """A tool's name as text for the views (Pi keys its tools by the value itself and
+    never converts it, so a name JavaScript cannot convert is shown as JSON).
+
+    >>> _name_text("read"), _name_text([1, 2]), _name_text({"toString": 1})
+    ('read', '1,2', '{"toString":1}')
+    """
+    try:
+        return js_string(name)
+    except ToPrimitiveError:
+        from .jsjson import dumps
+
+        return dumps(name)
 
 
 def _entries(value: object) -> list:
