@@ -247,6 +247,7 @@ async function firstWrite() {
       kind: "run",
       what: "A new persisted session: when does Pi write the file, and what does a later entry change?",
       calls: ["SessionManager.create", "appendModelChange", "appendThinkingLevelChange", "appendMessage"],
+      code: [codeBlock("core/session-manager.js", "_persist(entry) {", 6)],
       result: { steps },
     };
   });
@@ -1156,14 +1157,24 @@ async function forkDetails() {
     const early = SessionManager.open(original, folder);
     const earlyFile = early.createBranchedSession(u1);
 
+    // /fork on the first user message of a file Pi's CLI wrote: runtime.fork (position
+    // "before") branches at that message's parent, which is the system message, not null.
+    const sample = join(tmp, "sample.jsonl");
+    copyFileSync(join(SAMPLES, "pi-0.87.1-a-print-multiturn-tools.jsonl"), sample);
+    const piFile = SessionManager.open(sample, folder);
+    const firstUser = piFile.getEntries().find((e) => e.type === "message" && e.message.role === "user");
+    const targetLeafId = firstUser.parentId;
+    const piFileFork = targetLeafId ? piFile.createBranchedSession(targetLeafId) : undefined;
+
     // pi --fork: forkFrom copies every entry line of every branch.
     const copied = SessionManager.forkFrom(original, join(tmp, "other"), join(tmp, "other-sessions")).getSessionFile();
     const copiedEntries = readJsonl(copied).slice(1);
     return {
       kind: "run",
-      what: "A session with a label in the middle of the path and a second branch: createBranchedSession (/fork, /clone) to the end of the first branch and to the first user message, and SessionManager.forkFrom (pi --fork); runtime.fork's code for a fork at the first user message.",
+      what: "A session with a label in the middle of the path and a second branch: createBranchedSession (/fork, /clone) to the end of the first branch and to the first user message, and SessionManager.forkFrom (pi --fork); runtime.fork's code, and what it branches at for /fork on the first user message of a file Pi's CLI wrote.",
       calls: ["SessionManager.open", "createBranchedSession", "SessionManager.forkFrom"],
       code: [
+        codeLine("core/agent-session-runtime.js", "targetLeafId = selectedEntry.parentId;"),
         codeBlock("core/agent-session-runtime.js", "if (!targetLeafId) {", 3),
         codeLine("core/session-manager.js", "// Filter out LabelEntry from path"),
       ],
@@ -1177,6 +1188,12 @@ async function forkDetails() {
         branchSummaryInOriginal: readJsonl(original).some((e) => e.type === "branch_summary"),
         uncopiedBranchLeft: !forkedEntries.some((e) => e.type === "message" && e.message.content[0].text === "a question on another branch"),
         forkAtFirstUserMessage: { fileWritten: existsSync(earlyFile), kindsInMemory: early.getEntries().map(kindOf) },
+        forkBeforeFirstUserMessageOfPiFile: {
+          firstUserMessageIsRoot: firstUser.parentId === null,
+          targetLeafKind: kindOf(piFile.getEntry(targetLeafId) ?? { type: "none" }),
+          kindsInMemory: piFile.getEntries().map(kindOf),
+          fileWritten: piFileFork !== undefined && existsSync(piFileFork),
+        },
         forkFrom: { entries: copiedEntries.length, originalEntries: originalEntries.length, allBranchesCopied: JSON.stringify(copiedEntries) === JSON.stringify(originalEntries) },
       },
     };
@@ -1367,7 +1384,11 @@ async function responseModel() {
   const aiFiles = ["api/anthropic-messages.js", "api/openai-completions.js"];
   const code = aiFiles.flatMap((rel) => {
     const lines = readFileSync(join(PI_PATHS.ai, "dist", rel), "utf8").split("\n");
-    return lines.flatMap((l, i) => (l.includes("responseModel") ? [{ file: `pi-ai/dist/${rel}`, line: i + 1, text: l.trim() }] : []));
+    return lines.flatMap((l, i) => {
+      if (!l.includes("responseModel")) return [];
+      const guard = i > 0 && lines[i - 1].trim().startsWith("if (") && !lines[i - 1].includes("responseModel");
+      return [...(guard ? [{ file: `pi-ai/dist/${rel}`, line: i, text: lines[i - 1].trim() }] : []), { file: `pi-ai/dist/${rel}`, line: i + 1, text: l.trim() }];
+    });
   });
   const { context } = readAudit("settings", "a1");
   const entries = loadEntriesFromFile(join(AUDIT, "settings.jsonl")).slice(1);

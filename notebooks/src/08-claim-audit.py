@@ -160,12 +160,21 @@ def show_code(name, version="0.87.1"):
     for code in (evidence if version == evidence["pi"] else newer)["scenarios"][name].get(
         "code", []
     ):
-        print(f"{code['file']}, line {code['line']}:")
-        print(textwrap.indent(textwrap.dedent(code["text"]), "    "))
+        say(f"{code['file']}, line {code['line']}:")
+        say(textwrap.indent(textwrap.dedent(code["text"]), "    "))
 
 
 def roles(messages):
     return [m["role"] for m in messages]
+
+
+def say(*values, width=88):
+    """print, wrapped at spaces to fit the notebook's width (continued lines indented)."""
+    for line in " ".join(str(v) for v in values).splitlines() or [""]:
+        wrapped = textwrap.wrap(
+            line, width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False
+        )
+        print("\n".join(wrapped) if wrapped else "")
 
 
 def _check(key, facts, version):
@@ -206,8 +215,11 @@ def verdict(key, rests_on=(), pi_1_6_0=None, **facts):
             "text/html": f"<p>{report.badge(c['verdict'])}{html.escape(on_newer)} &nbsp;"
             f"{html.escape(c['short'])}<br><small>asserted on Pi's answer: "
             f"{html.escape(', '.join(checked))}</small></p>",
-            "text/plain": f"{report.plain_mark(c['verdict'])} {c['verdict']}{on_newer}: "
-            f"{c['short']}\nasserted on Pi's answer: {', '.join(checked)}",
+            "text/plain": textwrap.fill(
+                f"{report.plain_mark(c['verdict'])} {c['verdict']}{on_newer}: {c['short']}", 88
+            )
+            + "\n"
+            + textwrap.fill(f"asserted on Pi's answer: {', '.join(checked)}", 88),
         },
         raw=True,
     )
@@ -219,7 +231,7 @@ def pisession_agrees(name):
     session = pisession.loads(raw, f"{name}.jsonl", new_id=pisession.sequential_ids())
     cases = evidence["files"][name]["cases"]
     same = sum(json.loads(session.context(c["leaf"]).to_json()) == c["context"] for c in cases)
-    print(f"pisession agrees with Pi on data/audit/{name}.jsonl: {same} of {len(cases)} leaves")
+    say(f"pisession agrees with Pi on data/audit/{name}.jsonl: {same} of {len(cases)} leaves")
 
 
 # %% [markdown]
@@ -241,21 +253,26 @@ def pisession_agrees(name):
 #   that followed a label are **re-linked** (their `parentId` changes), and the labels are
 #   written again at the end with new ids. In Pi 0.87.1 nothing is written until the copied
 #   path holds an assistant message (1.6.0: a user message is enough);
-# - `/fork` on the **first user message** calls `newSession({parentSession})`: a new,
-#   empty session that copies nothing;
+# - `/fork` on a user message branches at the entry *before* it. When that message is a
+#   root (no entry before it), `/fork` calls `newSession({parentSession})`: a new, empty
+#   session that copies nothing. In a file Pi's command line wrote, the first user message
+#   follows the `model_change`, `thinking_level_change` and system message Pi writes at
+#   start, so `/fork` on it copies those three (and, having no conversation yet, waits to
+#   write the file);
 # - `pi --fork FILE` (`SessionManager.forkFrom`) copies **every line of every branch**.
 
 # %%
-print("in place (/tree):", pi("branch-in-place"))
+say("in place (/tree):", pi("branch-in-place"))
 fork = pi("fork-and-clone", "createBranchedSession")
-print("fork or clone: files in the folder", fork["filesInFolder"], "- new file:", fork["newFile"])
+say("fork or clone: files in the folder", fork["filesInFolder"], "- new file:", fork["newFile"])
 details = pi("fork-details")
-print("original:", details["originalKinds"])
-print("the fork:", details["forkKinds"], "- re-linked:", details["relinked"])
-print("pi --fork:", details["forkFrom"])
+say("original:", details["originalKinds"])
+say("the fork:", details["forkKinds"], "- re-linked:", details["relinked"])
+say("pi --fork:", details["forkFrom"])
+say("/fork on the first user message of a Pi file:", details["forkBeforeFirstUserMessageOfPiFile"])
 for version in ("0.87.1", "1.6.0"):
     early = pi("fork-details", "forkAtFirstUserMessage", version=version)
-    print(
+    say(
         f"Pi {version}: a fork of a path with no answer yet is written at once:",
         early["fileWritten"],
     )
@@ -272,8 +289,12 @@ verdict(
     fork_relinks_entries_after_a_label=len(details["relinked"]) == 1,
     labels_written_again_at_the_end=details["labelsLast"] and details["labelIdChanged"],
     fork_waits_for_an_answer=not details["forkAtFirstUserMessage"]["fileWritten"],
-    first_user_message_starts_an_empty_session="newSession({ parentSession: currentSessionFile })"
-    in evidence["scenarios"]["fork-details"]["code"][0]["text"],
+    fork_before_a_root_starts_an_empty_session="newSession({ parentSession: currentSessionFile })"
+    in evidence["scenarios"]["fork-details"]["code"][1]["text"],
+    fork_before_a_pi_files_first_question_copies_the_start=details[
+        "forkBeforeFirstUserMessageOfPiFile"
+    ]["kindsInMemory"]
+    == ["model_change", "thinking_level_change", "message/system"],
     pi_fork_copies_every_branch=details["forkFrom"]["allBranchesCopied"],
     pi_1_6_0={
         "verdict": "needs nuance",
@@ -313,19 +334,19 @@ verdict(
 
 # %%
 for version in ("0.87.1", "1.6.0"):
-    print(f"Pi {version}:")
+    say(f"Pi {version}:")
     for step in pi("first-write", "steps", version=version):
-        print(f"  after {step['after']}: file exists {step['fileExists']}, lines {step['lines']}")
-print()
+        say(f"  after {step['after']}: file exists {step['fileExists']}, lines {step['lines']}")
+say()
 migration = pi("migration-rewrites-file")
-print({name: m["fileRewritten"] for name, m in migration.items()}, "<- file rewritten on open")
+say({name: m["fileRewritten"] for name, m in migration.items()}, "<- file rewritten on open")
 opened = pi("open-in-place")
-print("opening an empty file leaves:", opened["emptyFileAfterOpen"])
-print("the migration rewrote the same file (same inode):", opened["migrationKeepsTheSameFile"])
-print("a file that is not a session:", opened["notASession"])
+say("opening an empty file leaves:", opened["emptyFileAfterOpen"])
+say("the migration rewrote the same file (same inode):", opened["migrationKeepsTheSameFile"])
+say("a file that is not a session:", opened["notASession"])
 show_code("open-in-place")
 torn = pi("torn-last-line", "tornLine")
-print(
+say(
     "torn last line: load appended",
     repr(torn["bytesAppendedByLoad"]),
     "- lines after the next append:",
@@ -376,7 +397,7 @@ for key in (
     "header",
     "fileNameIsTimestampAndId",
 ):
-    print(f"{key:25} {location[key]}")
+    say(f"{key:25} {location[key]}")
 
 # %%
 verdict(
@@ -405,13 +426,13 @@ verdict(
 folders = pi("folder-names")
 for style in ("posix", "windows"):
     for cwd, folder in folders[style].items():
-        print(f"{style:8} {cwd!r:36} -> {folder}")
+        say(f"{style:8} {cwd!r:36} -> {folder}")
 show_code("folder-names")
 
 # %%
 from pisession.workshop import pi_folder_name
 
-print(
+say(
     "pisession agrees:", all(pi_folder_name(c) == f for s in folders.values() for c, f in s.items())
 )
 
@@ -437,7 +458,7 @@ verdict(
 # colon's dash and the backslash's dash. Pi gives `--C--work-api--`.
 
 # %%
-print(repr("C:\\work\\api"), "->", folders["windows"]["C:\\work\\api"])
+say(repr("C:\\work\\api"), "->", folders["windows"]["C:\\work\\api"])
 
 # %%
 verdict(
@@ -464,7 +485,7 @@ verdict(
 show_code("session-dir-precedence")
 for case in pi("session-dir-precedence", "cases"):
     given = {k: v for k, v in case.items() if k != "chosen" and v}
-    print(f"given {given or 'nothing'}: {case['chosen']}")
+    say(f"given {given or 'nothing'}: {case['chosen']}")
 
 # %% [markdown]
 # But the folder chosen is not a new *root* of per-project folders: Pi uses it as **the
@@ -476,10 +497,10 @@ for case in pi("session-dir-precedence", "cases"):
 
 # %%
 custom = pi("custom-session-dir")
-print("files in the custom folder:", custom["filesInCustomFolder"])
-print("each session's file, relative to the folder:", custom["sessionFileRelativeToFolder"])
-print("SessionManager.list for project-a:", custom["listedForProjectA"])
-print("continueRecent for project-b:", custom["continueRecentForProjectB"])
+say("files in the custom folder:", custom["filesInCustomFolder"])
+say("each session's file, relative to the folder:", custom["sessionFileRelativeToFolder"])
+say("SessionManager.list for project-a:", custom["listedForProjectA"])
+say("continueRecent for project-b:", custom["continueRecentForProjectB"])
 show_code("custom-session-dir")
 
 # %%
@@ -515,8 +536,8 @@ verdict(
 # and after. The picker's delete tries the `trash` command first:
 
 # %%
-print("listed before:", pi("deletion", "listedBefore"))
-print("listed after: ", pi("deletion", "listedAfter"))
+say("listed before:", pi("deletion", "listedBefore"))
+say("listed after: ", pi("deletion", "listedAfter"))
 show_code("deletion")
 
 # %%
@@ -539,10 +560,10 @@ verdict(
 
 # %%
 versions = pi("versions")
-print("current version:", versions["currentVersion"])
+say("current version:", versions["currentVersion"])
 for name in ("v1-session", "v2-hook", "v3-stray-hook"):
     after = versions[name]
-    print(f"{name:14} -> version {after['versionAfter']}, changed: {after['changed']}")
+    say(f"{name:14} -> version {after['versionAfter']}, changed: {after['changed']}")
 
 # %%
 verdict(
@@ -566,10 +587,10 @@ verdict(
 # a stray `hookMessage` there stays, and `convertToLlm` drops it.
 
 # %%
-print("before:", pi("migration-rewrites-file", "v2-hook", "kindsBefore"))
-print("after: ", pi("migration-rewrites-file", "v2-hook", "kindsAfter"))
+say("before:", pi("migration-rewrites-file", "v2-hook", "kindsBefore"))
+say("after: ", pi("migration-rewrites-file", "v2-hook", "kindsAfter"))
 stray = pi_file("v3-stray-hook")
-print(
+say(
     "v3 file with a stray hookMessage: context",
     roles(stray["context"]["messages"]),
     "-> provider",
@@ -607,7 +628,7 @@ for key in (
     "treeRoots",
     "firstEntryParentId",
 ):
-    print(f"{key:20} {header[key]}")
+    say(f"{key:20} {header[key]}")
 
 # %%
 verdict(
@@ -631,16 +652,17 @@ verdict(
 # written again after the copied path, and an entry that followed a label gets a new
 # `parentId`, claim 1), and `pi --fork` copies every entry line of every branch byte for
 # byte. Matching entry ids connect a fork to its origin even when the path in
-# `parentSession` no longer exists. (A `/fork` at the first user message is a
-# `newSession({parentSession})`: its `parentSession` is then the only link.)
+# `parentSession` no longer exists. (A `/fork` before a root user message is a
+# `newSession({parentSession})` that copies nothing: its `parentSession` is then the only
+# link.)
 
 # %%
 forks = pi("fork-and-clone")
-print("fork/clone header:", forks["createBranchedSession"]["header"])
-print("entries copied:", forks["createBranchedSession"]["entryKinds"])
-print("of which keep their original id:", forks["createBranchedSession"]["entryIdsReused"])
-print("pi --fork: entry lines identical to the original:", forks["forkFrom"]["entryLinesIdentical"])
-print("newSession({parentSession}):", forks["newSessionWithParent"]["header"])
+say("fork/clone header:", forks["createBranchedSession"]["header"])
+say("entries copied:", forks["createBranchedSession"]["entryKinds"])
+say("of which keep their original id:", forks["createBranchedSession"]["entryIdsReused"])
+say("pi --fork: entry lines identical to the original:", forks["forkFrom"]["entryLinesIdentical"])
+say("newSession({parentSession}):", forks["newSessionWithParent"]["header"])
 
 # %%
 branched, copied = forks["createBranchedSession"], forks["forkFrom"]
@@ -675,8 +697,8 @@ verdict(
 
 # %%
 ids = pi("entry-ids")
-print("usual ids:", ids["usualIds"])
-print("after 100 collisions:", ids["afterCollisions"])
+say("usual ids:", ids["usualIds"])
+say("after 100 collisions:", ids["afterCollisions"])
 show_code("entry-ids")
 
 # %%
@@ -697,8 +719,8 @@ verdict(
 
 # %%
 types = pi("entry-types")
-print(len(types["written"]), "written:", types["written"])
-print(len(types["declared"]), "declared:", types["declared"])
+say(len(types["written"]), "written:", types["written"])
+say(len(types["declared"]), "declared:", types["declared"])
 
 # %%
 verdict(
@@ -722,10 +744,10 @@ verdict(
 # %%
 replay = pi("system-prompt-replay")
 for message in replay["piFileSystemMessages"]:
-    print("Pi's file:", message)
-print("entry types in that file:", replay["piFileEntryTypes"])
-print("replayed sections:", list(replay["sections"]), "tools:", replay["tools"])
-print(replay["prompt"])
+    say("Pi's file:", message)
+say("entry types in that file:", replay["piFileEntryTypes"])
+say("replayed sections:", list(replay["sections"]), "tools:", replay["tools"])
+say(replay["prompt"])
 pisession_agrees("system-deltas")
 
 # %%
@@ -758,10 +780,10 @@ verdict(
 # context at that message names the requested model.
 
 # %%
-print("files Pi wrote start with:", pi("settings-written-by-pi", "firstEntries"))
+say("files Pi wrote start with:", pi("settings-written-by-pi", "firstEntries"))
 show_code("settings-written-by-pi")
 for leaf, settings in pi("settings-sources").items():
-    print(f"context at {leaf}: {settings}")
+    say(f"context at {leaf}: {settings}")
 pisession_agrees("settings")
 
 # %%
@@ -822,17 +844,17 @@ verdict(
 
 # %%
 usage = pi("usage")
-print(
+say(
     "code that writes usage entries:",
     [(c["file"].split("/")[-1], c["kind"]) for c in usage["appendUsageCalls"]],
 )
-print("a cache-warming refresh wrote:", usage["cacheWarmingWrote"])
-print("getSessionStats:", usage["totals"])
-print("without the invented kind:", usage["totalsWithoutTheUnknownKind"])
-print("context roles:", usage["contextRoles"])
+say("a cache-warming refresh wrote:", usage["cacheWarmingWrote"])
+say("getSessionStats:", usage["totals"])
+say("without the invented kind:", usage["totalsWithoutTheUnknownKind"])
+say("context roles:", usage["contextRoles"])
 show_code("usage")
 stats = pisession.loads(repository_file("data/audit/usage-kinds.jsonl")).stats()
-print("pisession agrees:", stats.usage.total_tokens == usage["totals"]["tokens"]["total"])
+say("pisession agrees:", stats.usage.total_tokens == usage["totals"]["tokens"]["total"])
 
 # %%
 verdict(
@@ -861,10 +883,10 @@ verdict(
 
 # %%
 fields = pi("compaction-fields")
-print("required:", [f["name"] for f in fields["declared"] if not f["optional"]])
-print("optional:", [f["name"] for f in fields["declared"] if f["optional"]])
-print("written without a system prompt:", fields["noSystemMessageInContext"]["keys"])
-print("written with one:               ", fields["systemMessageInContext"]["keys"])
+say("required:", [f["name"] for f in fields["declared"] if not f["optional"]])
+say("optional:", [f["name"] for f in fields["declared"] if f["optional"]])
+say("written without a system prompt:", fields["noSystemMessageInContext"]["keys"])
+say("written with one:               ", fields["systemMessageInContext"]["keys"])
 
 # %%
 required = {f["name"] for f in fields["declared"] if not f["optional"]}
@@ -895,10 +917,10 @@ verdict(
 # %%
 edits = pi("context-edits")
 for target, stored in edits["storedReplacement"].items():
-    print(f"{target:15} stored replacement {stored}")
-print("refused:", edits["refused"])
-print("context roles before/after:", edits["rolesBefore"], edits["rolesAfter"])
-print("file:", edits["file"]["contents"][2], "| roles", edits["file"]["roles"])
+    say(f"{target:15} stored replacement {stored}")
+say("refused:", edits["refused"])
+say("context roles before/after:", edits["rolesBefore"], edits["rolesAfter"])
+say("file:", edits["file"]["contents"][2], "| roles", edits["file"]["roles"])
 pisession_agrees("context-edits")
 
 # %%
@@ -931,9 +953,9 @@ verdict(
 
 # %%
 values = pi("line-values")
-print("lines:", values["lines"])
-print("kept: ", values["kept"])
-print("SessionManager.open:", values["opened"])
+say("lines:", values["lines"])
+say("kept: ", values["kept"])
+say("SessionManager.open:", values["opened"])
 show_code("line-values")
 
 # %%
@@ -959,8 +981,8 @@ verdict(
 
 # %%
 index = pi("no-index")
-print("files in the agent folder:", index["filesInAgentFolder"])
-print("listed for one project:", index["listed"], "- across projects:", index["listedAll"])
+say("files in the agent folder:", index["filesInAgentFolder"])
+say("listed for one project:", index["listed"], "- across projects:", index["listedAll"])
 
 # %%
 verdict(
@@ -982,8 +1004,8 @@ verdict(
 # them, by the `cwd` in each header.
 
 # %%
-print("default location:", pi("no-index", "filesInAgentFolder"))
-print("custom folder:   ", pi("custom-session-dir", "filesInCustomFolder"))
+say("default location:", pi("no-index", "filesInAgentFolder"))
+say("custom folder:   ", pi("custom-session-dir", "filesInCustomFolder"))
 
 # %%
 verdict(
@@ -1009,9 +1031,9 @@ verdict(
 # original; the branch that was not copied is simply absent from the fork.
 
 # %%
-print("fork:", details["forkKinds"])
-print("branch summary in the fork:", details["branchSummaryInFork"])
-print("in the original:", details["branchSummaryInOriginal"])
+say("fork:", details["forkKinds"])
+say("branch summary in the fork:", details["branchSummaryInFork"])
+say("in the original:", details["branchSummaryInOriginal"])
 
 # %%
 verdict(
@@ -1042,7 +1064,7 @@ verdict(
 
 # %%
 for message in pi("system-prompt-replay", "piFileSystemMessages"):
-    print(message)
+    say(message)
 
 # %%
 first_prompt, *later_prompts = pi("system-prompt-replay", "piFileSystemMessages")
@@ -1075,12 +1097,12 @@ verdict(
 
 # %%
 model = pi("response-model")
-print("the assistant message:", model["assistant"])
-print("Pi's context model:", model["contextModel"])
-print("cost breakdown keys:", model["costBreakdownKeys"])
+say("the assistant message:", model["assistant"])
+say("Pi's context model:", model["contextModel"])
+say("cost breakdown keys:", model["costBreakdownKeys"])
 show_code("response-model")
 for code in pi("response-model", "virtualModelStateWriters", version="1.6.0"):
-    print(f"Pi 1.6.0 {code['file']}, line {code['line']}: {code['text']}")
+    say(f"Pi 1.6.0 {code['file']}, line {code['line']}: {code['text']}")
 
 # %%
 verdict(
@@ -1128,10 +1150,10 @@ verdict(
 # %%
 views = pi("edits-leave-views")
 for key in ("modelContextAssistantText", "chatViewAssistantText", "htmlExportAssistantText"):
-    print(f"{key:27} {views[key]}")
-print("JSONL export:", views["jsonlExport"])
-print("totals before:", views["statsBefore"])
-print("totals after: ", views["statsAfter"])
+    say(f"{key:27} {views[key]}")
+say("JSONL export:", views["jsonlExport"])
+say("totals before:", views["statsBefore"])
+say("totals after: ", views["statsAfter"])
 show_code("edits-leave-views")
 
 # %%
@@ -1159,7 +1181,7 @@ verdict(
 # right below the sentence shows one.
 
 # %%
-print("keys of the first line Pi writes:", header["headerKeys"])
+say("keys of the first line Pi writes:", header["headerKeys"])
 
 # %%
 verdict(
@@ -1184,9 +1206,9 @@ verdict(
 # %%
 blocks = pi("content-blocks")
 for kind, keys in blocks["inPiFiles"].items():
-    print(f"{kind:20} {keys}")
+    say(f"{kind:20} {keys}")
 for name in ("ImageContent", "ThinkingContent", "ToolCall"):
-    print(name, [f["name"] + ("?" if f["optional"] else "") for f in blocks["declared"][name]])
+    say(name, [f["name"] + ("?" if f["optional"] else "") for f in blocks["declared"][name]])
 
 # %%
 verdict(
@@ -1222,7 +1244,7 @@ verdict(
 for item in pi("roles", "messages"):
     becomes = item["becomes"]["role"] if item["becomes"] else "dropped"
     note = ", excludeFromContext" if item["input"].get("excludeFromContext") else ""
-    print(f"{item['input']['role'] + note:35} -> {becomes}")
+    say(f"{item['input']['role'] + note:35} -> {becomes}")
 
 # %%
 converted = {item["input"]["role"]: item["becomes"] for item in pi("roles", "messages")}
@@ -1247,7 +1269,7 @@ verdict(
 
 # %%
 for name, result in pi("compaction-system-messages").items():
-    print(f"{name:26} {result['roles']}  prompt: {result['systemPrompt']!r}")
+    say(f"{name:26} {result['roles']}  prompt: {result['systemPrompt']!r}")
 show_code("compaction-system-messages")
 for name in ("compaction-with-system", "compaction-without-system", "compaction-system-after"):
     pisession_agrees(name)
@@ -1309,10 +1331,10 @@ verdict(
 
 # %%
 bash = pi("bash-exclusion")
-print("context:", bash["contextRoles"], "- marked excludeFromContext:", bash["excludedInContext"])
-print("provider:", bash["llmRoles"])
+say("context:", bash["contextRoles"], "- marked excludeFromContext:", bash["excludedInContext"])
+say("provider:", bash["llmRoles"])
 for text in bash["llmTexts"][1:]:
-    print(textwrap.indent(text, "    "))
+    say(textwrap.indent(text, "    "))
 show_code("bash-exclusion")
 pisession_agrees("bash-exclusion")
 
@@ -1353,8 +1375,8 @@ verdict(
 
 # %%
 labels = pi("labels")
-print("labels:", labels["labels"])
-print("Pi's clearing entry has the keys", labels["clearingEntryKeys"])
+say("labels:", labels["labels"])
+say("Pi's clearing entry has the keys", labels["clearingEntryKeys"])
 show_code("labels")
 
 # %%
@@ -1376,7 +1398,7 @@ verdict(
 # same context as without it.
 
 # %%
-print(pi("retained-tail"))
+say(pi("retained-tail"))
 
 # %%
 verdict(
@@ -1413,7 +1435,7 @@ verdict(
 
 # %%
 order = pi("entry-order")
-print("file order:", order["fileOrder"], "- tree view (getTree):", order["treeChildrenOrder"])
+say("file order:", order["fileOrder"], "- tree view (getTree):", order["treeChildrenOrder"])
 show_code("entry-order")
 
 # %%
@@ -1440,8 +1462,8 @@ verdict(
 
 # %%
 for line in order["order"]:
-    print(line)
-print("roots:", order["roots"])
+    say(line)
+say("roots:", order["roots"])
 
 # %%
 verdict(
@@ -1469,8 +1491,8 @@ verdict(
 # %%
 for version in ("0.87.1", "1.6.0"):
     fields = pi("assistant-fields", "declared", version=version)
-    print(f"Pi {version}:", [f["name"] + ("?" if f["optional"] else "") for f in fields])
-print("in the files Pi 0.87.1 wrote:", pi("assistant-fields", "inPiFiles"))
+    say(f"Pi {version}:", [f["name"] + ("?" if f["optional"] else "") for f in fields])
+say("in the files Pi 0.87.1 wrote:", pi("assistant-fields", "inPiFiles"))
 
 
 # %%
@@ -1513,7 +1535,7 @@ verdict(
 
 # %%
 for step in pi("session-name", "steps"):
-    print(step)
+    say(step)
 show_code("session-name")
 
 # %%
@@ -1539,8 +1561,8 @@ verdict(
 
 # %%
 for name, result in pi("compaction-system-messages").items():
-    print(f"{name:26} {result['roles']}")
-print("context edits: roles before", edits["rolesBefore"], "after", edits["rolesAfter"])
+    say(f"{name:26} {result['roles']}")
+say("context edits: roles before", edits["rolesBefore"], "after", edits["rolesAfter"])
 
 # %%
 verdict(
@@ -1564,7 +1586,7 @@ verdict(
 
 # %%
 parents = pi("null-versus-missing-parent")
-print(parents)
+say(parents)
 show_code("null-versus-missing-parent")
 
 # %%
@@ -1588,12 +1610,10 @@ assert {k: a["verdict"] for k, a in asserted.items()} == {
 }
 assert list(asserted) == list(CLAIMS), "the sections follow the claims file's order"
 later = {k: a for k, a in asserted.items() if a["differs"]}
-print(f"{len(asserted)} verdicts asserted on Pi {evidence['pi']}'s own answers;")
-print(
-    f"Pi {newer['pi']} answered differently for {len(later)} of them, each asserted on its answer:"
-)
+say(f"{len(asserted)} verdicts asserted on Pi {evidence['pi']}'s own answers;")
+say(f"Pi {newer['pi']} answered differently for {len(later)} of them, each asserted on its answer:")
 for key, a in later.items():
-    print(f"  {key}: {a['verdict']} -> {a['newer']['verdict']} ({'; '.join(a['differs'])})")
+    say(f"  {key}: {a['verdict']} -> {a['newer']['verdict']} ({'; '.join(a['differs'])})")
 
 # %% [markdown]
 # <a id="the-report"></a>
@@ -1621,7 +1641,7 @@ display({"text/markdown": audit_text}, raw=True)
 # %%
 corpus = Path("..", "data", "conformance")
 if not corpus.is_dir():
-    print("The corpus is not here: run this notebook in a repository checkout or on Binder.")
+    say("The corpus is not here: run this notebook in a repository checkout or on Binder.")
 else:
     goldens = sorted(corpus.glob("*/*.golden.json"))
     files = cases = agree = 0
@@ -1637,8 +1657,8 @@ else:
         for case in recorded:
             cases += 1
             agree += json.loads(session.context(case["leaf"]).to_json()) == case["context"]
-    print(f"{len(goldens)} files recorded from Pi; {files} have contexts Pi could build.")
-    print(f"{cases} contexts: pisession agrees with Pi 0.87.1 on {agree}.")
+    say(f"{len(goldens)} files recorded from Pi; {files} have contexts Pi could build.")
+    say(f"{cases} contexts: pisession agrees with Pi 0.87.1 on {agree}.")
 
 # %% [markdown]
 # ## Recap

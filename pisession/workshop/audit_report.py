@@ -78,7 +78,7 @@ def summary(claims: dict) -> dict:
     >>> one = {"claims": [{"key": "k", "short": "a <claim>", "source": "PiG page",
     ...     "where": "Label", "verdict": "holds"}]}
     >>> print(summary(one)["text/plain"])
-     1. [holds]   a <claim>  (PiG page, Label)
+     1. [holds]   a <claim>
     """
     rows, text = [], []
     for number, c in _numbered(claims):
@@ -88,9 +88,7 @@ def summary(claims: dict) -> dict:
             f"<tr><td>{number}</td><td style='text-align:left'>{link}</td>"
             f"<td style='text-align:left'>{where}</td><td>{badge(c['verdict'])}</td></tr>"
         )
-        text.append(
-            f"{number:2}. {plain_mark(c['verdict']):9} {c['short']}  ({c['source']}, {c['where']})"
-        )
+        text.append(f"{number:2}. {plain_mark(c['verdict']):9} {c['short']}")
     table = (
         "<table><thead><tr><th>#</th><th style='text-align:left'>claim</th>"
         "<th style='text-align:left'>where</th><th>verdict</th></tr></thead>"
