@@ -2,7 +2,8 @@
 # title: Compaction
 # summary: The kept range, retain-none compactions, three compactions in a real Pi file, the
 #   optional system checkpoint and dropped system messages (a compaction without one, checked
-#   against Pi); the compaction stepper. Exercises: the kept range, the roles of a context.
+#   against Pi); why Pi compacts, its token estimate and where it cuts; the compaction
+#   stepper. Exercises: the kept range, the roles of a context.
 
 # %% [markdown]
 # When a conversation grows too long for the model, Pi **compacts** it: a model writes
@@ -18,6 +19,9 @@
 # - **retain-none** compactions, which keep nothing before them;
 # - how several compactions stack up in a real Pi 0.87.1 file, where a later one keeps
 #   entries from before an earlier one;
+# - why Pi compacts (manual, threshold, overflow), how it estimates `tokensBefore`, and
+#   where it cuts (about `keepRecentTokens`, never at a tool result, split turns), checked on
+#   the three compactions of a real file;
 # - how to step through a file's compactions with the compaction stepper.
 #
 # Two exercises at the end: the kept range, and the roles of a context.
@@ -42,9 +46,13 @@ for key, value in compaction.items():
 # %% [markdown]
 # - `summary`: the text that replaces the older part of the conversation;
 # - `firstKeptEntryId`: the first entry *before* the compaction that is still sent as is;
-# - `tokensBefore`: the context size when it was compacted;
+# - `tokensBefore`: Pi's **estimate** of the context size when it compacted, not a count
+#   the provider made (how Pi estimates it: "Why compaction fired and where it cut" below);
 # - `systemMessage` (optional): a **checkpoint** of the system prompt and tools at
-#   compaction time. Pi writes one only when the context it compacts has a system prompt.
+#   compaction time. Pi writes one when the context it compacts has a current system
+#   message: when `getCurrentSystemMessage`, replaying the context's system messages,
+#   returns one, that is when the context holds a system message that has a timestamp or
+#   declares a tool (every system message Pi writes has a timestamp).
 #
 # ## The rule
 #
@@ -98,8 +106,8 @@ print(tour.system_prompt().text)
 #
 # `systemMessage` is optional, and a file may hold a compaction without one (written by
 # another tool, an older Pi, or by hand; Pi 0.87.1 itself omits it when the compacted
-# context had no system prompt). Pi reads such a file by the same rule: the system
-# messages of the kept range are still dropped, nothing carries the prompt, and the
+# context had no system message and no tool). Pi reads such a file by the same rule: the
+# system messages of the kept range are still dropped, nothing carries the prompt, and the
 # context has **no system prompt at all**: `[compactionSummary, ...]`.
 #
 # `data/audit/compaction-without-system.jsonl` is that case: a system message before the
@@ -141,6 +149,17 @@ assert pi["systemPrompt"] == "" and "system" not in [m["role"] for m in pi["cont
 print(f"Pi {evidence['pi']} builds the same context, with no system prompt either.")
 
 # %% [markdown]
+# That is the context **as read from the file**. When Pi itself goes on with such a session,
+# the next request repairs it. Before each request Pi compares the prompt sections the
+# context currently has (the replay of its system messages: here none) with the prompt it
+# wants to send (`_preparePromptAndToolLoadout` in `agent-session.js`): every section
+# differs, so it adds a system message holding **every section**, and the agent loop adds
+# **every active tool** to it as `toolsAdded` (the tools the context declares: none).
+# That message goes out after the summary, and Pi appends it to the file like any other
+# message: from the next turn on the context has its full system prompt again. After a
+# compaction *with* a checkpoint nothing is added while the prompt and tools stay the
+# same. (`tests/test_compaction_lesson.py` runs Pi 0.87.1's own code for both cases.)
+#
 # The summary message, as the provider finally sees it (back to the tour):
 
 # %%
@@ -220,6 +239,234 @@ from pisession.draw import draw_tree
 draw_tree(b)
 
 # %% [markdown]
+# ## Why compaction fired and where it cut
+#
+# Pi compacts in three cases (`agent-session.js`: `compact`, `_checkCompaction`):
+#
+# - **manual**: `/compact` (or RPC `compact`): no test, Pi compacts now;
+# - **threshold**: when `contextTokens > contextWindow - reserveTokens` (`shouldCompact` in
+#   `compaction.js`). `contextWindow` is the model's; `reserveTokens` is 16384 unless the
+#   settings say otherwise (`compaction.reserveTokens`, or per model in
+#   `compaction.modelOverrides`). Pi tests it after a reply, with that reply's usage as
+#   `contextTokens` (an estimate instead when the context holds a context edit or the reply
+#   has no usage), before sending a new prompt, and before each further request of a turn
+#   (with the estimate below). The reply is kept; nothing is retried;
+# - **overflow**: the reply failed because the context was too long (a
+#   `context_length_exceeded` error, for instance). Pi hides the failed reply with a
+#   `context_edit` whose `replacement` is `null`, compacts, and sends the same request again,
+#   **once**: if that fails too, it gives up with an error.
+#
+# ### How Pi estimates the context size
+#
+# Pi has no tokenizer. It takes the **last valid assistant usage** on the context (not
+# aborted, not an error, and not zero: `totalTokens`, else `input + output + cacheRead +
+# cacheWrite`) and adds an estimate for every message after it: `ceil(characters / 4)`
+# (JavaScript characters, UTF-16 code units; an image counts 4800 characters; a tool call
+# its name and its arguments as JSON; a system message its content, sections and tools as
+# JSON). If a `context_edit` or a `compaction` comes after that assistant message on the
+# path, the usage no longer describes the context, and Pi estimates **every** message by
+# `ceil(characters / 4)` instead (the current system prompt counted once). That estimate is
+# what a compaction stores as `tokensBefore` (`estimateProjectedContextTokens`).
+#
+# The same rule in a few lines of Python, over pisession's projection:
+
+# %%
+import math
+
+from pisession import jsjson
+
+
+def js_length(text):
+    """Length of a string as JavaScript counts it (UTF-16 code units)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def content_chars(content):
+    """Characters of a text-and-image content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return js_length(content)
+    chars = 0
+    for block in content:
+        if block.get("type") == "text" and block.get("text"):
+            chars += js_length(block["text"])
+        elif block.get("type") == "image":
+            chars += 4800
+    return chars
+
+
+def estimate_tokens(message):
+    """Pi's estimate for one context message: ceil(characters / 4)."""
+    role = message["role"]
+    if role == "system":
+        chars = content_chars(message["content"])
+        chars += sum(js_length(s) for s in (message.get("sections") or {}).values() if s)
+        if message.get("toolsAdded"):
+            chars += js_length(jsjson.dumps(message["toolsAdded"]))
+    elif role in ("user", "custom", "toolResult"):
+        chars = content_chars(message["content"])
+    elif role == "assistant":
+        chars = 0
+        for block in message["content"]:
+            if block["type"] == "text":
+                chars += js_length(block["text"])
+            elif block["type"] == "thinking":
+                chars += js_length(block["thinking"])
+            elif block["type"] == "toolCall":
+                chars += js_length(block["name"]) + js_length(jsjson.dumps(block["arguments"]))
+    elif role == "bashExecution":
+        chars = js_length(message["command"]) + js_length(message["output"])
+    elif role in ("branchSummary", "compactionSummary"):
+        chars = js_length(message["summary"])
+    else:
+        return 0
+    return math.ceil(chars / 4)
+
+
+def usage_tokens(message):
+    """The context size an assistant reply reports, 0 when it is not valid."""
+    if message["role"] != "assistant" or message.get("stopReason") in ("aborted", "error"):
+        return 0
+    usage = message.get("usage") or {}
+    parts = ("input", "output", "cacheRead", "cacheWrite")
+    return usage.get("totalTokens") or sum(usage.get(k, 0) for k in parts)
+
+
+def context_estimate(session, leaf_id):
+    """Pi's estimate of the context at a leaf, and how it was made."""
+    projection = session.projection(leaf_id)
+    messages = projection.messages
+    owners = [item.id for item in projection.entries for _ in item.messages]
+    path = session.path(leaf_id)
+    ids = [e["id"] for e in path]
+    valid = [i for i, m in enumerate(messages) if usage_tokens(m) > 0]
+    if valid:
+        last = valid[-1]
+        edited = [i for i, e in enumerate(path) if e["type"] in ("context_edit", "compaction")]
+        if ids.index(owners[last]) > max(edited, default=-1):
+            after = sum(estimate_tokens(m) for m in messages[last + 1 :])
+            return usage_tokens(messages[last]) + after, "last usage + chars/4 after it"
+    system = session.system_prompt(leaf_id).to_message()
+    tokens = estimate_tokens(system) if system else 0
+    tokens += sum(estimate_tokens(m) for m in messages if m["role"] != "system")
+    return tokens, "chars/4 of every message"
+
+
+compactions = [e for e in b.entries if e["type"] == "compaction"]
+for entry in compactions:
+    tokens, how = context_estimate(b, entry["parentId"])
+    print(f"{entry['id']}: tokensBefore {entry['tokensBefore']:>6}, estimate {tokens:>6} ({how})")
+    assert tokens == entry["tokensBefore"]
+
+# %% [markdown]
+# ### Where Pi cuts
+#
+# Pi keeps roughly the newest `keepRecentTokens` (20000 unless the settings say otherwise)
+# and summarizes the rest (`findProjectedCutPoint`). It walks back over the projected
+# entries after the previous compaction, adding each one's estimate, until the sum reaches
+# `keepRecentTokens`; then it cuts at the nearest **cut point** at or after that entry. A
+# cut point is an entry with a user, assistant, bash, custom, branch-summary or
+# compaction-summary message, **never a tool result**: a result must follow its tool call.
+# (Entries without messages just before the cut, like a model change, are kept too.)
+#
+# If the cut falls on an assistant message, the turn is **split**: the turn's beginning
+# (from its user message up to the cut) is summarized on its own and added to the summary
+# under "Turn Context (split turn)". If everything fits in `keepRecentTokens`, there is
+# nothing to summarize and Pi does not compact (`/compact` says "Nothing to compact").
+# Pi has one more rule, for a failed attempt hidden at the very end of the path, that this
+# sketch leaves out.
+
+# %%
+CUT_ROLES = {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+TURN_ROLES = CUT_ROLES - {"assistant"}
+
+
+def has_role(item, roles):
+    """Does a projected entry (not a compaction) contribute a message with one of roles?"""
+    return item.entry["type"] != "compaction" and any(m["role"] in roles for m in item.messages)
+
+
+def find_cut(session, leaf_id, keep_recent_tokens):
+    """(first kept id, split turn?) as Pi would cut at leaf_id; None: nothing to compact."""
+    entries = session.projection(leaf_id).entries
+    start = next(
+        (i + 1 for i, it in enumerate(entries) if it.entry["type"] == "compaction" and it.messages),
+        0,
+    )
+    cut_points = [i for i in range(start, len(entries)) if has_role(entries[i], CUT_ROLES)]
+    if not cut_points:
+        return None
+    cut, total = cut_points[0], 0
+    for i in range(len(entries) - 1, start - 1, -1):
+        tokens = sum(estimate_tokens(m) for m in entries[i].messages)
+        total += tokens
+        if tokens and total >= keep_recent_tokens:
+            cut = next((c for c in cut_points if c >= i), cut_points[-1])
+            break
+    while cut > start and entries[cut - 1].entry["type"] != "compaction":
+        if entries[cut - 1].messages:
+            break
+        cut -= 1
+    turn = None
+    if not has_role(entries[cut], TURN_ROLES):
+        turn = next(
+            (i for i in range(cut, start - 1, -1) if has_role(entries[i], TURN_ROLES)), None
+        )
+    summarized = entries[start : turn if turn is not None else cut]
+    if turn is None and not any(m["role"] != "system" for it in summarized for m in it.messages):
+        return None
+    return entries[cut].id, turn is not None
+
+
+for entry in compactions:
+    print(entry["id"], "default 20000:", find_cut(b, entry["parentId"], 20000))
+
+# %% [markdown]
+# With the default of 20000, Pi would not have compacted sample b at all: its contexts are
+# far smaller. The file was recorded with a small `keepRecentTokens`: every value from 95 to
+# 105 gives all three cuts Pi stored (the test runs Pi's `prepareCompaction` for these
+# values), and every summary holds a "Turn Context (split turn)" part:
+
+# %%
+for entry in compactions:
+    cut = find_cut(b, entry["parentId"], 100)
+    line = b.line_of(b.position_of(cut[0]))
+    split = "(split turn)" in entry["summary"]
+    print(
+        f"{entry['id']}: cut at {cut[0]} (line {line}), split turn {cut[1]}; summary says {split}"
+    )
+    assert cut == (entry["firstKeptEntryId"], split)
+
+# %% [markdown]
+# ### Sample b's three compactions
+#
+# - **line 17, `tokensBefore` 1883: manual.** 1883 is far below any threshold and no reply
+#   failed: the RPC client asked. The estimate is the usage of the reply on line 16, with
+#   nothing after it. Cut at the assistant message on line 10: the turn of line 9 is split.
+# - **line 24, 121007: threshold.** The reply on line 23 reports 121007 tokens (the canned
+#   server says so), more than 128000 - 16384 = 111616 for a model with the 128000-token
+#   window that the error on line 28 names. The usage is trusted: it comes after the
+#   compaction of line 17. Cut at line 16, before that compaction: the turn of line 13 is
+#   split.
+# - **line 30, 1809: overflow.** The reply on line 28 is an error,
+#   `context_length_exceeded`; line 29 hides it (`replacement: null`); line 31 is the one
+#   retry, a child of the compaction, with no new user message. The edit on line 29 comes
+#   after the last valid usage (line 26), so the estimate is chars/4 of every message. Cut
+#   at line 19: the turn of line 18 is split.
+
+# %%
+for position in [p for p in range(len(b.entries)) if b.line_of(p) >= 28]:
+    entry = b.entry(position)
+    message = entry.get("message", {})
+    error = message.get("errorMessage", "")
+    what = entry["type"] + (f"/{message['role']}" if message else "")
+    detail = "context_length_exceeded" if "context_length_exceeded" in error else ""
+    if entry["type"] == "context_edit":
+        detail = f"target {entry['targetId']}, replacement {entry['replacement']}"
+    print(
+        f"line {b.line_of(position)}  {entry['id']}  parent {entry['parentId']}  {what}  {detail}"
+    )
+
+# %% [markdown]
 # ## The compaction stepper
 #
 # `compaction_stepper(session)` lets you step through the compactions of a path and see,
@@ -240,8 +487,14 @@ compaction_stepper(b)
 #   compaction on the path) and skips every system message; everything after the
 #   compaction is sent, system messages included.
 # - The compaction's optional `systemMessage` carries the prompt across; without it the
-#   context has no system prompt until a later system message.
+#   context has no system prompt until a later system message, which Pi adds, with every
+#   section and tool, at its next request.
 # - **Retain-none** compactions point at themselves and keep nothing before them.
+# - Pi compacts on request, at `contextWindow - reserveTokens`, or after a context overflow
+#   (hide the failed reply, compact, retry once). `tokensBefore` is its estimate: the last
+#   valid usage plus chars/4, or chars/4 of everything after a context edit or compaction.
+#   The cut keeps about `keepRecentTokens`, never starts at a tool result, and may split a
+#   turn.
 # - Settings (thinking level, model) still come from the whole path, summarized part
 #   included. Next: legacy files and their migration.
 
