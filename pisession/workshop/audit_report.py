@@ -308,17 +308,27 @@ def _findings(claims: dict, asserted: dict, evidence: dict) -> list[str]:
             item(n, c) for n, c in _numbered(claims) if asserted[c["key"]]["verdict"] == verdict
         ]
         out.append("")
-    out += ["### Unresolved", ""]
+    out += ["### Where Pi 1.6.0 answers differently", ""]
     for number, c in _numbered(claims):
         a = asserted[c["key"]]
-        kinds = {evidence["scenarios"][s]["kind"] for s in a["scenarios"]}
-        notes = []
         if a["differs"]:
-            notes.append(f"Pi 1.6.0's answer differs ({md(', '.join(a['differs']))})")
+            verdict = a["newer"]["verdict"]
+            same = "the same verdict" if verdict == a["verdict"] else f"**{verdict}**"
+            out.append(
+                f"- claim {number} ({md(c['short'])}): {same} in 1.6.0, asserted on its answer "
+                f"({md(', '.join(a['newer']['facts']))}); the answers differ at "
+                f"{md(', '.join(a['differs']))}."
+            )
+    out += ["", "### Unresolved", ""]
+    for number, c in _numbered(claims):
+        kinds = {evidence["scenarios"][s]["kind"] for s in asserted[c["key"]]["scenarios"]}
+        notes = []
         if "code" in kinds:
             notes.append("rests partly on Pi's code evaluated as written, not on a run of its CLI")
         if "pi-file" in kinds:
             notes.append("rests partly on files Pi 0.87.1's CLI wrote (none from 1.6.0)")
+        if c.get("open"):
+            notes.append(md(c["open"]))
         if notes:
             out.append(f"- claim {number} ({md(c['short'])}): " + "; ".join(notes) + ".")
     out += [f"- {md(u['name'])}: UNRUN ({md(u['why'])})." for u in claims["unrun"]]
