@@ -155,7 +155,11 @@ const open = (name) => SessionManager.open(join(SESSIONS, name), SESSIONS);
   });
 }
 
-const manifest = { pi: PI_VERSION, sessionsFolder: SESSIONS, sources: [TOUR, REAL], cases };
+// The files forked from are left as they were.
+const sourcesUnchanged = [TOUR, REAL].every((name) =>
+  readFileSync(join(SESSIONS, name)).equals(readFileSync(join(SAMPLES, name))),
+);
+const manifest = { pi: PI_VERSION, sessionsFolder: SESSIONS, sources: [TOUR, REAL], sourcesUnchanged, cases };
 writeFileSync(join(OUT, "forks.json"), `${JSON.stringify(manifest, null, 1)}\n`);
 rmSync(WORK, { recursive: true, force: true });
 console.log(`Pi ${PI_VERSION}: ${cases.length} cases in ${OUT}: ${cases.map((c) => c.file ?? `(${c.name}: no file)`).map((f) => basename(f)).join(", ")}`);

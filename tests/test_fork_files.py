@@ -38,6 +38,7 @@ def test_manifest_names_every_file_and_only_those():
     on_disk = {p.name for p in FORKS.glob("*.jsonl")}
     assert named == on_disk
     assert MANIFEST["pi"] == "0.87.1"
+    assert MANIFEST["sourcesUnchanged"] is True
 
 
 def test_every_new_file_names_its_parent_and_is_version_3():

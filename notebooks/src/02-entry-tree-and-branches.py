@@ -209,6 +209,7 @@ cases = {case["name"]: case for case in forks["cases"]}
 for case in forks["cases"]:
     written = "a file at once" if case["writtenAtOnce"] else "no file yet"
     print(f"{case['command']}\n    {case['call']}: {written}")
+print("the files forked from left unchanged:", forks["sourcesUnchanged"])
 
 
 def fork_file(name):
