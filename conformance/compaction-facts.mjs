@@ -7,6 +7,7 @@
 // - compaction.js: DEFAULT_COMPACTION_SETTINGS, shouldCompact at the 128000 - 16384 edge,
 //   estimateProjectedContextTokens and prepareCompaction on the path before each compaction;
 // - SessionManager.appendCompaction: when it writes a system checkpoint;
+// - AgentSession.prototype._checkCompaction on a stand-in `this`: which case a reply triggers;
 // - the next request after a compaction without / with a checkpoint: the system message
 //   AgentSession.prototype._preparePromptAndToolLoadout adds, then pi-agent-core's
 //   runAgentLoop (which declares the tools) against pi-ai's faux provider.
@@ -78,4 +79,35 @@ async function nextRequest(system) {
 const full = { role: "system", content: "", sections: sp.buildSystemPromptSections(options()), toolsAdded: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })), timestamp: 0 };
 out.sections = Object.keys(full.sections);
 out.next = { without: await nextRequest(null), with: await nextRequest(full) };
+// Which case _checkCompaction picks for a reply (the calls it makes, on a stand-in `this`).
+const window = 128000;
+async function check(reply, attempted = false) {
+  const calls = [];
+  const self = {
+    settingsManager: { getCompactionSettings: () => s },
+    model: { provider: "fake", id: "fake-coder", contextWindow: window, maxTokens: 16384 },
+    sessionManager: SessionManager.inMemory("/tmp/project"),
+    agent: { state: { messages: [reply] } },
+    _overflowRecoveryAttempted: attempted,
+    _findPersistedMessageEntryId: () => undefined,
+    _omitRecoveryAttempt: () => calls.push(["omit"]),
+    _runAutoCompaction: async (reason, willRetry) => (calls.push([reason, willRetry]), willRetry),
+    _emit: () => {},
+    _emitSessionCompactFailed: async () => calls.push(["gave up"]),
+  };
+  await AgentSession.prototype._checkCompaction.call(self, reply, true, []);
+  return calls;
+}
+const overflowError = sm.getEntries().find((e) => e.type === "message" && e.message.stopReason === "error").message;
+const reply = (totalTokens, stopReason = "stop") => ({
+  ...faux.fauxAssistantMessage("ok"), provider: "fake", model: "fake-coder", stopReason,
+  usage: { ...usage, input: totalTokens, output: 0, totalTokens },
+});
+out.cases = {
+  overflowError: await check({ ...overflowError, timestamp: Date.now() }),
+  overflowErrorAgain: await check({ ...overflowError, timestamp: Date.now() }, true),
+  overWindowStop: await check(reply(window + 1)),
+  aboveThreshold: await check(reply(window - s.reserveTokens + 1)),
+  atThreshold: await check(reply(window - s.reserveTokens)),
+};
 process.stdout.write(JSON.stringify(out));

@@ -3,7 +3,8 @@
 Pi 0.87.1's own code runs in Node 20 (``conformance/compaction-facts.mjs``): from
 ``dist/core/compaction/compaction.js`` the default settings, ``shouldCompact``,
 ``estimateProjectedContextTokens`` (what a compaction stores as ``tokensBefore``) and
-``prepareCompaction`` (the cut); ``SessionManager.appendCompaction`` for when a system
+``prepareCompaction`` (the cut); ``AgentSession.prototype._checkCompaction`` for which case a
+reply triggers; ``SessionManager.appendCompaction`` for when a system
 checkpoint is written; ``AgentSession.prototype._preparePromptAndToolLoadout`` and
 pi-agent-core's ``runAgentLoop`` with pi-ai's faux provider for what the next request sends
 after a compaction without a checkpoint. The file facts (sample b's overflow recovery) need
@@ -137,3 +138,15 @@ def test_the_next_request_after_a_compaction_without_a_checkpoint(pi):
     # with a checkpoint and the same prompt and tools: nothing is added
     assert [m["role"] for m in pi["next"]["with"]["sent"]] == ["system", "user", "user"]
     assert [m["role"] for m in pi["next"]["with"]["added"]] == ["user", "assistant"]
+
+
+@needs_pi
+def test_which_case_a_reply_triggers(pi):
+    # the overflow error of sample b's line 28: hide it, compact, retry; a second time: give up
+    assert pi["cases"]["overflowError"] == [["omit"], ["overflow", True]]
+    assert pi["cases"]["overflowErrorAgain"] == [["gave up"]]
+    # a finished reply over the window: compact without a retry
+    assert pi["cases"]["overWindowStop"] == [["overflow", False]]
+    # one token over contextWindow - reserveTokens: threshold, no retry; exactly at it: nothing
+    assert pi["cases"]["aboveThreshold"] == [["threshold", False]]
+    assert pi["cases"]["atThreshold"] == []

@@ -252,9 +252,11 @@ draw_tree(b)
 #   has no usage), before sending a new prompt, and before each further request of a turn
 #   (with the estimate below). The reply is kept; nothing is retried;
 # - **overflow**: the reply failed because the context was too long (a
-#   `context_length_exceeded` error, for instance). Pi hides the failed reply with a
-#   `context_edit` whose `replacement` is `null`, compacts, and sends the same request again,
-#   **once**: if that fails too, it gives up with an error.
+#   `context_length_exceeded` error, for instance). Pi hides the failed reply (and its tool
+#   results) with a `context_edit` whose `replacement` is `null`, compacts, and sends the
+#   same request again, **once**: if that fails too, it gives up with an error. A reply
+#   that ended normally (`stop`) but reports more tokens than the window is compacted
+#   without a retry.
 #
 # ### How Pi estimates the context size
 #
@@ -361,17 +363,19 @@ for entry in compactions:
 # ### Where Pi cuts
 #
 # Pi keeps roughly the newest `keepRecentTokens` (20000 unless the settings say otherwise)
-# and summarizes the rest (`findProjectedCutPoint`). It walks back over the projected
-# entries after the previous compaction, adding each one's estimate, until the sum reaches
+# and summarizes the rest (`findProjectedCutPoint`). It walks back over the entries of the
+# current context (after the previous compaction's summary: its kept range and what
+# follows), from the newest, adding each one's estimate, until the sum reaches
 # `keepRecentTokens`; then it cuts at the nearest **cut point** at or after that entry. A
 # cut point is an entry with a user, assistant, bash, custom, branch-summary or
 # compaction-summary message, **never a tool result**: a result must follow its tool call.
 # (Entries without messages just before the cut, like a model change, are kept too.)
 #
 # If the cut falls on an assistant message, the turn is **split**: the turn's beginning
-# (from its user message up to the cut) is summarized on its own and added to the summary
-# under "Turn Context (split turn)". If everything fits in `keepRecentTokens`, there is
-# nothing to summarize and Pi does not compact (`/compact` says "Nothing to compact").
+# (from the user message that started it up to the cut) is summarized on its own and added
+# to the summary under "Turn Context (split turn)". If everything fits in
+# `keepRecentTokens`, there is nothing to summarize and Pi does not compact (`/compact`
+# says "Nothing to compact").
 # Pi has one more rule, for a failed attempt hidden at the very end of the path, that this
 # sketch leaves out.
 
