@@ -252,9 +252,9 @@ draw_tree(b)
 #   has no usage), before sending a new prompt, and before each further request of a turn
 #   (with the estimate below). The reply is kept; nothing is retried;
 # - **overflow**: the reply failed because the context was too long (a
-#   `context_length_exceeded` error, for instance). Pi hides the failed reply (and its tool
-#   results) with a `context_edit` whose `replacement` is `null`, compacts, and sends the
-#   same request again, **once**: if that fails too, it gives up with an error. A reply
+#   `context_length_exceeded` error, for instance). Pi hides the failed reply with a
+#   `context_edit` whose `replacement` is `null`, compacts, and sends the same request
+#   again, **once**: if that fails too, it gives up with an error. A reply
 #   that ended normally (`stop`) but reports more tokens than the window is compacted
 #   without a retry.
 #
