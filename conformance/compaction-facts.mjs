@@ -8,6 +8,7 @@
 //   estimateProjectedContextTokens and prepareCompaction on the path before each compaction;
 // - SessionManager.appendCompaction: when it writes a system checkpoint;
 // - AgentSession.prototype._checkCompaction on a stand-in `this`: which case a reply triggers;
+//   _compactBeforeNextAssistantResponse: the threshold before a further request of a turn;
 // - the next request after a compaction without / with a checkpoint: the system message
 //   AgentSession.prototype._preparePromptAndToolLoadout adds, then pi-agent-core's
 //   runAgentLoop (which declares the tools) against pi-ai's faux provider.
@@ -109,5 +110,23 @@ out.cases = {
   overWindowStop: await check(reply(window + 1)),
   aboveThreshold: await check(reply(window - s.reserveTokens + 1)),
   atThreshold: await check(reply(window - s.reserveTokens)),
+};
+// Before a further request of a turn: the projected estimate against the same threshold.
+async function beforeNextRequest(tokens) {
+  const calls = [];
+  const m = SessionManager.inMemory("/tmp/project");
+  m.appendMessage({ role: "user", content: [{ type: "text", text: "x".repeat(tokens * 4) }], timestamp: 1 });
+  const self = {
+    model: { contextWindow: window },
+    settingsManager: { getCompactionSettings: () => s },
+    sessionManager: m,
+    _runAutoCompaction: async (reason, willRetry) => calls.push([reason, willRetry]),
+  };
+  await AgentSession.prototype._compactBeforeNextAssistantResponse.call(self, { messages: [] });
+  return calls;
+}
+out.beforeNextRequest = {
+  above: await beforeNextRequest(window - s.reserveTokens + 1),
+  at: await beforeNextRequest(window - s.reserveTokens),
 };
 process.stdout.write(JSON.stringify(out));

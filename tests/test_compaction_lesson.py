@@ -150,3 +150,8 @@ def test_which_case_a_reply_triggers(pi):
     # one token over contextWindow - reserveTokens: threshold, no retry; exactly at it: nothing
     assert pi["cases"]["aboveThreshold"] == [["threshold", False]]
     assert pi["cases"]["atThreshold"] == []
+
+
+@needs_pi
+def test_before_a_further_request_the_estimate_meets_the_same_threshold(pi):
+    assert pi["beforeNextRequest"] == {"above": [["threshold", False]], "at": []}
