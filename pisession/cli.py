@@ -451,11 +451,15 @@ def cmd_export(args) -> int:
     fmt = args.format or _format_of(args.output)
     if args.output is None and fmt == "html" and sys.stdout.isatty():
         raise CommandError("HTML is not for the terminal: pass -o OUT.html (or redirect: > OUT)")
-    session = _load(args.file, counting=True)
+    session = _shareable(_load(args.file, counting=True), args.redact)
     leaf = _leaf(session, args.leaf)
+    secrets = None if args.redact else _secrets_warning(session)
     render = export_html if fmt == "html" else export_markdown
     limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
-    text = render(session, leaf, limit=limit)
+    text = render(session, leaf, limit=limit, full_path=args.full_path)
+    warning = secrets and secrets.result()
+    if warning:
+        _warn(warning)
     if fmt == "md" and len(text) > ISSUE_CHARS:
         _note_line(
             f"the Markdown holds {len(text):,} characters; a GitHub issue or comment takes "
@@ -468,6 +472,35 @@ def cmd_export(args) -> int:
     _write(target, data)
     _out(f"wrote {clean(target)} ({fmt}, {len(data) / 1e3:,.0f} kB)\n")
     return 0
+
+
+def _shareable(session, redact: bool):
+    """The session to export: with ``--redact``, read again from its bytes with every
+    likely secret replaced (``redact``); without it, the same session."""
+    import pisession
+
+    from .redact import redacted
+
+    if not redact:
+        return session
+    data, found = redacted(session.dumps())
+    if found:
+        _note_line(f"replaced likely secrets on {plural(len(found), 'line')} (--redact)")
+        session = pisession.loads(data, session.source, new_id=pisession.sequential_ids())
+    return session
+
+
+def _secrets_warning(session):
+    """Where the exported file holds likely secrets, looked for in a helper process while
+    the page is made (a big file takes seconds); ``.result()`` is the warning, or None."""
+    from .parallel import BIG_SESSION, in_child
+    from .redact import likely_secrets, warning_text
+
+    def warning() -> str | None:
+        found = likely_secrets(session.dumps())
+        return warning_text(found) if found else None
+
+    return in_child(warning, fork=len(session) >= BIG_SESSION)
 
 
 def _format_of(output: str | None) -> str:
@@ -1061,6 +1094,14 @@ def _add_export(sub) -> None:
     )
     p.add_argument("--format", choices=("html", "md"), help="html or md (default: from OUT)")
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    p.add_argument(
+        "--redact",
+        action="store_true",
+        help="replace likely secrets (API keys, tokens, private keys) with a marker",
+    )
+    p.add_argument(
+        "--full-path", action="store_true", help="show the file's full path (default: its name)"
+    )
     group = p.add_mutually_exclusive_group()
     group.add_argument(
         "--limit",

@@ -51,7 +51,7 @@ from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 from .provenance import FATE, FATES, OFF_PATH
 from .system_prompt import replay_system_prompt
-from .text import entry_kind, entry_text, id_text, one_line, plain, strip_unsafe
+from .text import entry_kind, entry_text, id_text, one_line, plain, strip_unsafe, visible
 from .tree import shown_name
 
 #: Pictures shown inline (others are named, not shown), and the largest one shown.
@@ -192,9 +192,12 @@ class Export:
     reading: object
     shown: Shown
     limit: int | None
+    full_path: bool = False
 
     @classmethod
-    def of(cls, session, leaf_id: object = None, limit: int | None = 200) -> Export:
+    def of(
+        cls, session, leaf_id: object = None, limit: int | None = 200, full_path: bool = False
+    ) -> Export:
         """Read a leaf's fates, context and settings."""
         fates = session.fates(leaf_id)
         return cls(
@@ -204,7 +207,22 @@ class Export:
             reading_of(fates),
             shown_context(session, fates, limit),
             limit,
+            full_path,
         )
+
+    def facts(self) -> list[tuple[str, str]]:
+        """The page's header rows (``explain``'s), the file named by its name only
+        unless ``full_path``: a page to share does not tell where its author keeps files.
+
+        >>> import pisession
+        >>> Export.of(pisession.load(pisession.sample_path("tour"))).facts()[0]
+        ('file', 'tour.jsonl')
+        """
+        rows = header_lines(self.session, self.reading, self.leaf_id)
+        if self.full_path:
+            return rows
+        name = visible(re.split(r"[/\\]", str(self.session.source))[-1])
+        return [(key, name if key == "file" else value) for key, value in rows]
 
     @property
     def leaf(self) -> int | None:
@@ -712,8 +730,7 @@ def summary_html(ex: Export) -> str:
     >>> summary_html(Export.of(pisession.load(pisession.sample_path("tour"))))[:39]
     '<h1>Tour of the session format</h1><dl>'
     """
-    rows = header_lines(ex.session, ex.reading, ex.leaf_id)
-    facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
+    facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in ex.facts())
     counts = ex.fates.counts()
     reached = ex.fates.reached()
     chips = " ".join(chip(k.name, f"{k.name} {counts[k.name]:,}") for k in FATES if counts[k.name])
@@ -763,16 +780,19 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'"
 
 
-def export_html(session, leaf_id: object = None, limit: int | None = LIMITS["html"]) -> str:
+def export_html(
+    session, leaf_id: object = None, limit: int | None = LIMITS["html"], full_path: bool = False
+) -> str:
     """The session as one self-contained HTML page for the leaf ``leaf_id`` (None:
-    Pi's default), showing the first and last ``limit`` context messages (None: all).
+    Pi's default), showing the first and last ``limit`` context messages (None: all);
+    the file by its name only unless ``full_path``.
 
     >>> import pisession
     >>> page = export_html(pisession.load(pisession.sample_path("tour")), "a7000001")
     >>> "The context at a7000001 (line 20)" in page
     True
     """
-    ex = Export.of(session, leaf_id, limit)
+    ex = Export.of(session, leaf_id, limit, full_path)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -951,9 +971,12 @@ def _md_tree(tree: str) -> str:
     return _details(f"{len(lines):,} lines", fence("\n".join(lines), limit=None))
 
 
-def export_markdown(session, leaf_id: object = None, limit: int | None = LIMITS["md"]) -> str:
+def export_markdown(
+    session, leaf_id: object = None, limit: int | None = LIMITS["md"], full_path: bool = False
+) -> str:
     """The session as Markdown to paste into an issue: the same sections as the HTML
-    page; tool output and long text folded in ``<details>``.
+    page; tool output and long text folded in ``<details>``; the file by its name only
+    unless ``full_path``.
 
     >>> import pisession
     >>> export_markdown(pisession.load(pisession.sample_path("tour"))).splitlines()[0]
@@ -961,9 +984,9 @@ def export_markdown(session, leaf_id: object = None, limit: int | None = LIMITS[
     """
     from .explain import tree_text
 
-    ex = Export.of(session, leaf_id, limit)
-    rows = header_lines(session, ex.reading, leaf_id)
-    out = [f"# {md_cell(ex.title)}", _md_table(["", ""], [[k, md_cell(v)] for k, v in rows])]
+    ex = Export.of(session, leaf_id, limit, full_path)
+    table = [[md_cell(k), md_cell(v)] for k, v in ex.facts()]
+    out = [f"# {md_cell(ex.title)}", _md_table(["", ""], table)]
     counts = ex.fates.counts()
     shown = ", ".join(f"{k.name} {counts[k.name]:,}" for k in FATES if counts[k.name])
     out.append(
