@@ -142,16 +142,42 @@ def _set(entry: dict, key: str, value: object, index: int, changes: list, note: 
     changes.append(Change(index, key, before, value, note))
 
 
-def unique_ids(make_id: IdFactory) -> IdFactory:
-    """``make_id`` made to never repeat an id it gave: a repeat is drawn again (100
-    tries), then a full random UUID is used. Pi's own check is broken (its set of taken
-    ids is never filled), so a large v1 file can get duplicate ids, and with them parent
-    cycles, from Pi; never from pisession.
+def strings_in(values: list) -> set[str]:
+    """Every string anywhere in ``values`` (keys and array properties included), found
+    without recursion (values can nest thousands deep).
 
-    >>> make = unique_ids(iter(["a", "a", "b"]).__next__); make(), make()
-    ('a', 'b')
+    >>> sorted(strings_in([{"id": "a", "x": [1, {"t": "m0000001"}]}, "b"]))
+    ['a', 'b', 'id', 'm0000001', 't', 'x']
     """
-    taken: set = set()
+    found: set[str] = set()
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            found.add(value)
+        elif isinstance(value, dict):
+            found.update(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+            properties = getattr(value, "properties", {})
+            found.update(properties)
+            stack.extend(properties.values())
+    return found
+
+
+def unique_ids(make_id: IdFactory, taken: set | None = None) -> IdFactory:
+    """``make_id`` made to never give an id in ``taken`` (the strings of the file) or one
+    it gave before: a repeat is drawn again (100 tries), then a full random UUID is used.
+    Pi's own check is broken (its set of taken ids is never filled), so a large v1 file
+    can get duplicate ids, and with them parent cycles, from Pi; never from pisession.
+    A made id that is also a string of the file (a ``targetId``, a ``firstKeptEntryId``)
+    would link what Pi's random ids leave unlinked, so those are skipped too.
+
+    >>> make = unique_ids(iter(["a", "a", "b", "c"]).__next__, {"b"}); make(), make()
+    ('a', 'c')
+    """
+    taken = set(taken or ())
 
     def fresh() -> str:
         for _ in range(100):
@@ -193,7 +219,7 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
     >>> [(js_field(e, "id"), js_field(e, "parentId")) for e in out[1:]]
     [('m0000001', None), ('m0000002', 'm0000001'), ('m0000003', 'm0000002')]
     """
-    make_id = unique_ids(new_id or random_ids())
+    make_id = unique_ids(new_id or random_ids(), strings_in(values))
     step = MigrationStep(1, 2)
     out = list(values)
     previous_id = None
@@ -227,7 +253,8 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
 def _resolve_kept_index(entry: dict, out: list, index: int, changes: list) -> None:
     """A v1 compaction's numeric ``firstKeptEntryIndex`` (header = 0) becomes the
     ``firstKeptEntryId`` of the entry there, as ``out`` stands so far (later entries keep
-    the ids they had), unless that is the header or nothing; the index is deleted."""
+    the ids they had: without one, the field becomes undefined and is not written),
+    unless that is the header or nothing; the index is deleted."""
     kept_index = entry.get("firstKeptEntryIndex", UNDEFINED)
     if isinstance(kept_index, bool) or not isinstance(kept_index, (int, float)):
         return
@@ -235,10 +262,15 @@ def _resolve_kept_index(entry: dict, out: list, index: int, changes: list) -> No
     whole = isinstance(kept_index, int) or kept_index.is_integer()  # no float(): 400 digits
     if whole and 0 <= kept_index < len(out):
         target = out[int(kept_index)]
-    target_id = js_field(target, "id")
-    if js_field(target, "type") != "session" and target_id is not UNDEFINED:
+    if target is not None and js_field(target, "type") != "session":
+        # A later entry has no new id yet: Pi writes its old one, or none (undefined)
         why = f"firstKeptEntryIndex {kept_index} resolved"
-        _set(entry, "firstKeptEntryId", target_id, index, changes, why)
+        target_id = js_field(target, "id")
+        if target_id is not UNDEFINED:
+            _set(entry, "firstKeptEntryId", target_id, index, changes, why)
+        elif "firstKeptEntryId" in entry:
+            before = entry.pop("firstKeptEntryId")
+            changes.append(Change(index, "firstKeptEntryId", before, UNDEFINED, why))
     del entry["firstKeptEntryIndex"]
     changes.append(Change(index, "firstKeptEntryIndex", kept_index, UNDEFINED, "deleted"))
 

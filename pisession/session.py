@@ -99,13 +99,14 @@ def _back_to_back(rows, starts, ends) -> bool:
 
 @dataclass(frozen=True)
 class _Legacy:
-    """A v1/v2 file migrated in memory: the new header and entries, the rows they came
-    from (for writing the file back line by line) and what each step changed."""
+    """A v1/v2 file migrated in memory: the new header and entries, what each step
+    changed, and every line's new value by its line number (for writing the file back
+    line by line as Pi's rewrite does, second ``session`` lines included)."""
 
     header: dict
     entries: list
-    lines: list[int]
     steps: list[MigrationStep]
+    rewritten: dict[int, object]
 
 
 class Session:
@@ -437,9 +438,7 @@ class Session:
         data = self._store.whole()
         if self._legacy is None:
             return data
-        legacy = self._legacy
-        values = [legacy.header, *legacy.entries]
-        return rewrite_lines(data, dict(zip(legacy.lines, values)))
+        return rewrite_lines(data, self._legacy.rewritten)
 
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
         """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
@@ -514,7 +513,9 @@ def _migrated(parsed, store, header, new_id, source) -> _Legacy | None:
         return None
     kept = [k for k in range(len(parsed)) if k == 0 or parsed.types[k] != "session"]
     entries = [migrated[k] for k in kept[1:]]
-    return _Legacy(migrated[0], entries, [parsed.lines[k] for k in kept], steps)
+    # every line Pi's rewrite changes, second session lines included (version set there too)
+    rewritten = {parsed.lines[k]: value for k, value in enumerate(migrated)}
+    return _Legacy(migrated[0], entries, steps, rewritten)
 
 
 def _indexed(rows: ParsedLines, decoding: _Rows, source: str) -> EntryIndex:

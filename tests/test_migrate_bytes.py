@@ -1,0 +1,109 @@
+"""``pisession migrate`` writes the bytes Pi's own rewrite writes (issue 31 item 5).
+
+Pi migrates a legacy file when it opens it (``SessionManager.open``) and writes it back;
+``conformance/record-migrate.mjs`` recorded that rewrite for every v1/v2 file of the
+corpus into ``data/migrated/`` (``NAME.throws`` where Pi fails to migrate the file). Ids
+aside (Pi draws them at random), the bytes must be the same: each id is replaced by its
+rank of first appearance on both sides.
+Two things pisession keeps on purpose ("nothing lost") are set aside first: lines Pi
+skips (blank, unparsable, falsy JSON), which Pi's rewrite drops and pisession keeps byte
+for byte, and line endings (Pi ends every line with ``\n``; pisession keeps ``\r\n``
+and a missing last newline).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import pisession
+
+REPO = Path(__file__).resolve().parent.parent
+MIGRATED = REPO / "data" / "migrated"
+RECORDED = sorted(MIGRATED.glob("*.jsonl"))
+THROWS = sorted(MIGRATED.glob("*.jsonl.throws"))
+FOLDERS = {"samples": REPO / "pisession" / "samples"}
+
+
+def source_of(recorded: Path) -> Path:
+    folder, name = recorded.name.removesuffix(".throws").split("--", 1)
+    return FOLDERS.get(folder, REPO / "data" / "conformance" / folder) / name
+
+
+def normalised(data: bytes) -> str:
+    """The text with every entry id replaced by ``<idN>``, N its rank in the file."""
+    lines, ids = [], {}
+    for line in data.decode("utf-8").split("\n"):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue  # a line Pi skips
+        if not value:
+            continue  # falsy JSON: Pi skips it too
+        lines.append(line.removesuffix("\r"))
+        if isinstance(value, dict) and value.get("type") != "session":
+            for key in ("id", "parentId"):  # a parent can be an id no line shows
+                if isinstance(value.get(key), str):
+                    ids.setdefault(value[key], f"<id{len(ids)}>")
+    text = "\n".join(lines) + "\n"
+    if not ids:
+        return text
+    pattern = re.compile("|".join(re.escape(json.dumps(i)) for i in ids))
+    return pattern.sub(lambda m: json.dumps(ids[json.loads(m.group())]), text)
+
+
+def test_the_whole_legacy_corpus_is_recorded():
+    assert len(RECORDED) >= 50
+    assert all(source_of(r).exists() for r in RECORDED + THROWS)
+
+
+@pytest.mark.parametrize("recorded", THROWS, ids=lambda p: p.name)
+def test_migrate_refuses_what_pi_fails_to_migrate(recorded):
+    """Pi throws (``NAME.throws`` holds its line): pisession stops with a one-line error
+    naming the line and what Pi does."""
+    pi_error = recorded.read_text().split(":")[0].removeprefix("Pi throws ")
+    with pytest.raises(pisession.PisessionError) as caught:
+        pisession.load(source_of(recorded))
+    message = str(caught.value)
+    assert "\n" not in message and pi_error in message
+
+
+@pytest.mark.parametrize("recorded", RECORDED, ids=lambda p: p.name)
+def test_migrate_writes_pis_rewrite(recorded):
+    session = pisession.load(source_of(recorded), new_id=pisession.sequential_ids())
+    assert session.migration_steps
+    assert normalised(session.dumps()) == normalised(recorded.read_bytes())
+
+
+def test_a_kept_index_naming_a_later_entry_drops_the_field():
+    """Pi resolves the index before the later entry has an id: the stale
+    ``firstKeptEntryId`` becomes undefined and is not written."""
+    path = REPO / "data/conformance/legacy/v1-index-names-later-entry-with-stale-id.jsonl"
+    compaction = json.loads(pisession.load(path).dumps().splitlines()[2])
+    assert compaction["type"] == "compaction"
+    assert "firstKeptEntryId" not in compaction and "firstKeptEntryIndex" not in compaction
+
+
+def test_every_session_line_of_a_v2_file_gets_version_3():
+    path = REPO / "data/conformance/legacy/v2-second-session-line.jsonl"
+    lines = [json.loads(x) for x in pisession.load(path).dumps().splitlines()]
+    assert [v["version"] for v in lines if v["type"] == "session"] == [3, 3]
+
+
+def test_made_ids_never_occur_in_the_file():
+    """The file holds ``m0000001``... as a ``firstKeptEntryId``, a ``targetId``, a label and
+    text: sequential ids skip them, so the CLI reads what the library and Pi read."""
+    path = REPO / "data/conformance/legacy/v1-strings-like-made-ids.jsonl"
+    strings = path.read_text()
+    for new_id in (pisession.sequential_ids(), None):
+        session = pisession.load(path, new_id=new_id)
+        made = [e["id"] for e in session.entries]
+        assert not any(f'"{i}"' in strings for i in made)
+    golden = json.loads(path.with_suffix(".golden.json").read_text())
+    cli = pisession.load(path, new_id=pisession.sequential_ids()).context()
+    library = pisession.load(path).context()
+    assert cli.messages == library.messages
+    assert json.loads(cli.to_json(2))["messages"] == golden["cases"][0]["context"]["messages"]
