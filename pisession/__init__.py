@@ -8,8 +8,12 @@ of every message. Chapter 27 ("The Session File Format") of *Pi Agents*.
 >>> session = pisession.load(pisession.sample_path("tour"))
 >>> [m["role"] for m in session.context().messages][:3]
 ['system', 'compactionSummary', 'user']
+
+The rule itself, readable top to bottom in the chapter's five steps, is
+``pisession.rule``; ``Session`` answers the same through a fast engine.
 """
 
+from . import rule
 from .errors import CycleError, PisessionError, SessionFormatError, UnknownLeafError
 from .llm import to_llm
 from .migration import migrate, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
@@ -32,6 +36,7 @@ __all__ = [
     "migrate",
     "migrate_v1_to_v2",
     "migrate_v2_to_v3",
+    "rule",
     "sample_names",
     "sample_path",
     "sequential_ids",

@@ -1,6 +1,10 @@
-"""The model context at a leaf, as Pi 0.87.1 builds it: the whole rule, in five steps.
+"""The fast engine: the context rule of ``pisession.rule``, for files of any size.
 
-In the chapter's words, for one leaf:
+``pisession.rule`` states the rule in the chapter's five steps over a list of entries;
+this module gives the same answers (the tests hold the two equal on every file of the
+corpus and on generated sessions) without decoding what the answer does not need. What
+an entry contributes (``entry_messages``, ``apply_context_edit``) is the rule's own,
+imported from there. For one leaf:
 
 1. ``walk_path``       follow ``parentId`` from the leaf to a root, then reverse;
 2. ``read_settings``   thinking level and model, from the *whole* path;
@@ -30,19 +34,18 @@ from itertools import compress, repeat
 from operator import eq, ne
 from typing import NamedTuple
 
-from .errors import CycleError, PisessionError, SessionFormatError
-from .jsdate import DateConversionError, js_time_ms
+from .errors import CycleError, PisessionError
+from .jsdate import DateConversionError
 from .jsvalue import NO_KEY, UNDEFINED, ToPrimitiveError, js_key, nullish, strict_equal, truthy
 from .jsvalue import field as js_field
+from .rule import (  # the rule's own: what an entry contributes
+    EDITABLE_ROLES,  # noqa: F401 (for the views)
+    PiFailure,
+    apply_context_edit,
+    entry_messages,
+    message_messages,
+)
 from .text import quoted, value_text
-
-#: Roles whose content a context edit replaces.
-EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
-
-
-class PiFailure(SessionFormatError):
-    """An entry on which Pi 0.87.1 itself throws (for example a message entry with no
-    ``message`` object). pisession stops with this error instead of guessing."""
 
 
 class _NoMessage:
@@ -554,23 +557,6 @@ def _built(fields: list[tuple]) -> dict:
     return out
 
 
-def message_messages(message: object) -> list:
-    """What a ``message`` entry contributes: its message as stored; a system message
-    without content gets ``content: ""``, a user, assistant or tool result without
-    content gets ``content: []`` (copies: the entry is not modified).
-
-    >>> message_messages({"role": "user", "content": None})
-    [{'role': 'user', 'content': []}]
-    """
-    if type(message) is dict and message.get("content") is None:  # null or absent
-        role = message.get("role")
-        if role == "system":
-            return [{**message, "content": ""}]
-        if role in ("user", "assistant", "toolResult"):
-            return [{**message, "content": []}]
-    return [message]
-
-
 def stored_messages(messages: list) -> list:
     """``message_messages`` of several message entries at once (each contributes exactly
     one message): the list itself when every message is stored with its content, as
@@ -603,89 +589,6 @@ def is_plain_run(index: EntryIndex, edits: dict, positions: Sequence[int]) -> bo
         return True
     ids = list(map(index.ids.__getitem__, positions))
     return set(map(type, ids)) == {str} and edits.keys().isdisjoint(ids)
-
-
-def entry_messages(entry: object) -> list:
-    """What one selected entry contributes to the context, before any edit.
-
-    >>> entry_messages({"type": "branch_summary", "summary": "s", "fromId": "x",
-    ...                 "timestamp": "2026-01-01T00:00:00Z"})
-    [{'role': 'branchSummary', 'summary': 's', 'fromId': 'x', 'timestamp': 1767225600000}]
-    >>> entry_messages({"type": "label", "targetId": "x", "label": "L"})
-    []
-    """
-    kind = entry.get("type") if type(entry) is dict else UNDEFINED
-    if kind == "message":
-        return message_messages(entry.get("message"))  # type: ignore[union-attr]
-    if kind == "custom_message":
-        content = js_field(entry, "content")
-        return [
-            _built(
-                [
-                    ("role", "custom"),
-                    ("customType", entry, "customType"),
-                    ("content", [] if nullish(content) else content),
-                    ("display", entry, "display"),
-                    ("details", entry, "details"),
-                    ("timestamp", js_time_ms(js_field(entry, "timestamp"))),
-                ]
-            )
-        ]
-    if kind == "branch_summary" and truthy(js_field(entry, "summary")):
-        return [
-            _built(
-                [
-                    ("role", "branchSummary"),
-                    ("summary", entry, "summary"),
-                    ("fromId", entry, "fromId"),
-                    ("timestamp", js_time_ms(js_field(entry, "timestamp"))),
-                ]
-            )
-        ]
-    if kind == "compaction":
-        summary = _built(
-            [
-                ("role", "compactionSummary"),
-                ("summary", entry, "summary"),
-                ("tokensBefore", entry, "tokensBefore"),
-                ("timestamp", js_time_ms(js_field(entry, "timestamp"))),
-            ]
-        )
-        checkpoint = js_field(entry, "systemMessage")
-        return [checkpoint, summary] if truthy(checkpoint) else [summary]
-    return []
-
-
-def apply_context_edit(messages: list, edit: object) -> list:
-    """Messages after a context edit: ``replacement: null`` removes them all; otherwise
-    user/assistant/toolResult/custom messages get the replacement content (a string
-    becomes one text block for assistant and toolResult). Inputs are not modified.
-    Raises ``TypeError`` where Pi throws one (an edit without a replacement).
-
-    >>> apply_context_edit([{"role": "assistant", "content": []}],
-    ...                    {"replacement": {"content": "short"}})
-    [{'role': 'assistant', 'content': [{'type': 'text', 'text': 'short'}]}]
-    """
-    replacement = js_field(edit, "replacement")
-    if replacement is None:
-        return []
-    out = []
-    for message in messages:
-        role = js_field(message, "role")
-        if role not in EDITABLE_ROLES:
-            out.append(message)
-            continue
-        if nullish(replacement):
-            raise TypeError("the context edit has no replacement")
-        content = js_field(replacement, "content")
-        if role in ("assistant", "toolResult") and isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        copy = dict(message)
-        copy["content"] = content
-        if content is UNDEFINED:
-            del copy["content"]  # JavaScript keeps an undefined key; its JSON drops it
-        out.append(copy)
-    return out
 
 
 def record_value(value: object) -> object:
