@@ -805,19 +805,37 @@ def export_html(
 
 # --- Markdown ----------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!~<>])")
+#: Markdown's own characters in session text; and what a GitHub-flavoured renderer
+#: would turn into a link by itself: the ``:`` of ``http://``, the ``.`` of ``www.``
+#: (``@`` of an address is written as ``&#64;`` anyway).
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]|#!~]|(?<=[A-Za-z]):(?=//)|(?<=\b[Ww]{3})\.")
+
+
+def html_text(value: object) -> str:
+    """Session text for one line of HTML that Markdown passes through (a ``<summary>``):
+    one line, escaped, ``@`` kept from mentioning anyone.
+
+    >>> html_text("<b>a_b</b> @team")
+    '&lt;b&gt;a_b&lt;/b&gt; &#64;team'
+    """
+    return _html_line(one_line(value, None))
+
+
+def _html_line(text: str) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("@", "&#64;")
 
 
 def md_cell(value: object) -> str:
     """Session text for one Markdown line or table cell: one line, HTML and Markdown
-    characters escaped, ``@`` kept from mentioning anyone.
+    characters escaped, ``@`` kept from mentioning anyone, no URL made a link.
 
     >>> md_cell("<b>hi</b> | *x* @team")
     '&lt;b&gt;hi&lt;/b&gt; \\\\| \\\\*x\\\\* &#64;team'
+    >>> print(md_cell("https://x.org www.x.org"))
+    https\\://x.org www\\.x.org
     """
-    text = one_line(value, None).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = re.sub(r"([\\`*_\[\]|#!~])", r"\\\1", text)
-    return text.replace("@", "&#64;")
+    return _html_line(_MD_SPECIAL.sub(lambda m: "\\" + m.group(), one_line(value, None)))
 
 
 def fence(text: object, info: str = "text", limit: int | None = MARKDOWN_CHARS) -> str:
@@ -836,6 +854,7 @@ def fence(text: object, info: str = "text", limit: int | None = MARKDOWN_CHARS) 
 
 
 def _details(summary: str, body: str) -> str:
+    """``body`` folded under ``summary``, which is HTML (``html_text`` for session text)."""
     return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"
 
 
@@ -861,9 +880,9 @@ def message_plain(message: object) -> str:
         elif kind == "thinking":
             parts.append("[thinking] " + plain(js_field(block, "thinking")))
         elif kind == "toolCall":
-            parts.append(
-                f"[call] {plain(js_field(block, 'name'))} {dumps(js_field(block, 'arguments'))}"
-            )
+            arguments = js_field(block, "arguments")  # may be missing: Pi shows no text
+            shown = "" if arguments is UNDEFINED else " " + dumps(arguments)
+            parts.append(f"[call] {plain(js_field(block, 'name'))}{shown}")
         elif kind == "image":
             parts.append(f"[picture: {_size(block)}]")
         else:
@@ -907,13 +926,13 @@ def _md_items(ex: Export, items, state: dict) -> list[str]:
     out = []
     for first, item in items:
         if item.part == rule.KEPT and not state["in_kept"]:
-            out.append("> " + html.unescape(re.sub("<[^>]+>", "", _kept_band(ex, True))))
+            out.append("> " + _md_band(_kept_band(ex, True)))
             state["in_kept"] = True
         elif item.part != rule.KEPT and state["in_kept"]:
             out.append("> end of the kept range")
             state["in_kept"] = False
         if item.part == rule.COMPACTION:
-            out.append("> " + html.unescape(re.sub("<[^>]+>", "", _compaction_band(ex))))
+            out.append("> " + _md_band(_compaction_band(ex)))
         if not item.messages:
             edit = md_cell(id_text(js_field(item.edit, "id")))
             was = "\n".join(message_plain(m) for m in rule.entry_messages(item.entry))
@@ -924,6 +943,11 @@ def _md_items(ex: Export, items, state: dict) -> list[str]:
         for k, message in enumerate(item.messages):
             out.append(_md_message(ex, first + k + 1, message, item))
     return out
+
+
+def _md_band(band_html: str) -> str:
+    """A band of the HTML page as one Markdown line: its text, escaped again."""
+    return md_cell(html.unescape(re.sub("<[^>]+>", "", band_html)))
 
 
 def _md_table(head: list[str], rows: list[list[str]]) -> str:
@@ -998,7 +1022,7 @@ def export_markdown(
     usage = usage_rows(session, leaf_id)
     out += [
         "## Usage and cost",
-        _md_table(["", "whole session", "this branch"], [list(r) for r in usage]),
+        _md_table(["", "whole session", "this branch"], [list(map(md_cell, r)) for r in usage]),
     ]
     out += ["## Every entry, with its fate", _md_entries(ex, 12)]
     rules = "the rules of Pi 0.87.1 (the same through 1.6.0)"
@@ -1016,7 +1040,7 @@ def _md_context(ex: Export) -> list[str]:
     if problem:
         out.append(f"*The system prompt cannot be replayed: {md_cell(problem)}*")
     elif prompt.text or prompt.tools:
-        tools = ", ".join(md_cell(name) for name in prompt.tools) or "none"
+        tools = ", ".join(html_text(name) for name in prompt.tools) or "none"  # HTML: a <summary>
         out.append(_details(f"The system prompt in force (tools: {tools})", fence(prompt.text)))
     state = {"in_kept": False}
     out += _md_items(ex, shown.head, state)

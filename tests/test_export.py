@@ -191,6 +191,42 @@ def test_markdown_keeps_hostile_text_inert(hostile):
     assert "`````text" in text  # a fence longer than the four backticks inside
 
 
+def test_markdown_of_a_tool_call_without_arguments(tmp_path):
+    """Issue 31 item 8: no ``arguments`` is shown as no arguments, in both formats."""
+    call = {"type": "toolCall", "id": "c", "name": "read"}
+    session = pisession.load(write(tmp_path / "s.jsonl", [message("a", None, "assistant", [call])]))
+    assert "\n[call] read\n" in export_markdown(session)
+    assert "read" in export_html(session)
+
+
+def test_markdown_escapes_every_field_that_comes_from_the_session(tmp_path):
+    """Issue 31 item 9: a role (the usage table), a model, an id, an entry type, a label,
+    a summary: outside code fences no ``<``, no link or picture syntax, no bare URL."""
+    bad = "<img src=x onerror=alert(1)>[a](javascript:x) ![p](https://e.org/p.png) www.e.org"
+    assistant = message("a1", "u1", "assistant", [{"type": "text", "text": bad}], 2)
+    assistant["message"].update(provider=bad, model=bad)
+    entries = [
+        message("u1" + bad, None, "user", bad, 1),
+        {**assistant, "parentId": "u1" + bad},
+        message("r1", "a1", bad, bad, 3),
+        {"type": "label", "id": "l1", "parentId": "r1", "targetId": "a1", "label": bad},
+        {
+            "type": "compaction",
+            "id": "c1",
+            "parentId": "l1",
+            "summary": bad,
+            "firstKeptEntryId": "r1",
+        },
+        {"type": bad, "id": "w" + bad, "parentId": "c1"},
+    ]
+    text = export_markdown(pisession.load(write(tmp_path / "s.jsonl", entries)))
+    outside = re.sub(r"(`{3,})text\n.*?\n\1", "", text, flags=re.S)
+    assert "<img" not in outside and "onerror" in outside
+    assert not re.search(r"(?<!\\)(\]\(|://)", outside) and "www." not in outside
+    usage = outside.split("## Usage and cost")[1].split("##")[0]
+    assert "| &lt;img src=x onerror=alert(1)&gt;\\[a\\](javascript:x)" in usage
+
+
 def test_fence_and_cell_helpers():
     assert fence("x") == "```text\nx\n```"
     assert fence("a\x1b[31mb") == "```text\nab\n```"
