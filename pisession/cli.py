@@ -658,6 +658,7 @@ def cmd_stats(args) -> int:
     messages = session.fates(leaf).message_count()
     leaf_id = session.index.ids[path[-1]] if path else None
     leaf_id = leaf_id if isinstance(leaf_id, str) else None
+    by_model = _stats_breakdowns(session, leaf)
     if args.json:
         roles = role_counts(session, range(len(session))), role_counts(session, path)
         _out_json(
@@ -668,6 +669,7 @@ def cmd_stats(args) -> int:
                 "session": {**whole.to_dict(), "messagesByRole": dict(roles[0])},
                 "branch": {**branch.to_dict(), "messagesByRole": dict(roles[1])},
                 "context": {"messages": messages, "pathEntries": len(path)},
+                "usageByModel": by_model,
             }
         )
         return 0
@@ -675,10 +677,44 @@ def cmd_stats(args) -> int:
     leaf_text = "(no id)" if leaf_id is None else clean(leaf_id)
     _out(_stats_table(session, cells, ("", "whole session", f"branch to {leaf_text}"), _look(args)))
     _out(f"\ncontext at the leaf: {messages:,} message{'s' if messages != 1 else ''}\n")
+    _out(_breakdown_text(by_model, _look(args)))
     missing = whole.assistant_without_usage
     if missing:
         _out(f"note: {missing:,} assistant messages carry no usage (Pi 0.87.1 would throw)\n")
     return 0
+
+
+def _stats_breakdowns(session, leaf) -> dict:
+    """Pi 1.6.0's ``/session`` breakdown by model, whole session and branch (an
+    ``error`` where Pi's function throws on the file)."""
+    from .usage import session_breakdown
+
+    found = {}
+    for part, branch in (("session", False), ("branch", True)):
+        try:
+            found[part] = session_breakdown(session, branch, leaf).pi_rows()
+        except PisessionError as exc:
+            found[part] = {"error": str(exc)}
+    return found
+
+
+def _breakdown_text(by_model: dict, look: Look) -> str:
+    """The breakdown's lines under the ``stats`` table (``pisession usage``'s columns)."""
+    rows = by_model["session"]
+    if isinstance(rows, dict):
+        return "\n".join(wrap(f"by model: {clean(rows['error'])}", look.width)) + "\n"
+    if not rows:
+        return ""
+    cells = [(clean(r["key"]), _figure(r["tokens"]), _figure(r["cost"], True)) for r in rows]
+    widths = [
+        max(text_width(c[k]) for c in [("model", "tokens", "cost"), *cells]) for k in range(3)
+    ]
+    lines = ["", look.paint("by model, every entry (as Pi's /session)", "bold")]
+    for c in [("model", "tokens", "cost"), *cells]:
+        lines.append(
+            f"{pad(c[0], widths[0])}  {pad(c[1], widths[1], True)}  {pad(c[2], widths[2], True)}"
+        )
+    return "\n".join(look.fit(line) for line in lines) + "\n"
 
 
 def _stats_table(session, cells: list, heads: tuple, look: Look) -> str:
@@ -829,6 +865,323 @@ def ls_table(infos: list, shorts: list[str], look: Look) -> str:
             "open one with: pisession explain ID (the id column; ls --json lists the files)"
         )
     return "\n".join(look.fit(line) for line in lines) + "\n"
+
+
+# --- usage and search (a whole sessions folder) ------------------------------------------
+
+
+def _folder_files(args) -> tuple[Path, list[Path]]:
+    """The session files ``usage`` and ``search`` read: DIR (or one file), else Pi's
+    sessions folder as ``ls`` finds it; ``--cwd`` keeps one working directory's."""
+    from .files import iter_session_files, sessions_root
+    from .usage import header_cwd
+
+    root = Path(args.dir).expanduser() if args.dir else sessions_root("pig" if args.pig else "pi")
+    if root.is_file():
+        files = [root]
+    elif root.is_dir():
+        files = list(iter_session_files(root))
+    else:
+        raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
+    if args.cwd is not None:
+        from .files import session_dir_name
+
+        cwd = os.path.abspath(os.path.expanduser(args.cwd))
+        names = (session_dir_name(cwd), args.cwd)
+        files = [f for f in files if f.parent.name in names or _same_dir(header_cwd(f), cwd)]
+    return root, files
+
+
+def _scan_progress(what: str):
+    """A progress note on stderr once a scan has taken a second (terminals only)."""
+    import time
+
+    start = time.monotonic()
+
+    def progress(done: int, total: int) -> None:
+        if time.monotonic() - start > 1:
+            note(f"pisession: {what} {done:,}/{total:,} sessions ...")
+
+    return progress
+
+
+def _skipped_lines(problems: list[str]) -> None:
+    for problem in problems:
+        sys.stderr.write(f"{PROG}: skipped {clean(problem)}\n")
+
+
+def _figure(value: object, cost: bool = False) -> str:
+    from .jsvalue import js_string
+
+    if type(value) in (int, float) and value == value and abs(value) != float("inf"):
+        return f"${value:,.4f}" if cost else f"{value:,}"
+    return clean(js_string(value))  # Pi's odd figure, as JavaScript prints it
+
+
+def cmd_usage(args) -> int:
+    """``pisession usage``: tokens and cost over a sessions folder, as Pi counts them."""
+    from .locate import short_ids
+    from .usage import scan_folder
+
+    root, files = _folder_files(args)
+    usage = scan_folder(
+        files, args.by, args.branch, args.since, args.until, progress=_scan_progress("reading")
+    )
+    end_note()
+    _skipped_lines(usage.skipped)
+    if args.json:
+        _out_json(usage.to_dict())
+        return 0
+    names = [r.group for r in usage.rows]
+    if args.by == "session" and not args.csv:
+        names = short_ids(names)
+    if args.csv:
+        import csv
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([args.by, "sessions", *USAGE_FIGURES])
+        for name, r in zip(names, usage.rows):
+            writer.writerow([name, r.sessions, *(getattr(r, f) for f in USAGE_FIGURES)])
+        _out(buffer.getvalue())
+        return 0
+    _out(usage_table(usage, names, root, _look(args)))
+    return 0
+
+
+#: The figures of a usage row, in the columns of the table and the CSV.
+USAGE_FIGURES = ("tokens", "input", "output", "cacheRead", "cacheWrite", "cost")
+
+
+def usage_table(usage, names: list[str], root: Path, look: Look) -> str:
+    """``pisession usage``'s table: a row per group and the total; the token splits
+    are left out when the width cannot hold them.
+
+    >>> from pisession.usage import scan_folder
+    >>> from pisession.samples import sample_path
+    >>> u = scan_folder([sample_path("tour")], by="model", workers=1)
+    >>> print(usage_table(u, ["fake/fake-coder", "Tools/summaries"], Path("x"), Look(width=60)),
+    ...     end="")
+    model            sessions  tokens     cost
+    fake/fake-coder         1   9,417  $0.0209
+    Tools/summaries         1   1,860  $0.0048
+    total                   1  11,277  $0.0257
+    every entry of 1 session, abandoned branches and compacted
+    history too (as Pi's /session); --branch: the default leaf's
+    path only
+    """
+    heads = (usage.by, "sessions", "tokens", "input", "output", "cache read", "cache write", "cost")
+    rows = [
+        (
+            clean(name),
+            f"{r.sessions:,}",
+            *(_figure(getattr(r, f), f == "cost") for f in USAGE_FIGURES),
+        )
+        for name, r in zip(names, usage.rows)
+    ]
+    total = usage.total
+    rows.append(
+        (
+            "total",
+            f"{total.sessions:,}",
+            *(_figure(getattr(total, f), f == "cost") for f in USAGE_FIGURES),
+        )
+    )
+    keep = list(range(len(heads)))
+    widths = [max(text_width(heads[k]), *(text_width(r[k]) for r in rows)) for k in keep]
+    if look.width is not None and sum(widths) + 2 * (len(widths) - 1) > look.width:
+        keep = [0, 1, 2, 7]  # group, sessions, tokens, cost
+        room = look.width - sum(widths[k] for k in keep[1:]) - 2 * (len(keep) - 1)
+        widths[0] = max(min(widths[0], room), 8)
+    lines = []
+    for n, row in enumerate([heads, *rows]):
+        cells = [pad(look.cut(row[0], widths[0]), widths[0])]
+        cells += [pad(row[k], widths[k], right=True) for k in keep[1:]]
+        line = "  ".join(cells)
+        lines.append(look.paint(line, "bold") if n in (0, len(rows)) else line)
+    counted = "the default leaf's path of" if usage.branch else "every entry of"
+    note = f"{counted} {plural(usage.sessions, 'session')}"
+    if not usage.branch:
+        note += (
+            ", abandoned branches and compacted history too (as Pi's /session); "
+            "--branch: the default leaf's path only"
+        )
+    if usage.skipped:
+        note += f"; {plural(len(usage.skipped), 'file')} skipped (see above)"
+    if not usage.rows:
+        lines = [f"no usage in {clean(root)}"]
+    return "\n".join([*(look.fit(line) for line in lines), *wrap(note, look.width)]) + "\n"
+
+
+def cmd_search(args) -> int:
+    """``pisession search``: matching entries across sessions, and whether they reached
+    the model at the default leaf."""
+    import re
+
+    from .search import Pattern, search_folder
+
+    pattern = Pattern(args.pattern, args.regex, args.ignore_case)
+    try:
+        pattern.compiled  # noqa: B018 (compiled here to report a bad pattern)
+    except re.error as exc:
+        raise CommandError(f"{args.pattern!r}: not a regular expression: {exc}") from None
+    if not args.pattern:
+        raise CommandError("the pattern is empty")
+    _, files = _folder_files(args)
+    found = search_folder(files, pattern, args.reached, progress=_scan_progress("searching"))
+    end_note()
+    _skipped_lines(found.skipped)
+    if args.json:
+        head = {"pattern": args.pattern, "regex": args.regex, "ignoreCase": args.ignore_case}
+        head |= {"files": found.files, "skipped": len(found.skipped), "problems": found.skipped}
+        _out_json({**head, "hits": found.to_records()})
+        return 0
+    _out(search_text(found, _look(args)))
+    return 0 if found.hits else 1
+
+
+def search_text(found, look: Look) -> str:
+    """``pisession search``'s lines: a heading per session, then one line per hit (line,
+    entry id, type or role, fate, excerpt with the match marked), and a count.
+
+    >>> from pisession.search import Pattern, search_folder
+    >>> from pisession.samples import sample_path
+    >>> print(search_text(search_folder([sample_path("tour")], Pattern("tests/"), workers=1),
+    ...     Look(width=80)), end="")  # doctest: +ELLIPSIS
+    0b5e55ed  "Tour of the session format"  ...tour.jsonl
+        21  cm000001  custom_message  off-path  Remember: tests live in «tests/».
+        24  a5000001  assistant  kept  Added «tests/»test_util.py with test_helper_…
+    2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's
+    default leaf)
+    """
+    from .locate import short_ids
+    from .provenance import FATE
+
+    hits = found.hits
+    sessions = list(dict.fromkeys(h.file for h in hits))
+    shorts = dict(
+        zip(sessions, short_ids([next(h.session for h in hits if h.file == f) for f in sessions]))
+    )
+    left, right = look.symbol("«", "<<"), look.symbol("»", ">>")
+    lines, current = [], None
+    for h in hits:
+        if h.file != current:
+            current = h.file
+            name = f'  "{clean(h.name)}"' if h.name else ""
+            lines.append(
+                look.fit(look.paint(f"{clean(shorts[h.file])}{name}  {clean(h.file)}", "bold"))
+            )
+        kind = h.role if h.type == "message" and isinstance(h.role, str) else h.type
+        where = f"  {h.line:>4}  {clean(str(h.id))}  {clean(str(kind))}  "
+        fate = look.paint(h.fate, FATE[h.fate].style)
+        text = clean(h.excerpt)
+        start, end = len(clean(h.excerpt[: h.start])), len(clean(h.excerpt[: h.end]))
+        room = None if look.width is None else look.width - text_width(where) - len(h.fate) - 2
+        if room is not None and text_width(text) + 2 > room:
+            keep = max(room - 2, 8)
+            shift = max(0, min(start - keep // 3, len(text) - keep))
+            text, start, end = text[shift : shift + keep], start - shift, end - shift
+            start, end = max(start, 0), max(min(end, len(text)), 0)
+        marked = text[:start] + look.paint(left + text[start:end] + right, "bold") + text[end:]
+        lines.append(f"{where}{fate}  {marked}")
+    reached = sum(1 for h in hits if h.reached)
+    count = f"{plural(len(hits), 'hit')} in {plural(len(sessions), 'session')}"
+    if hits:
+        count += f": {reached:,} reached the model, {len(hits) - reached:,} did not"
+        count += " (fates at each session's default leaf)"
+    else:
+        count = f"no hits in {plural(found.files, 'session')}"
+    if found.skipped:
+        count += f"; {plural(len(found.skipped), 'file')} skipped (see above)"
+    return "\n".join([*lines, *wrap(count, look.width)]) + "\n"
+
+
+_USAGE_EPILOG = """\
+examples:
+  pisession usage                         every session in Pi's folder, by model
+  pisession usage --by month --since 2026-01-01
+  pisession usage --by project --csv > usage.csv
+  pisession usage ~/backup/sessions --by session --json
+  pisession usage --cwd ~/work/api --branch
+
+Counts as Pi 1.6.0's /session breakdown (getUsageCostBreakdown) counts a session: every
+entry of the file, compacted history and abandoned branches included (--branch: the
+entries on the path to Pi's default leaf only). Assistant messages count under
+provider/(responseModel or model), usage entries under their provider and model, the
+usage of tool results, compactions and branch summaries under Tools/summaries. Days are
+local days of each entry's timestamp; weeks start on Monday. A file that cannot be read
+is named on one line on stderr and skipped; the totals say how many.
+"""
+
+_SEARCH_EPILOG = """\
+examples:
+  pisession search "port 8080"
+  pisession search -i --regex "todo|fixme" ~/backup/sessions
+  pisession search API_KEY --reached          hits the model saw
+  pisession search "rm -rf" --not-reached --json
+
+Searches the text of messages (text, thinking, tool calls' names and arguments, tool
+results, bash commands and output, system sections, summaries, custom messages), never
+JSON keys. Each hit shows its line, entry id, role or type, its fate at the session's
+default leaf (as pisession explain shows it) and an excerpt with the match marked. Exit
+status: 0 hits found, 1 none, 2 error.
+"""
+
+
+def _folder_options(p) -> None:
+    p.add_argument("dir", nargs="?", metavar="DIR", help="sessions folder or file (default: Pi's)")
+    p.add_argument("--pig", action="store_true", help="PiG's sessions instead of Pi's")
+    p.add_argument("--cwd", metavar="PATH", help="only sessions started in PATH")
+    p.add_argument("--json", action="store_true", help="JSON instead of a table")
+
+
+def _add_usage(sub) -> None:
+    p = sub(
+        "usage",
+        "tokens and cost over a sessions folder, as Pi counts",
+        _USAGE_EPILOG,
+        cmd_usage,
+    )
+    _folder_options(p)
+    p.add_argument(
+        "--by",
+        choices=("day", "week", "month", "project", "session", "model"),
+        default="model",
+        help="a row per day, week, month, project, session or model (default)",
+    )
+    p.add_argument("--since", metavar="YYYY-MM-DD", type=_day, help="from this local day on")
+    p.add_argument("--until", metavar="YYYY-MM-DD", type=_day, help="up to this local day")
+    p.add_argument("--branch", action="store_true", help="the default leaf's path only")
+    p.add_argument("--csv", action="store_true", help="CSV instead of a table")
+
+
+def _day(text: str) -> str:
+    from datetime import date
+
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a day as YYYY-MM-DD, not {text!r}") from None
+
+
+def _add_search(sub) -> None:
+    p = sub(
+        "search",
+        "find text across sessions; did each hit reach the model?",
+        _SEARCH_EPILOG,
+        cmd_search,
+    )
+    p.add_argument(
+        "pattern", metavar="PATTERN", help="text to find (--regex: a Python regular expression)"
+    )
+    _folder_options(p)
+    p.add_argument("--regex", action="store_true", help="PATTERN is a regular expression")
+    p.add_argument("-i", "--ignore-case", action="store_true", help="ignore case")
+    fates = p.add_mutually_exclusive_group()
+    fates.add_argument("--reached", dest="reached", action="store_const", const=True,
+                       default=None, help="only hits that reached the model")  # fmt: skip
+    fates.add_argument("--not-reached", dest="reached", action="store_const", const=False,
+                       help="only hits that did not")  # fmt: skip
 
 
 # --- the parser -----------------------------------------------------------------------
@@ -1189,6 +1542,8 @@ COMMANDS = (
     _add_check,
     _add_stats,
     _add_ls,
+    _add_usage,
+    _add_search,
 )
 
 

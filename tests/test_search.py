@@ -1,0 +1,167 @@
+"""``pisession search``: the text of messages is searched (never JSON keys), every hit
+carries the fate ``pisession explain`` gives its entry at the default leaf, the byte
+filter that skips lines never loses a hit, and bad files are named and skipped."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from builders import compaction, entry, jsonl, msg
+
+import pisession
+from pisession.cli import main
+from pisession.search import Pattern, search_file, search_folder, searched_texts
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = sorted(
+    p
+    for folder in ("conformance/edge", "conformance/generated-1.6", "samples", "damaged", "audit")
+    for p in (ROOT / "data" / folder).glob("*.jsonl")
+)
+
+
+def _readable(path: Path) -> bool:
+    try:
+        pisession.load(path).fates()
+    except pisession.PisessionError:
+        return False
+    return True
+
+
+READABLE = [p for p in CORPUS if _readable(p)]
+
+
+def _explain_fates(path: Path, capsys) -> dict[int, tuple[str, bool]]:
+    """The fate of every entry by line, from ``pisession explain --json`` (from
+    ``Session.fates``, which explain reads, where explain itself fails on the file)."""
+    if main(["explain", str(path), "--json"]) != 0:
+        capsys.readouterr()
+        session = pisession.load(path)
+        return {f.line: (f.fate, f.reached_model) for f in session.fates()}
+    entries = json.loads(capsys.readouterr().out)["entries"]
+    return {e["line"]: (e["fate"], e["reached"]) for e in entries}
+
+
+@pytest.mark.parametrize("path", READABLE, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_hit_has_the_fate_explain_gives(path, capsys):
+    hits = search_file(path, Pattern(r"\S", regex=True))  # every entry with any text
+    fates = _explain_fates(path, capsys)
+    assert all((h.fate, h.reached) == fates[h.line] for h in hits)
+    session = pisession.load(path)
+    with_text = [
+        p for p, e in enumerate(session.entries) if any(t.strip() for _, t in searched_texts(e))
+    ]
+    assert [h.line for h in hits] == [session.line_of(p) for p in with_text]
+
+
+PATTERNS = ["the", "THE", 'say "', "\\", "é", "\n", "a b", "tests/", "{", "Ünï"]
+
+
+@pytest.mark.parametrize("ignore_case", [False, True])
+@pytest.mark.parametrize("text", PATTERNS)
+def test_the_byte_filter_never_loses_a_hit(text, ignore_case):
+    literal = search_folder(READABLE, Pattern(text, ignore_case=ignore_case), workers=1)
+    regex = search_folder(READABLE, Pattern(re.escape(text), True, ignore_case), workers=1)
+    assert literal.hits == regex.hits
+
+
+def _tmp_session(tmp_path, *entries) -> Path:
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(jsonl(*entries))
+    return path
+
+
+def test_message_text_is_searched_and_json_keys_are_not(tmp_path):
+    call = {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "grep zeta"}}
+    path = _tmp_session(
+        tmp_path,
+        msg("u1", None, "user", "alpha here"),
+        msg("a1", "u1", "assistant", [{"type": "thinking", "thinking": "beta"}, call]),
+        msg("t1", "a1", "toolResult", [{"type": "text", "text": "gamma out"}], toolCallId="c1"),
+        entry(
+            "message",
+            "b1",
+            "t1",
+            message={
+                "role": "bashExecution",
+                "command": "echo delta",
+                "output": "epsilon",
+                "exitCode": 0,
+            },
+        ),
+        compaction("c1", "b1", "u1", summary="eta summary"),
+        entry("custom_message", "m1", "c1", customType="x", content="theta", display=True),
+        entry("branch_summary", "s1", "u1", fromId="u1", summary="iota"),
+    )
+    found = {}
+    for word in ("alpha", "beta", "zeta", "gamma", "delta", "epsilon", "eta", "theta", "iota"):
+        hits = search_file(path, Pattern(word))
+        found[word] = [(h.id, h.field) for h in hits]
+    assert found["alpha"] == [("u1", "text")]
+    assert found["beta"] == [("a1", "thinking")]
+    assert found["zeta"] == [("a1", "tool call")]
+    assert found["gamma"] == [("t1", "tool result")]
+    assert found["delta"] == [("b1", "bash command")]
+    assert found["epsilon"] == [("b1", "bash output")]
+    assert ("c1", "summary") in found["eta"] and ("m1", "custom message") in found["theta"]
+    assert found["iota"] == [("s1", "summary")]
+    for key in ("parentId", "role", "toolCallId", "content", "command", "exitCode"):
+        assert not search_file(path, Pattern(key)), key
+
+
+def test_hits_count_matches_and_mark_the_first(tmp_path):
+    path = _tmp_session(tmp_path, msg("u1", None, "user", "x" * 80 + " port port\nport"))
+    (hit,) = search_file(path, Pattern("port"))
+    assert hit.matches == 3
+    assert hit.excerpt[hit.start : hit.end] == "port" and "\n" not in hit.excerpt
+    assert hit.excerpt.startswith("…") and len(hit.excerpt) <= 2 * 30 + len("port") + 2
+
+
+def _folder(tmp_path) -> Path:
+    for name in ("tour.jsonl", "pi-0.87.1-a-print-multiturn-tools.jsonl"):
+        shutil.copy(ROOT / "data/samples" / name, tmp_path / name)
+    shutil.copy(ROOT / "data/damaged/binary-garbage.jsonl", tmp_path / "garbage.jsonl")
+    return tmp_path
+
+
+def test_search_json_reached_filters_and_skipped_files(tmp_path, capsys):
+    folder = _folder(tmp_path)
+    assert main(["search", "util", str(folder), "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["skipped"] == 1 and out["files"] == 2
+    assert "garbage.jsonl" in captured.err and captured.err.count("\n") == 1
+    every = out["hits"]
+    assert {h["fate"] for h in every} >= {"kept", "summarized"}
+    assert main(["search", "util", str(folder), "--json", "--reached"]) == 0
+    reached = json.loads(capsys.readouterr().out)["hits"]
+    assert main(["search", "util", str(folder), "--json", "--not-reached"]) == 0
+    not_reached = json.loads(capsys.readouterr().out)["hits"]
+    assert reached == [h for h in every if h["reached"]]
+    assert not_reached == [h for h in every if not h["reached"]]
+    assert reached and not_reached
+
+
+def test_search_text_is_escaped_fits_80_columns_and_exits_1_without_hits(tmp_path, capsys):
+    evil = "\x1b[31mred\x1b[0m \u202eevil\u202c " + "long " * 40
+    path = _tmp_session(tmp_path, msg("u1", None, "user", evil))
+    assert main(["search", "evil", str(path), "--width", "80"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert all(len(line) <= 80 for line in out.splitlines())
+    assert main(["search", "nowhere-to-be-found", str(path)]) == 1
+    assert "no hits" in capsys.readouterr().out
+    assert main(["search", "(", str(path), "--regex"]) == 2
+    assert "not a regular expression" in capsys.readouterr().err
+
+
+def test_to_records_are_plain_dicts():
+    hits = search_file(ROOT / "data/samples/tour.jsonl", Pattern("util"))
+    records = hits.to_records()
+    assert records and all(type(r) is dict for r in records)
+    assert all(v is None or type(v) in (str, int, bool) for r in records for v in r.values())
+    assert json.loads(json.dumps(records)) == records
