@@ -14,7 +14,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { DATA_CONFORMANCE, PI_VERSION, REPO, sessionManager } from "./pi.mjs";
 
 const OUT = join(REPO, "data", "migrated");
-const FOLDERS = { samples: join(REPO, "pisession", "samples") };
+const FOLDERS = { samples: join(REPO, "pisession", "samples"), damaged: join(REPO, "data", "damaged") };
 
 function legacy(file) {
   // Pi's test: the first "session" line's version (missing means 1) below 3
@@ -37,6 +37,7 @@ function corpus() {
   add(join(DATA_CONFORMANCE, "generated"), (n) => /^gen-v[12]-/.test(n));
   add(join(DATA_CONFORMANCE, "edge"), () => true);
   add(join(DATA_CONFORMANCE, "legacy"), () => true);
+  add(FOLDERS.damaged, () => true);
   add(FOLDERS.samples, (n) => n.startsWith("legacy-"));
   return files;
 }

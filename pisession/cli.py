@@ -567,6 +567,7 @@ def cmd_migrate(args) -> int:
         _out_bytes(session.dumps())
         for step in session.migration_steps:
             sys.stderr.write(f"{clean(step.summary())}\n")
+        _readback_note(session, session.dumps(), lambda line: sys.stderr.write(line + "\n"))
         return 0
     _write(target, session.dumps())
     lines = [clean(step.summary()) for step in session.migration_steps]
@@ -575,9 +576,18 @@ def cmd_migrate(args) -> int:
     ids = _ids_text(session, args)
     entries = plural(len(session), "entry", "entries")
     lines.append(f"wrote {clean(target)} (version 3, {entries}, {ids})")
+    _readback_note(session, target.read_bytes(), lines.append)
     width = output_width(sys.stdout)  # a terminal's width (None in a pipe: whole lines)
     _out("".join("\n".join(wrap(line, width, "    ")) + "\n" for line in lines))
     return 0
+
+
+def _readback_note(session, written: bytes, say) -> None:
+    """Says, on one line, when the file written reads back with another context than the
+    session migrated in memory (what Pi's own rewrite does to the file too), and why."""
+    change = session.readback_change(written)
+    if change:
+        say(f"note: {clean(change)}; Pi's own rewrite writes the same file")
 
 
 def _nothing_to_migrate(session, deterministic: bool) -> str:

@@ -440,6 +440,39 @@ class Session:
             return data
         return rewrite_lines(data, self._legacy.rewritten)
 
+    def readback_change(self, written: bytes | None = None) -> str | None:
+        """How the migrated file, read back (``written``: what was written, by default
+        ``dumps()``), gives another context at its default leaf than this session does
+        in memory, and why, in one line; None when it gives the same (or nothing was
+        migrated). Pi's own rewrite writes the same bytes, so Pi reads back the same.
+
+        An array line gets an id in memory (JavaScript arrays take properties) that
+        JSON cannot write: the entry after it loses its parent.
+
+        >>> s = loads(b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}\\n'
+        ...     b'{"type":"message","message":{"role":"user","content":"a"}}\\n[1]\\n'
+        ...     b'{"type":"message","message":{"role":"user","content":"b"}}\\n')
+        >>> note = s.readback_change(); note.split(" (")[0]
+        'the written file reads back with another context: 1 message instead of 2 messages'
+        >>> note[82:]
+        "(line 3 is an array: JSON does not write the id it got, so line 4's parent is missing)"
+        """
+        if self._legacy is None:
+            return None
+        before = _context_outcome(self)
+        after = _context_outcome(loads(self.dumps() if written is None else written, self.source))
+        if before == after:
+            return None
+        counts = [
+            f"{len(o)} message{'' if len(o) == 1 else 's'}" if isinstance(o, list) else o
+            for o in (after, before)
+        ]
+        why = _lost_parents(self._legacy.rewritten) or "why is not known: please report it"
+        return (
+            f"the written file reads back with another context: {counts[0]} instead of "
+            f"{counts[1]} ({why})"
+        )
+
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
         """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
 
@@ -499,6 +532,32 @@ def _entry_rows(parsed: ParsedLines, diagnostics: list[Diagnostic]) -> ParsedLin
         diagnostics.append(Diagnostic(parsed.lines[k], "extra-header", message))
     diagnostics.sort(key=lambda d: d.line)
     return parsed.without([0, *extra])
+
+
+def _context_outcome(session: Session) -> list | str:
+    """The default leaf's context messages, or the error that stops it (one line)."""
+    from .errors import PisessionError
+
+    try:
+        return session.context().messages
+    except PisessionError as exc:
+        return f"no context: {str(exc).split(': ', 1)[-1]}"
+
+
+def _lost_parents(rewritten: dict[int, object]) -> str:
+    """Which array lines got an id in memory that the written file cannot hold, and the
+    lines whose parent that was ("" when none)."""
+    ids = {}
+    for line, value in rewritten.items():
+        if isinstance(value, list) and js_field(value, "id") is not UNDEFINED:
+            ids[js_field(value, "id")] = line
+    losses = [
+        f"line {ids[parent]} is an array: JSON does not write the id it got, so line {line}'s "
+        "parent is missing"
+        for line, value in rewritten.items()
+        if isinstance(value, dict) and (parent := value.get("parentId")) in ids
+    ]
+    return "; ".join(losses[:3]) + ("; ..." if len(losses) > 3 else "")
 
 
 def _migrated(parsed, store, header, new_id, source) -> _Legacy | None:
