@@ -268,7 +268,7 @@ def _hits_in(session, path: str, pattern: Pattern, lines: set[int] | None) -> Hi
         return Hits()
     fates = session.fates()
     header = session.header
-    name = session.name
+    name = session_name(session)
     hits = Hits()
     for position, entry, (what, text, start, end), count in found:
         fate = fates[position]
@@ -293,6 +293,20 @@ def _hits_in(session, path: str, pattern: Pattern, lines: set[int] | None) -> Hi
             )
         )
     return hits
+
+
+def session_name(session) -> str | None:
+    """The session's name, or None where Pi's ``getSessionName`` would throw on it (the
+    hits and the usage are still counted).
+
+    >>> import pisession
+    >>> session_name(pisession.load(pisession.sample_path("tour")))
+    'Tour of the session format'
+    """
+    try:
+        return session.name
+    except PisessionError:
+        return None
 
 
 def _plain(value: object) -> object:

@@ -447,6 +447,7 @@ def session_usage(path: str, branch: bool = False) -> SessionUsage:
     >>> u.breakdown[0].key, sorted({day for day, _ in u.days}) != []
     ('fake/fake-coder', True)
     """
+    from .search import session_name
     from .session import load
 
     out = SessionUsage(path)
@@ -457,7 +458,7 @@ def session_usage(path: str, branch: bool = False) -> SessionUsage:
         cwd, started = js_field(header, "cwd"), js_field(header, "timestamp")
         out.cwd = cwd if isinstance(cwd, str) else ""
         out.started = started if isinstance(started, str) else ""
-        out.name = session.name
+        out.name = session_name(session)
         positions = session.path_positions() if branch else None
         totals, out.days = _tally(session, positions, True, out.started)
         out.breakdown = breakdown_from_totals(totals)
