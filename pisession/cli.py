@@ -147,7 +147,7 @@ def _resolve(path: str) -> str:
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a folder; to list its sessions: pisession ls {quote(path)}")
     try:
-        found = locate(path, _roots())
+        found = locate(path, _roots)  # the roots only for an id: $HOME may be unsearchable
     except NotFound as exc:
         raise CommandError(str(exc)) from None
     return _shown_path(found) if path in sample_names() else str(found)

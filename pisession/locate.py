@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,11 +134,13 @@ def match_id(arg: str, stored: list[Stored]) -> list[Stored]:
     return [s for s in stored if s.id.startswith(arg) or (UUID7.match(s.id) and s.id.endswith(arg))]
 
 
-def locate(arg: str, roots: list[Path]) -> Path:
+def locate(arg: str, roots: list[Path] | Callable[[], list[Path]]) -> Path:
     """The file ``arg`` names: an existing path, a bundled sample, or a stored session
-    found by id under ``roots``. A path-like argument is returned as it is (reading
-    it reports a missing file). Raises ``NotFound`` naming what was tried, or the
-    sessions an ambiguous id matches.
+    found by id under ``roots`` (or what ``roots()`` gives, asked only when ``arg`` is
+    neither: a sessions folder that cannot be searched does not stand in the way of a
+    path that exists). A path-like argument is returned as it is (reading it reports a
+    missing file). Raises ``NotFound`` naming what was tried, or the sessions an
+    ambiguous id matches.
 
     >>> locate("tour", []).name
     'tour.jsonl'
@@ -149,6 +152,7 @@ def locate(arg: str, roots: list[Path]) -> Path:
         return path
     if arg in sample_names():
         return sample_path(arg)
+    roots = roots() if callable(roots) else roots
     matches = match_id(arg, stored_sessions(roots)) if arg else []
     if len(matches) == 1:
         return matches[0].path

@@ -773,3 +773,33 @@ def test_labels_of_any_json_value_are_shown_not_raised(tmp_path, capsys):
     from pisession import display
 
     assert "[{}]" in display.session_html(session)
+
+
+# --- the command line under hostile surroundings (issue 31 items 12-13) --------------------
+
+
+def test_an_unsearchable_home_does_not_stand_in_the_way_of_a_path(tmp_path, monkeypatch, capsys):
+    """Item 12: a sessions folder that cannot be searched (a service account's $HOME)
+    matters only when FILE is a session id, not a path that exists or a sample."""
+    from pisession.cli import main
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR", "PIG_CODING_AGENT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("PIG_CODING_AGENT_SESSION_DIR", raising=False)
+    is_dir = Path.is_dir
+
+    def unsearchable(path):
+        if str(path).startswith(str(home)):
+            raise PermissionError(13, "Permission denied", str(path))
+        return is_dir(path)
+
+    monkeypatch.setattr(Path, "is_dir", unsearchable)
+    file = tmp_path / "tour.jsonl"
+    file.write_bytes(pisession.sample_path("tour").read_bytes())
+    for args in (["check", str(file)], ["context", str(file)], ["tree", "tour"]):
+        assert main(args) == 0, args
+    capsys.readouterr()
+    assert main(["context", "abc123"]) != 0
+    assert "Permission denied" in capsys.readouterr().err
