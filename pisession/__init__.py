@@ -18,13 +18,16 @@ from .errors import CycleError, PisessionError, SessionFormatError, UnknownLeafE
 from .llm import to_llm
 from .migration import migrate, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
 from .samples import sample_names, sample_path
+from .search import Pattern, search_folder
 from .session import Context, ProjectedEntry, Projection, Session, load, loads
+from .usage import scan_folder, session_breakdown
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Context",
     "CycleError",
+    "Pattern",
     "PisessionError",
     "ProjectedEntry",
     "Projection",
@@ -39,6 +42,9 @@ __all__ = [
     "rule",
     "sample_names",
     "sample_path",
+    "scan_folder",
+    "search_folder",
     "sequential_ids",
+    "session_breakdown",
     "to_llm",
 ]
