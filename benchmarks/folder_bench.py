@@ -1,0 +1,126 @@
+"""Time ``pisession usage`` against ccusage-pi and ``pisession search`` against rg on one
+sessions folder, as whole processes: median wall time of ``--runs`` alternating runs and
+the peak memory of the process tree (RSS summed over the process and its workers,
+sampled every 20 ms). Writes ``benchmarks/out/folder-results.json`` and prints a table.
+
+    python benchmarks/generate_folder.py --out benchmarks/out/folder-2gb/sessions
+    python benchmarks/folder_bench.py benchmarks/out/folder-2gb/sessions \\
+        --ccusage /tmp/ccusage/node_modules/.bin/ccusage-pi --pattern "index cache leaf"
+
+ccusage-pi (npm ``@ccusage/pi``) is given the folder's parent as ``--piPath``; ``rg``
+is Debian's ripgrep. Neither is a dependency: install them outside the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out" / "folder-results.json"
+
+
+def _tree_rss(pid: int) -> int:
+    """RSS in bytes of ``pid`` and every process below it."""
+    total, todo = 0, [pid]
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    while todo:
+        p = todo.pop()
+        todo.extend(children.get(p, []))
+        try:
+            with open(f"/proc/{p}/statm") as handle:
+                total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError):
+            pass
+    return total
+
+
+def run(command: list[str]) -> tuple[float, int, bytes]:
+    """Wall seconds, peak tree RSS and stdout of one run."""
+    start = time.perf_counter()
+    with open(os.devnull, "wb") as null:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=null)
+        peak, chunks = 0, []
+        os.set_blocking(process.stdout.fileno(), False)
+        while process.poll() is None:
+            peak = max(peak, _tree_rss(process.pid))
+            data = process.stdout.read()
+            if data:
+                chunks.append(data)
+            time.sleep(0.02)
+        rest = process.stdout.read()
+        if rest:
+            chunks.append(rest)
+    return time.perf_counter() - start, peak, b"".join(chunks)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", help="the sessions folder")
+    parser.add_argument("--ccusage", required=True, help="the ccusage-pi command")
+    parser.add_argument("--rg", default="rg")
+    parser.add_argument("--pattern", default="index cache leaf")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args(argv)
+    folder = Path(args.folder)
+    py = [sys.executable, "-m", "pisession"]
+    commands = {
+        "pisession usage": [*py, "usage", str(folder), "--json"],
+        "ccusage-pi": [args.ccusage, "daily", "--json", "--piPath", str(folder.parent)],
+        "pisession search": [*py, "search", args.pattern, str(folder), "--json"],
+        "rg": [args.rg, "-n", args.pattern, str(folder)],
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    peaks: dict[str, int] = dict.fromkeys(commands, 0)
+    outputs: dict[str, bytes] = {}
+    for _ in range(args.runs):
+        for name, command in commands.items():
+            wall, peak, out = run(command)
+            times[name].append(wall)
+            peaks[name] = max(peaks[name], peak)
+            outputs[name] = out
+    size = sum(p.stat().st_size for p in folder.rglob("*.jsonl"))
+    files = sum(1 for _ in folder.rglob("*.jsonl"))
+    usage = json.loads(outputs["pisession usage"])
+    ccusage = json.loads(outputs["ccusage-pi"])
+    search = json.loads(outputs["pisession search"])
+    result = {
+        "folder": {"files": files, "bytes": size},
+        "runs": args.runs,
+        "pattern": args.pattern,
+        "median_seconds": {n: statistics.median(t) for n, t in times.items()},
+        "peak_rss_mb": {n: round(p / 1e6) for n, p in peaks.items()},
+        "pisession_total": usage["total"],
+        "pisession_skipped": usage["skipped"],
+        "ccusage_totals": ccusage["totals"],
+        "search_hits": len(search["hits"]),
+        "rg_lines": outputs["rg"].count(b"\n"),
+    }
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(json.dumps(result, indent=1) + "\n")
+    median = result["median_seconds"]
+    print(f"{files} files, {size / 1e9:.2f} GB, {args.runs} runs each (median wall, peak RSS)")
+    for name in commands:
+        print(f"{name:18} {median[name]:7.2f} s  {result['peak_rss_mb'][name]:6} MB")
+    print(f"usage / ccusage-pi: {median['pisession usage'] / median['ccusage-pi']:.2f}x")
+    print(f"search / rg:        {median['pisession search'] / median['rg']:.2f}x")
+    print(f"search hits {result['search_hits']}, rg lines {result['rg_lines']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
