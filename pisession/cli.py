@@ -576,7 +576,8 @@ def cmd_migrate(args) -> int:
     ids = _ids_text(session, args)
     entries = plural(len(session), "entry", "entries")
     lines.append(f"wrote {clean(target)} (version 3, {entries}, {ids})")
-    _readback_note(session, target.read_bytes(), lines.append)
+    written = target.read_bytes() if target.is_file() else session.dumps()  # not a FIFO's
+    _readback_note(session, written, lines.append)
     width = output_width(sys.stdout)  # a terminal's width (None in a pipe: whole lines)
     _out("".join("\n".join(wrap(line, width, "    ")) + "\n" for line in lines))
     return 0

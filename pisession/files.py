@@ -414,7 +414,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
             errno.EEXIST, "exists (pass overwrite=True / --force to replace it)", str(path)
         )
     if _special(path):
-        with open(path, "wb") as out:
+        with os.fdopen(_open_special(path), "wb") as out:
             out.write(data)
         return path
     folder = path.parent if str(path.parent) else Path(".")
@@ -460,6 +460,36 @@ def _sync_folder(folder: Path) -> None:
             os.fsync(directory)
         finally:
             os.close(directory)
+
+
+#: Seconds a FIFO target may go without a program reading it before writing fails.
+FIFO_WAIT = 10.0
+
+
+def _open_special(path: Path, wait: float | None = None) -> int:
+    """A device, pipe or socket opened for writing; a FIFO no program reads in ``wait``
+    seconds (``FIFO_WAIT``) raises ``TimeoutError`` instead of waiting forever."""
+    import stat
+    import time
+
+    if not stat.S_ISFIFO(os.stat(path).st_mode):
+        return os.open(path, os.O_WRONLY)
+    deadline = time.monotonic() + (FIFO_WAIT if wait is None else wait)
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: no reader yet
+                raise
+            if time.monotonic() >= deadline:
+                waited = FIFO_WAIT if wait is None else wait
+                raise TimeoutError(
+                    errno.ETIMEDOUT, f"a FIFO no program reads (waited {waited:g} s)"
+                ) from None
+            time.sleep(0.02)
+            continue
+        os.set_blocking(fd, True)
+        return fd
 
 
 def _special(path: Path) -> bool:

@@ -630,7 +630,7 @@ def read_source(
         return _from_bytes(data, source, complete_lines_only, counting)
     path = os.path.expanduser(os.fspath(path_or_bytes))
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below; its errors are ours to word
+        handle = open_input(path)
     except OSError as exc:
         raise SessionFormatError(path, None, f"cannot read: {exc.strerror}") from None
     with handle:
@@ -647,6 +647,41 @@ def read_source(
     if partial is not None:
         diagnostics.append(partial)
     return LineStore(path=path, size=size), parsed, diagnostics, path
+
+
+#: Seconds a FIFO may go without a program writing to it before reading it fails.
+FIFO_WAIT = 10.0
+
+
+def open_input(path: str, wait: float | None = None):
+    """``path`` opened for reading in binary mode. A FIFO (a named pipe) is opened without
+    blocking and read once a program writes to it (process substitution, ``/dev/stdin``
+    in a pipe); one that no program writes to in ``wait`` seconds (``FIFO_WAIT``) raises
+    ``OSError`` saying so, where a plain ``open`` would wait forever.
+
+    >>> import tempfile; folder = tempfile.mkdtemp(); fifo = folder + "/f"; os.mkfifo(fifo)
+    >>> open_input(fifo, wait=0.01)
+    Traceback (most recent call last):
+    TimeoutError: [Errno 110] a FIFO no program writes to (waited 0.01 s)
+    """
+    import select
+    import stat
+
+    try:
+        fifo = stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        fifo = False
+    if not fifo:
+        return open(path, "rb")  # the caller closes it
+    wait = FIFO_WAIT if wait is None else wait
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    poll = select.poll()
+    poll.register(fd, select.POLLIN | select.POLLHUP)
+    if not poll.poll(wait * 1000):
+        os.close(fd)
+        raise TimeoutError(110, f"a FIFO no program writes to (waited {wait:g} s)")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
 
 
 def _regular(handle) -> bool:

@@ -803,3 +803,53 @@ def test_an_unsearchable_home_does_not_stand_in_the_way_of_a_path(tmp_path, monk
     capsys.readouterr()
     assert main(["context", "abc123"]) != 0
     assert "Permission denied" in capsys.readouterr().err
+
+
+@pytest.fixture
+def short_fifo_wait(monkeypatch):
+    from pisession import files, reader
+
+    monkeypatch.setattr(reader, "FIFO_WAIT", 0.2)
+    monkeypatch.setattr(files, "FIFO_WAIT", 0.2)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_nobody_writes_or_reads_fails_on_one_line(tmp_path, capsys, short_fifo_wait):
+    """Item 13: a FIFO with no writer (or, for ``-o``, no reader) is a one-line error
+    after a wait, not a command that blocks forever."""
+    from pisession.cli import main
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    commands = (["context"], ["check"], ["export", "tour", "-o"])
+    for command in commands:
+        extra = ["--force", "--format", "md"] if command[0] == "export" else []
+        assert main([*command, str(fifo), *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "a FIFO no program" in err and str(fifo) in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_with_a_writer_or_a_reader_works(tmp_path, capsys, short_fifo_wait):
+    import threading
+
+    from pisession.cli import main
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    data = pisession.sample_path("tour").read_bytes()
+
+    def write():
+        with open(fifo, "wb") as out:
+            out.write(data)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert main(["check", str(fifo)]) == 0
+    writer.join()
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert main(["export", "tour", "-o", str(fifo), "--force", "--format", "md"]) == 0
+    reader.join()
+    assert got[0].startswith(b"# Tour of the session format")
