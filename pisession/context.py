@@ -631,6 +631,21 @@ class ProjectedEntry:
         """``part``, under its older name."""
         return self.part
 
+    def __repr__(self) -> str:
+        """A one-line summary (the entry itself is ``.entry``, its messages ``.messages``).
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).projection().items[0]
+        <ProjectedEntry at position 23 (line 25), 'cp000001', compaction: 2 messages>
+        """
+        line = "" if self.line is None else f" (line {self.line})"
+        count = len(self.messages)
+        edited = ", edited" if self.edit is not None else ""
+        return (
+            f"<ProjectedEntry at position {self.position}{line}, {quoted(self.id)}, "
+            f"{self.part}: {count} message{'' if count == 1 else 's'}{edited}>"
+        )
+
 
 #: Selected entries decoded together (the writer's and the fates' blocks too): few
 #: enough that a block's objects stay in the processor's caches from decoding to writing
@@ -739,6 +754,18 @@ def _edited(index: EntryIndex, messages: list, edit_position: int, edit: object)
         ) from None
 
 
+def _counted(values) -> str:
+    """``values`` counted, in order of first appearance: ``'user 2, assistant 1'``.
+
+    >>> _counted(["user", "assistant", "user"])
+    'user 2, assistant 1'
+    """
+    counts: dict = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return ", ".join(f"{value} {n}" for value, n in counts.items())
+
+
 @dataclass
 class Context:
     """The model context at a leaf: Pi's ``buildSessionContext`` result."""
@@ -790,6 +817,22 @@ class Context:
         from . import jsjson
 
         return jsjson.dumps(self.to_dict(), indent)
+
+    def __repr__(self) -> str:
+        """A one-line summary (``print(context.to_json(2))`` or the HTML view for all of it).
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).context()  # doctest: +ELLIPSIS
+        <Context at position 25: 10 messages (system 1, ...), model fake/fake-coder, thinking ...>
+        """
+        roles = _counted(value_text(js_field(m, "role")) for m in self.messages)
+        model = self.model or {}
+        name = "/".join(value_text(model[k]) for k in ("provider", "modelId") if k in model)
+        parts = [f"{len(self.messages)} messages" + (f" ({roles})" if roles else "")]
+        parts.append(f"model {name or 'none'}")
+        if self.thinking_level is not UNDEFINED:
+            parts.append(f"thinking {value_text(self.thinking_level)}")
+        return f"<Context at position {self.leaf}: {', '.join(parts)}>"
 
     def _repr_html_(self) -> str:
         from .display import context_html
@@ -858,6 +901,24 @@ class Projection:
             if message_index < seen:
                 return item
         raise IndexError(message_index)
+
+    def __repr__(self) -> str:
+        """A one-line summary (``to_records()`` or the HTML view for every entry).
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).projection()  # doctest: +ELLIPSIS
+        <Projection at position 25: 12 entries selected (...), 10 messages, compaction at ...>
+        """
+        parts = [f"{len(self.items)} entries selected"]
+        if self.items:
+            parts[0] += f" ({_counted(item.part for item in self.items)})"
+        parts.append(f"{len(self.context.messages)} messages")
+        if self.compaction is not None:
+            parts.append(f"compaction at position {self.compaction}")
+        edited = sum(item.edit is not None for item in self.items)
+        if edited:
+            parts.append(f"{edited} edited")
+        return f"<Projection at position {self.context.leaf}: {', '.join(parts)}>"
 
     def _repr_html_(self) -> str:
         from .display import projection_html
