@@ -88,6 +88,21 @@ class LeafDiff:
     messages_a: int = 0
     messages_b: int = 0
 
+    def __repr__(self) -> str:
+        """A one-line summary (``to_dict()`` or the HTML view for every entry).
+
+        >>> import pisession
+        >>> session = pisession.load(pisession.sample_path("tour"))
+        >>> session.diff(*[session.index.ids[leaf] for leaf in session.leaves()])
+        ... # doctest: +ELLIPSIS
+        <LeafDiff of positions 19 and 25: branches, ... entries shared; messages: ...>
+        """
+        counts = ", ".join(f"{kind} {n}" for kind, n in self.counts().items() if n)
+        return (
+            f"<LeafDiff of positions {self.leaf_a} and {self.leaf_b}: {self.fork.relation}, "
+            f"{self.fork.shared} entries shared; messages: {counts or 'none'}>"
+        )
+
     def counts(self) -> dict[str, int]:
         """Messages of each kind (shared and edited-differently counted once, as in A)."""
         counts = dict.fromkeys(KINDS, 0)
