@@ -112,3 +112,16 @@ def test_text_helpers():
     assert words.entry_text({"type": "context_edit", "targetId": "t", "replacement": None}) == (
         "omit t"
     )
+
+
+def test_answer_objects_print_a_short_summary_and_keep_the_long_form_for_html():
+    session = pisession.load(pisession.sample_path("tour"))
+    projection = session.projection()
+    a, b = (session.index.ids[leaf] for leaf in session.leaves())
+    answers = [projection, projection.context, projection.items[0], session.diff(a, b)]
+    for answer in answers:
+        assert len(repr(answer)) < 200 and "\n" not in repr(answer), repr(answer)
+    assert repr(projection).startswith(f"<Projection at position {session.leaves()[-1]}: ")
+    assert f"{len(projection.items)} entries selected" in repr(projection)
+    assert f"{len(projection.context.messages)} messages" in repr(projection.context)
+    assert len(projection._repr_html_()) > 10 * len(repr(projection))
