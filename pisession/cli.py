@@ -1091,10 +1091,15 @@ def search_text(found, look: Look) -> str:
         if room is not None and text_width(text) + 2 > room:
             keep = max(room - 2, 8)
             shift = max(0, min(start - keep // 3, len(text) - keep))
-            text, start, end = text[shift : shift + keep], start - shift, end - shift
+            cut = text[shift : shift + keep]
+            if shift > 0 and not cut.startswith(look.ellipsis):  # say where it was cut
+                cut = look.ellipsis + cut[len(look.ellipsis) :]
+            if shift + keep < len(text):
+                cut = cut[: -len(look.ellipsis)] + look.ellipsis
+            text, start, end = cut, start - shift, end - shift
             start, end = max(start, 0), max(min(end, len(text)), 0)
         marked = text[:start] + look.paint(left + text[start:end] + right, "bold") + text[end:]
-        lines.append(f"{where}{fate}  {marked}")
+        lines.append(f"{where}{fate}  {marked}".rstrip())
     reached = sum(1 for h in hits if h.reached)
     count = f"{plural(len(hits), 'hit')} in {plural(len(sessions), 'session')}"
     if hits:
