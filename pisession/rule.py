@@ -117,9 +117,8 @@ def settings(entries: list, positions: list[int]) -> Settings:
                 raise PiFailure(_SOURCE, None, "a message entry has no message", position)
             if field(message, "role") == "assistant":
                 # the model Pi asked for (``model``), not the one that answered
-                model = _defined(
-                    provider=field(message, "provider"), modelId=field(message, "model")
-                )
+                asked = field(message, "model")
+                model = _defined(provider=field(message, "provider"), modelId=asked)
     return Settings(thinking, model)
 
 
@@ -143,11 +142,8 @@ def selection(entries: list, positions: list[int]) -> list[int]:
         return list(positions)
     newest = positions[compactions[-1]]
     # Pi finds the compaction again by its id (===): the first entry of the path with it
-    cut = next(
-        i
-        for i, p in enumerate(positions)
-        if strict_equal(field(entries[p], "id"), field(entries[newest], "id"))
-    )
+    own_id = field(entries[newest], "id")
+    cut = next(i for i, p in enumerate(positions) if strict_equal(field(entries[p], "id"), own_id))
     first_kept = field(entries[newest], "firstKeptEntryId")
     chosen, keeping = [newest], False
     for p in positions[:cut]:
