@@ -246,7 +246,8 @@ def default_leaf(index: EntryIndex) -> int | None:
 
 
 def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
-    """Positions from the root to ``leaf`` (inclusive), following ``parentId``.
+    """Positions from the root to ``leaf`` (inclusive), following ``parentId``; no
+    entries (``leaf`` None, as ``default_leaf`` gives for an empty session): no path.
 
     Raises ``CycleError`` (naming the loop) where Pi 0.87.1 would loop forever.
 
@@ -936,8 +937,8 @@ class Steps(NamedTuple):
     edits: dict
 
 
-def leaf_steps(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> Steps:
-    """Steps 1 to 4 for one leaf (default, -1: the last entry in file order), in Pi's
+def leaf_steps(index: EntryIndex, leaf: int | None = None, edits: bool = True) -> Steps:
+    """Steps 1 to 4 for one leaf (None: Pi's default, the last entry in file order), in Pi's
     order, so a file Pi fails on fails at the same step. ``edits=False``: none collected.
 
     >>> from pisession.build import new_message as m
@@ -945,15 +946,15 @@ def leaf_steps(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> 
     >>> steps.path, steps.selection.positions, steps.settings.thinking_level, steps.edits
     ([0, 1], [0, 1], 'off', {})
     """
-    leaf = default_leaf(index) if leaf == -1 else leaf
+    leaf = default_leaf(index) if leaf is None else leaf
     path = walk_path(index, leaf)
     settings = read_settings(index, path)
     selection = select(index, path)
     return Steps(path, settings, selection, collect_edits(index, selection) if edits else {})
 
 
-def project(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> Projection:
-    """The five steps for one leaf (default, -1: the last entry in file order).
+def project(index: EntryIndex, leaf: int | None = None, edits: bool = True) -> Projection:
+    """The five steps for one leaf (None: Pi's default, the last entry in file order).
     ``edits=False`` leaves step 4 out: what a reader that ignores context edits builds.
 
     >>> from pisession.build import new_entry as e, new_message as m
@@ -963,7 +964,7 @@ def project(index: EntryIndex, leaf: int | None = -1, edits: bool = True) -> Pro
     >>> [len(item.messages) for item in p.items], [m["role"] for m in p.messages]
     ([1, 0, 0], ['user'])
     """
-    leaf = default_leaf(index) if leaf == -1 else leaf
+    leaf = default_leaf(index) if leaf is None else leaf
     path, settings, selection, found = leaf_steps(index, leaf, edits)
     items = list(contributions(index, selection, found))
     messages = [m for item in items for m in item.messages]

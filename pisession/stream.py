@@ -172,7 +172,7 @@ def _raw_numbers_read(value: object) -> object:
 
 def context_json(
     index: rule.EntryIndex,
-    leaf: int | None = -1,
+    leaf: int | None = None,
     indent: int | None = 2,
     raw_lines=None,
     block: int | None = None,

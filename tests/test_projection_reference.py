@@ -100,3 +100,18 @@ def test_migrated_projection_equals_the_rule(data):
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_corpus_projection_equals_the_rule(path):
     _check_bytes(path.read_bytes())
+
+
+def test_none_is_the_default_leaf_everywhere():
+    """``None`` names Pi's default leaf (the last entry in file order) in the rule, the
+    engine and the session alike; an empty session has no path."""
+    from pisession import context
+
+    session = pisession.load(pisession.sample_path("tour"))
+    default = session.default_leaf
+    expected = [i.position for i in session.projection(session.index.ids[default]).items]
+    assert rule.project(session.entries, None).positions == expected
+    assert [i.position for i in context.project(session.index, None).items] == expected
+    assert [i.position for i in session.projection(None).items] == expected
+    assert len(session.context(None).messages) == len(rule.project(session.entries).messages)
+    assert rule.path([], None) == [] and context.project(context.EntryIndex.of([])).items == []
