@@ -88,9 +88,9 @@ def _out_bytes(data: bytes) -> None:
 
 def _roots() -> list[Path]:
     """The sessions folders a session id is looked up in: Pi's, then PiG's."""
-    from .files import sessions_root
+    from .locate import session_roots
 
-    return [root for root in (sessions_root("pi"), sessions_root("pig")) if root.is_dir()]
+    return session_roots()
 
 
 def _shown_path(path: Path) -> str:

@@ -134,6 +134,18 @@ def match_id(arg: str, stored: list[Stored]) -> list[Stored]:
     return [s for s in stored if s.id.startswith(arg) or (UUID7.match(s.id) and s.id.endswith(arg))]
 
 
+def session_roots() -> list[Path]:
+    """The sessions folders a stored session's id is looked up in: Pi's, then PiG's
+    (those that exist).
+
+    >>> all(root.is_dir() for root in session_roots())
+    True
+    """
+    from .files import sessions_root
+
+    return [root for root in (sessions_root("pi"), sessions_root("pig")) if root.is_dir()]
+
+
 def locate(arg: str, roots: list[Path] | Callable[[], list[Path]]) -> Path:
     """The file ``arg`` names: an existing path, a bundled sample, or a stored session
     found by id under ``roots`` (or what ``roots()`` gives, asked only when ``arg`` is

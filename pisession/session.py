@@ -614,6 +614,18 @@ def open_session(
     return Session(source, store, header, rows.lines, index, diagnostics, rows=decoding)
 
 
+def _named(arg: str) -> str | Path:
+    """The file a string names (``locate``): a path as it is, else a sample or a stored
+    session; a name that is none of these stays as it is, so reading it says so."""
+    from .locate import NotFound, locate, session_roots
+
+    try:
+        found = locate(arg, session_roots)
+    except NotFound as exc:
+        raise SessionFormatError(arg, None, str(exc).removeprefix(f"{arg}: ")) from None
+    return arg if str(found) == os.path.expanduser(arg) else found
+
+
 def read_values(path_or_bytes) -> tuple[list, list[int]]:
     """The first step of ``load`` alone: every parsed value of a file (the header
     first) and its line number, before any migration.
@@ -658,13 +670,21 @@ def load(
     ``counting=True`` also reads the usage figures while reading the file, for a
     ``stats()`` that needs no second pass over it (the CLI's ``stats`` and ``export``).
 
+    A string names a file as the command line's FILE does: a path (which wins), a
+    bundled sample's name or the id (or a unique start of it) of a session stored in
+    Pi's sessions folder.
+
     >>> from pisession.samples import sample_path
     >>> load(sample_path("tour")).name
+    'Tour of the session format'
+    >>> load("tour").name
     'Tour of the session format'
     >>> s = load(b'{"type":"session","version":3,"id":"s"}\\n{"type":"mess',
     ...          complete_lines_only=True)
     >>> len(s), [(d.line, d.kind) for d in s.diagnostics]
     (0, [(2, 'partial-line')])
     """
+    if isinstance(path_or_bytes, str):
+        path_or_bytes = _named(path_or_bytes)
     store, parsed, diagnostics, source = read_source(path_or_bytes, complete_lines_only, counting)
     return open_session(store, parsed, diagnostics, source, new_id, migrate)

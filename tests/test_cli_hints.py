@@ -155,3 +155,21 @@ def test_the_samples_stored_as_pi_stores_them_are_listed_and_replace_nothing(cap
     with pytest.raises(FileExistsError):
         store_samples(tmp_path / "agent")
     assert stored[0].read_text() == "not the sample\n"
+
+
+def test_load_takes_what_file_takes(tmp_path, monkeypatch):
+    """``pisession.load`` accepts a sample's name and a stored session's id (or a unique
+    start of it) as the command line's FILE does; a path that exists wins."""
+    from pisession.samples import store_samples
+
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    stored = store_samples(tmp_path / "agent")
+    tour = pisession.load(pisession.sample_path("tour"))
+    assert pisession.load("tour").id == tour.id
+    assert pisession.load(tour.id).id == tour.id  # found in Pi's sessions folder
+    assert pisession.load(tour.id[:8]).source in {str(p) for p in stored}
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tour").write_bytes(pisession.sample_path("legacy-v1").read_bytes())
+    assert pisession.load("tour").migrated  # the file named tour, not the sample
+    with pytest.raises(pisession.SessionFormatError, match="no such file, bundled sample"):
+        pisession.load("no-such-session-anywhere")
