@@ -35,12 +35,14 @@ class CycleError(SessionFormatError):
 (Pi 0.87.1 would hang here)'
     """
 
-    def __init__(self, source: str, line: int | None, cycle: list, position: int | None = None):
+    def __init__(
+        self, source: str, line: int | None, cycle: list[object], position: int | None = None
+    ):
         self.cycle = cycle
         super().__init__(source, line, f"{cycle_text(cycle)} (Pi 0.87.1 would hang here)", position)
 
 
-def cycle_text(cycle: list, ends: int = 3) -> str:
+def cycle_text(cycle: list[object], ends: int = 3) -> str:
     """A parent loop in words, long ones shortened to their ends.
 
     >>> cycle_text(["a", "b"])
@@ -64,4 +66,4 @@ class UnknownLeafError(PisessionError, KeyError):
         super().__init__(f"{source}: no entry has id {leaf_id!r}")
 
     def __str__(self) -> str:  # KeyError would quote the message
-        return self.args[0]
+        return str(self.args[0])

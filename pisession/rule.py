@@ -30,11 +30,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from .errors import CycleError, SessionFormatError
 from .jsdate import js_time_ms
 from .jsjson import loads
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, nullish, strict_equal, truthy
+
+#: The entries of a session (the header left out), decoded as ``JSON.parse`` reads
+#: them: objects as a rule, but a line may hold any truthy JSON value.
+Entries = list[object]
 
 #: The roles a context edit replaces the content of; other messages pass unchanged.
 EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
@@ -52,7 +57,7 @@ _SOURCE = "<entries>"
 # --- 1. the path ---------------------------------------------------------------------
 
 
-def path(entries: list, leaf: int | None = None) -> list[int]:
+def path(entries: Entries, leaf: int | None = None) -> list[int]:
     """Positions from a root down to ``leaf`` (a position; None: Pi's default leaf, the
     last entry in file order). A ``parentId`` that is falsy or names no entry ends the
     walk at a root; ids are looked up as a JavaScript ``Map`` keys them (the last entry
@@ -66,7 +71,7 @@ def path(entries: list, leaf: int | None = None) -> list[int]:
         key = js_key(field(entry, "id"))
         if key is not NO_KEY:
             by_id[key] = position
-    current = len(entries) - 1 if leaf is None else leaf
+    current: int | None = len(entries) - 1 if leaf is None else leaf
     walked: list[int] = []
     seen: set[int] = set()
     while current is not None and current >= 0:
@@ -92,7 +97,7 @@ class Settings:
     model: object
 
 
-def settings(entries: list, positions: list[int]) -> Settings:
+def settings(entries: Entries, positions: list[int]) -> Settings:
     """Read along the whole path, the last of each wins: a ``thinking_level_change``
     sets the level ("off" before any), a ``model_change`` or an assistant message the
     model (None before any). A message entry without a message makes Pi throw.
@@ -125,7 +130,7 @@ def settings(entries: list, positions: list[int]) -> Settings:
 # --- 3. the selection: compaction and kept range ---------------------------------------
 
 
-def selection(entries: list, positions: list[int]) -> list[int]:
+def selection(entries: Entries, positions: list[int]) -> list[int]:
     """The path's entries that are sent. After the newest compaction: the compaction,
     then the kept range (the path's entries from the one whose id is
     ``firstKeptEntryId`` up to the compaction, system messages dropped: a compaction
@@ -160,7 +165,7 @@ def _is_system_message(entry: object) -> bool:
 # --- 4. the context edits ---------------------------------------------------------------
 
 
-def context_edits(entries: list, chosen: list[int]) -> dict:
+def context_edits(entries: Entries, chosen: list[int]) -> dict[object, object]:
     """The edit in force for each edited entry, keyed by its id as a ``Map`` keys it:
     every ``context_edit`` among the selected entries counts, the last one for a target
     wins, wherever it stands (an edit may come before its target).
@@ -168,7 +173,7 @@ def context_edits(entries: list, chosen: list[int]) -> dict:
     >>> context_edits([{"type": "context_edit", "targetId": "u", "replacement": None}], [0])
     {'u': {'type': 'context_edit', 'targetId': 'u', 'replacement': None}}
     """
-    edits = {}
+    edits: dict[object, object] = {}
     for p in chosen:
         if field(entries[p], "type") == "context_edit":
             key = js_key(field(entries[p], "targetId"))
@@ -180,7 +185,7 @@ def context_edits(entries: list, chosen: list[int]) -> dict:
 # --- 5. the projection -----------------------------------------------------------------
 
 
-def entry_messages(entry: object) -> list:
+def entry_messages(entry: object) -> list[object]:
     """What one selected entry contributes, before any edit: a message entry its
     message (no content becomes ``""`` for a system message, ``[]`` for a user,
     assistant or tool result); a custom message, a branch summary (when its summary is
@@ -234,7 +239,7 @@ def entry_messages(entry: object) -> list:
 _MADE = ("custom_message", "branch_summary", "compaction")
 
 
-def message_messages(message: object) -> list:
+def message_messages(message: object) -> list[object]:
     """What a ``message`` entry contributes: its message as stored, except that no
     content (null or absent) becomes ``""`` for a system message and ``[]`` for a user,
     assistant or tool result (copies: the entry is not modified).
@@ -251,7 +256,7 @@ def message_messages(message: object) -> list:
     return [message]
 
 
-def apply_context_edit(messages: list, edit: object) -> list:
+def apply_context_edit(messages: list[object], edit: object) -> list[object]:
     """Messages after a context edit: ``replacement: null`` omits them all; otherwise
     user, assistant, tool-result and custom messages take the replacement's content (a
     string becomes one text block for assistant and tool result), the rest pass. The
@@ -264,7 +269,7 @@ def apply_context_edit(messages: list, edit: object) -> list:
     replacement = field(edit, "replacement")
     if replacement is None:
         return []
-    out = []
+    out: list[object] = []
     for message in messages:
         role = field(message, "role")
         if role not in EDITABLE_ROLES:
@@ -275,7 +280,7 @@ def apply_context_edit(messages: list, edit: object) -> list:
         content = field(replacement, "content")
         if role in ("assistant", "toolResult") and isinstance(content, str):
             content = [{"type": "text", "text": content}]
-        copy = {**message, "content": content}
+        copy = {**cast(dict[str, object], message), "content": content}  # an object: it has a role
         if content is UNDEFINED:
             del copy["content"]  # JavaScript keeps an undefined key; its JSON drops it
         out.append(copy)
@@ -290,15 +295,15 @@ class RuleProjection:
     path: list[int]
     settings: Settings
     positions: list[int]
-    contributed: list[list]
+    contributed: list[list[object]]
 
     @property
-    def messages(self) -> list:
+    def messages(self) -> list[object]:
         """Every message sent, in order."""
         return [m for each in self.contributed for m in each]
 
 
-def project(entries: list, leaf: int | None = None) -> RuleProjection:
+def project(entries: Entries, leaf: int | None = None) -> RuleProjection:
     """The five steps at ``leaf`` (a position; None: Pi's default leaf). A compaction
     that is not the first selected entry (an older one inside the kept range)
     contributes nothing.
@@ -314,7 +319,7 @@ def project(entries: list, leaf: int | None = None) -> RuleProjection:
     found = settings(entries, walked)
     chosen = selection(entries, walked)
     edits = context_edits(entries, chosen)
-    contributed = []
+    contributed: list[list[object]] = []
     for rank, p in enumerate(chosen):
         entry = entries[p]
         if rank > 0 and field(entry, "type") == "compaction":
@@ -330,12 +335,12 @@ def project(entries: list, leaf: int | None = None) -> RuleProjection:
     return RuleProjection(walked, found, chosen, contributed)
 
 
-def _defined(**fields: object) -> dict:
+def _defined(**fields: object) -> dict[str, object]:
     """An object as JavaScript builds it from these fields: undefined ones left out."""
     return {key: value for key, value in fields.items() if value is not UNDEFINED}
 
 
-def load_entries(file: str | Path) -> list:
+def load_entries(file: str | Path) -> list[object]:
     """The entries of a v3 session file for the rule: every line after the header that
     ``JSON.parse`` reads as a truthy value, as Pi keeps them (a plain reader;
     ``pisession.load`` reads any file, big, legacy or damaged).
@@ -344,7 +349,7 @@ def load_entries(file: str | Path) -> list:
     >>> len(load_entries(sample_path("tour")))
     26
     """
-    values = []
+    values: list[object] = []
     for line in Path(file).read_bytes().split(b"\n"):
         try:
             value = loads(line)
