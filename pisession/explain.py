@@ -764,9 +764,10 @@ def entry_data(session, fates) -> Iterator[dict]:
     for fate in fates:
         p = fate.position
         role = index.roles[p] if index.types[p] == "message" else None
-        reason = texts.get(fate.why)
-        if reason is None:
-            reason = texts[fate.why] = fate.reason
+        try:  # many entries share a reason: its words are made once
+            reason = texts.get(fate.why) or texts.setdefault(fate.why, fate.reason)
+        except TypeError:  # a reason holding an object (an entry type that is one)
+            reason = fate.reason
         yield {
             "line": fate.line,
             "id": fate.id,

@@ -133,3 +133,21 @@ def test_diff_json(capsys):
     }
     assert data["counts"] == {"shared": 0, "only-a": 10, "only-b": 8, "edited-differently": 0}
     assert data["a"]["messages"] == 10 and data["b"]["leaf"] == {"id": "a7000001", "line": 20}
+
+
+CORPUS = sorted((REPO / "data").glob("damaged/*.jsonl")) + sorted(
+    (REPO / "data" / "conformance").glob("*/*.jsonl")
+)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_explain_json_answers_or_fails_on_one_line_for_every_corpus_file(capsys, path):
+    """Whole JSON, or one line naming the file (never "a bug in pisession"): an entry
+    whose type is an object once stopped the entries list half-written."""
+    status = main(["explain", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert "a bug in pisession" not in err
+    if status == 0:
+        assert json.loads(out)["entries"] is not None
+    else:
+        assert out == "" and err.count("\n") == 1
