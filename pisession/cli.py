@@ -453,11 +453,10 @@ def cmd_export(args) -> int:
         raise CommandError("HTML is not for the terminal: pass -o OUT.html (or redirect: > OUT)")
     session = _shareable(_load(args.file, counting=True), args.redact)
     leaf = _leaf(session, args.leaf)
-    secrets = None if args.redact else _secrets_warning(session)
     render = export_html if fmt == "html" else export_markdown
     limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
     text = render(session, leaf, limit=limit, full_path=args.full_path)
-    warning = secrets and secrets.result()
+    warning = None if args.redact else _secrets_warning(session, text)
     if warning:
         _warn(warning)
     if fmt == "md" and len(text) > ISSUE_CHARS:
@@ -490,17 +489,13 @@ def _shareable(session, redact: bool):
     return session
 
 
-def _secrets_warning(session):
-    """Where the exported file holds likely secrets, looked for in a helper process while
-    the page is made (a big file takes seconds); ``.result()`` is the warning, or None."""
-    from .parallel import BIG_SESSION, in_child
-    from .redact import likely_secrets, warning_text
+def _secrets_warning(session, page: str) -> str | None:
+    """A warning naming the lines and entries of the file whose likely secrets the page
+    shows (``redact.page_secrets``), or None."""
+    from .redact import page_secrets, warning_text
 
-    def warning() -> str | None:
-        found = likely_secrets(session.dumps())
-        return warning_text(found) if found else None
-
-    return in_child(warning, fork=len(session) >= BIG_SESSION)
+    found = page_secrets(page, session.dumps)
+    return warning_text(found) if found else None
 
 
 def _format_of(output: str | None) -> str:

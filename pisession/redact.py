@@ -2,8 +2,8 @@
 
 Session files hold what tools printed: API keys in environment dumps, tokens in
 ``curl`` commands, private keys read by mistake. ``pisession export`` warns when the
-page would show one (``likely_secrets``) and ``--redact`` replaces each with a marker
-that says what kind was removed (``redacted``).
+page shows one (``page_secrets``) and ``--redact`` replaces each in the whole file, before
+the page is made, with a marker that says what kind was removed (``redacted``).
 
 What is found: the shapes in ``SHAPES`` below, always (provider API keys ``sk-...``
 and ``sk-ant-...``, AWS access key ids and secret keys given by name, GitHub tokens,
@@ -21,8 +21,10 @@ warning that finds nothing is therefore no proof that a page is safe to share.
 
 from __future__ import annotations
 
+import html
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -264,14 +266,40 @@ def redacted(data: bytes) -> tuple[bytes, list[Secret]]:
     return b"\n".join(lines), found
 
 
-def likely_secrets(data: bytes) -> list[Secret]:
-    """Where the file's bytes hold likely secrets (``redacted`` without keeping the
-    new bytes).
+def page_secrets(page: str, read: Callable[[], bytes]) -> list[Secret]:
+    """The likely secrets a rendered page shows, and the lines of the file (its bytes,
+    from ``read()``, asked only when there are some) they come from: the page is small
+    where the file can be big, so this is what ``export`` warns about. A secret cut
+    short in the page (an excerpt ending inside it) may go unseen here; ``redacted``
+    reads the whole file.
 
-    >>> likely_secrets(b'{"id":"e","output":"AWS_KEY=AKIAIOSFODNN7EXAMPLE"}\\n')
-    [Secret(line=1, entry_id='e', kinds=('AWS access key',))]
+    >>> data = b'{"type":"session"}\\n{"id":"u1","text":"Bearer abcdefghijklmnop"}\\n'
+    >>> page_secrets("<p>Bearer abcdefghijklmnop</p>", lambda: data)
+    [Secret(line=2, entry_id='u1', kinds=('Bearer credential',))]
     """
-    return redacted(data)[1]
+    text = html.unescape(page)
+    spans = secret_spans(text)
+    data = read() if spans else b""
+    kinds_by_line: dict[int, list[str]] = {}
+    for start, end, kind in spans:
+        runs = re.findall(r"[A-Za-z0-9]{6,}", text[start:end]) or [text[start:end]]
+        needle = max(runs, key=len).encode("utf-8", "surrogatepass")
+        at = data.find(needle)
+        while at >= 0:
+            line = data.count(b"\n", 0, at)
+            kinds_by_line.setdefault(line, []).append(kind)
+            at = data.find(needle, data.find(b"\n", at) + 1 or len(data))
+    lines = data.split(b"\n")
+    found = []
+    for line in sorted(kinds_by_line):
+        try:
+            value = loads(lines[line])
+        except ValueError:
+            value = None
+        ident = value.get("id") if isinstance(value, dict) else None
+        kinds = tuple(dict.fromkeys(kinds_by_line[line]))
+        found.append(Secret(line + 1, ident if isinstance(ident, str) else None, kinds))
+    return found
 
 
 def warning_text(found: list[Secret], limit: int = 5) -> str:
