@@ -255,17 +255,6 @@ def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit
     return out
 
 
-def compaction_findings(session) -> list[Finding]:
-    """Compactions whose kept range is empty for a reason other than retain-none.
-
-    >>> import pisession
-    >>> edge = "data/conformance/edge/compaction-first-kept-not-found.jsonl"
-    >>> [f.line for f in compaction_findings(pisession.load(edge))]
-    [5, 6]
-    """
-    return walk_findings(session, ("compaction",))
-
-
 def edit_findings(session) -> list[Finding]:
     """Context edits that change nothing where they stand, and edits Pi fails on.
 

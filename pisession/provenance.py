@@ -505,16 +505,6 @@ def _role_cell(role: object) -> object:
 _BLOCK = rule.BLOCK
 
 
-def fate_kinds_of(names: Sequence[str]) -> list[FateKind]:
-    """The fates that occur among ``names``, in legend order.
-
-    >>> [k.name for k in fate_kinds_of(["off-path", "sent"])]
-    ['sent', 'off-path']
-    """
-    present = set(names)
-    return [kind for kind in FATES if kind.name in present]
-
-
 __all__ = [
     "FATE",
     "FATES",
@@ -523,6 +513,5 @@ __all__ = [
     "Fates",
     "Reason",
     "entry_fates",
-    "fate_kinds_of",
     "ink_on",
 ]
