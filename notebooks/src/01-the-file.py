@@ -9,7 +9,8 @@
 # per line (JSON Lines). The first line is a **header**; every later line is an
 # **entry** (a message, a model change, a compaction, ...). This notebook opens real
 # files written by Pi 0.87.1 and answers the chapter's question for each of them:
-# *which lines reached the model?* (Pi 0.87.1 to 1.6.0: same rules.)
+# *which lines reached the model?* (Pi 0.87.1 to 1.6.0: the same format and context
+# rules; they differ in *when* they write, see *A file being written*.)
 #
 # **You will learn**
 #
@@ -98,13 +99,16 @@ print(sorted(Counter(e["type"] for e in tour.entries).items()))
 # Pi is lenient. It splits the file on `"\n"` only (a U+2028 character inside a string is
 # not a line break), and skips **silently**:
 #
-# - blank lines (only spaces);
+# - blank lines: what JavaScript's `trim()` empties (spaces, tabs, a CR, a no-break
+#   space, a BOM, ...);
 # - lines that are not valid JSON for JavaScript's `JSON.parse`, which rejects `NaN` and
 #   `Infinity` (Python's `json` accepts them);
 # - lines whose value is *falsy* in JavaScript: `null`, `false`, `0`, `""`.
 #
 # Any other value is kept, even a list or a number. And the first value kept must be the
-# header (`"type": "session"` with a string `id`); otherwise Pi reads no entries at all.
+# header (`"type": "session"` with a string `id`); otherwise Pi's reader returns no
+# entries, and `SessionManager.open` refuses the file ("Session file is not a valid pi
+# session") without touching it.
 # `pisession` reads exactly like Pi, but records each skipped or odd line in
 # `session.diagnostics`, with its line number. Here is a small damaged file made in
 # memory:
@@ -131,13 +135,16 @@ for d in broken.diagnostics:
 # %% [markdown]
 # ## Where session files live
 #
-# Pi keeps one folder per working directory:
+# By default Pi keeps one folder per working directory:
 #
 #     ~/.pi/agent/sessions/--<folder>--/<timestamp>_<session id>.jsonl
 #
-# - `~/.pi/agent` is Pi's agent folder (`PI_CODING_AGENT_DIR` replaces it). The sessions
-#   root can be moved too: `--session-dir`, else `PI_CODING_AGENT_SESSION_DIR`, else the
-#   `sessionDir` setting.
+# - `~/.pi/agent` is Pi's agent folder (`PI_CODING_AGENT_DIR` replaces it).
+# - A custom session directory (`--session-dir`, else `PI_CODING_AGENT_SESSION_DIR`, else
+#   the `sessionDir` setting) is **not** a new root: Pi writes the files into that folder
+#   itself, with no `--<folder>--` subfolder, so every project's sessions sit side by
+#   side, and Pi's session list and `--continue` pick out this project's by the header's
+#   `cwd`.
 # - `<folder>` comes from the working directory (the header's `cwd`): Pi resolves it (so
 #   a trailing `/` or `\` is gone), removes **one** leading `/` or `\`, and turns every
 #   `/`, `\` and `:` into `-`. So `C:\work\api` gives `--C--work-api--` (the chapter
@@ -156,6 +163,25 @@ print("timestamp:", header["timestamp"], " id:", header["id"])
 folder = files.session_dir_name(header["cwd"])
 file_name = files.session_file_name(header["timestamp"], header["id"])
 print(f"stored as  ~/.pi/agent/sessions/{folder}/{file_name}")
+
+# %% [markdown]
+# ## A file being written
+#
+# Pi does not write the file when a session starts. Pi 0.87.1 creates it at the first
+# **assistant** message: until a reply arrives, the header and the user's prompt exist
+# only in memory, and a first turn that fails leaves no file. Pi 1.6.0 creates it at the
+# first **user** message, so the prompt is on disk even if the reply never comes. (1.6.0
+# also writes `pi.virtual-model-state` custom entries for virtual models, which 0.87.1
+# never does; both versions read the same format.)
+#
+# Once the file exists, Pi appends **one line per entry**, as it happens. So a file can be
+# read while Pi writes it, and a crash can leave a **torn** last line (half an entry,
+# no newline). Pi skips that line when it reads the file, and repairs the end: it appends
+# a newline so the next entry starts on a line of its own (the torn text stays). Appending
+# has exceptions: opening an existing *empty* file writes a header into it, and opening
+# an old-version file **rewrites it in place** with the migrated entries (truncate, then
+# write; not atomic, so a crash in between loses the file). `pisession` never writes.
+# `tests/test_notebook_facts.py` asks Pi 0.87.1 and 1.6.0 themselves each of these facts.
 
 # %% [markdown]
 # ## Which lines reached the model?
@@ -196,14 +222,87 @@ print(explain_text(b, width=120))
 tour
 
 # %% [markdown]
+# ## Try it on your own session
+#
+# Everything above works on any file Pi wrote. To open one of yours, either set
+# `MY_SESSION` below to its path (for example a file under `~/.pi/agent/sessions/`) and
+# run the cell again, or pick the file with the upload button (on Colab, a file dialog
+# opens when `MY_SESSION` is `"upload"`; in Jupyter, choose the file in the widget, then
+# run the next cell). With nothing chosen, the cells use bundled sample **a**.
+#
+# **Session files hold secrets**: your prompts, every tool's output (file contents,
+# command output, environment variables), paths. This notebook reads the file in this
+# Python process only; nothing is sent anywhere. On Colab, "upload" copies the file to
+# your Colab machine, so prefer a local Jupyter for sensitive sessions.
+
+# %%
+from pathlib import Path
+
+MY_SESSION = ""  # a path to your .jsonl file, or "upload" on Colab; "" = the sample
+
+
+def upload_picker():
+    """A FileUpload widget for a .jsonl file, or None where ipywidgets is missing."""
+    try:
+        import ipywidgets
+    except ImportError:
+        return None
+    return ipywidgets.FileUpload(accept=".jsonl", multiple=False)
+
+
+def picked_file(picker):
+    """(name, bytes) of the file chosen in a FileUpload widget (ipywidgets 7 or 8), or None."""
+    value = picker.value if picker is not None else ()
+    if isinstance(value, dict):  # ipywidgets 7: {name: {"content": ...}}
+        value = [{"name": name, **item} for name, item in value.items()]
+    return (value[0]["name"], bytes(value[0]["content"])) if value else None
+
+
+def colab_upload():
+    """(name, bytes) of a file chosen in Colab's upload dialog, or None off Colab."""
+    try:
+        from google.colab import files as colab_files
+    except ImportError:
+        return None
+    chosen = colab_files.upload()
+    return next(iter(chosen.items()), None)
+
+
+uploaded = colab_upload() if MY_SESSION == "upload" else None
+picker = upload_picker() if not MY_SESSION else None
+picker
+
+
+# %%
+def my_session():
+    """Your session if one was chosen above, else bundled sample a."""
+    if MY_SESSION and MY_SESSION != "upload":
+        return pisession.load(Path(MY_SESSION).expanduser())
+    chosen = uploaded or picked_file(picker)
+    if chosen:
+        return pisession.loads(chosen[1], chosen[0])
+    return pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+
+
+mine = my_session()
+mine_fates = mine.fates()
+print(f"{Path(str(mine.source)).name}: {len(mine)} entries")
+print(len(mine.diagnostics), "lines skipped or odd")
+print("entry types:", dict(Counter(e["type"] for e in mine.entries)))
+print(sum(f.reached_model for f in mine_fates), "entries reached the model")
+print(Counter(f.fate for f in mine_fates))
+
+# %% [markdown]
 # ## Recap
 #
 # - A session file is JSON Lines: a header (`type: "session"`, `version`, `id`, `cwd`),
 #   then one entry per line with `type`, `id`, `parentId`, `timestamp`.
 # - `pisession.load(path)` reads it as Pi does (never writing), keeps entries as plain
 #   dicts, and lists skipped or odd lines in `session.diagnostics`.
-# - Files live in `~/.pi/agent/sessions/--<folder>--/`, named after the header's
-#   timestamp and session id.
+# - By default files live in `~/.pi/agent/sessions/--<folder>--/` (a custom session
+#   directory holds them flat), named after the header's timestamp and session id. Pi
+#   0.87.1 creates the file at the first assistant message, 1.6.0 at the first user
+#   message; then it appends one line per entry.
 # - `session.fates()` (and `explain_text`) say, for every line, whether it reached the
 #   model and why. Next: the tree that `parentId` builds.
 
