@@ -2,7 +2,10 @@
 
 Pi stores a session at ``<agentDir>/sessions/--<cwd>--/<timestamp>_<sessionId>.jsonl``.
 ``agentDir`` is ``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent`` (PiG: ``$PIG_CODING_AGENT_DIR``
-or ``~/.pig/agent``); ``$PI_CODING_AGENT_SESSION_DIR`` replaces the sessions root.
+or ``~/.pig/agent``). A custom session directory (``--session-dir``, else
+``$PI_CODING_AGENT_SESSION_DIR``, else the ``sessionDir`` setting) is not a new root: Pi
+writes every project's files into that folder itself, with no ``--<cwd>--`` subfolder, and
+picks a project's sessions out by the header's ``cwd``.
 """
 
 from __future__ import annotations
@@ -159,8 +162,9 @@ def agent_dir(agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
 
 
 def sessions_root(agent: str = "pi", env: Mapping[str, str] | None = None) -> Path:
-    """Where the per-cwd session folders live: ``$..._CODING_AGENT_SESSION_DIR`` if set,
-    else ``<agentDir>/sessions``."""
+    """Where to look for sessions: ``$..._CODING_AGENT_SESSION_DIR`` if set (a flat folder:
+    Pi writes the files there directly), else ``<agentDir>/sessions`` (one ``--<cwd>--``
+    folder per working directory)."""
     return _configured_dir(agent, env, "SESSION_DIR") or agent_dir(agent, env) / "sessions"
 
 
