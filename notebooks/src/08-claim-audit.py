@@ -134,7 +134,7 @@ for recorded in (evidence, newer):
 # (`pi(..., version="1.6.0")` the newer one's), `show_code(scenario)` prints the lines of
 # Pi's code a scenario quotes, and `verdict(key, fact=..., ...)` asserts every fact and shows
 # the verdict. A verdict also records the scenarios its section read; when Pi 1.6.0 answered
-# any of them differently, the section must assert the verdict for 1.6.0 too (`newer=`).
+# any of them differently, the section must assert the verdict for 1.6.0 too (`pi_1_6_0=`).
 
 # %%
 import html
