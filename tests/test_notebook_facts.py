@@ -49,6 +49,15 @@ const ctx = buildSessionContext([
     message: { role: "system", content: null } },
 ], "b").messages.map((m) => m.content);
 const fileDirIsSessionDir = dirname(file) === dir;
+// Notebook 03, step 5: a model without mid-conversation system messages gets one leading
+// system message that merges them all; one that takes them keeps them in place.
+const sys = [
+  { role: "system", content: "A", timestamp: 1 }, { role: "user", content: "hi", timestamp: 2 },
+  { role: "system", content: "B", timestamp: 3 }, { role: "user", content: "x", timestamp: 4 },
+];
+const roles = (ok) => pi.transcript.resolveTranscript({ messages: sys }, ok).messages
+  .map((m) => `${m.role}:${m.content}`);
+const transcripts = { midConvo: roles(true), collapsed: roles(false) };
 // A torn last line (no newline at the end): reading the file appends one.
 const torn = join(dir, "torn.jsonl");
 const tornHeader = '{"type":"session","version":3,"id":"t","timestamp":"t","cwd":"/w"}';
@@ -57,6 +66,7 @@ pi.sessionManager.loadEntriesFromFile(torn);
 const tornAfter = readFileSync(torn, "utf8").slice(-6);
 console.log(JSON.stringify({
   version: pi.PI_VERSION, afterUser, afterAssistant, fileDirIsSessionDir, openError, ctx, tornAfter,
+  transcripts,
 }));
 """
 
@@ -111,3 +121,10 @@ def test_null_or_missing_content_becomes_empty(pi):
 
 def test_reading_a_file_whose_last_line_is_torn_appends_a_newline(pi):
     assert pi["tornAfter"] == '"mess\n'  # the torn text stays, followed by a newline
+
+
+def test_system_messages_merge_into_one_leading_prompt_without_mid_conversation_support(pi):
+    assert pi["transcripts"] == {
+        "midConvo": ["system:A", "user:hi", "system:B", "user:x"],
+        "collapsed": ["system:A\n\nB", "user:hi", "user:x"],
+    }

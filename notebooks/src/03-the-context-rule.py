@@ -89,7 +89,7 @@ print("leaf u3:", branches.context("u3").thinking_level)
 #
 # | entry type | contributes |
 # |---|---|
-# | `message` | its stored message, as is (role user, assistant, toolResult, system, bashExecution, custom, ...) |
+# | `message` | its stored message (role user, assistant, toolResult, system, bashExecution, custom, ...); a null or missing `content` becomes `""` for a system message and `[]` for user, assistant and toolResult |
 # | `custom_message` | a message with role `custom` (extension text meant for the model) |
 # | `branch_summary` | a `branchSummary` message, if its summary is not empty |
 # | `compaction` (the newest) | its stored system message, if any, then a `compactionSummary` message |
@@ -178,6 +178,14 @@ for fate in tour.fates("cm000001"):
 #   describing the command and its output, or is **dropped** when `excludeFromContext` is
 #   set (a command run with `!!`);
 # - any other role is dropped.
+#
+# `system` messages pass through `convertToLlm`, but that is not yet what the model sees:
+# pi-ai, the provider layer, asks whether the model accepts system messages in the middle
+# of a conversation. If it does not (Google and Bedrock never; OpenAI-compatible and
+# Anthropic models by their `supportsMidConvoSystemMessages` setting), every system
+# message is merged into **one leading system prompt** (their texts joined by a blank
+# line, sections patched by name) and the later ones are removed from the conversation.
+# `tests/test_notebook_facts.py` checks this with pi-ai's own `resolveTranscript`.
 #
 # For the tour's branch leaf:
 
@@ -285,6 +293,72 @@ print(len(projected.messages), "messages, from", [entries[p]["id"] for p in proj
 fast = tour.projection()
 print("same as the fast engine:", [i.position for i in fast.items] == projected.positions)
 print("same messages:", fast.messages == projected.messages)
+
+# %% [markdown]
+# ## Try it on your own session
+#
+# Set `MY_SESSION` to the path of one of your own session files (for example one under
+# `~/.pi/agent/sessions/`), or choose one with the upload widget and run the next cell
+# (on Colab, set `MY_SESSION = "upload"` for Colab's file dialog). With nothing chosen,
+# the cells use bundled sample **a**. Session files hold secrets (prompts, tool output,
+# environment variables): the file is read by this Python process only and nothing is
+# sent anywhere; on Colab, "upload" copies it to your Colab machine.
+
+# %%
+from pathlib import Path
+
+MY_SESSION = ""  # a path to your .jsonl file, or "upload" on Colab; "" = the sample
+
+
+def colab_upload():
+    """(name, bytes) of a file chosen in Colab's upload dialog, or None off Colab."""
+    try:
+        from google.colab import files as colab_files
+    except ImportError:
+        return None
+    return next(iter(colab_files.upload().items()), None)
+
+
+def upload_picker():
+    """A FileUpload widget for a .jsonl file, or None where ipywidgets is missing."""
+    try:
+        import ipywidgets
+    except ImportError:
+        return None
+    return ipywidgets.FileUpload(accept=".jsonl", multiple=False)
+
+
+uploaded = colab_upload() if MY_SESSION == "upload" else None
+picker = upload_picker() if not MY_SESSION else None
+picker  # noqa: B018 (shows the widget)
+
+
+# %%
+def picked_file(picker):
+    """(name, bytes) of the file chosen in a FileUpload widget (ipywidgets 7 or 8), or None."""
+    value = picker.value if picker is not None else ()
+    if isinstance(value, dict):  # ipywidgets 7: {name: {"content": ...}}
+        value = [{"name": name, **item} for name, item in value.items()]
+    return (value[0]["name"], bytes(value[0]["content"])) if value else None
+
+
+def my_session():
+    """Your session if one was chosen above, else bundled sample a."""
+    if MY_SESSION and MY_SESSION != "upload":
+        return pisession.load(Path(MY_SESSION).expanduser())
+    chosen = uploaded or picked_file(picker)
+    if chosen:
+        return pisession.loads(chosen[1], chosen[0])
+    return pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+
+
+from collections import Counter
+
+mine = my_session()
+mine_context = mine.context()
+print(len(mine), "entries;", len(mine_context.messages), "messages in the context at the leaf")
+print("roles sent to the provider:", [m["role"] for m in mine_context.to_llm()])
+print(Counter(f.fate for f in mine.fates()))
 
 # %% [markdown]
 # ## Recap
