@@ -114,7 +114,7 @@ def _table(
     if widths:
         cols = "".join(f'<col style="width:{w}px">' if w else "<col>" for w in widths)
         cols = f"<colgroup>{cols}</colgroup>"
-    head = "".join(f"<th{_CELL}>{html.escape(h)}</th>" for h in headers)
+    head = "".join(f"<th{_CELL}>{_breakable(h)}</th>" for h in headers)
     body = []
     for number, row in enumerate(rows):
         mark = marks[number] if marks and number < len(marks) else ""
@@ -126,6 +126,16 @@ def _table(
         f'<table class="pisession"{_TABLE}>{cols}<thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
     )
+
+
+def _breakable(name: str) -> str:
+    """A column name escaped, breakable before each inner capital and after a dot
+    (a narrow column wraps ``firstKeptEntryIndex`` instead of overprinting).
+
+    >>> _breakable("firstKeptEntryIndex"), _breakable("message.role")
+    ('first<wbr>Kept<wbr>Entry<wbr>Index', 'message.<wbr>role')
+    """
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=\.)", "<wbr>", html.escape(name))
 
 
 def _id_cell(value: object) -> str:

@@ -202,7 +202,7 @@ def _selection_table(projection, marks: dict[int, str]) -> str:
         )
         row_marks.append(_MARKS[mark][1] if mark else "")
     headers = ["line", "entry", "kind", "text", "msgs", ""]
-    table = _table(headers, rows, widths=[38, 76, 62, None, 40, 90], marks=row_marks)
+    table = _table(headers, rows, widths=[38, 76, 62, None, 40, 104], marks=row_marks)
     return table.replace('<table class="pisession"', '<table class="pisession one-line"', 1)
 
 
@@ -244,16 +244,24 @@ def compaction_step_html(
     )
     before = _selection_table(step.before, before_marks)
     after = _selection_table(step.after, after_marks)
+    # side by side only where each table gets 560 px (a text column of about 40
+    # characters); stacked, each the full width, in a narrower notebook
+    side = "flex:1 1 560px;min-width:0"
     columns = (
-        '<div style="display:flex;gap:16px;align-items:flex-start">'
-        f'<div style="flex:1 1 0;min-width:0"><p><b>before</b> ({count} messages)</p>{before}</div>'
-        f'<div style="flex:1 1 0;min-width:0"><p><b>after</b> ({len(step.after.messages)}'
+        '<div style="display:flex;flex-wrap:wrap;gap:8px 16px;align-items:flex-start">'
+        f'<div style="{side}"><p><b>before</b> ({count} messages)</p>{before}</div>'
+        f'<div style="{side}"><p><b>after</b> ({len(step.after.messages)}'
         f" messages)</p>{after}</div></div>"
     )
     return view(facts + summary_html(step.summary, previous) + columns)
 
 
 # --- migrations -------------------------------------------------------------------------
+
+#: Column widths (px) of the migration table: ``#``, ``line``, then each field (ids are
+#: cut to 8 characters; a changed cell stacks ~~before~~ over -> after).
+_MIGRATION_WIDTHS = {"#": 30, "line": 40, "type": 92, "version": 70, "message.role": 104}
+_MIGRATION_WIDTH = 96
 
 #: Fields the migration table shows (a change to any other field adds a column).
 MIGRATION_FIELDS = [
@@ -330,23 +338,49 @@ def migration_view_html(step: MigrationView, max_rows: int = 200) -> str:
         marks.append("changed" if any((index, n) in changes for n in names) else "")
     more = max(len(step.values) - max_rows, 0)
     summary = f"<p><b>{html.escape(step.title)}</b>: {len(step.changes)} changed fields</p>"
-    widths = [30, 40, *([None] * len(names))]
-    return view(summary + _table(["#", "line", *names], rows, more, widths, marks))
+    headers = ["#", "line", *names]
+    widths = [_MIGRATION_WIDTHS.get(name, _MIGRATION_WIDTH) for name in headers]
+    table = _table(headers, rows, more, widths, marks)
+    table = table.replace("width:100%", f"width:{sum(widths)}px", 1)
+    scroll = f'<div style="overflow-x:auto;max-width:100%">{table}</div>'
+    return view(summary + scroll)
+
+
+def telling_view(views: list[MigrationView]) -> int:
+    """The index of the view that changes the most fields (the first of them): the
+    state a stored preview shows.
+
+    >>> views = migration_views(b'{"type":"session","version":1,"id":"s"}\\n'
+    ...                         b'{"type":"message","message":{"role":"user"}}\\n')
+    >>> telling_view(views), [len(v.changes) for v in views]
+    (1, [0, 3, 1])
+    """
+    counts = [len(v.changes) for v in views]
+    return counts.index(max(counts))
 
 
 def _migration_cell(value: object, name: str, change) -> str:
     """A field's value; a changed one as ~~before~~ -> after, highlighted."""
     current = _dotted(value, name)
-    text = "" if current is UNDEFINED else "null" if current is None else _esc(current, 40)
+    text = _migration_value(current)
     if change is None:
-        return f'<span class="nowrap">{text}</span>'
-    before = "(none)" if change.before is UNDEFINED else _esc(change.before, 30)
-    before = "null" if change.before is None else before
+        full = "" if current is UNDEFINED else _esc(current)
+        return f'<span class="nowrap" title="{full}">{text}</span>'
+    before = "(none)" if change.before is UNDEFINED else _migration_value(change.before)
     after = "(deleted)" if change.after is UNDEFINED else text
     return (
         f'<span style="background:{_HIGHLIGHT}" title="{_esc(change.note)}">'
-        f"<s>{before}</s> → <b>{after}</b></span>"
+        f'<s class="nowrap">{before}</s><br>→ <b class="nowrap">{after}</b></span>'
     )
+
+
+def _migration_value(value: object) -> str:
+    """A field's value cut to fit a column: 11 characters (an id: its first 8)."""
+    if value is UNDEFINED:
+        return ""
+    if value is None:
+        return "null"
+    return _esc(value, 11)
 
 
 # --- context edits ----------------------------------------------------------------------
@@ -646,13 +680,18 @@ def compaction_stepper(session, leaf_id: object = None):
 def migration_stepper(path_or_bytes):
     """A v1/v2 file at each migration step, changed fields highlighted.
 
-    Controls: ``.step`` (IntSlider: 0 = as read), ``.table`` (HTML); ``.views``.
+    Controls: ``.step`` (IntSlider: 0 = as read; it opens at the step that changes the
+    most fields), ``.table`` (HTML); ``.views``.
     """
     import ipywidgets as widgets
 
     views = migration_views(path_or_bytes)
-    step = widgets.IntSlider(
-        min=0, max=len(views) - 1, value=0, description="step", disabled=len(views) < 2
+    step = widgets.IntSlider(  # opens at the step that changes the most (the preview)
+        min=0,
+        max=len(views) - 1,
+        value=telling_view(views),
+        description="step",
+        disabled=len(views) < 2,
     )
 
     def render(number: int) -> str:
@@ -689,15 +728,20 @@ def system_prompt_view(session, leaf_id: object = None):
     """Pick a leaf, then step through every system message in its context: what each
     one added, changed or removed (sections, tools), and the prompt after it.
 
-    Controls: ``.leaf`` (Dropdown), ``.step`` (IntSlider, 1 = the first system
-    message), ``.table`` (HTML); ``.steps`` holds the current leaf's steps.
+    Controls: ``.leaf`` (Dropdown; hidden, with the leaf as a label, when there is one
+    leaf), ``.step`` (IntSlider, 1 = the first system message), ``.table`` (HTML);
+    ``.steps`` holds the current leaf's steps.
     """
     import ipywidgets as widgets
 
     leaf = _leaf_dropdown(session, leaf_id)
     step = widgets.IntSlider(min=1, max=1, value=1, description="system msg")
     table = _html()
-    box = _explorer("system prompt view", [leaf, step, table])
+    controls = [leaf]
+    if len(leaf.options) == 1:  # nothing to pick: a label, not a one-option dropdown
+        leaf.layout.display = "none"
+        controls.append(_html(f"<b>leaf</b> {html.escape(leaf.options[0][0])}"))
+    box = _explorer("system prompt view", [*controls, step, table])
 
     def show(change=None):
         steps = box.steps
@@ -746,4 +790,5 @@ __all__ = [
     "system_prompt_step_html",
     "system_prompt_steps",
     "system_prompt_view",
+    "telling_view",
 ]

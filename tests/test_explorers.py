@@ -149,6 +149,10 @@ def test_compaction_stepper_without_compactions(widgets, tour):
 
 def test_migration_stepper_highlights_each_step(widgets):
     box = ex.migration_stepper(EDGE / "v1-first-kept-entry-index-counts-header.jsonl")
+    counts = [len(v.changes) for v in box.views]
+    assert box.step.value == counts.index(max(counts)) > 0  # opens at the telling step
+    assert box.static_html == box.table.value
+    box.step.value = 0
     assert '<span style="background:#FFE08A"' not in box.table.value
     box.step.value = 1
     assert "m0000001" in box.table.value and '<span style="background:#FFE08A"' in box.table.value
@@ -252,3 +256,23 @@ def test_system_prompt_view_steps_and_follows_the_leaf(widgets):
     assert "tool <code>ls</code> added" in box.table.value
     box.step.value = 3
     assert "tool <code>ls</code> removed" in box.table.value
+
+
+def test_migration_table_columns_have_widths_and_ids_are_cut(widgets):
+    view = ex.migration_views(EDGE / "v1-first-kept-entry-index-counts-header.jsonl")[1]
+    page = ex.migration_view_html(view)
+    assert '<col style="width:' in page and "<col>" not in page
+    assert "overflow-x:auto" in page and "first<wbr>Kept<wbr>Entry<wbr>Index" in page
+
+
+def test_compaction_tables_stack_when_narrow(tour):
+    [step] = ex.compaction_steps(tour)
+    page = ex.compaction_step_html(tour, step)
+    assert "flex-wrap:wrap" in page and "flex:1 1 560px" in page
+
+
+def test_system_prompt_view_with_one_leaf_shows_a_label_not_a_dropdown(widgets):
+    session = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+    box = ex.system_prompt_view(session)
+    assert len(box.leaf.options) == 1 and box.leaf.layout.display == "none"
+    assert any("<b>leaf</b>" in getattr(c, "value", "") for c in box.children)
