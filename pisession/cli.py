@@ -327,9 +327,34 @@ def cmd_context(args) -> int:
     from .stream import terminal_safe
 
     chunks = session.context_json(leaf, indent or None, parallel=True)
-    _out_chunks(terminal_safe(chunk) for chunk in chunks)
+    _out_chunks(_whole(terminal_safe(chunk) for chunk in chunks))
     _out_bytes(b"\n")
     return 0
+
+
+#: How much of an answer is held in memory before the rest waits in a temporary file.
+HELD_IN_MEMORY = 64 << 20
+
+
+def _whole(chunks):
+    """The chunks, once every one of them is made: an error on the way (Pi would throw)
+    leaves nothing on standard output, never half a JSON text; memory stays bounded
+    (beyond ``HELD_IN_MEMORY`` the chunks wait in a temporary file)."""
+    import tempfile
+
+    from .stream import whole_characters
+
+    with tempfile.SpooledTemporaryFile(max_size=HELD_IN_MEMORY) as held:
+        for chunk in chunks:
+            held.write(chunk)
+        held.seek(0)
+        start = b""
+        while piece := held.read(1 << 20):
+            piece = start + piece
+            cut = whole_characters(piece)  # never half a character
+            start = piece[cut:]
+            yield piece[:cut]
+        yield start
 
 
 # --- tree -----------------------------------------------------------------------------

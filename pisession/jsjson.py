@@ -398,6 +398,37 @@ def js_key_order(value: object) -> object:
     return root[0]
 
 
+#: The deepest nesting (containers, the outermost counted) V8's ``JSON.stringify(value,
+#: null, 2)`` writes when Pi 0.87.1 prints a context, as measured in Node 20 on x86-64 with
+#: its default stack (``SessionManager.open``, ``buildSessionContext``, then
+#: ``JSON.stringify``, from ``node -e``: a message holding arrays 4,116 deep writes, 4,117
+#: throws ``RangeError: Maximum call stack size exceeded``). The exact edge moves by a few
+#: levels with the caller's stack.
+STRINGIFY_DEPTH = 4119
+
+
+def nesting_depth(value: object, limit: int | None = None) -> int:
+    """How deep ``value``'s arrays and objects nest (a scalar: 0), found without
+    recursion; stops counting once past ``limit``.
+
+    >>> nesting_depth([1, {"a": [[]]}]), nesting_depth("x"), nesting_depth([[[[]]]], 2)
+    (4, 0, 3)
+    """
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        deepest = max(deepest, depth)
+        if limit is not None and deepest > limit:
+            break
+        stack.extend((member, depth + 1) for member in item if isinstance(member, (dict, list)))
+    return deepest
+
+
 def _compact(value: object) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -25,6 +25,7 @@ import msgspec
 
 from . import context as rule
 from . import jsjson
+from .errors import SessionFormatError
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
 from .shapes import Line
@@ -109,12 +110,31 @@ def _encode_block(messages: list, exact: list[bool] | None, indent: int | None) 
         nested = msgspec.json.format(b"[" + compact + b"]", indent=indent)
         return nested[indent + 4 : -(indent + 4)]  # "[\n" pad "[\n" ... "\n" pad "]\n]"
     except (UnicodeEncodeError, ValueError, msgspec.DecodeError, TypeError, RecursionError):
+        _refuse_too_deep(messages)
         compact = _exact(messages, indent)
     if not indent:
         return compact[1:-1]
     inner = compact[2:-2]  # "[\n" ... "\n]"
     pad = b" " * indent
     return pad + inner.replace(b"\n", b"\n" + pad)
+
+
+class TooDeep(Exception):
+    """A message nested deeper than ``JSON.stringify`` goes (``index`` in its block)."""
+
+    def __init__(self, index: int, depth: int):
+        super().__init__(index, depth)
+        self.index, self.depth = index, depth
+
+
+def _refuse_too_deep(messages: list) -> None:
+    """Raises ``TooDeep`` for the first message that puts the context (an object, its
+    ``messages`` array, the message) deeper than ``jsjson.STRINGIFY_DEPTH``: Pi throws
+    there, and writing it indented would cost memory far beyond the file's size."""
+    for k, message in enumerate(messages):
+        depth = jsjson.nesting_depth(message, jsjson.STRINGIFY_DEPTH) + 2
+        if depth > jsjson.STRINGIFY_DEPTH:
+            raise TooDeep(k, depth)
 
 
 def _parts(messages: list, exact: list[bool]) -> Iterator[bytes]:
@@ -210,6 +230,7 @@ class _Bodies:
     def __init__(self, index, selection, edits, raw_lines, indent, block):
         self.index, self.selection, self.edits = index, selection, edits
         self.raw_lines, self.indent, self.block = raw_lines, indent, block
+        self._owners: list[int] = []  # the entry of each message of the last general block
 
     def chunks(self, part: tuple[int, int | None]) -> Iterator[bytes]:
         start, stop = part
@@ -219,9 +240,24 @@ class _Bodies:
         with paused_gc():
             for first in range(start, stop, self.block):
                 last = min(first + self.block, stop)
-                messages, exact = self._plain(positions[first:last]) or self._block(first, last)
-                if messages:
+                plain = self._plain(positions[first:last])
+                messages, exact = plain or self._block(first, last)
+                if not messages:
+                    continue
+                try:
                     yield b"," + nl + _encode_block(messages, exact, self.indent)
+                except TooDeep as deep:
+                    raise self._too_deep(deep, positions[first:last], plain is None) from None
+
+    def _too_deep(self, deep: TooDeep, chunk: Sequence[int], general: bool) -> SessionFormatError:
+        """The error naming the entry whose message nests too deep (its position)."""
+        owners = self._owners if general else chunk  # general: as the block found them
+        position = owners[deep.index] if deep.index < len(owners) else None
+        reason = (
+            f"a message nested more than {jsjson.STRINGIFY_DEPTH - 3:,} deep: Pi's "
+            "JSON.stringify throws RangeError (Maximum call stack size exceeded) on the context"
+        )
+        return SessionFormatError(None, None, reason, position)
 
     def _plain(self, chunk: Sequence[int]) -> tuple[list, None] | None:
         """A block of message entries no edit targets, read straight from their lines
@@ -245,6 +281,7 @@ class _Bodies:
             self.index, self.selection, self.edits, self.block, decode, first, last
         )
         messages = [m for item in items for m in item.messages]
+        self._owners = [item.position for item in items for _ in item.messages]
         exact = [
             item.edit is None and item.position in raw for item in items for _ in item.messages
         ]

@@ -853,3 +853,29 @@ def test_a_fifo_with_a_writer_or_a_reader_works(tmp_path, capsys, short_fifo_wai
     assert main(["export", "tour", "-o", str(fifo), "--force", "--format", "md"]) == 0
     reader.join()
     assert got[0].startswith(b"# Tour of the session format")
+
+
+def test_content_nested_beyond_json_stringify_is_one_line_and_no_output(tmp_path, capsys):
+    """Items 10-11: Pi's JSON.stringify throws RangeError on a context nested past its
+    stack; ``context`` says so on one line naming the line, writes nothing to stdout, and
+    does not build the indented text (800 MB for 20,000 levels) first."""
+    from pisession.cli import main
+    from pisession.jsjson import STRINGIFY_DEPTH
+
+    def deep_file(depth: int) -> Path:
+        message = {"role": "user", "content": "x", "deep": "DEEP"}
+        text = json.dumps(message).replace('"DEEP"', "[" * depth + "]" * depth)
+        line = f'{{"type":"message","id":"a","parentId":null,"message":{text}}}'
+        header = '{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w"}'
+        path = tmp_path / f"deep{depth}.jsonl"
+        path.write_text(f"{header}\n{line}\n")
+        return path
+
+    for depth in (STRINGIFY_DEPTH - 2, 20_000):
+        assert main(["context", str(deep_file(depth))]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1
+        assert f"deep{depth}.jsonl:2:" in err and "RangeError" in err
+    assert main(["context", str(deep_file(STRINGIFY_DEPTH - 3))]) == 0
+    out = capsys.readouterr().out  # Pi writes this one (Python's json cannot read it back)
+    assert out.startswith('{\n  "messages": [\n    {\n      "role": "user"') and out.endswith("}\n")
