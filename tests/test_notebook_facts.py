@@ -58,6 +58,28 @@ const sys = [
 const roles = (ok) => pi.transcript.resolveTranscript({ messages: sys }, ok).messages
   .map((m) => `${m.role}:${m.content}`);
 const transcripts = { midConvo: roles(true), collapsed: roles(false) };
+// Notebook 05: v1 -> v2 of a compaction's firstKeptEntryIndex (the compaction is value 2).
+const indexCases = {
+  earlier: 1, header: 0, self: 2, laterWithId: 3, laterNoId: 4, fraction: 1.5, string: "1",
+  bool: true,
+};
+const migrated = {};
+for (const [name, index] of Object.entries(indexCases)) {
+  const v = [
+    { type: "session", version: 1, id: "s", timestamp: "t", cwd: "/w" },
+    { type: "message", timestamp: "t", message: { role: "user", content: "a" } },
+    { type: "compaction", timestamp: "t", summary: "s", firstKeptEntryIndex: index },
+    { type: "message", id: "old-id", timestamp: "t", message: { role: "user", content: "b" } },
+    { type: "message", timestamp: "t", message: { role: "user", content: "c" } },
+  ];
+  pi.sessionManager.migrateSessionEntries(v);
+  const kept = v[2].firstKeptEntryId;
+  const names = { [v[1].id]: "earlier", [v[2].id]: "compaction", [v[3].id]: "later" };
+  migrated[name] = {
+    kept: kept === undefined ? null : (names[kept] ?? kept),
+    index: "firstKeptEntryIndex" in v[2] ? v[2].firstKeptEntryIndex : "deleted",
+  };
+}
 // A torn last line (no newline at the end): reading the file appends one.
 const torn = join(dir, "torn.jsonl");
 const tornHeader = '{"type":"session","version":3,"id":"t","timestamp":"t","cwd":"/w"}';
@@ -66,7 +88,7 @@ pi.sessionManager.loadEntriesFromFile(torn);
 const tornAfter = readFileSync(torn, "utf8").slice(-6);
 console.log(JSON.stringify({
   version: pi.PI_VERSION, afterUser, afterAssistant, fileDirIsSessionDir, openError, ctx, tornAfter,
-  transcripts,
+  transcripts, migrated,
 }));
 """
 
@@ -127,4 +149,17 @@ def test_system_messages_merge_into_one_leading_prompt_without_mid_conversation_
     assert pi["transcripts"] == {
         "midConvo": ["system:A", "user:hi", "system:B", "user:x"],
         "collapsed": ["system:A\n\nB", "user:hi", "user:x"],
+    }
+
+
+def test_v1_compaction_index_migrates_as_notebook_05_says(pi):
+    assert pi["migrated"] == {
+        "earlier": {"kept": "earlier", "index": "deleted"},
+        "header": {"kept": None, "index": "deleted"},
+        "self": {"kept": "compaction", "index": "deleted"},  # keeps nothing before it
+        "laterWithId": {"kept": "old-id", "index": "deleted"},  # that entry's id is replaced
+        "laterNoId": {"kept": None, "index": "deleted"},
+        "fraction": {"kept": None, "index": "deleted"},
+        "string": {"kept": None, "index": "1"},
+        "bool": {"kept": None, "index": True},
     }

@@ -14,7 +14,8 @@
 # **You will learn**
 #
 # - what v1 -> v2 does: fresh ids, a parent chain in file order, and the translation of
-#   a compaction's `firstKeptEntryIndex` (which counts the **header as index 0**);
+#   a compaction's `firstKeptEntryIndex` (which counts the **header as index 0**, and
+#   is read when Pi reaches the compaction);
 # - what v2 -> v3 does: the `hookMessage` role becomes `custom` **inside message
 #   entries** (the `custom` entry type is something else and is not touched);
 # - how to get deterministic ids for teaching and tests, and how to step through a
@@ -86,9 +87,21 @@ print(
 )
 
 # %% [markdown]
-# If the index pointed at the header, past the end, or at a later entry (which has no
-# id yet when the compaction is migrated), the compaction gets no `firstKeptEntryId`:
-# the index is deleted either way, and nothing before the compaction is kept.
+# Pi migrates entries one at a time, in file order, and reads `values[index]` at the
+# moment it reaches the compaction, so what the index names decides what it becomes:
+#
+# - an earlier entry: that entry's new id (the case above);
+# - the compaction itself: the compaction's own new id, so the kept range keeps nothing
+#   before it;
+# - a later entry that already had an `id` in the file: that old id, which names nothing
+#   once the later entry gets its new id;
+# - the header, a later entry without an id, or no value at all (past the end, `1.5`,
+#   `-1`): no `firstKeptEntryId`, and nothing before the compaction is kept.
+#
+# In all these cases the index is deleted. Only a **number** is translated (JavaScript's
+# `typeof`): a string such as `"1"` or `true` stays in place as `firstKeptEntryIndex`,
+# and no `firstKeptEntryId` is added. `tests/test_notebook_facts.py` checks every row
+# against Pi's `migrateSessionEntries`.
 #
 # ## Step 2: v2 -> v3
 #
@@ -185,7 +198,9 @@ migration_stepper(v1_path)
 # ## Recap
 #
 # - **v1 -> v2**: every entry gets a fresh id and the previous entry as parent;
-#   `firstKeptEntryIndex` (header = index 0) becomes `firstKeptEntryId`, or nothing.
+#   a numeric `firstKeptEntryIndex` (header = index 0) becomes the id of the value it
+#   names at that moment (the compaction's own, an old id of a later entry), or nothing,
+#   and is deleted; any other `firstKeptEntryIndex` stays.
 # - **v2 -> v3**: `hookMessage` -> `custom` inside `message` entries only.
 # - pisession migrates in memory, reports every change, takes an id factory
 #   (`sequential_ids()`) for reproducible output, and writes only on request.
@@ -219,9 +234,11 @@ ok = workshop.check_v2_to_v3(v2_to_v3)
 # %% [markdown]
 # **2. v1 -> v2.** `v1_to_v2(values, new_id)` gives each entry `id = new_id()` and the
 # previous entry's id as `parentId` (`None` for the first), sets the header's `version` to
-# 2, and turns a compaction's `firstKeptEntryIndex` into `firstKeptEntryId` as described
-# above (leave `firstKeptEntryId` out when the index does not name an earlier entry; delete
-# the index either way).
+# 2, and turns a compaction's `firstKeptEntryIndex` into `firstKeptEntryId` as in the
+# table above: for a number, `values[index].id` as it is when you reach the compaction
+# (its own new id, an earlier entry's new id, a later entry's old id), left out when that
+# value is the header, missing or has no id, and the index deleted; a non-number index
+# is left as it is.
 
 
 # %%
