@@ -110,8 +110,16 @@ def branch_html(session, leaf_id: object = None) -> str:
     """
     from .draw import draw_tree, figure_html
 
-    picture = figure_html(draw_tree(session, leaf_id), alt="entry tree")
-    return view(f"<div>{picture}</div>") + projection_html(session.projection(leaf_id))
+    projection = session.projection(leaf_id)
+    position = projection.context.leaf
+    leaf = None if position is None else _id(session.entry(position))
+    alt = (
+        f"entry tree of {len(session.entries)} entries with {len(session.leaves())} leaves;"
+        f" the path to leaf {short_id(leaf)} is highlighted, {len(projection.items)} entries"
+        " selected for its context"
+    )
+    picture = figure_html(draw_tree(session, leaf_id), alt=alt)
+    return view(f"<div>{picture}</div>") + projection_html(projection)
 
 
 # --- compactions ------------------------------------------------------------------------

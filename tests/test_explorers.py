@@ -276,3 +276,8 @@ def test_system_prompt_view_with_one_leaf_shows_a_label_not_a_dropdown(widgets):
     box = ex.system_prompt_view(session)
     assert len(box.leaf.options) == 1 and box.leaf.layout.display == "none"
     assert any("<b>leaf</b>" in getattr(c, "value", "") for c in box.children)
+
+
+def test_branch_picture_has_alternative_text_naming_the_leaf(tour):
+    page = ex.branch_html(tour, "cm000001")
+    assert 'alt="entry tree of 26 entries with 2 leaves; the path to leaf cm000001' in page
