@@ -35,15 +35,52 @@ def clean(text: object) -> str:
     return visible(text)
 
 
-def char_width(char: str) -> int:
-    """Columns a character takes: 0 for combining marks, 2 for wide East Asian ones.
+try:  # wcwidth: terminals' own tables (emoji sequences, zero-width and conjoining marks)
+    import wcwidth as _wcwidth
+except ImportError:  # pragma: no cover - a dependency; kept for a bare interpreter
+    _wcwidth = None
 
-    >>> char_width("a"), char_width("\\u4e2d"), char_width("\\u0301")
-    (1, 2, 0)
+
+_ESCAPED = ("Cc", "Zl", "Zp")
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def char_width(char: str) -> int:
+    """Columns a character (or a grapheme cluster, such as an emoji joined by ZWJ) takes:
+    0 for combining and zero-width marks, 2 for wide East Asian ones and emoji.
+
+    >>> char_width("a"), char_width("\\u4e2d"), char_width("\\u0301"), char_width("\\u200b")
+    (1, 2, 0, 0)
     """
-    if unicodedata.combining(char):
+    if len(char) == 1 and (unicodedata.category(char) in _ESCAPED or char in _BIDI):
+        return 1  # a control, line separator or bidi mark: ``clean`` escapes it anyway
+    if _wcwidth is not None:
+        width = _wcwidth.wcswidth(char)
+        if width >= 0:
+            return width
+        if len(char) > 1:  # a control inside: measure character by character
+            return sum(char_width(c) for c in char)
+        return 1  # a control character shows as one column (they reach here escaped)
+    if len(char) > 1:
+        return sum(char_width(c) for c in char)
+    if unicodedata.combining(char) or char in "\u200b\u200c\u200d\u2060\ufeff":
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def clusters(text: str) -> list[str]:
+    """``text`` cut into what a terminal draws as one unit (grapheme clusters when
+    ``wcwidth`` knows them, else characters).
+
+    >>> clusters("a\\u200bb"), len(clusters("\\U0001f468\\u200d\\U0001f469"))
+    (['a', '\\u200b', 'b'], 1)
+    """
+    return list(_iter_clusters(text))
+
+
+def _iter_clusters(text: str):
+    split = getattr(_wcwidth, "iter_graphemes", None)
+    return split(text) if split is not None else iter(text)
 
 
 # Characters one column wide in every Unicode version Python 3.10-3.13 knows (Latin,
@@ -68,6 +105,13 @@ def text_width(text: str) -> int:
     """
     if text.isascii():  # the usual case: one column per character (controls are escaped)
         return len(text)
+    if not _NOT_NARROW.search(text):
+        return len(text)
+    if _wcwidth is not None:
+        width = _wcwidth.wcswidth(text)
+        if width >= 0:
+            return width
+        return sum(char_width(c) for c in clusters(text))
     return len(text) + sum(char_width(c) - 1 for c in _NOT_NARROW.findall(text))
 
 
@@ -93,7 +137,7 @@ def truncate(text: str, width: int | None, ellipsis: str = "…") -> str:
         return text[: width - len(ellipsis)] + ellipsis
     room = max(width - text_width(ellipsis), 0)
     out, used, cut_at = [], 0, None
-    for char in text:
+    for char in _iter_clusters(text):  # lazily: only the part that fits is cut
         w = char_width(char)
         if cut_at is None and used + w > room:
             cut_at = len(out)
