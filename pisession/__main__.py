@@ -2,15 +2,17 @@
 
 Once the output is flushed, the process ends without freeing, one by one, the columns of
 a session it has just read (hundreds of thousands of small objects): the operating
-system takes the memory back at once.
+system takes the memory back at once. In Pyodide (``sys.platform == "emscripten"``)
+the process is the browser tab or Node's runtime, which must go on: there ``run`` returns
+the status instead.
 """
 
 import os
 import sys
 
 
-def run() -> None:
-    """Run the command line and exit with its status."""
+def run() -> int:
+    """Run the command line and exit with its status (in Pyodide: return it)."""
     from .cli import main
 
     status = main()
@@ -19,6 +21,8 @@ def run() -> None:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError, OSError):
         status = status or 1
+    if sys.platform == "emscripten":
+        return status
     os._exit(status)
 
 
