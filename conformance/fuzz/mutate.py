@@ -630,15 +630,25 @@ class Mutator:
                     value.pop("id", None)
                     value.pop("parentId", None)
                 if value.get("type") == "compaction":
+                    # a stale id beside the index (Pi drops it when the index names a later
+                    # entry), or a string like the ids pisession makes (issue 31 items 5, 7)
+                    stale = rng.choice([None, None, "stale", "m0000002"])
                     value.pop("firstKeptEntryId", None)
+                    if stale is not None:
+                        value["firstKeptEntryId"] = stale
                     value["firstKeptEntryIndex"] = rng.choice(
                         [0, 1, 2, 3, len(lines.lines), 999, -1, 1.5, "2", None]
                     )
+                if value.get("type") == "label" and rng.random() < 0.5:
+                    value["targetId"] = rng.choice(["m0000001", "m0000003"])
             self._write(lines, i, value, rng)
         if rng.random() < 0.3:  # an array or primitive line inside a v1 file
             lines.lines.insert(
                 rng.randint(1, len(lines.lines)), rng.choice([b"[1,2]", b"[]", b"7"])
             )
+        if rng.random() < 0.2:  # a second session line: Pi sets the version on every one
+            second = b'{"type":"session","version":2,"id":"s2","timestamp":"t","cwd":"/w"}'
+            lines.lines.insert(rng.randint(1, len(lines.lines)), second)
 
     def op_add_compaction(self, rng, lines):
         first = rng.choice([self._some_id(rng, lines), "nobody00", None, 5, "self", "absent"])
