@@ -1,7 +1,8 @@
 # ruff: noqa: E402, B018
 # title: The file
 # summary: Header, lines and entries of a real Pi session file; the lines Pi skips; where session
-#   files live; which lines reached the model. Exercises: the file name, the folder name, the lines
+#   files live; when Pi writes them (0.87.1 and 1.6.0); which lines reached the model; try it on
+#   your own session. Exercises: the file name, the folder name, the lines
 #   Pi keeps.
 
 # %% [markdown]

@@ -2,7 +2,7 @@
 # title: The context rule
 # summary: From a leaf to the model context: the walk, the settings, what each entry type
 #   contributes, the provenance of every message (projection, fates), and what the provider
-#   receives. Exercises: the settings, a bash execution for the model.
+#   receives; try it on your own session. Exercises: the settings, a bash execution for the model.
 
 # %% [markdown]
 # The model never sees the file. Before each request Pi builds a **context**: a list of
