@@ -95,27 +95,34 @@ def badges(url: str, notebook: str) -> str:
 
 
 def setup_code(url: str) -> str:
-    """The first code cell of every notebook: find or install pisession, PNG figures."""
+    """The first code cell of every notebook: find or install pisession, PNG figures.
+
+    Shown collapsed (``SETUP_METADATA``). In JupyterLite (Pyodide, ``sys.platform ==
+    "emscripten"``) there are no processes: ``%pip`` installs with micropip there (the
+    site's bundled pisession wheel, matplotlib and networkx from Pyodide's distribution).
+    """
     return f"""\
-# Setup: the same cell works in a repository checkout, on Binder and on Colab.
-import importlib.util
-import os
-import subprocess
-import sys
+#@title Setup: find or install pisession (checkout, Binder, Colab or JupyterLite)
+import importlib.util, os, subprocess, sys  # noqa: E401
 
 REPOSITORY = "{url}"
 if os.path.isdir(os.path.join("..", "pisession")):  # a checkout: use its pisession
     sys.path.insert(0, os.path.abspath(".."))
 missing = [m for m in ("pisession", "matplotlib") if importlib.util.find_spec(m) is None]
-if missing:  # e.g. on Colab: install pisession from its repository
+if missing and sys.platform == "emscripten":  # JupyterLite: micropip, no processes
+    %pip install -q pisession matplotlib networkx
+elif missing:  # e.g. on Colab: install pisession from its repository
     wanted = [f"git+{{REPOSITORY}}" if m == "pisession" else m for m in missing]
-    print("Installing", *wanted)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *wanted], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *wanted], check=True)
     importlib.invalidate_caches()
-
 %matplotlib inline
 %config InlineBackend.figure_formats = ['png']
 import pisession  # noqa: E402"""
+
+
+#: The setup cell's metadata: collapsed in JupyterLab/Notebook 7 (``source_hidden``) and
+#: a form showing only its ``#@title`` on Colab (``cellView``).
+SETUP_METADATA = {"jupyter": {"source_hidden": True}, "cellView": "form"}
 
 
 # --- reading the sources ----------------------------------------------------------------
@@ -221,7 +228,7 @@ def make_notebook(source: Source, variant: str | None, url: str):
         if cell.kind == "markdown":
             new = nbformat.v4.new_markdown_cell(cell.source)
         elif cell.kind == "setup":
-            new = nbformat.v4.new_code_cell(setup_code(url))
+            new = nbformat.v4.new_code_cell(setup_code(url), metadata=dict(SETUP_METADATA))
         else:
             new = nbformat.v4.new_code_cell(cell.source)
         if cell.tags:
