@@ -102,8 +102,11 @@ def setup_code(url: str) -> str:
     site's bundled pisession wheel, matplotlib and networkx from Pyodide's distribution).
     """
     return f"""\
-#@title Setup: find or install pisession (checkout, Binder, Colab or JupyterLite)
-import importlib.util, os, subprocess, sys  # noqa: E401
+# @title Setup: find or install pisession (checkout, Binder, Colab or JupyterLite)
+import importlib.util
+import os
+import subprocess
+import sys
 
 REPOSITORY = "{url}"
 if os.path.isdir(os.path.join("..", "pisession")):  # a checkout: use its pisession
@@ -121,7 +124,7 @@ import pisession  # noqa: E402"""
 
 
 #: The setup cell's metadata: collapsed in JupyterLab/Notebook 7 (``source_hidden``) and
-#: a form showing only its ``#@title`` on Colab (``cellView``).
+#: a form showing only its ``# @title`` on Colab (``cellView``).
 SETUP_METADATA = {"jupyter": {"source_hidden": True}, "cellView": "form"}
 
 

@@ -1079,7 +1079,7 @@ def search_text(found, look: Look) -> str:
     >>> from pisession.samples import sample_path
     >>> print(search_text(search_folder([sample_path("tour")], Pattern("tests/"), workers=1),
     ...     Look(width=80)), end="")  # doctest: +ELLIPSIS
-    0b5e55ed  "Tour of the session format"  ...tour.jsonl
+    0b5e55ed  "Tour of the session format"  ...
         21  cm000001  custom_message  off-path  Remember: tests live in «tests/».
         24  a5000001  assistant  kept  Added «tests/»test_util.py with test_helper_…
     2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's

@@ -150,16 +150,38 @@ class Shape:
             raise self.failure(position, reason) from None
 
     def children_map(self) -> dict[int, list[int]]:
-        """Children of every entry (a dict of lists: for small trees and drawings)."""
+        """Children of every entry (a dict of lists: for small trees and drawings). Pi
+        sorts only the children of entries reachable from a root; those caught in a
+        parent cycle keep file order (and a timestamp Pi cannot convert does not fail).
+
+        >>> from pisession.context import EntryIndex
+        >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}])).children_map()
+        {0: [1], 1: []}
+        """
         size = len(self.roots) + len(self.order)
         out: dict[int, list[int]] = {p: [] for p in range(size)}
+        reachable = self._reachable()
         low = 0
         while low < len(self.keys):
             parent = self.keys[low]
             high = bisect_right(self.keys, parent, low)
-            out[parent] = self.children(parent)
+            out[parent] = (
+                self.children(parent) if parent in reachable else list(self.order[low:high])
+            )
             low = high
         return out
+
+    def _reachable(self) -> set[int]:
+        """The entries a walk down from the roots reaches (not those in parent cycles)."""
+        seen: set[int] = set()
+        stack = list(self.roots)
+        while stack:
+            position = stack.pop()
+            if position not in seen:
+                seen.add(position)
+                low = bisect_left(self.keys, position)
+                stack.extend(self.order[low : bisect_right(self.keys, position, low)])
+        return seen
 
     def preorder(self) -> Iterator[tuple[int, int]]:
         """``(position, depth)`` walking the tree as Pi's ``getTree`` orders it: roots in

@@ -195,7 +195,10 @@ def test_every_conformance_file_lays_out_without_overlap(path):
         session = pisession.load(path)
     except pisession.SessionFormatError:
         return
-    layout = tree_layout(session)
+    try:
+        layout = tree_layout(session)
+    except pisession.SessionFormatError:  # Pi's own tree fails here (a PiFailure)
+        return
     spots = [(n.x, n.y) for n in layout.nodes.values()]
     assert len(spots) == len(set(spots))
     assert sorted(layout.node_of) == list(range(len(session)))

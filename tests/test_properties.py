@@ -317,12 +317,10 @@ def answer(call):
 
 def ask_everything(session) -> None:
     """Every question on the session answers or raises ``PisessionError``."""
-    session.problems()
-    session.leaves()
-    session.roots()
-    session.children()
-    session.tree()
-    _ = session.labels, session.name, session.entries, repr(session)
+    for question in (session.problems, session.leaves, session.roots, session.children):
+        answer(question)  # a tree Pi cannot sort, a name Pi cannot trim: PiFailure
+    answer(session.tree)
+    answer(lambda: (session.labels, session.name, session.entries, repr(session)))
     answer(lambda: session.stats().to_dict())
     leaf_ids = [None] + [e.get("id") for e in session.entries[:6] if isinstance(e, dict)]
     for leaf in leaf_ids:

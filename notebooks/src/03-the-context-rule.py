@@ -1,4 +1,4 @@
-# ruff: noqa: E402, E501
+# ruff: noqa: E402, E501, B018
 # title: The context rule
 # summary: From a leaf to the model context: the walk, the settings, what each entry type
 #   contributes, the provenance of every message (projection, fates), and what the provider
@@ -330,10 +330,13 @@ def upload_picker():
 
 uploaded = colab_upload() if MY_SESSION == "upload" else None
 picker = upload_picker() if not MY_SESSION else None
-picker  # noqa: B018 (shows the widget)
+picker  # shows the widget
 
 
 # %%
+from collections import Counter
+
+
 def picked_file(picker):
     """(name, bytes) of the file chosen in a FileUpload widget (ipywidgets 7 or 8), or None."""
     value = picker.value if picker is not None else ()
@@ -351,8 +354,6 @@ def my_session():
         return pisession.loads(chosen[1], chosen[0])
     return pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
 
-
-from collections import Counter
 
 mine = my_session()
 mine_context = mine.context()
