@@ -46,7 +46,8 @@ CELL_TIMEOUT = 180_000  # ms for "Run all" of one notebook
 EXPLORERS = {
     "branch_explorer(": ("dropdown", None),
     "compaction_stepper(": ("slider", "compaction 2 of"),
-    "migration_stepper(": ("slider", "after v1 -&gt; v2"),
+    # it opens at the step that changes most (v1 -> v2); one step right is the next
+    "migration_stepper(": ("slider", "after v2 -&gt; v3"),
     "context_edit_toggle(": ("toggle", "PiG: context edits ignored"),
     "system_prompt_view(": ("slider", "system message 2 of"),
 }
