@@ -1659,6 +1659,7 @@ else:
             agree += json.loads(session.context(case["leaf"]).to_json()) == case["context"]
     say(f"{len(goldens)} files recorded from Pi; {files} have contexts Pi could build.")
     say(f"{cases} contexts: pisession agrees with Pi 0.87.1 on {agree}.")
+    assert agree == cases, f"pisession differs from Pi on {cases - agree} contexts"
 
 # %% [markdown]
 # ## Recap
