@@ -201,7 +201,6 @@ def entry_messages(entry: object) -> list[object]:
     kind = field(entry, "type")
     if kind == "message":
         return message_messages(field(entry, "message"))
-    when = js_time_ms(field(entry, "timestamp")) if kind in _MADE else UNDEFINED
     if kind == "custom_message":
         content = field(entry, "content")
         return [
@@ -211,7 +210,7 @@ def entry_messages(entry: object) -> list[object]:
                 content=[] if nullish(content) else content,
                 display=field(entry, "display"),
                 details=field(entry, "details"),
-                timestamp=when,
+                timestamp=_time(entry),
             )
         ]
     if kind == "branch_summary" and truthy(field(entry, "summary")):
@@ -220,7 +219,7 @@ def entry_messages(entry: object) -> list[object]:
                 role="branchSummary",
                 summary=field(entry, "summary"),
                 fromId=field(entry, "fromId"),
-                timestamp=when,
+                timestamp=_time(entry),
             )
         ]
     if kind == "compaction":
@@ -228,15 +227,17 @@ def entry_messages(entry: object) -> list[object]:
             role="compactionSummary",
             summary=field(entry, "summary"),
             tokensBefore=field(entry, "tokensBefore"),
-            timestamp=when,
+            timestamp=_time(entry),
         )
         checkpoint = field(entry, "systemMessage")
         return [checkpoint, summary] if truthy(checkpoint) else [summary]
     return []
 
 
-#: The entry types whose message Pi makes (with the entry's time in milliseconds).
-_MADE = ("custom_message", "branch_summary", "compaction")
+def _time(entry: object) -> object:
+    """The entry's time as the message Pi makes from it holds it (milliseconds), read
+    only when that message is made: a time JavaScript cannot convert fails only then."""
+    return js_time_ms(field(entry, "timestamp"))
 
 
 def message_messages(message: object) -> list[object]:
