@@ -305,28 +305,9 @@ print("same messages:", fast.messages == projected.messages)
 # sent anywhere; on Colab, "upload" copies it to your Colab machine.
 
 # %%
-from pathlib import Path
+from pisession.workshop.own_session import colab_upload, own_session, upload_picker
 
 MY_SESSION = ""  # a path to your .jsonl file, or "upload" on Colab; "" = the sample
-
-
-def colab_upload():
-    """(name, bytes) of a file chosen in Colab's upload dialog, or None off Colab."""
-    try:
-        from google.colab import files as colab_files
-    except ImportError:
-        return None
-    return next(iter(colab_files.upload().items()), None)
-
-
-def upload_picker():
-    """A FileUpload widget for a .jsonl file, or None where ipywidgets is missing."""
-    try:
-        import ipywidgets
-    except ImportError:
-        return None
-    return ipywidgets.FileUpload(accept=".jsonl", multiple=False)
-
 
 uploaded = colab_upload() if MY_SESSION == "upload" else None
 picker = upload_picker() if not MY_SESSION else None
@@ -336,26 +317,7 @@ picker  # shows the widget
 # %%
 from collections import Counter
 
-
-def picked_file(picker):
-    """(name, bytes) of the file chosen in a FileUpload widget (ipywidgets 7 or 8), or None."""
-    value = picker.value if picker is not None else ()
-    if isinstance(value, dict):  # ipywidgets 7: {name: {"content": ...}}
-        value = [{"name": name, **item} for name, item in value.items()]
-    return (value[0]["name"], bytes(value[0]["content"])) if value else None
-
-
-def my_session():
-    """Your session if one was chosen above, else bundled sample a."""
-    if MY_SESSION and MY_SESSION != "upload":
-        return pisession.load(Path(MY_SESSION).expanduser())
-    chosen = uploaded or picked_file(picker)
-    if chosen:
-        return pisession.loads(chosen[1], chosen[0])
-    return pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
-
-
-mine = my_session()
+mine = own_session(MY_SESSION, uploaded, picker)
 mine_context = mine.context()
 print(len(mine), "entries;", len(mine_context.messages), "messages in the context at the leaf")
 print("roles sent to the provider:", [m["role"] for m in mine_context.to_llm()])
