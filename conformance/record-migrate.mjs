@@ -16,7 +16,7 @@ import { DATA_CONFORMANCE, PI_VERSION, REPO, sessionManager } from "./pi.mjs";
 const OUT = join(REPO, "data", "migrated");
 const FOLDERS = { samples: join(REPO, "pisession", "samples"), damaged: join(REPO, "data", "damaged") };
 
-function legacy(file) {
+export function legacy(file) {
   // Pi's test: the first "session" line's version (missing means 1) below 3
   for (const line of readFileSync(file, "utf8").split("\n")) {
     try {
@@ -45,7 +45,7 @@ function corpus() {
 const recordedName = (file) => `${basename(dirname(file))}--${basename(file)}`;
 
 /** Pi's rewrite of a copy of `file` (bytes), or the one-line reason Pi throws. */
-function rewrite(file) {
+export function rewrite(file) {
   const dir = mkdtempSync(join(tmpdir(), "pi-migrate-"));
   try {
     const copy = join(dir, "session.jsonl");

@@ -5,21 +5,25 @@ Pi migrates a legacy file when it opens it (``SessionManager.open``) and writes 
 corpus into ``data/migrated/`` (``NAME.throws`` where Pi fails to migrate the file). Ids
 aside (Pi draws them at random), the bytes must be the same: each id is replaced by its
 rank of first appearance on both sides.
-Two things pisession keeps on purpose ("nothing lost") are set aside first: lines Pi
-skips (blank, unparsable, falsy JSON), which Pi's rewrite drops and pisession keeps byte
-for byte, and line endings (Pi ends every line with ``\n``; pisession keeps ``\r\n``
-and a missing last newline).
+Two things pisession keeps on purpose ("nothing lost") are set aside first (the
+fuzzer's ``normalised_rewrite``, which compares mutants the same way): lines Pi skips
+(blank, unparsable, falsy JSON), which Pi's rewrite drops and pisession keeps byte for
+byte, and line endings (Pi ends every line with ``\n``; pisession keeps ``\r\n`` and a
+missing last newline).
 """
 
 from __future__ import annotations
 
 import json
-import re
+import sys
 from pathlib import Path
 
 import pytest
 
 import pisession
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "conformance" / "fuzz"))
+from compare import normalised_rewrite as normalised  # the fuzzer compares the same way
 
 REPO = Path(__file__).resolve().parent.parent
 MIGRATED = REPO / "data" / "migrated"
@@ -31,28 +35,6 @@ FOLDERS = {"samples": REPO / "pisession" / "samples", "damaged": REPO / "data" /
 def source_of(recorded: Path) -> Path:
     folder, name = recorded.name.removesuffix(".throws").split("--", 1)
     return FOLDERS.get(folder, REPO / "data" / "conformance" / folder) / name
-
-
-def normalised(data: bytes) -> str:
-    """The text with every entry id replaced by ``<idN>``, N its rank in the file."""
-    lines, ids = [], {}
-    for line in data.decode("utf-8").split("\n"):
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue  # a line Pi skips
-        if not value:
-            continue  # falsy JSON: Pi skips it too
-        lines.append(line.removesuffix("\r"))
-        if isinstance(value, dict) and value.get("type") != "session":
-            for key in ("id", "parentId"):  # a parent can be an id no line shows
-                if isinstance(value.get(key), str):
-                    ids.setdefault(value[key], f"<id{len(ids)}>")
-    text = "\n".join(lines) + "\n"
-    if not ids:
-        return text
-    pattern = re.compile("|".join(re.escape(json.dumps(i)) for i in ids))
-    return pattern.sub(lambda m: json.dumps(ids[json.loads(m.group())]), text)
 
 
 def test_the_whole_legacy_corpus_is_recorded():

@@ -10,6 +10,8 @@ raises anything but a ``PisessionError``. The rules are those of
 - at the default leaf, ``pisession context`` and ``pisession context --llm`` must print
   Pi's own ``JSON.stringify(value, null, 2)`` text (terminal-steering characters
   written as ``\\uXXXX``, a documented difference);
+- a legacy (v1/v2) file's migration must write Pi's own rewrite (``SessionManager.open``
+  writing the file back), ids aside, or refuse where Pi's rewrite throws;
 - at the default leaf the other readers (stats, fates, explain, tree text, HTML views,
   ``export`` as HTML and Markdown, ``diff`` against a branch end) must not crash: only a
   ``PisessionError`` may come out of them.
@@ -17,9 +19,11 @@ raises anything but a ``PisessionError``. The rules are those of
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import json
+import re
 import sys
 import traceback
 from dataclasses import dataclass
@@ -185,6 +189,8 @@ def compare(path: Path, answer: dict, probes: bool = True) -> tuple[list[Finding
         )
         return out.findings, out.intended
     _compare_file(out, session, golden)
+    if "migrated" in answer:
+        _compare_migration(out, session, answer["migrated"])
     for case in golden["cases"]:
         try:
             _compare_case(out, session, case)
@@ -235,6 +241,50 @@ def _compare_file(out: _Collector, session, golden: dict) -> None:
         if found:
             kind = "value:tree-order" if _same_children(outline, tree) else "value:tree"
             out.add(kind, f"{found[0]}: pisession {found[1]} (Pi)")
+
+
+def normalised_rewrite(data: bytes) -> str:
+    """A migrated file's text with every entry id replaced by ``<idN>``, N its rank in
+    the file (Pi draws new ids at random). Two things pisession keeps on purpose
+    ("nothing lost") are set aside: lines Pi skips (blank, unparsable, falsy JSON), which
+    Pi's rewrite drops, ``\r`` before a newline, and bytes that are not UTF-8 (Pi reads
+    them as U+FFFD and writes that; pisession keeps the bytes).
+
+    >>> normalised_rewrite(b'{"type":"session"}\\n\\n{"id":"x9","parentId":null}\\r\\n')
+    '{"type":"session"}\\n{"id":"<id0>","parentId":null}\\n'
+    """
+    lines, ids = [], {}
+    for line in data.decode("utf-8", "replace").split("\n"):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue  # a line Pi skips
+        if not value:
+            continue  # falsy JSON: Pi skips it too
+        lines.append(line.removesuffix("\r"))
+        if isinstance(value, dict) and value.get("type") != "session":
+            for key in ("id", "parentId"):  # a parent can be an id no line shows
+                if isinstance(value.get(key), str):
+                    ids.setdefault(value[key], f"<id{len(ids)}>")
+    text = "\n".join(lines) + "\n"
+    if not ids:
+        return text
+    pattern = re.compile("|".join(re.escape(json.dumps(i)) for i in ids))
+    return pattern.sub(lambda m: json.dumps(ids[json.loads(m.group())]), text)
+
+
+def _compare_migration(out: _Collector, session, migrated: dict) -> None:
+    if "error" in migrated:
+        if session.migration_steps:
+            detail = f"Pi's rewrite fails ({migrated['error']}); pisession migrates"
+            out.add("migrate:opens", detail)
+        return
+    ours = _guard(out, "migrate", session.dumps)
+    if ours is None:
+        return
+    theirs = base64.b64decode(migrated["bytes"])
+    if normalised_rewrite(ours) != normalised_rewrite(theirs):
+        out.add("value:migrate-bytes", "pisession's migrated file differs from Pi's rewrite")
 
 
 def _expect_failure(out: _Collector, where: str, read, what: str) -> None:

@@ -354,7 +354,8 @@ class Mutator:
         self.corpus = corpus
         self.seed = seed
         self.ops: list[tuple[str, Callable, int]] = [
-            (name[4:], getattr(self, name), weight) for name, weight in OP_WEIGHTS.items()
+            (name.removeprefix("op_"), getattr(self, name), weight)
+            for name, weight in OP_WEIGHTS.items()
         ]
 
     def mutant(self, number: int) -> Mutant:

@@ -10,6 +10,8 @@
 //   -> {"id": N, "golden": {...record.mjs golden...},
 //       "text": {"context": JSON.stringify(context, null, 2), "llm": ...}}   (default leaf)
 //   -> {"id": N, "error": "..."} when recording itself threw (reported, not compared)
+// A legacy (v1/v2) file also gets "migrated": Pi's own rewrite of a copy of it
+// (SessionManager.open writes the migrated file back), {"bytes": base64} or {"error": line}.
 // "text" holds Pi's own indented JSON text of the default leaf's context and llm
 // messages (what `pisession context` promises to print); a field is absent when the
 // default case has none, and "textError" says why when JSON.stringify threw.
@@ -17,6 +19,7 @@ process.env.TZ = "UTC";
 
 import { createInterface } from "node:readline";
 import { sessionManager } from "../pi.mjs";
+import { legacy, rewrite } from "../record-migrate.mjs";
 import { recordFile } from "../record.mjs";
 
 // The zone local date-times are read in (run.py --tz): Node resets its zone when TZ changes.
@@ -101,6 +104,10 @@ function answer(request) {
     return out;
   }
   out.golden = golden;
+  if (legacy(request.path)) {
+    const fresh = rewrite(request.path);
+    out.migrated = fresh.error ? { error: fresh.error } : { bytes: fresh.bytes.toString("base64") };
+  }
   const first = golden.cases[0];
   if (first && first.leaf === null && first.context !== undefined) {
     const text = {};
