@@ -250,18 +250,16 @@ def js_float(text: str) -> msgspec.Raw:
     return msgspec.Raw(js_number(repr(value)).encode())
 
 
-def _fix_token(match: re.Match, infinity: str = "null") -> str:
+def _fix_token(match: re.Match) -> str:
     token = match.group()
     if token[0] == '"':
         return token
-    if token.endswith("NaN"):
+    if token.endswith(("NaN", "Infinity")):
         return "null"
-    if token.endswith("Infinity"):
-        return infinity if token[0] != "-" or infinity == "null" else "-" + infinity
     if token.lstrip("-").isdigit():  # a big integer: JavaScript only has doubles
         number = float(token)  # (no digit limit, unlike int(); beyond 1e308: infinity)
         if number in (_INF, -_INF):
-            return infinity if number > 0 or infinity == "null" else "-" + infinity
+            return "null"
         return js_number(repr(number))
     return js_number(token)
 
@@ -269,19 +267,16 @@ def _fix_token(match: re.Match, infinity: str = "null") -> str:
 _INF = float("inf")
 
 
-def dumps(value: object, indent: int | None = None, keep_infinity: bool = False) -> str:
+def dumps(value: object, indent: int | None = None) -> str:
     """Serialise like ``JSON.stringify(value, null, indent)``: keys in JavaScript's order
     (see ``js_keys``), non-finite numbers as ``null``, lone surrogates escaped,
     JavaScript number text; values nested deeper than Python's encoders go are written
     without recursion.
 
-    ``keep_infinity`` writes ±Infinity as ``±1e400`` (which reads back as ±Infinity)
-    instead of ``null``: for rewriting a file without changing what it means.
-
     >>> dumps({"a": 5.0, "b": float("nan"), "c": "\\ud800", "d": "é", "1": 10 ** 400})
     '{"1":null,"a":5,"b":null,"c":"\\\\ud800","d":"é"}'
-    >>> dumps([float("-inf")]), dumps([float("-inf")], keep_infinity=True)
-    ('[null]', '[-1e400]')
+    >>> dumps([float("-inf")])
+    '[null]'
     >>> print(dumps({"a": [1, {}], "b": []}, indent=2))
     {
       "a": [
@@ -297,7 +292,7 @@ def dumps(value: object, indent: int | None = None, keep_infinity: bool = False)
     if b'0":' in probe and _INDEX_KEY.search(text):  # JavaScript writes such a key first
         text = _compact(js_key_order(value))
     if _maybe_different(probe):  # else every number already reads as in JavaScript
-        text = _TOKEN.sub(lambda m: _fix_token(m, "1e400" if keep_infinity else "null"), text)
+        text = _TOKEN.sub(_fix_token, text)
     if b"\xed" in data:  # the lead byte of a surrogate (and of some other characters)
         text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     if type(indent) is int and indent > 0:

@@ -12,16 +12,17 @@ changed. Input values are never modified: changed entries are copies.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .errors import SessionFormatError
-from .jsjson import dumps
+from .jsjson import dumps, nesting_depth
 from .jsvalue import UNDEFINED, JsArray, to_number
 from .jsvalue import field as js_field
 from .piversions import checked_range
-from .reader import Diagnostic
+from .reader import Diagnostic, line_bounds
 
 CURRENT_VERSION = 3
 
@@ -328,23 +329,82 @@ def migrate(
     return values, steps
 
 
-def rewrite_lines(data: bytes, replaced: dict[int, object]) -> bytes:
-    """``data`` with the lines numbered in ``replaced`` written anew (as Pi serialises
-    them, infinities kept as ``1e400``) and every other line kept byte for byte.
+#: The deepest line (containers, the entry itself counted) Pi's rewrite writes: in Node 20
+#: on x86-64 (``SessionManager.open`` of a v1 file, whose ``JSON.stringify(entry)``
+#: overflows V8's stack beyond it), an entry holding objects 4,114 deep is written and
+#: one 4,115 deep throws ``RangeError``; arrays go one level further. Pi 0.87.1 and 1.6.0
+#: agree.
+REWRITE_DEPTH = 4114
+
+
+def rewrite_lines(data: bytes, replaced: dict[int, object], source: str = "<bytes>") -> bytes:
+    """``data`` with the lines numbered in ``replaced`` written anew, as Pi's rewrite
+    writes them (``JSON.stringify``: a number beyond float range becomes ``null``), and
+    every other line (those Pi skips) kept byte for byte, as are ``\\r`` line endings.
+    A line nested deeper than ``REWRITE_DEPTH`` raises ``SessionFormatError`` naming
+    ``source`` and the line: Pi's rewrite throws there, so Pi cannot open the file.
 
     >>> rewrite_lines(b'{"a":1}\\nkeep me\\r\\n', {1: {"a": 2}})
     b'{"a":2}\\nkeep me\\r\\n'
+    >>> rewrite_lines(b'{"a":1e400}', {1: {"a": float("inf")}})
+    b'{"a":null}'
     """
-    from .jsjson import dumps
-    from .reader import line_bounds
-
     out = []
     starts, ends = line_bounds(data)
     for number, (start, end) in enumerate(zip(starts, ends), 1):
         raw = data[start:end]
         if number in replaced:
+            if nesting_depth(replaced[number], REWRITE_DEPTH) > REWRITE_DEPTH:
+                reason = (
+                    f"nested more than {REWRITE_DEPTH:,} deep: Pi's rewrite of the migrated "
+                    "file throws RangeError (Maximum call stack size exceeded) here, so Pi "
+                    "cannot open it"
+                )
+                raise SessionFormatError(source, number, reason)
             ending = b"\r" if raw.endswith(b"\r") else b""
-            raw = dumps(replaced[number], keep_infinity=True).encode("utf-8") + ending
+            raw = dumps(replaced[number]).encode("utf-8") + ending
         out.append(raw)
     text = b"\n".join(out)
     return text + b"\n" if data.endswith(b"\n") else text
+
+
+def rewrite_losses(replaced: dict[int, object]) -> str:
+    """Why lines written by ``rewrite_lines`` (as Pi's rewrite writes them) may read back
+    with another meaning, one clause per cause ("" when none): an array line's id, which
+    it got in memory (JavaScript arrays take properties) but JSON cannot write, so the
+    entry naming it as parent loses its parent; and numbers beyond float range, which
+    JSON writes as ``null``.
+
+    >>> rewrite_losses({2: {"id": "a", "n": float("inf")}, 3: {"parentId": "a"}})
+    'line 2 holds a number beyond float range, which JSON writes as null'
+    """
+    ids = {}
+    for line, value in replaced.items():
+        if isinstance(value, list) and js_field(value, "id") is not UNDEFINED:
+            ids[js_field(value, "id")] = line
+    losses = [
+        f"line {ids[parent]} is an array: JSON does not write the id it got, so line {line}'s "
+        "parent is missing"
+        for line, value in replaced.items()
+        if isinstance(value, dict) and (parent := value.get("parentId")) in ids
+    ]
+    losses += [
+        f"line {line} holds a number beyond float range, which JSON writes as null"
+        for line, value in replaced.items()
+        if _holds_infinity(value)
+    ]
+    return "; ".join(losses[:3]) + ("; ..." if len(losses) > 3 else "")
+
+
+def _holds_infinity(value: object) -> bool:
+    """Whether ``value`` holds +-Infinity at any depth (without recursion)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and item in (math.inf, -math.inf):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False

@@ -32,6 +32,7 @@ from .migration import (
     header_version,
     migrate,
     rewrite_lines,
+    rewrite_losses,
 )
 from .reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
 from .stats import SessionStats
@@ -432,13 +433,15 @@ class Session:
     def dumps(self) -> bytes:
         """The file's bytes: the original ones, exactly, unless loading migrated it.
 
-        A migrated session is written line for line: changed entries are serialised as
-        Pi would, every other line (including skipped ones) is kept byte for byte.
+        A migrated session is written line for line as Pi's rewrite writes it
+        (``migration.rewrite_lines``): every entry serialised as ``JSON.stringify``
+        does, every line Pi skips kept byte for byte. Where Pi's rewrite throws (a line
+        nested too deep), a ``SessionFormatError`` names the line.
         """
         data = self._store.whole()
         if self._legacy is None:
             return data
-        return rewrite_lines(data, self._legacy.rewritten)
+        return rewrite_lines(data, self._legacy.rewritten, self.source)
 
     def readback_change(self, written: bytes | None = None) -> str | None:
         """How the migrated file, read back (``written``: what was written, by default
@@ -446,8 +449,8 @@ class Session:
         in memory, and why, in one line; None when it gives the same (or nothing was
         migrated). Pi's own rewrite writes the same bytes, so Pi reads back the same.
 
-        An array line gets an id in memory (JavaScript arrays take properties) that
-        JSON cannot write: the entry after it loses its parent.
+        The causes are named (``migration.rewrite_losses``): an array line's id, which
+        JSON cannot write, and numbers beyond float range, which JSON writes as null.
 
         >>> s = loads(b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}\\n'
         ...     b'{"type":"message","message":{"role":"user","content":"a"}}\\n[1]\\n'
@@ -467,11 +470,11 @@ class Session:
             f"{len(o)} message{'' if len(o) == 1 else 's'}" if isinstance(o, list) else o
             for o in (after, before)
         ]
-        why = _lost_parents(self._legacy.rewritten) or "why is not known: please report it"
-        return (
-            f"the written file reads back with another context: {counts[0]} instead of "
-            f"{counts[1]} ({why})"
-        )
+        how = f"{counts[0]} instead of {counts[1]}"
+        if counts[0] == counts[1]:
+            how = f"the same {counts[0]}, not all as in memory"
+        why = rewrite_losses(self._legacy.rewritten) or "why is not known: please report it"
+        return f"the written file reads back with another context: {how} ({why})"
 
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
         """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
@@ -542,22 +545,6 @@ def _context_outcome(session: Session) -> list | str:
         return session.context().messages
     except PisessionError as exc:
         return f"no context: {str(exc).split(': ', 1)[-1]}"
-
-
-def _lost_parents(rewritten: dict[int, object]) -> str:
-    """Which array lines got an id in memory that the written file cannot hold, and the
-    lines whose parent that was ("" when none)."""
-    ids = {}
-    for line, value in rewritten.items():
-        if isinstance(value, list) and js_field(value, "id") is not UNDEFINED:
-            ids[js_field(value, "id")] = line
-    losses = [
-        f"line {ids[parent]} is an array: JSON does not write the id it got, so line {line}'s "
-        "parent is missing"
-        for line, value in rewritten.items()
-        if isinstance(value, dict) and (parent := value.get("parentId")) in ids
-    ]
-    return "; ".join(losses[:3]) + ("; ..." if len(losses) > 3 else "")
 
 
 def _migrated(parsed, store, header, new_id, source) -> _Legacy | None:

@@ -256,7 +256,7 @@ def normalised_rewrite(data: bytes) -> str:
     lines, ids = [], {}
     for line in data.decode("utf-8", "replace").split("\n"):
         try:
-            value = json.loads(line)
+            value = jsjson.loads(line.encode("utf-8", "surrogatepass"))  # any depth
         except ValueError:
             continue  # a line Pi skips
         if not value:
@@ -274,16 +274,20 @@ def normalised_rewrite(data: bytes) -> str:
 
 
 def _compare_migration(out: _Collector, session, migrated: dict) -> None:
+    try:
+        ours = _guard(out, "migrate", session.dumps)
+    except PisessionError as exc:
+        if "error" in migrated:
+            out.intended.append("migrate: Pi's rewrite throws; pisession refuses to write it")
+        else:
+            out.add("refuses:migrate", f"pisession refuses to write what Pi writes: {exc}")
+        return
+    if ours is None:  # a crash, already a finding
+        return
     if "error" in migrated:
-        if session.migration_steps:
-            detail = f"Pi's rewrite fails ({migrated['error']}); pisession migrates"
-            out.add("migrate:opens", detail)
+        out.add("migrate:opens", f"Pi's rewrite fails ({migrated['error']}); pisession writes it")
         return
-    ours = _guard(out, "migrate", session.dumps)
-    if ours is None:
-        return
-    theirs = base64.b64decode(migrated["bytes"])
-    if normalised_rewrite(ours) != normalised_rewrite(theirs):
+    if normalised_rewrite(ours) != normalised_rewrite(base64.b64decode(migrated["bytes"])):
         out.add("value:migrate-bytes", "pisession's migrated file differs from Pi's rewrite")
 
 
