@@ -965,7 +965,7 @@ def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]
     lines[:0] = first.result()
     seen = sum(item.hidden if isinstance(item, Gap) else 1 for item, _, _ in walk)
     if seen < len(session):
-        lines.extend(wrap(_unreached_text(session, seen), view.look.width, " "))
+        lines.extend(wrap(_unreached_text(session), view.look.width, " "))
     return lines
 
 
@@ -981,14 +981,16 @@ def _drawn(session, view: _TreeView, items: list) -> list[str]:
     return lines
 
 
-def _unreached_text(session, seen: int) -> str:
-    cycles = sorted(p for loop in session.problems()["cycles"] for p in loop)
-    shown = ", ".join(str(session.line_of(p)) for p in cycles[:10])
-    more = ", ..." if len(cycles) > 10 else ""
+def _unreached_text(session) -> str:
+    """The note under a tree that leaves entries out: how many, and their lines."""
+    unreached = session.shape.unreached()
+    lines = ", ".join(str(session.line_of(p)) for p in unreached[:10])
+    more = ", ..." if len(unreached) > 10 else ""
+    check = "; see pisession check" if session.problems()["cycles"] else ""
     return (
-        f"(not in the tree: {plural(len(session) - seen, 'entry', 'entries')} in or under parent "
-        "cycles, "
-        f"line {shown}{more}; see pisession check)"
+        f"(not in the tree: {plural(len(unreached), 'entry', 'entries')} in or under a loop "
+        f"of parents, which no root leads to: line{'' if len(unreached) == 1 else 's'} "
+        f"{lines}{more}{check})"
     )
 
 

@@ -183,6 +183,17 @@ class Shape:
                 stack.extend(self.order[low : bisect_right(self.keys, position, low)])
         return seen
 
+    def unreached(self) -> list[int]:
+        """The entries no walk down from a root reaches (their parents loop), in file order.
+
+        >>> from pisession.context import EntryIndex
+        >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "c"},
+        ...                         {"id": "c", "parentId": "b"}])).unreached()
+        [1, 2]
+        """
+        reached = self._reachable()
+        return [p for p in range(len(self.roots) + len(self.order)) if p not in reached]
+
     def preorder(self) -> Iterator[tuple[int, int]]:
         """``(position, depth)`` walking the tree as Pi's ``getTree`` orders it: roots in
         file order, children by timestamp. Entries caught in a parent cycle are not
