@@ -51,7 +51,20 @@ EMSCRIPTEN_ONLY = {
 
 
 class Skip(Exception):
-    """The check cannot run here (no Node, no npm, no registry)."""
+    """The check cannot run here (no Node, no npm, a registry out of reach)."""
+
+
+class ToolFailed(Exception):
+    """npm or pip failed for another reason than the network: the check fails."""
+
+
+#: what npm and pip print when a registry cannot be reached (then: SKIP, not FAIL)
+OFFLINE_MARKERS = (
+    "ENOTFOUND", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EAI_AGAIN", "ENETUNREACH",
+    "NewConnectionError", "Network is unreachable", "Temporary failure in name resolution",
+    "Name or service not known", "ConnectTimeout", "ReadTimeout", "ProxyError",
+    "Max retries exceeded", "Connection refused",
+)  # fmt: skip
 
 
 def pyodide_version() -> str:
@@ -64,11 +77,16 @@ def pyodide_version() -> str:
 
 
 def run(command: list[str], what: str, cwd: Path = ROOT) -> str:
-    """Run a tool; Skip when it cannot reach its registry, with its last error line."""
+    """Run a tool: Skip when it cannot reach its registry, else ToolFailed when it fails
+    (with its last error line)."""
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
     if done.returncode:
+        text = f"{done.stderr}\n{done.stdout}"
         lines = (done.stderr or done.stdout).strip().splitlines() or ["(no output)"]
-        raise Skip(f"{what} failed: {lines[-1][:200]}")
+        offline = [line for line in text.splitlines() if any(m in line for m in OFFLINE_MARKERS)]
+        if offline:
+            raise Skip(f"{what}: the registry cannot be reached ({offline[0].strip()[:160]})")
+        raise ToolFailed(f"{what} failed: {lines[-1][:300]}")
     return done.stdout
 
 
@@ -86,6 +104,16 @@ def install_pyodide(version: str) -> Path:
             f"npm install pyodide@{version}",
         )  # fmt: skip
     return package
+
+
+def pypi_reachable() -> None:
+    """Skip unless the package index answers (pip's own lookup of setuptools, which the
+    wheel's build needs): after it, a failing download is a real failure."""
+    command = [sys.executable, "-m", "pip", "index", "versions", "setuptools"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode:
+        lines = (done.stderr or done.stdout).strip().splitlines() or ["(no output)"]
+        raise Skip(f"the package index cannot be reached ({lines[-1][:160]})")
 
 
 def build_wheel() -> Path:
@@ -152,10 +180,10 @@ def download(pins: list[tuple[str, str, str]], lock: dict) -> list[Path]:
                  "--implementation", "cp", "-d", str(out), pin],
                 f"pip download {pin}",
             )  # fmt: skip
-        except Skip as exc:
+        except ToolFailed as exc:
             if source == "Pyodide's lock" and "No matching distribution" in str(exc):
-                raise SystemExit(
-                    f"pyodide check: in Pyodide micropip would install {pin} from {source}, "
+                raise ToolFailed(
+                    f"in Pyodide micropip would install {pin} from {source}, "
                     f"a build PyPI does not have for {platform}: this check cannot test it; "
                     f"raise {name}'s floor for sys_platform == 'emscripten' in pyproject.toml"
                 ) from None
@@ -257,11 +285,22 @@ def doctest_verdicts(cpython: dict, pyodide: dict) -> tuple[list[str], list[str]
 
 
 def main() -> int:
+    try:
+        return check()
+    except ToolFailed as exc:
+        print(f"FAIL pyodide check: {exc}")
+        print("0 passed, 1 failed")
+        return 1
+
+
+def check() -> int:
+    """The whole check; its exit status."""
     started = time.monotonic()
     version = pyodide_version()
     try:
         package = install_pyodide(version)
         lock = json.loads((package / "pyodide-lock.json").read_text(encoding="utf-8"))
+        pypi_reachable()
         wheel = build_wheel()
         pins = choose(wheel, lock)
         wheels = download(pins, lock)
