@@ -227,3 +227,19 @@ def test_start_page_opens_offline_without_console_errors(site):
     ]
     assert not before, f"console errors before the kernel start: {before[:3]}"
     assert listed, "the file browser lists nothing"
+
+
+def test_pyodide_check_pins_the_kernels_pyodide():
+    """.ci/pyodide/check.py's fallback Pyodide (no kernel installed) is the one the pinned
+    kernel loads, and the installed kernel is the pinned one."""
+    from importlib.metadata import version
+
+    from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
+
+    spec = importlib.util.spec_from_file_location("check", ROOT / ".ci" / "pyodide" / "check.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    assert check.PYODIDE_VERSION == PYODIDE_VERSION == check.pyodide_version()
+    pins = (ROOT / ".ci" / "lite" / "requirements.txt").read_text().split()
+    assert f"jupyterlite-pyodide-kernel=={version('jupyterlite-pyodide-kernel')}" in pins
+    assert f"jupyterlite-core=={version('jupyterlite-core')}" in pins
