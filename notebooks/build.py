@@ -80,8 +80,28 @@ def github_slug(url: str) -> str | None:
     return match.group(1) if match else None
 
 
+def lite_badge(url: str, notebook: str) -> str:
+    """The "Try in your browser" badge: the notebook in the JupyterLite site that
+    ``.ci/lite/build.py`` builds, published on the repository's GitHub Pages
+    (docs/jupyterlite.md); empty when the URL is not GitHub.
+
+    >>> lite_badge("https://github.com/Pi-Agents/pisession", "01-the-file.ipynb").split("](")[-1]
+    'https://pi-agents.github.io/pisession/lab/index.html?path=notebooks/01-the-file.ipynb)'
+    """
+    slug = github_slug(url)
+    if slug is None:
+        return ""
+    owner, name = slug.split("/")
+    path = urllib.parse.quote(f"notebooks/{notebook}", safe="/")
+    site = f"https://{owner.lower()}.github.io/{name}/lab/index.html?path={path}"
+    return (
+        f"[![Try in your browser](https://jupyterlite.rtfd.io/en/latest/_static/badge.svg)]({site})"
+    )
+
+
 def badges(url: str, notebook: str) -> str:
-    """Markdown for the Colab and Binder badges of one notebook (``NN-name.ipynb``)."""
+    """Markdown for the Colab, Binder and JupyterLite badges of one notebook
+    (``NN-name.ipynb``)."""
     slug = github_slug(url)
     if slug is None:
         return ""
@@ -90,7 +110,7 @@ def badges(url: str, notebook: str) -> str:
     binder = f"https://mybinder.org/v2/gh/{slug}/{BRANCH}?labpath={labpath}"
     return (
         f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab}) "
-        f"[![Binder](https://mybinder.org/badge_logo.svg)]({binder})"
+        f"[![Binder](https://mybinder.org/badge_logo.svg)]({binder}) " + lite_badge(url, notebook)
     )
 
 
@@ -355,7 +375,8 @@ def check(url: str) -> list[str]:
 
 
 def readme_badges(url: str, first: str = "01-the-file") -> str:
-    """The Colab and Binder badges for the README (empty when the URL is not GitHub)."""
+    """The Colab, Binder and JupyterLite badges for the README (empty when the URL is not
+    GitHub)."""
     slug = github_slug(url)
     if not slug:
         return ""
@@ -363,7 +384,8 @@ def readme_badges(url: str, first: str = "01-the-file") -> str:
     colab = f"https://colab.research.google.com/github/{slug}/blob/{BRANCH}/notebooks/{first}.ipynb"
     return f"""\
 [![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab})
-[![Binder](https://mybinder.org/badge_logo.svg)]({binder})"""
+[![Binder](https://mybinder.org/badge_logo.svg)]({binder})
+{lite_badge(url, first + ".ipynb")}"""
 
 
 README = ROOT / "README.md"
@@ -393,7 +415,8 @@ def docs_text(url: str, entries: list[tuple[str, str, str]]) -> str:
 The notebooks follow chapter 27 of *Pi Agents* ("The Session File Format") in reading
 order. Each one says what you will learn, works on the sample sessions bundled with
 pisession (two written by the real Pi 0.87.1, a hand-made tour, two legacy files),
-and ends with a recap. Every notebook carries its own Colab and Binder badges.
+and ends with a recap. Every notebook carries its own Colab, Binder and JupyterLite
+badges.
 
 | Notebook | Title | What it covers |
 |---|---|---|
@@ -407,6 +430,11 @@ and ends with a recap. Every notebook carries its own Colab and Binder badges.
 - **Colab** opens the notebook alone. Its first code cell installs pisession from
   `{url}` when it is missing (Colab already has matplotlib and ipywidgets 7.7, which
   the explorers support); the sample sessions ship inside the package.
+- **Try in your browser** (JupyterLite) opens the notebook in a JupyterLab that runs in
+  the browser tab (Python in WebAssembly: Pyodide), nothing installed, no account. The
+  site is built by `.ci/lite/build.py` and published on the repository's GitHub Pages
+  (docs/jupyterlite.md); its setup cell installs pisession from the wheel the site
+  bundles. The conformance corpus and Node (Pi itself) are not there: 08 says so.
 - **A checkout**: `pip install -e ".[notebook]"`, then `jupyter lab notebooks/`. The setup
   cell puts the checkout on `sys.path`, so the notebooks use the code next to them.
 

@@ -101,8 +101,8 @@ def repository_file(relative: str, repository: str, base: Path = Path("..")) -> 
     """A file of the repository: from the checkout (``base``: notebooks/ runs one level
     down), else downloaded from ``repository``'s main branch (Colab opens a notebook alone).
 
-    >>> repository_file("pyproject.toml", "", base=Path(__file__).parents[2])[:9]
-    b'[build-sy'
+    >>> repository_file("samples/tour.jsonl", "", base=Path(__file__).parents[1])[:9]
+    b'{"type":"'
     """
     local = base / relative
     if local.exists():

@@ -1,0 +1,245 @@
+"""The JupyterLite site (``.ci/lite/build.py``), offline: it builds, it holds every
+notebook and every data file the notebooks read, its pisession wheel is the one just
+built, and its start page opens in headless Chromium with no console error up to the
+kernel's start (every request that is not to the local server refused).
+
+SKIPs without jupyterlite-core (``pip install -r .ci/lite/requirements.txt``); the
+browser test SKIPs without Debian's chromium and the playwright package. Only an online
+visit starts the kernel: docs/jupyterlite.md says what that needs.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import http.server
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("PISESSION_CHROMIUM", "/usr/bin/chromium")
+SHOTS = ROOT / "tests" / "browser" / "screenshots"
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("jupyterlite_core") is None
+    or importlib.util.find_spec("jupyterlite_pyodide_kernel") is None,
+    reason="jupyterlite-core / jupyterlite-pyodide-kernel not installed "
+    "(pip install -r .ci/lite/requirements.txt)",
+)
+
+
+def _builder():
+    spec = importlib.util.spec_from_file_location("lite_build", ROOT / ".ci" / "lite" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _wheel(out: Path) -> Path:
+    """pisession's wheel from this checkout: without build isolation when setuptools is
+    recent enough (no network), else as pip does by default."""
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out)]
+    done = subprocess.run([*command, "--no-build-isolation", str(ROOT)], capture_output=True)
+    if done.returncode:
+        subprocess.run([*command, str(ROOT)], check=True, capture_output=True)
+    (wheel,) = out.glob("pisession-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    build = _builder()
+    wheel = _wheel(tmp_path_factory.mktemp("wheel"))
+    output = tmp_path_factory.mktemp("lite") / "site"
+    # only pisession's wheel: the test makes no download (the CI build bundles the rest)
+    manifest = build.build_site([wheel], output)
+    return {"build": build, "wheel": wheel, "output": output, "manifest": manifest}
+
+
+def _contents(output: Path) -> set[str]:
+    """Every file the site's contents API lists (what the file browser shows)."""
+    found, folders = set(), [""]
+    while folders:
+        folder = folders.pop()
+        listing = json.loads((output / "api" / "contents" / folder / "all.json").read_text())
+        for item in listing["content"]:
+            if item["type"] == "directory":
+                folders.append(item["path"])
+            else:
+                found.add(item["path"])
+    return found
+
+
+def test_contents_list_every_notebook_and_data_file(site):
+    listed = _contents(site["output"])
+    notebooks = {f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")}
+    assert len(notebooks) >= 9
+    assert notebooks <= listed
+    data = {str(p) for p in site["build"].data_files()}
+    assert {"data/audit/evidence.json", "data/forks/forks.json", "data/samples/tour.jsonl"} <= data
+    assert data <= listed
+    for path in notebooks | data:  # the files are there, byte for byte
+        assert (site["output"] / "files" / path).read_bytes() == (ROOT / path).read_bytes()
+    assert not any(p.startswith("pisession/") for p in listed)  # the setup cell's checkout test
+
+
+def test_every_folder_the_notebooks_read_is_bundled(site):
+    """Each ``data/<folder>/`` a notebook source names is in the site (the conformance
+    corpus excepted: 08 reads it only in a checkout and says so elsewhere)."""
+    named = set()
+    for source in (ROOT / "notebooks" / "src").glob("*.py"):
+        named |= set(re.findall(r"[\"'(]data/(\w+)/", source.read_text(encoding="utf-8")))
+    assert named, "no data folder found in the notebook sources"
+    assert {f"data/{n}" for n in named} <= set(site["build"].DATA)
+
+
+def test_bundled_wheel_is_the_one_built(site):
+    build, output, wheel = site["build"], site["output"], site["wheel"]
+    bundled = output / "pypi" / wheel.name
+    assert build.sha256(bundled) == build.sha256(wheel)
+    index = json.loads((output / "pypi" / "all.json").read_text())
+    (artifact,) = [a for r in index["pisession"]["releases"].values() for a in r]
+    assert artifact["digests"]["sha256"] == build.sha256(wheel)
+    assert site["manifest"]["wheels"] == {wheel.name: build.sha256(wheel)}
+    with zipfile.ZipFile(bundled) as archive:  # the checkout's code, with its samples
+        names = archive.namelist()
+        assert "pisession/samples/tour.jsonl" in names
+        init = archive.read("pisession/__init__.py")
+    assert init == (ROOT / "pisession" / "__init__.py").read_bytes()
+
+
+def _piplite_cli(output: Path):
+    """The site's own ``piplite.cli`` (from its piplite wheel; the package itself needs
+    micropip, the CLI module does not)."""
+    (wheel,) = (output / "extensions").rglob("piplite-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        source = archive.read("piplite/cli.py").decode()
+    module = type(sys)("piplite_cli")
+    exec(compile(source, "piplite/cli.py", "exec"), module.__dict__)
+    return module
+
+
+def test_setup_cell_installs_the_bundled_wheel_in_jupyterlite(site):
+    """On emscripten the setup cell's ``%pip`` line becomes piplite's install of
+    pisession (which the site's piplite index holds), matplotlib and networkx, as the
+    kernel's own transformer (``pyodide_kernel.litetransform``: piplite.cli) reads it."""
+    import asyncio
+    import shlex
+
+    notebook = json.loads((ROOT / "notebooks" / "01-the-file.ipynb").read_text())
+    sources = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    setup = next(s for s in sources if s.startswith("# @title Setup"))
+    branch = re.search(r'if missing and sys.platform == "emscripten":.*\n\s+%pip (.*)', setup)
+    assert branch, setup
+    cli = _piplite_cli(site["output"])
+    code = asyncio.run(cli.get_transformed_code(shlex.split(branch.group(1))))
+    call = re.fullmatch(r'await __import__\("piplite"\)\.install\(\*\*(\{.*\})\)\n', code)
+    assert call, code  # a line piplite cannot parse becomes an empty line: nothing installed
+    assert ast.literal_eval(call.group(1)) == {
+        "requirements": ["pisession", "matplotlib", "networkx"]
+    }
+    index = json.loads((site["output"] / "pypi" / "all.json").read_text())
+    assert "pisession" in index
+
+
+def _browser_skip() -> str | None:
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    if importlib.util.find_spec("playwright") is None:
+        return "the playwright package is not installed"
+    return None
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.skipif(_browser_skip() is not None, reason=str(_browser_skip()))
+def test_start_page_opens_offline_without_console_errors(site):
+    from playwright.sync_api import sync_playwright
+
+    handler = functools.partial(_Quiet, directory=str(site["output"]))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    local = f"http://127.0.0.1:{server.server_address[1]}/"
+    events: list[tuple[str, str]] = []  # in order: ("refused", url) / ("error", text)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+            )
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+            def route(r):
+                if r.request.url.startswith(local):
+                    r.continue_()
+                else:
+                    events.append(("refused", r.request.url))
+                    r.abort()
+
+            context.route("**/*", route)
+            page = context.new_page()
+
+            def console(message):
+                if message.type == "error":
+                    events.append(("error", f"{message.text} ({message.location.get('url')})"))
+
+            page.on("console", console)
+            page.on("pageerror", lambda e: events.append(("error", str(e))))
+            page.goto(local + "lab/index.html?path=notebooks/01-the-file.ipynb")
+            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+            page.wait_for_selector(
+                '.jp-RenderedMarkdown h1:has-text("01 · The file")', timeout=30_000
+            )
+            # opening the notebook starts its kernel: Pyodide from the CDN, refused here
+            page.wait_for_function(
+                "() => document.querySelector('.jp-Notebook') !== null", timeout=10_000
+            )
+            for _ in range(40):
+                if any(k == "refused" and "pyodide" in u for k, u in events):
+                    break
+                page.wait_for_timeout(250)
+            page.wait_for_timeout(1500)
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / "lite-start.png"))
+            listed = page.locator(".jp-DirListing-item").all_inner_texts()
+            browser.close()
+    finally:
+        server.shutdown()
+    refused = [url for kind, url in events if kind == "refused"]
+    start = next((i for i, (k, u) in enumerate(events) if k == "refused" and "pyodide" in u), None)
+    assert start is not None, f"the kernel never asked for Pyodide; refused: {refused[:5]}"
+    # a request refused here shows as "Failed to load resource" for its URL: not the page's
+    before = [
+        text
+        for kind, text in events[:start]
+        if kind == "error" and not any(text.endswith(f"({url})") for url in refused)
+    ]
+    assert not before, f"console errors before the kernel start: {before[:3]}"
+    assert listed, "the file browser lists nothing"
+
+
+def test_pyodide_check_pins_the_kernels_pyodide():
+    """.ci/pyodide/check.py's fallback Pyodide (no kernel installed) is the one the pinned
+    kernel loads, and the installed kernel is the pinned one."""
+    from importlib.metadata import version
+
+    from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
+
+    spec = importlib.util.spec_from_file_location("check", ROOT / ".ci" / "pyodide" / "check.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    assert check.PYODIDE_VERSION == PYODIDE_VERSION == check.pyodide_version()
+    pins = (ROOT / ".ci" / "lite" / "requirements.txt").read_text().split()
+    assert f"jupyterlite-pyodide-kernel=={version('jupyterlite-pyodide-kernel')}" in pins
+    assert f"jupyterlite-core=={version('jupyterlite-core')}" in pins
