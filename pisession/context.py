@@ -650,7 +650,7 @@ class ProjectedEntry:
 
 #: Selected entries decoded together (the writer's and the fates' blocks too): few
 #: enough that a block's objects stay in the processor's caches from decoding to writing
-#: (on the 1M chain, blocks of 256 were written in half the time blocks of 4,096 took).
+#: (docs/performance.md, "How it is fast").
 BLOCK = 256
 
 

@@ -32,9 +32,8 @@ from .jsvalue import UNDEFINED, js_falsy
 #: Files up to this size are kept in memory; bigger ones are read in chunks of it.
 CHUNK = 64 * 1024 * 1024
 
-#: Lines decoded together by ``msgspec``'s ``decode_lines`` (a block's values stay in the
-#: processor's caches until they are made columns: a half of the 200k file read counting
-#: took 0.77-0.85 s in blocks of 512 and 0.84-1.23 s in blocks of 2,048).
+#: Lines decoded together by ``msgspec``'s ``decode_lines``: few enough that a block's
+#: values stay in the processor's caches until they are made columns (docs/performance.md).
 _BLOCK = 512
 
 #: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
