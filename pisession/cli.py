@@ -34,6 +34,7 @@ import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 from shlex import quote
+from typing import Any, cast
 
 from . import jsjson
 from .errors import PisessionError, UnknownLeafError
@@ -374,7 +375,9 @@ def cmd_tree(args) -> int:
     if args.json:
         return _tree_json(session, leaf)
     look = _look(args)
-    options = dict(color=look.color, width=look.width, ascii=look.ascii, collapse=_collapse(args))
+    options: dict[str, Any] = dict(
+        color=look.color, width=look.width, ascii=look.ascii, collapse=_collapse(args)
+    )
     try:
         text = tree_text(session, leaf, **options)
         status = 0
@@ -720,7 +723,7 @@ def _stats_breakdowns(session, leaf) -> dict:
     ``error`` where Pi's function throws on the file)."""
     from .usage import session_breakdown
 
-    found = {}
+    found: dict[str, object] = {}
     for part, branch in (("session", False), ("branch", True)):
         try:
             found[part] = session_breakdown(session, branch, leaf).pi_rows()
@@ -944,7 +947,7 @@ def _skipped_lines(problems: list[str]) -> None:
 def _figure(value: object, cost: bool = False) -> str:
     from .jsvalue import js_string
 
-    if type(value) in (int, float) and value == value and abs(value) != float("inf"):
+    if type(value) in (int, float) and value == value and abs(cast(float, value)) != float("inf"):
         return f"${value:,.4f}" if cost else f"{value:,}"
     return clean(js_string(value))  # Pi's odd figure, as JavaScript prints it
 
@@ -1599,7 +1602,7 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return textwrap.indent("\n\n".join(paragraphs), indent)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     """The argument parser of the ``pisession`` command.
 
     >>> build_parser().parse_args(["tree", "tour", "--all"]).collapse

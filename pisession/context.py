@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
 from operator import eq, ne
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from .errors import CycleError, PisessionError
 from .jsdate import DateConversionError
@@ -215,7 +215,7 @@ class EntryIndex:
         """The index from its columns (``parent_ids`` as written; resolved here)."""
         index = cls(types, ids, [], roles, decode, decode_many, source, parent_ids)
         found = parent_positions(parent_ids, ids, lambda: index.by_id, lambda: index.unique_ids)
-        index.parents.extend(found)
+        cast(list, index.parents).extend(found)
         return index
 
     def __len__(self) -> int:
@@ -650,7 +650,7 @@ class ProjectedEntry:
 
 #: Selected entries decoded together (the writer's and the fates' blocks too): few
 #: enough that a block's objects stay in the processor's caches from decoding to writing
-#: (on the 1M chain, blocks of 256 were written in half the time blocks of 4,096 took).
+#: (docs/performance.md, "How it is fast").
 BLOCK = 256
 
 
@@ -701,7 +701,7 @@ def contributions(
 def _block(index: EntryIndex, selection: Selection, edits: dict, start: int, chunk, entries):
     ids = index.ids
     parts = selection.parts(start, start + len(chunk))
-    out = []
+    out: list[ProjectedEntry] = []
     append = out.append
     for rank, position, entry, part in zip(range(start, start + len(chunk)), chunk, entries, parts):
         messages = selected_messages(index, position, entry, rank == 0)
@@ -730,7 +730,7 @@ def selected_messages(index: EntryIndex, position: int, entry: object, first: bo
     """
     kind = index.types[position]
     if kind == "message":  # the usual entry: its message, as stored
-        return message_messages(entry.get("message"))  # type: ignore[union-attr]
+        return message_messages(entry.get("message"))  # type: ignore[attr-defined]
     if kind == "compaction" and not first:
         return []
     try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from .jsvalue import field as js_field
 from .provenance import FATE, UNKNOWN_COLOUR
@@ -105,7 +106,7 @@ def _table(
     headers: list[str],
     rows: list[list[str]],
     more: int = 0,
-    widths: list[int | None] | None = None,
+    widths: Sequence[int | None] | None = None,
     marks: list[str] | None = None,
 ) -> str:
     """An HTML table; ``widths`` in px per column (None: the rest of the width),

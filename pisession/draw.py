@@ -26,6 +26,7 @@ import itertools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from . import context as rule
 from .display import short_id
@@ -37,6 +38,9 @@ from .text import entry_kind, plural
 from .text import one_line as shorten
 from .text import strip_unsafe as clean_text
 from .tree import shown_name
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
 
 #: Above this many entries ``collapse=None`` collapses long runs.
 COLLAPSE_THRESHOLD = 300
@@ -785,7 +789,7 @@ def _draw_cut(ax, layout: TreeLayout, frame: _Frame) -> None:
     """The compaction cut: a dashed line across the path between the last summarized
     and the first kept entry, named after the compaction, and (when it keeps entries)
     a bracket from the compaction back to its first kept entry."""
-    o, cut, nodes, scale = layout.orientation, layout.cut, layout.nodes, frame.scale
+    o, cut, nodes, scale = layout.orientation, cast(Cut, layout.cut), layout.nodes, frame.scale
     below, _ = _along_across(nodes[cut.below], o)
     across = _along_across(nodes[cut.below], o)[1]
     if cut.above is not None:
@@ -816,7 +820,8 @@ def _draw_first_kept(ax, layout: TreeLayout, frame: _Frame) -> None:
     """A dashed bracket from the compaction back to the first kept entry
     (``firstKeptEntryId``), on the side of the path where no branch is drawn."""
     o, scale, side = layout.orientation, frame.scale, _FREE[layout.orientation]
-    compaction, below = layout.nodes[layout.cut.compaction], layout.nodes[layout.cut.below]
+    cut = cast(Cut, layout.cut)
+    compaction, below = layout.nodes[cut.compaction], layout.nodes[cut.below]
     c_along, c_across = _along_across(compaction, o)
     b_along, b_across = _along_across(below, o)
     half_c, half_b = _half_across(compaction, frame, o), _half_across(below, frame, o)
@@ -841,7 +846,7 @@ def _legend_handles(layout: TreeLayout) -> list:
     from matplotlib.patches import Patch
 
     nodes = layout.nodes.values()
-    handles = [
+    handles: list[Artist] = [
         Patch(facecolor=FATE[f].colour, edgecolor=_BOX_EDGE, label=FATE[f].legend)
         for f in layout.fates_shown
     ]

@@ -14,7 +14,9 @@ class SessionFormatError(PisessionError):
     's.jsonl:1: first object is not a session header'
     """
 
-    def __init__(self, source: str, line: int | None, reason: str, position: int | None = None):
+    def __init__(
+        self, source: str | None, line: int | None, reason: str, position: int | None = None
+    ):
         self.source = source
         self.line = line
         self.reason = reason

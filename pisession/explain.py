@@ -53,7 +53,7 @@ class Reading:
     building the context: the path, the selection, the settings, the message count."""
 
     path: list
-    selection: object
+    selection: rule.Selection
     thinking_level: object
     model: object
     messages: int
@@ -186,7 +186,7 @@ def header_text(rows: list[tuple[str, str]], look: Look) -> list[str]:
     ['file  a long', '      name', 'id    x']
     """
     key_width = max(len(k) for k, _ in rows)
-    out = []
+    out: list[str] = []
     for key, value in rows:
         lines = wrap(value, look.width, " " * (key_width + 2), " " * (key_width + 2))
         lines[0] = look.paint(pad(key, key_width), "bold") + lines[0][key_width:]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import html
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import context as rule
 from .display import (
@@ -39,6 +40,9 @@ from .display import (
 from .jsvalue import UNDEFINED
 from .jsvalue import field as js_field
 from .text import entry_text, kind_of, one_line, strip_unsafe
+
+if TYPE_CHECKING:
+    from .system_prompt import SystemPrompt
 
 _HIGHLIGHT = "#FFE08A"
 
@@ -135,8 +139,8 @@ class CompactionStep:
     summary: str
     first_kept_id: object
     tokens_before: object
-    before: object  # Projection at the compaction's parent, or None at a root
-    after: object  # Projection with the compaction as leaf
+    before: rule.Projection | None  # at the compaction's parent (None at a root)
+    after: rule.Projection  # with the compaction as leaf
     kept: list[int] = field(default_factory=list)
     replaced: list[int] = field(default_factory=list)
 
@@ -437,8 +441,8 @@ class PromptStep:
     position: int
     id: object
     line: int | None
-    prompt: object
-    previous: object
+    prompt: SystemPrompt
+    previous: SystemPrompt | None
 
 
 def system_prompt_steps(session, leaf_id: object = None) -> list[PromptStep]:

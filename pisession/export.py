@@ -29,6 +29,7 @@ import binascii
 import html
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import __version__
 from . import context as rule
@@ -53,6 +54,11 @@ from .provenance import FATE, FATES, OFF_PATH
 from .system_prompt import replay_system_prompt
 from .text import entry_kind, entry_text, id_text, one_line, plain, strip_unsafe, visible
 from .tree import shown_name
+
+if TYPE_CHECKING:
+    from .explain import Reading
+    from .provenance import Fates
+    from .session import Session
 
 #: Pictures shown inline (others are named, not shown), and the largest one shown.
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -174,7 +180,7 @@ def _middle_system(session, fates, low: int, high: int) -> list:
     """The system messages the entries between ranks ``low`` and ``high`` send, each
     taken from the rule's contribution of its entry."""
     selection, edits = fates.selection, fates.steps.edits
-    out = []
+    out: list[object] = []
     for rank in range(low, high):
         if fates.sends_system(selection.positions[rank]):
             item = next(rule.contributions(session.index, selection, edits, block=1, start=rank))
@@ -186,10 +192,10 @@ def _middle_system(session, fates, low: int, high: int) -> list:
 class Export:
     """Everything an export of one leaf shows (built once for both formats)."""
 
-    session: object
+    session: Session
     leaf_id: object
-    fates: object
-    reading: object
+    fates: Fates
+    reading: Reading
     shown: Shown
     limit: int | None
     full_path: bool = False

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import cast
 
 from . import nodepath
 from .jsdate import DateConversionError, js_time_ms
@@ -239,7 +240,11 @@ class _Activity:
         if role not in ("user", "assistant"):
             return
         stamp = message.get("timestamp")
-        when = stamp if isinstance(stamp, (int, float)) else js_time_ms(entry.get("timestamp"))
+        when = (
+            stamp
+            if isinstance(stamp, (int, float))
+            else js_time_ms(cast(dict, entry).get("timestamp"))
+        )
         if when == when:
             self.last_activity = max(self.last_activity or 0, when)
         text = _text_of(message)

@@ -52,7 +52,7 @@ import os
 import re
 from datetime import datetime, timedelta, tzinfo
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .jsvalue import UNDEFINED, ToPrimitiveError, js_string
@@ -102,7 +102,7 @@ class Token(NamedTuple):
     counts characters (leading zeros included); ``keyword`` is a word's keyword kind."""
 
     kind: str
-    value: int | str = 0
+    value: Any = 0  # a number (int) or a symbol (str), as ``kind`` says
     length: int = 1
     keyword: str | None = None
 
@@ -343,20 +343,22 @@ def _read_milliseconds(token: Token) -> int:
     """The first three digits of a fraction, from a number token's value and length.
     (Like V8, leading zeros beyond the first nine digits shift the digits it keeps:
     ``.0001234567891`` reads as 123 ms.)"""
-    number, length = token.value, token.length
+    number: int = token.value
+    length = token.length
     if length == 1:
         return number * 100
     if length == 2:
         return number * 10
     if length > 3:
-        return number // 10 ** (min(length, _MAX_DIGITS) - 3)
+        divisor: int = 10 ** (min(length, _MAX_DIGITS) - 3)
+        return number // divisor
     return number
 
 
 # --------------------------------------------------------------------------- parser
 
 
-def _parse_iso(scan: _Scanner, day: _DayComposer, time: _TimeComposer, tz: _ZoneComposer):
+def _parse_iso(scan: _Scanner, day: _DayComposer, time: _TimeComposer, tz: _ZoneComposer) -> Token:
     """V8's ``ParseES5DateTime``: the end token when the whole input was an ISO date,
     ``_INVALID`` when its time part is broken, else the token the legacy pass takes."""
     stop = _iso_date(scan, day)
@@ -576,7 +578,7 @@ def parse_date_fields(text: str) -> DateFields | None:
     if not hms:
         return None
     ok, offset = tz.write()
-    return DateFields(*ymd, *hms, offset) if ok else None
+    return DateFields(*ymd, *hms, offset) if ok else None  # type: ignore[misc,call-arg]
 
 
 # --------------------------------------------------------------------------- arithmetic

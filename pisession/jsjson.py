@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any, cast
 
 import msgspec
 
@@ -65,15 +67,17 @@ def js_integer(digits: str) -> int | float:
 
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+#: ``_WHITESPACE.match``, typed as what it is: a match always (``.end()``: where it ends).
+_skip = cast("Callable[..., re.Match[str]]", _WHITESPACE.match)
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
 
 
-def _scalar(text: str, pos: int, fail) -> tuple[object, int]:
+def _scalar(text: str, pos: int, fail: Callable[[str], Exception]) -> tuple[object, int]:
     """The string, number or literal at ``pos``, and the position after it."""
     if text[pos : pos + 1] == '"':
         try:
-            return json.decoder.scanstring(text, pos + 1, True)
+            return json.decoder.scanstring(text, pos + 1, True)  # type: ignore[attr-defined,no-any-return]
         except json.JSONDecodeError as exc:
             raise fail(exc.msg) from None
     if (number := _NUMBER.match(text, pos)) is not None:
@@ -93,8 +97,8 @@ def loads_deep(text: str) -> object:
     >>> loads_deep('{"a": [[[1, 2.5e0, "x"]]], "b": null}')
     {'a': [[[1, 2.5, 'x']]], 'b': None}
     """
-    stack: list[list] = []  # [container, pending key]
-    pos = _WHITESPACE.match(text).end()
+    stack: list[list[Any]] = []  # [container, pending key]
+    pos = _skip(text).end()
 
     def fail(what: str) -> LineDecodeError:
         return LineDecodeError(f"malformed JSON: {what} (column {pos + 1})")
@@ -103,7 +107,7 @@ def loads_deep(text: str) -> object:
         char = text[pos : pos + 1]
         if char == "{" or char == "[":
             container: object = {} if char == "{" else []
-            pos = _WHITESPACE.match(text, pos + 1).end()
+            pos = _skip(text, pos + 1).end()
             closer = "}" if char == "{" else "]"
             if text[pos : pos + 1] == closer:
                 value, pos = container, pos + 1
@@ -116,7 +120,7 @@ def loads_deep(text: str) -> object:
             value, pos = _scalar(text, pos, fail)
         # a value is complete: hand it to the containers, closing those that end here
         while True:
-            pos = _WHITESPACE.match(text, pos).end()
+            pos = _skip(text, pos).end()
             if not stack:
                 if pos != len(text):
                     raise fail("extra data")
@@ -128,7 +132,7 @@ def loads_deep(text: str) -> object:
                 frame[0].append(value)
             char = text[pos : pos + 1]
             if char == ",":
-                pos = _WHITESPACE.match(text, pos + 1).end()
+                pos = _skip(text, pos + 1).end()
                 if isinstance(frame[0], dict):
                     pos = _key(text, pos, frame, fail)
                 break
@@ -137,18 +141,18 @@ def loads_deep(text: str) -> object:
             value, pos = stack.pop()[0], pos + 1
 
 
-def _key(text: str, pos: int, frame: list, fail) -> int:
+def _key(text: str, pos: int, frame: list[Any], fail: Callable[[str], Exception]) -> int:
     """Read ``"key" :`` at ``pos`` into ``frame``; return where the value starts."""
     if text[pos : pos + 1] != '"':
         raise fail("expecting a property name in double quotes")
     try:
-        frame[1], pos = json.decoder.scanstring(text, pos + 1, True)
+        frame[1], pos = json.decoder.scanstring(text, pos + 1, True)  # type: ignore[attr-defined]
     except json.JSONDecodeError as exc:
         raise fail(exc.msg) from None
-    pos = _WHITESPACE.match(text, pos).end()
+    pos = _skip(text, pos).end()
     if text[pos : pos + 1] != ":":
         raise fail("expecting ':'")
-    return _WHITESPACE.match(text, pos + 1).end()
+    return _skip(text, pos + 1).end()
 
 
 # --- writing ---------------------------------------------------------------------------
@@ -250,7 +254,7 @@ def js_float(text: str) -> msgspec.Raw:
     return msgspec.Raw(js_number(repr(value)).encode())
 
 
-def _fix_token(match: re.Match) -> str:
+def _fix_token(match: re.Match[str]) -> str:
     token = match.group()
     if token[0] == '"':
         return token
@@ -353,7 +357,7 @@ def _is_index(key: object) -> bool:
     return type(key) is str and _INDEX.fullmatch(key) is not None and int(key) < 4294967295
 
 
-def js_keys(obj: dict) -> list:
+def js_keys(obj: dict[str, object]) -> list[str]:
     """The keys of an object in the order JavaScript enumerates them (``Object.keys``,
     ``JSON.stringify``): array-index keys (``"0"`` to ``"4294967294"``) first, in
     ascending order, then every other key in insertion order.
@@ -440,10 +444,10 @@ def _dumps_deep(value: object) -> str:
     encode_string = json.encoder.encode_basestring
     out: list[str] = []
     # one frame per open container: [members, closing bracket, is an object, first member]
-    frames = [[iter((value,)), "", False, True]]
+    frames: list[list[Any]] = [[iter((value,)), "", False, True]]
     while frames:
         frame = frames[-1]
-        member = next(frame[0], _DONE)
+        member: Any = next(frame[0], _DONE)
         if member is _DONE:
             out.append(frames.pop()[1])
             continue

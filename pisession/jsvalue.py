@@ -8,7 +8,7 @@ These helpers reproduce the ones the context rules touch.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 from .errors import PisessionError
 
@@ -16,9 +16,9 @@ from .errors import PisessionError
 class _Undefined:
     """JavaScript's ``undefined``: a field that is absent (JSON output omits it)."""
 
-    _instance = None
+    _instance: _Undefined | None = None
 
-    def __new__(cls):
+    def __new__(cls) -> _Undefined:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -33,7 +33,7 @@ class _Undefined:
 UNDEFINED = _Undefined()
 
 
-class JsArray(list):
+class JsArray(list[object]):
     """A JSON array that was given named properties, as JavaScript allows
     (``array.id = "x"``): Pi's v1 migration does that to an array line. The properties
     are read by ``field``; JSON output omits them, as ``JSON.stringify`` does.
@@ -42,7 +42,7 @@ class JsArray(list):
     ('m1', [1, 2])
     """
 
-    def __init__(self, items=(), **properties):
+    def __init__(self, items: Iterable[object] = (), **properties: object) -> None:
         super().__init__(items)
         self.properties = properties
 
@@ -217,7 +217,7 @@ def _element_string(value: object) -> str:
     return "[object Object]"
 
 
-def _join(array: list) -> str:
+def _join(array: list[object]) -> str:
     """``Array.prototype.toString``: elements joined with ``","``, null and undefined as
     ``""``, nested arrays joined the same way (without recursion, for any depth)."""
     parts: list[str] = []

@@ -8,6 +8,8 @@ this is Pi's projection of the context, not a captured provider payload.)
 
 from __future__ import annotations
 
+from typing import Any
+
 from .jsvalue import (
     CANNOT_CONVERT,
     UNDEFINED,
@@ -32,7 +34,7 @@ BRANCH_SUMMARY_SUFFIX = "</summary>"
 PASS_THROUGH_ROLES = ("system", "user", "assistant", "toolResult")
 
 
-def bash_execution_text(message: dict) -> str:
+def bash_execution_text(message: dict[str, Any]) -> str:
     """The user-message text Pi writes for a ``bashExecution`` message.
 
     >>> print(bash_execution_text({"command": "ls", "output": "a", "exitCode": 2}))
@@ -84,16 +86,16 @@ object to primitive value)
         ) from None
 
 
-def _user(content: object, timestamp: object) -> dict:
-    out: dict = {"role": "user", "content": content, "timestamp": timestamp}
+def _user(content: object, timestamp: object) -> dict[str, object]:
+    out: dict[str, object] = {"role": "user", "content": content, "timestamp": timestamp}
     return {k: v for k, v in out.items() if v is not UNDEFINED}
 
 
-def _blocks(text: str) -> list:
+def _blocks(text: str) -> list[object]:
     return [{"type": "text", "text": text}]
 
 
-def to_llm_message(message: object) -> dict | None:
+def to_llm_message(message: object) -> dict[str, object] | None:
     """One context message as a provider message, or None when Pi drops it."""
     role = field(message, "role")
     timestamp = field(message, "timestamp")
@@ -117,7 +119,7 @@ def to_llm_message(message: object) -> dict | None:
     return None
 
 
-def to_llm(messages: list) -> list:
+def to_llm(messages: list[object]) -> list[object]:
     """Pi's ``convertToLlm``: context messages -> provider messages. Where Pi throws
     (a value JavaScript cannot turn into text), ``ToPrimitiveError`` says which message.
 

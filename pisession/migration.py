@@ -16,6 +16,7 @@ import math
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from .errors import SessionFormatError
 from .jsjson import dumps, nesting_depth
@@ -73,7 +74,7 @@ def sequential_ids(prefix: str = "m") -> IdFactory:
     return lambda: f"{prefix}{next(counter):0{width}d}"
 
 
-def header_version(header: dict) -> float:
+def header_version(header: dict[str, object]) -> float:
     """The header's version as Pi compares it (missing or null means 1).
 
     >>> header_version({}), header_version({"version": 2}), header_version({"version": "3"})
@@ -83,7 +84,7 @@ def header_version(header: dict) -> float:
     return 1.0 if version is None else to_number(version)
 
 
-def newer_version(header: dict, line: int) -> Diagnostic | None:
+def newer_version(header: dict[str, object], line: int) -> Diagnostic | None:
     """A ``"newer-version"`` diagnostic when the header's version is above 3, else None.
 
     Pi reads such a file as it is (it migrates only versions below 3) and so does
@@ -133,17 +134,24 @@ def _js_type(value: object) -> str:
     return "string" if isinstance(value, str) else "number"
 
 
-def _is_session(value: object) -> bool:
+def _is_session(value: object) -> TypeGuard[dict[str, object]]:
     return isinstance(value, dict) and value.get("type") == "session"
 
 
-def _set(entry: dict, key: str, value: object, index: int, changes: list, note: str = "") -> None:
+def _set(
+    entry: dict[str, object],
+    key: str,
+    value: object,
+    index: int,
+    changes: list[Change],
+    note: str = "",
+) -> None:
     before = entry.get(key, UNDEFINED)
     entry[key] = value
     changes.append(Change(index, key, before, value, note))
 
 
-def strings_in(values: list) -> set[str]:
+def strings_in(values: list[object]) -> set[str]:
     """Every string anywhere in ``values`` (keys and array properties included), found
     without recursion (values can nest thousands deep).
 
@@ -167,7 +175,7 @@ def strings_in(values: list) -> set[str]:
     return found
 
 
-def unique_ids(make_id: IdFactory, taken: set | None = None) -> IdFactory:
+def unique_ids(make_id: IdFactory, taken: set[str] | None = None) -> IdFactory:
     """``make_id`` made to never give an id in ``taken`` (the strings of the file) or one
     it gave before: a repeat is drawn again (100 tries), then a full random UUID is used.
     Pi's own check is broken (its set of taken ids is never filled), so a large v1 file
@@ -195,7 +203,9 @@ def unique_ids(make_id: IdFactory, taken: set | None = None) -> IdFactory:
     return fresh
 
 
-def _with_properties(value: list, index: int, entry_id: str, parent_id, changes: list) -> list:
+def _with_properties(
+    value: list[object], index: int, entry_id: str, parent_id: object, changes: list[Change]
+) -> JsArray:
     """An array line given ``id`` and ``parentId`` properties, as JavaScript does."""
     array = JsArray(value, **getattr(value, "properties", {}))
     for key, after, note in (("id", entry_id, "fresh id"), ("parentId", parent_id, "chained")):
@@ -204,7 +214,9 @@ def _with_properties(value: list, index: int, entry_id: str, parent_id, changes:
     return array
 
 
-def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[list, MigrationStep]:
+def migrate_v1_to_v2(
+    values: list[object], new_id: IdFactory | None = None
+) -> tuple[list[object], MigrationStep]:
     """Give every entry an id and chain it to the previous one (Pi's ``migrateV1ToV2``).
 
     ``values`` is the list of parsed values, header first. Existing ids are overwritten;
@@ -226,8 +238,9 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
     previous_id = None
     for index, value in enumerate(values):
         if isinstance(value, list):
-            out[index] = _with_properties(value, index, make_id(), previous_id, step.changes)
-            previous_id = out[index].properties["id"]
+            array = _with_properties(value, index, make_id(), previous_id, step.changes)
+            out[index] = array
+            previous_id = array.properties["id"]
             continue
         if not isinstance(value, dict):
             error = SessionFormatError(
@@ -236,7 +249,7 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
                 f"a {_js_type(value)} line cannot be given an id; "
                 "Pi 0.87.1 fails to migrate such a file (TypeError)",
             )
-            error.index = index  # the caller names the line
+            error.index = index  # type: ignore[attr-defined]  # the caller names the line
             raise error
         entry = dict(value)
         out[index] = entry
@@ -251,7 +264,9 @@ def migrate_v1_to_v2(values: list, new_id: IdFactory | None = None) -> tuple[lis
     return out, step
 
 
-def _resolve_kept_index(entry: dict, out: list, index: int, changes: list) -> None:
+def _resolve_kept_index(
+    entry: dict[str, object], out: list[object], index: int, changes: list[Change]
+) -> None:
     """A v1 compaction's numeric ``firstKeptEntryIndex`` (header = 0) becomes the
     ``firstKeptEntryId`` of the entry there, as ``out`` stands so far (later entries keep
     the ids they had: without one, the field becomes undefined and is not written),
@@ -276,7 +291,7 @@ def _resolve_kept_index(entry: dict, out: list, index: int, changes: list) -> No
     changes.append(Change(index, "firstKeptEntryIndex", kept_index, UNDEFINED, "deleted"))
 
 
-def migrate_v2_to_v3(values: list) -> tuple[list, MigrationStep]:
+def migrate_v2_to_v3(values: list[object]) -> tuple[list[object], MigrationStep]:
     """Rename the ``hookMessage`` role to ``custom`` inside message entries.
 
     >>> out, step = migrate_v2_to_v3([{"type": "session", "version": 2},
@@ -304,8 +319,8 @@ def migrate_v2_to_v3(values: list) -> tuple[list, MigrationStep]:
 
 
 def migrate(
-    values: list, to: int = CURRENT_VERSION, new_id: IdFactory | None = None
-) -> tuple[list, list[MigrationStep]]:
+    values: list[object], to: int = CURRENT_VERSION, new_id: IdFactory | None = None
+) -> tuple[list[object], list[MigrationStep]]:
     """Run the steps the header version calls for (Pi's ``migrateToCurrentVersion``).
 
     Returns the migrated values and the steps applied (empty when already current).

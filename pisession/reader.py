@@ -17,11 +17,11 @@ from __future__ import annotations
 import gc
 import os
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import is_not, itemgetter
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -32,9 +32,8 @@ from .jsvalue import UNDEFINED, js_falsy
 #: Files up to this size are kept in memory; bigger ones are read in chunks of it.
 CHUNK = 64 * 1024 * 1024
 
-#: Lines decoded together by ``msgspec``'s ``decode_lines`` (a block's values stay in the
-#: processor's caches until they are made columns: a half of the 200k file read counting
-#: took 0.77-0.85 s in blocks of 512 and 0.84-1.23 s in blocks of 2,048).
+#: Lines decoded together by ``msgspec``'s ``decode_lines``: few enough that a block's
+#: values stay in the processor's caches until they are made columns (docs/performance.md).
 _BLOCK = 512
 
 #: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
@@ -51,7 +50,7 @@ class _Core(msgspec.Struct, gc=False):
     type: Any = UNDEFINED
     id: Any = UNDEFINED
     parentId: Any = UNDEFINED
-    message: _CoreMessage | None = UNDEFINED
+    message: _CoreMessage | None = UNDEFINED  # type: ignore[assignment]
 
 
 _core_decoder = msgspec.json.Decoder(_Core)
@@ -117,13 +116,13 @@ class ParsedLines:
             cut = len(drop)
             columns = [c[cut:] for c in self._columns()]
             values = {k - cut: v for k, v in self.values.items() if k >= cut}
-            return ParsedLines(*columns[:7], values, columns[7:] or None)
+            return ParsedLines(*columns[:7], values, columns[7:] or None)  # type: ignore[call-arg]
         dropped = set(drop)
         keep = [k for k in range(len(self)) if k not in dropped]
         renumber = {old: new for new, old in enumerate(keep)}
         columns = [_pick(c, keep) for c in self._columns()]
         values = {renumber[k]: v for k, v in self.values.items() if k in renumber}
-        return ParsedLines(*columns[:7], values, columns[7:] or None)
+        return ParsedLines(*columns[:7], values, columns[7:] or None)  # type: ignore[call-arg]
 
     def _columns(self) -> list:
         """Every column (the ``counted`` ones last, when there are)."""
@@ -164,7 +163,7 @@ def _packed(column: list) -> object:
     return text, {row: column[row] for row in others}
 
 
-def _unpacked(packed: object) -> list:
+def _unpacked(packed: list[object] | tuple[str, dict[int, object]]) -> list[object]:
     """The column ``_packed`` made this of.
 
     >>> _unpacked(_packed(["a", None, "", "b"]))
@@ -172,8 +171,8 @@ def _unpacked(packed: object) -> list:
     """
     if type(packed) is list:
         return packed
-    text, others = packed
-    column = text.split("\n")
+    text, others = cast(tuple[str, dict[int, object]], packed)
+    column = cast(list[object], text.split("\n"))
     for row, value in others.items():
         column[row] = value
     return column
@@ -237,7 +236,7 @@ class _Columns:
         self.diagnostics = diagnostics
         self.no_message = _no_message()
         self.names: dict = {}
-        self.decoder = _core_decoder
+        self.decoder: msgspec.json.Decoder[Any] = _core_decoder
         self.counter = self.entry_counter = None
         if counting:
             from .stats import COUNTED, STATS_DECODER, entry_contribution, line_contribution
@@ -251,7 +250,7 @@ class _Columns:
             return self.names.setdefault(value, value)
         return value
 
-    def add_cores(self, numbers: range, starts: Sequence[int], ends: Sequence[int], cores):
+    def add_cores(self, numbers: range, starts: Iterable[int], ends: Iterable[int], cores):
         p = self.parsed
         p.lines.extend(numbers)
         p.starts.extend(starts)
@@ -263,7 +262,7 @@ class _Columns:
         roles = [gap if (m := c.message) is None or m is UNDEFINED else m.role for c in cores]
         p.roles.extend(self._names(roles))
         if self.counter is not None:
-            for column, figures in zip(p.counted, zip(*map(self.counter, cores))):
+            for column, figures in zip(cast(list, p.counted), zip(*map(self.counter, cores))):
                 column.extend(figures)
 
     def _names(self, values: list) -> list:
@@ -288,7 +287,7 @@ class _Columns:
         p.parent_ids.append(field(value, "parentId"))
         p.roles.append(self._name(message_role(value)))
         if self.entry_counter is not None:
-            for column, figure in zip(p.counted, self.entry_counter(value)):
+            for column, figure in zip(cast(list, p.counted), self.entry_counter(value)):
                 column.append(figure)
 
     def add_line(self, view, number: int, start: int, end: int, offset: int, last: bool) -> None:
@@ -394,7 +393,7 @@ def parse_lines(
     >>> list(parsed.lines), parsed.types, [d.kind for d in diags]
     ([1], ['session'], ['blank', 'malformed', 'falsy'])
     """
-    parsed, diagnostics = ParsedLines(), []
+    parsed, diagnostics = ParsedLines(), cast(list[Diagnostic], [])
     columns = _Columns(parsed, diagnostics, counting)
     final = not data.endswith(b"\n")
     with paused_gc():
@@ -415,7 +414,7 @@ def parse_file(
 def _parse_range(handle, begin: int, size: int, chunk: int = CHUNK, counting: bool = False):
     """``parse_file`` of bytes ``begin`` (the start of a line) to ``size``, numbering
     lines from 1 there; also returns how many lines it read."""
-    parsed, diagnostics = ParsedLines(), []
+    parsed, diagnostics = ParsedLines(), cast(list[Diagnostic], [])
     columns = _Columns(parsed, diagnostics, counting)
     buffer = bytearray(min(chunk, size - begin) or 1)
     handle.seek(begin)
@@ -544,7 +543,7 @@ class LineStore:
         if self.data is not None:
             return memoryview(self.data)[start:end]
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            self._fd = os.open(cast(str, self.path), os.O_RDONLY | getattr(os, "O_BINARY", 0))
         want = min(end + 1, self.size) - start  # the newline after, as a check
         if hasattr(os, "pread"):
             got = os.pread(self._fd, want, start)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 
 try:  # the parser of the re module (3.11+), to read a pattern's plain text
-    from re import _parser
+    from re import _parser  # type: ignore[attr-defined]
 except ImportError:  # Python 3.10
     import sre_parse as _parser  # type: ignore[no-redef]
 
@@ -104,6 +104,7 @@ def _searches() -> tuple[tuple[str, re.Pattern, tuple[str, ...]], ...]:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     except ImportError:
         return tuple(found)
+    plugin: type
     for kind, plugin in sorted(get_mapping_from_secret_type_to_class().items()):
         if plugin.__name__ not in _NOT_PLUGINS:
             found += [(kind, p, _hints(p)) for p in getattr(plugin, "denylist", ())]
@@ -123,8 +124,8 @@ def _hints(pattern: re.Pattern) -> tuple[str, ...]:
         if op is _parser.LITERAL:
             run.append(chr(value))
             continue
-        best, run = max(best, run, key=len), []
-    text = "".join(max(best, run, key=len))
+        best, run = (run if len(run) > len(best) else best), []
+    text = "".join(run if len(run) > len(best) else best)
     return (text,) if len(text) >= 3 else ()
 
 

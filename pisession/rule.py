@@ -1,33 +1,23 @@
 """The context rule: which entries of a session reach the model, and as what.
 
-This is the rule as chapter 27 tells it, in five steps, over plain decoded entries (the
-header left out, the rest in file order), the way Pi 0.87.1 writes it
-(``buildSessionPath``, ``getSessionContextSettings``, ``buildContextEntries``,
-``buildSessionProjection``; the same through Pi 1.6.0):
-
-1. **path**: from the leaf, follow ``parentId`` up to a root;
-2. **settings**: the thinking level and the model, read from the whole path;
-3. **selection**: after the newest compaction on the path, the compaction itself, its
-   kept range (from ``firstKeptEntryId`` up to the compaction, system messages
-   dropped) and every entry that follows it; with no compaction, the whole path;
-4. **context edits**: the newest edit of each entry, among the selected entries;
-5. **projection**: each selected entry's messages, an edit applied, in order.
-
-It is short on purpose and has no cache and no shortcut. ``pisession.context`` is the
-fast engine that gives the same answers on big files (columns, chunked reading,
-decoding only what is selected); the tests hold the two equal on every file of the
-conformance corpus and on generated sessions. JavaScript's value rules come from
-``jsvalue`` (``truthy``: JavaScript's ``if (x)``; ``nullish``: ``x == null``;
-``js_key``: how a ``Map`` keys a value; ``strict_equal``: ``===``), dates from ``jsdate``.
+Chapter 27's five steps, over plain decoded entries (file order, the header left out), as
+Pi 0.87.1 (and through 1.6.0) takes them (``buildSessionPath``,
+``getSessionContextSettings``, ``buildContextEntries``, ``buildSessionProjection``): the
+**path** from the leaf to a root, the **settings** read from it, the **selection** (the
+newest compaction, its kept range and what follows it), the **context edits**, the
+**projection**. No cache, no shortcut: ``pisession.context`` is the fast engine, held
+equal to this by the tests on every corpus file and on generated sessions. JavaScript's
+value rules come from ``jsvalue`` (``truthy``: ``if (x)``; ``nullish``: ``x == null``;
+``js_key``: a ``Map`` key; ``strict_equal``: ``===``), dates from ``jsdate``.
 
 >>> from pisession.samples import sample_path
->>> entries = load_entries(sample_path("tour"))
->>> len(project(entries).messages)
+>>> len(project(load_entries(sample_path("tour"))).messages)
 10
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -37,8 +27,7 @@ from .jsdate import js_time_ms
 from .jsjson import loads
 from .jsvalue import NO_KEY, UNDEFINED, field, js_key, nullish, strict_equal, truthy
 
-#: The entries of a session (the header left out), decoded as ``JSON.parse`` reads
-#: them: objects as a rule, but a line may hold any truthy JSON value.
+#: A session's entries (no header) as ``JSON.parse`` reads them: mostly objects.
 Entries = list[object]
 
 #: The roles a context edit replaces the content of; other messages pass unchanged.
@@ -46,17 +35,13 @@ EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
 
 
 class PiFailure(SessionFormatError):
-    """An entry on which Pi itself throws (for example a message entry with no
-    ``message`` object). pisession stops with this error instead of guessing."""
+    """An entry on which Pi itself throws: pisession stops here instead of guessing."""
 
 
-#: How the rule's errors name their file: it is given entries, not a file.
-_SOURCE = "<entries>"
+_SOURCE = "<entries>"  # the file the rule's errors name: it is given entries, not a file
 
 
 # --- 1. the path ---------------------------------------------------------------------
-
-
 def path(entries: Entries, leaf: int | None = None) -> list[int]:
     """Positions from a root down to ``leaf`` (a position; None: Pi's default leaf, the
     last entry in file order). A ``parentId`` that is falsy or names no entry ends the
@@ -66,19 +51,15 @@ def path(entries: Entries, leaf: int | None = None) -> list[int]:
     >>> path([{"id": "a", "parentId": None}, {"id": "b", "parentId": "a"}])
     [0, 1]
     """
-    by_id = {}
-    for position, entry in enumerate(entries):
-        key = js_key(field(entry, "id"))
-        if key is not NO_KEY:
-            by_id[key] = position
+    by_id = {js_key(field(entry, "id")): position for position, entry in enumerate(entries)}
+    by_id.pop(NO_KEY, None)  # an object or array id: no Map key finds it
     current: int | None = len(entries) - 1 if leaf is None else leaf
     walked: list[int] = []
     seen: set[int] = set()
     while current is not None and current >= 0:
         if current in seen:
-            loop = walked[walked.index(current) :]
-            ids = [field(entries[p], "id") for p in loop]
-            raise CycleError(_SOURCE, None, ids, position=current)
+            loop = [field(entries[p], "id") for p in walked[walked.index(current) :]]
+            raise CycleError(_SOURCE, None, loop, position=current)
         seen.add(current)
         walked.append(current)
         parent_id = field(entries[current], "parentId")
@@ -87,8 +68,6 @@ def path(entries: Entries, leaf: int | None = None) -> list[int]:
 
 
 # --- 2. the settings -------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Settings:
     """The thinking level and the model in force at the leaf."""
@@ -120,22 +99,18 @@ def settings(entries: Entries, positions: list[int]) -> Settings:
             message = field(entry, "message")
             if nullish(message):
                 raise PiFailure(_SOURCE, None, "a message entry has no message", position)
-            if field(message, "role") == "assistant":
-                # the model Pi asked for (``model``), not the one that answered
+            if field(message, "role") == "assistant":  # the model asked for, not the answering one
                 asked = field(message, "model")
                 model = _defined(provider=field(message, "provider"), modelId=asked)
     return Settings(thinking, model)
 
 
 # --- 3. the selection: compaction and kept range ---------------------------------------
-
-
 def selection(entries: Entries, positions: list[int]) -> list[int]:
     """The path's entries that are sent. After the newest compaction: the compaction,
-    then the kept range (the path's entries from the one whose id is
-    ``firstKeptEntryId`` up to the compaction, system messages dropped: a compaction
-    drops every earlier system prompt), then all that follows the compaction. A
-    ``firstKeptEntryId`` that names no earlier entry of the path keeps nothing.
+    its kept range (the path's entries from the one whose id is ``firstKeptEntryId`` up
+    to it, system messages dropped), then all that follows it. A ``firstKeptEntryId``
+    that names no earlier entry of the path keeps nothing.
 
     >>> entries = [{"id": "u"}, {"id": "a"}, {"type": "compaction", "id": "c",
     ...            "firstKeptEntryId": "a"}, {"id": "n"}]
@@ -163,8 +138,6 @@ def _is_system_message(entry: object) -> bool:
 
 
 # --- 4. the context edits ---------------------------------------------------------------
-
-
 def context_edits(entries: Entries, chosen: list[int]) -> dict[object, object]:
     """The edit in force for each edited entry, keyed by its id as a ``Map`` keys it:
     every ``context_edit`` among the selected entries counts, the last one for a target
@@ -183,85 +156,60 @@ def context_edits(entries: Entries, chosen: list[int]) -> dict[object, object]:
 
 
 # --- 5. the projection -----------------------------------------------------------------
-
-
 def entry_messages(entry: object) -> list[object]:
-    """What one selected entry contributes, before any edit: a message entry its
-    message (no content becomes ``""`` for a system message, ``[]`` for a user,
-    assistant or tool result); a custom message, a branch summary (when its summary is
-    truthy) and a compaction their message forms, the compaction's system-prompt
+    """What one selected entry contributes, before any edit: a message entry its message
+    (``message_messages``); a custom message, a branch summary (when its summary is
+    truthy) and a compaction the message Pi makes of them, the compaction's system-prompt
     checkpoint before its summary; any other entry nothing.
 
     >>> entry_messages({"type": "branch_summary", "summary": "s", "fromId": "x",
     ...                 "timestamp": "2026-01-01T00:00:00Z"})
     [{'role': 'branchSummary', 'summary': 's', 'fromId': 'x', 'timestamp': 1767225600000}]
-    >>> entry_messages({"type": "label", "targetId": "x", "label": "L"})
-    []
     """
     kind = field(entry, "type")
     if kind == "message":
         return message_messages(field(entry, "message"))
     if kind == "custom_message":
         content = field(entry, "content")
-        return [
-            _defined(
-                role="custom",
-                customType=field(entry, "customType"),
-                content=[] if nullish(content) else content,
-                display=field(entry, "display"),
-                details=field(entry, "details"),
-                timestamp=_time(entry),
-            )
-        ]
+        content = [] if nullish(content) else content
+        keys = ("customType", "content", "display", "details")
+        return [_message(entry, "custom", keys, content=content)]
     if kind == "branch_summary" and truthy(field(entry, "summary")):
-        return [
-            _defined(
-                role="branchSummary",
-                summary=field(entry, "summary"),
-                fromId=field(entry, "fromId"),
-                timestamp=_time(entry),
-            )
-        ]
+        return [_message(entry, "branchSummary", ("summary", "fromId"))]
     if kind == "compaction":
-        summary = _defined(
-            role="compactionSummary",
-            summary=field(entry, "summary"),
-            tokensBefore=field(entry, "tokensBefore"),
-            timestamp=_time(entry),
-        )
+        summary = _message(entry, "compactionSummary", ("summary", "tokensBefore"))
         checkpoint = field(entry, "systemMessage")
         return [checkpoint, summary] if truthy(checkpoint) else [summary]
     return []
 
 
-def _time(entry: object) -> object:
-    """The entry's time as the message Pi makes from it holds it (milliseconds), read
-    only when that message is made: a time JavaScript cannot convert fails only then."""
-    return js_time_ms(field(entry, "timestamp"))
+def _message(entry: object, role: str, keys: tuple[str, ...], **given: object) -> object:
+    """The message Pi makes of an entry: the role, its ``keys`` (or ``given``), its time in
+    milliseconds, read only now (a time JavaScript cannot convert fails only here)."""
+    fields = {key: given[key] if key in given else field(entry, key) for key in keys}
+    return _defined(role=role, **fields, timestamp=js_time_ms(field(entry, "timestamp")))
 
 
 def message_messages(message: object) -> list[object]:
-    """What a ``message`` entry contributes: its message as stored, except that no
-    content (null or absent) becomes ``""`` for a system message and ``[]`` for a user,
-    assistant or tool result (copies: the entry is not modified).
+    """What a ``message`` entry contributes: its message, but a missing or null content
+    is sent as ``""`` (system) or ``[]`` (user, assistant, tool result), in a copy.
 
     >>> message_messages({"role": "user", "content": None})
     [{'role': 'user', 'content': []}]
     """
-    if type(message) is dict and message.get("content") is None:
-        role = message.get("role")
-        if role == "system":
-            return [{**message, "content": ""}]
-        if role in ("user", "assistant", "toolResult"):
-            return [{**message, "content": []}]
+    role = field(message, "role")
+    if type(message) is dict and message.get("content") is None and role in _NO_CONTENT:
+        return [{**message, "content": "" if role == "system" else []}]
     return [message]
 
 
+_NO_CONTENT = ("system", "user", "assistant", "toolResult")
+
+
 def apply_context_edit(messages: list[object], edit: object) -> list[object]:
-    """Messages after a context edit: ``replacement: null`` omits them all; otherwise
-    user, assistant, tool-result and custom messages take the replacement's content (a
-    string becomes one text block for assistant and tool result), the rest pass. The
-    inputs are not modified. An edit without a replacement object makes Pi throw.
+    """Messages after a context edit (copies): ``replacement: null`` omits them all, else
+    user, assistant, tool-result and custom messages take its content (a string becomes
+    one text block for assistant and tool result). Pi throws on a missing replacement.
 
     >>> apply_context_edit([{"role": "assistant", "content": []}],
     ...                    {"replacement": {"content": "short"}})
@@ -272,8 +220,7 @@ def apply_context_edit(messages: list[object], edit: object) -> list[object]:
         return []
     out: list[object] = []
     for message in messages:
-        role = field(message, "role")
-        if role not in EDITABLE_ROLES:
+        if (role := field(message, "role")) not in EDITABLE_ROLES:
             out.append(message)
             continue
         if nullish(replacement):
@@ -305,9 +252,8 @@ class RuleProjection:
 
 
 def project(entries: Entries, leaf: int | None = None) -> RuleProjection:
-    """The five steps at ``leaf`` (a position; None: Pi's default leaf). A compaction
-    that is not the first selected entry (an older one inside the kept range)
-    contributes nothing.
+    """The five steps at ``leaf`` (a position; None: Pi's default leaf). An older
+    compaction, inside the newest one's kept range, contributes nothing.
 
     >>> entries = [{"type": "message", "id": "u", "parentId": None,
     ...             "message": {"role": "user", "content": "hi"}},
@@ -323,12 +269,9 @@ def project(entries: Entries, leaf: int | None = None) -> RuleProjection:
     contributed: list[list[object]] = []
     for rank, p in enumerate(chosen):
         entry = entries[p]
-        if rank > 0 and field(entry, "type") == "compaction":
-            contributed.append([])
-            continue
-        key = js_key(field(entry, "id"))
-        edit = edits.get(key) if key is not NO_KEY else None
-        messages = entry_messages(entry)
+        older = rank > 0 and field(entry, "type") == "compaction"  # inside the kept range
+        messages = [] if older else entry_messages(entry)
+        edit = edits.get(js_key(field(entry, "id")))  # (edits has no NO_KEY key)
         try:
             contributed.append(messages if edit is None else apply_context_edit(messages, edit))
         except TypeError as exc:
@@ -342,9 +285,8 @@ def _defined(**fields: object) -> dict[str, object]:
 
 
 def load_entries(file: str | Path) -> list[object]:
-    """The entries of a v3 session file for the rule: every line after the header that
-    ``JSON.parse`` reads as a truthy value, as Pi keeps them (a plain reader;
-    ``pisession.load`` reads any file, big, legacy or damaged).
+    """The entries of a v3 session file: each line after the header that ``JSON.parse``
+    reads as a truthy value, as Pi keeps them (``pisession.load`` reads any file).
 
     >>> from pisession.samples import sample_path
     >>> len(load_entries(sample_path("tour")))
@@ -352,10 +294,6 @@ def load_entries(file: str | Path) -> list[object]:
     """
     values: list[object] = []
     for line in Path(file).read_bytes().split(b"\n"):
-        try:
-            value = loads(line)
-        except ValueError:
-            continue
-        if truthy(value):
-            values.append(value)
-    return values[1:]
+        with suppress(ValueError):  # a line JSON.parse cannot read is skipped
+            values.append(loads(line))
+    return [value for value in values if truthy(value)][1:]

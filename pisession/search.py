@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from typing import cast
 
 from .errors import PisessionError
 from .jsvalue import UNDEFINED, js_string
@@ -85,10 +86,10 @@ def _block_texts(content: object) -> Iterator[tuple[str, str]]:
         return
     for block in content:
         kind = js_field(block, "type")
-        if kind == "text" and isinstance(js_field(block, "text"), str):
-            yield "text", js_field(block, "text")
-        elif kind == "thinking" and isinstance(js_field(block, "thinking"), str):
-            yield "thinking", js_field(block, "thinking")
+        if kind == "text" and isinstance(text := js_field(block, "text"), str):
+            yield "text", text
+        elif kind == "thinking" and isinstance(thought := js_field(block, "thinking"), str):
+            yield "thinking", thought
         elif kind == "toolCall":
             name = js_field(block, "name")
             if isinstance(name, str):
@@ -115,15 +116,14 @@ def searched_texts(entry: object) -> list[tuple[str, str]]:
             found = [("bash command", js_field(message, "command"))]
             found.append(("bash output", js_field(message, "output")))
             return [(what, text) for what, text in found if isinstance(text, str)]
-        what = {"toolResult": "tool result", "custom": "custom message"}.get(role)
+        what = {"toolResult": "tool result", "custom": "custom message"}.get(cast(str, role))
         what = "system" if role == "system" else what
         texts = list(_block_texts(js_field(message, "content")))
         if role == "system":
             texts += [("system", t) for t in _strings(js_field(message, "sections"))]
-        if role in ("branchSummary", "compactionSummary") and isinstance(
-            js_field(message, "summary"), str
-        ):
-            texts.append(("summary", js_field(message, "summary")))
+        summary = js_field(message, "summary")
+        if role in ("branchSummary", "compactionSummary") and isinstance(summary, str):
+            texts.append(("summary", summary))
         return [(what or part, text) for part, text in texts]
     if kind in ("compaction", "branch_summary"):
         summary = js_field(entry, "summary")
@@ -288,7 +288,7 @@ def search_file(path, pattern: Pattern) -> Hits:
 
 def _hits_in(session, path: str, pattern: Pattern, lines: set[int] | None) -> Hits:
     compiled = pattern.compiled
-    positions = range(len(session))
+    positions: Sequence[int] = range(len(session))
     if lines is not None:
         positions = [p for p in positions if session.line_of(p) in lines]
     found = []

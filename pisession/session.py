@@ -19,6 +19,7 @@ from functools import cached_property
 from itertools import compress, islice, repeat
 from operator import eq
 from pathlib import Path
+from typing import cast
 
 from . import context as rule
 from .context import Context, EntryIndex, ProjectedEntry, Projection
@@ -561,7 +562,7 @@ def _migrated(parsed, store, header, new_id, source) -> _Legacy | None:
     entries = [migrated[k] for k in kept[1:]]
     # every line Pi's rewrite changes, second session lines included (version set there too)
     rewritten = {parsed.lines[k]: value for k, value in enumerate(migrated)}
-    return _Legacy(migrated[0], entries, steps, rewritten)
+    return _Legacy(cast(dict, migrated[0]), entries, steps, rewritten)
 
 
 def _indexed(rows: ParsedLines, decoding: _Rows, source: str) -> EntryIndex:

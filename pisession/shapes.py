@@ -37,7 +37,7 @@ def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types) ->
     >>> _shape("Pair", "a b!", b=int)(b=1)
     Pair(a=UNSET, b=1)
     """
-    fields = []
+    fields: list[tuple[Any, ...]] = []
     for key in keys.split():
         field = key.rstrip("!")
         kind = types.get(field, Any)
@@ -61,7 +61,7 @@ ToolCall = _shape(
     "ToolCall", "id name arguments argumentsError namespace thoughtSignature", ("type", "toolCall")
 )
 Image = _shape("Image", "data mimeType", ("type", "image"))
-_Blocks = list[Text | Thinking | ToolCall | Image]
+_Blocks = list[Text | Thinking | ToolCall | Image]  # type: ignore[valid-type]
 
 Cost = _shape("Cost", "input output cacheRead cacheWrite total totalFromProvider")
 Usage = _shape(
@@ -108,7 +108,7 @@ class _Proven:
     (a block at a time: one refused line refuses its block)."""
 
     def __init__(self) -> None:
-        self._decoder = msgspec.json.Decoder(Line, float_hook=js_float)
+        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Line, float_hook=js_float)
         self._encode_lines = msgspec.json.Encoder().encode_lines
 
     def decode_lines(self, raw) -> list:
@@ -122,7 +122,7 @@ class _Proven:
             pass
         return [None] * (bytes(raw).count(b"\n") + 1)
 
-    def decode(self, raw) -> Line | None:
+    def decode(self, raw) -> Line | None:  # type: ignore[valid-type]
         """One line as a ``Line``, or None."""
         lines = self.decode_lines(raw)
         return lines[0] if len(lines) == 1 else None

@@ -49,7 +49,7 @@ def usage_numbers(usage: object) -> tuple | None:
     if not isinstance(usage, dict):
         return None
     get = usage.get
-    found = (get("input"), get("output"), get("cacheRead"), get("cacheWrite"))
+    found: tuple[object, ...] = (get("input"), get("output"), get("cacheRead"), get("cacheWrite"))
     found += (js_field(get("cost"), "total"),)
     return tuple(v if type(v) is int or type(v) is float else 0 for v in found)
 
@@ -243,7 +243,7 @@ def summed_columns(columns: list) -> SessionStats:
     0.30000000000000004
     """
     usage = list(map(js_total, columns[:5]))
-    figures = dict(zip(COUNTED, usage + list(map(sum, columns[5:]))))
+    figures: dict[str, Any] = dict(zip(COUNTED, usage + list(map(sum, columns[5:]))))
     return SessionStats(
         user_messages=figures["user"],
         assistant_messages=figures["assistant"],
@@ -276,8 +276,9 @@ class _Usage(msgspec.Struct, gc=False):
 
 class _Message(msgspec.Struct, gc=False):
     role: Any = UNDEFINED
-    usage: _Usage | None = UNDEFINED
-    content: list[_Block] | str | None = UNDEFINED
+    # UNDEFINED where absent: msgspec leaves a default as it is, whatever the type says
+    usage: _Usage | None = UNDEFINED  # type: ignore[assignment]
+    content: list[_Block] | str | None = UNDEFINED  # type: ignore[assignment]
 
 
 class CountedLine(msgspec.Struct, gc=False):
@@ -287,8 +288,8 @@ class CountedLine(msgspec.Struct, gc=False):
     type: Any = UNDEFINED
     id: Any = UNDEFINED
     parentId: Any = UNDEFINED
-    usage: _Usage | None = UNDEFINED
-    message: _Message | None = UNDEFINED
+    usage: _Usage | None = UNDEFINED  # type: ignore[assignment]
+    message: _Message | None = UNDEFINED  # type: ignore[assignment]
 
 
 #: Decodes the fields ``totals`` reads (and the reader's columns) and skips the rest of a
@@ -318,7 +319,7 @@ def line_contribution(line: CountedLine) -> tuple:
     if type(content) is list and role == "assistant" and line.type == "message":
         calls = list(map(_TYPE, content)).count("toolCall")
         if type(usage) is _Usage:  # most lines of a long session: ``contribution``, inlined
-            return (*usage_numbers(usage), 1, 0, 1, 0, calls, 0)
+            return (*usage_numbers(usage), 1, 0, 1, 0, calls, 0)  # type: ignore[misc]
     elif (
         usage is UNDEFINED
         and type(role) is str

@@ -185,8 +185,8 @@ def _raw_numbers_read(value: object) -> object:
             parent[key] = copy = dict(item)
             stack.extend((copy, k) for k in copy)
         elif isinstance(item, list):
-            parent[key] = copy = list(item)
-            stack.extend((copy, i) for i in range(len(copy)))
+            parent[key] = items = list(item)
+            stack.extend((items, i) for i in range(len(items)))
     return root[0]
 
 

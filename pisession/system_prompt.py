@@ -56,11 +56,11 @@ class SystemPrompt:
 
     content: list[str] = field(default_factory=list)
     sections: dict[str, object] = field(default_factory=dict)
-    tools: dict[str, dict] = field(default_factory=dict)
+    tools: dict[str, object] = field(default_factory=dict)
     timestamp: object = UNDEFINED
     #: every tool in force, in Pi's order (``tools`` keys them by name as text, where
     #: names such as ``1`` and ``"1"``, which Pi keeps apart, would meet)
-    tool_list: list = field(default_factory=list)
+    tool_list: list[object] = field(default_factory=list)
     #: the message that set each section (its number in the replayed list)
     section_origins: dict[str, int] = field(default_factory=dict)
     #: turns an error on a message into one naming its file and line (``Context.located``)
@@ -86,12 +86,12 @@ class SystemPrompt:
                 raise (self.located(error) if self.located else error) from None
         return "\n\n".join(texts)
 
-    def to_message(self) -> dict | None:
+    def to_message(self) -> dict[str, object] | None:
         """As pi-ai's ``getCurrentSystemMessage``: one system message, or None when the
         messages held no system message and no tools."""
         if self.timestamp is UNDEFINED and not self.tools:
             return None
-        message: dict = {"role": "system", "content": "\n\n".join(self.content)}
+        message: dict[str, object] = {"role": "system", "content": "\n\n".join(self.content)}
         if self.sections:
             message["sections"] = dict(self.sections)
         if self.tools:
@@ -101,7 +101,7 @@ class SystemPrompt:
 
 
 def replay_system_prompt(
-    messages: list, located: Callable[[ToPrimitiveError], Exception] | None = None
+    messages: list[object], located: Callable[[ToPrimitiveError], Exception] | None = None
 ) -> SystemPrompt:
     """Replay every system message in order (other roles are ignored). Where Pi throws
     on a message, ``located`` (``Context.located``) names its file and line.
@@ -135,7 +135,7 @@ def replay_system_prompt(
             else:
                 prompt.sections[name] = value
                 prompt.section_origins[name] = number
-    tools: dict = {}
+    tools: dict[object, object] = {}
     for message in messages:
         if js_field(message, "role") != "system":
             continue
@@ -163,7 +163,7 @@ def _name_text(name: object) -> str:
         return dumps(name)
 
 
-def _entries(value: object) -> list:
+def _entries(value: object) -> list[tuple[str, object]]:
     """``Object.entries(value ?? {})``: an object's members in JavaScript's key order, a
     string's characters and an array's elements under their index, nothing for others.
 
@@ -177,7 +177,7 @@ def _entries(value: object) -> list:
     return []
 
 
-def _code_units(value: str | list) -> list:
+def _code_units(value: str | list[object]) -> list[object]:
     """A string as JavaScript indexes it (UTF-16 code units), or the list itself."""
     if isinstance(value, list):
         return value
@@ -210,7 +210,7 @@ def _short(value: object) -> str:
     return repr(text[:60])
 
 
-def _tool_list(message: object, name: str) -> list:
+def _tool_list(message: object, name: str) -> list[object]:
     """``message[name] ?? []`` iterated as JavaScript would; Pi throws where it cannot."""
     tools = js_field(message, name)
     if nullish(tools):

@@ -38,7 +38,7 @@ def clean(text: object) -> str:
 try:  # wcwidth: terminals' own tables (emoji sequences, zero-width and conjoining marks)
     import wcwidth as _wcwidth
 except ImportError:  # pragma: no cover - a dependency; kept for a bare interpreter
-    _wcwidth = None
+    _wcwidth = None  # type: ignore[assignment]
 
 
 _ESCAPED = ("Cc", "Zl", "Zp")
@@ -136,7 +136,8 @@ def truncate(text: str, width: int | None, ellipsis: str = "…") -> str:
             return text[:width]
         return text[: width - len(ellipsis)] + ellipsis
     room = max(width - text_width(ellipsis), 0)
-    out, used, cut_at = [], 0, None
+    out: list[str] = []
+    used, cut_at = 0, None
     for char in _iter_clusters(text):  # lazily: only the part that fits is cut
         w = char_width(char)
         if cut_at is None and used + w > room:

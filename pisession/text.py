@@ -35,7 +35,7 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _SPACES = re.compile(r"\s+")
 
 
-def _escape(match: re.Match) -> str:
+def _escape(match: re.Match[str]) -> str:
     char = match.group()
     if char in _NAMED:
         return _NAMED[char]
@@ -132,7 +132,7 @@ def one_line(text: object, width: int | None = 80, ellipsis: str = "…") -> str
     """
     value = plain(text)
     start_length = None if width is None else 4 * width + 64
-    if start_length is not None and len(value) > start_length:  # long: its start may do
+    if width is not None and start_length is not None and len(value) > start_length:  # long
         head = value[:start_length]
         if "\x1b" not in head:  # then the cleaned start is the start of the cleaned text
             start = _cleaned(head).strip()
@@ -291,7 +291,7 @@ def entry_kind(kind: object, role: object = UNDEFINED, short: bool = False) -> s
     if kind == "message":
         known = isinstance(role, str)
         if short:
-            return KIND_WORDS.get(role, visible(role)) if known else "message"
+            return KIND_WORDS.get(role, visible(role)) if isinstance(role, str) else "message"
         return f"message {visible(role)}" if known else "message"
     if kind is UNDEFINED:
         return "(no type)"

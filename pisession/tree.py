@@ -15,6 +15,7 @@ from functools import cached_property
 from itertools import chain as joined
 from itertools import compress, islice, repeat
 from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
+from typing import TypeVar, cast
 
 from .errors import PisessionError
 from .jsdate import DateConversionError, js_time_ms
@@ -29,6 +30,9 @@ from .jsvalue import (
     truthy,
 )
 from .text import quoted
+
+#: An item of the list ``v8_sort`` sorts.
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -239,7 +243,7 @@ def tree_parents(index) -> list[int]:
     return parents
 
 
-def v8_sort(items: list, compare: Callable[[object, object], float]) -> list:
+def v8_sort(items: list[T], compare: Callable[[T, T], float]) -> list[T]:
     """``items`` sorted as V8's ``Array.prototype.sort`` sorts them with ``compare``
     (Node 20; Torque source ``third_party/v8/builtins/array-sort.tq``), also when
     ``compare`` is not consistent: the same TimSort, step for step, so the same
@@ -255,7 +259,7 @@ def v8_sort(items: list, compare: Callable[[object, object], float]) -> list:
     """
     work = list(items)
     if len(work) >= 2:
-        _TimSort(work, compare).sort()
+        _TimSort(work, cast(Callable[[object, object], float], compare)).sort()
     return work
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -74,10 +74,10 @@ def js_plus(a: object, b: object) -> object:
     ta, tb = type(a), type(b)
     if (ta is int or ta is float) and (tb is int or tb is float):
         if ta is int and tb is int:
-            total = a + b
-            if -_SAFE <= a <= _SAFE and -_SAFE <= b <= _SAFE and -_SAFE <= total <= _SAFE:
+            total = a + b  # type: ignore[operator]
+            if -_SAFE <= a <= _SAFE and -_SAFE <= b <= _SAFE and -_SAFE <= total <= _SAFE:  # type: ignore[operator]
                 return total
-        total = js_number_value(a) + js_number_value(b)
+        total = js_number_value(a) + js_number_value(b)  # type: ignore[arg-type]
         return int(total) if ta is int and tb is int and total.is_integer() else total
     a, b = _primitive(a), _primitive(b)
     if isinstance(a, str) or isinstance(b, str):
@@ -109,7 +109,7 @@ def js_minus(a: object, b: object) -> float:
     >>> js_minus("3", 1), js_minus(0.3, 0.1)
     (2.0, 0.19999999999999998)
     """
-    return js_plus(_number(_primitive(a)), -_number(_primitive(b)))
+    return cast(float, js_plus(_number(_primitive(a)), -_number(_primitive(b))))
 
 
 # --- one entry, one session --------------------------------------------------------------
@@ -164,7 +164,7 @@ def usage_figures(usage: object) -> tuple:
     if type(usage) is dict:
         get = usage.get
         cost = get("cost", UNDEFINED)
-        figures = (get("input", UNDEFINED), get("output", UNDEFINED))
+        figures: tuple[object, ...] = (get("input", UNDEFINED), get("output", UNDEFINED))
         figures += (get("cacheRead", UNDEFINED), get("cacheWrite", UNDEFINED))
     else:  # a number or a string: every field undefined
         cost, figures = UNDEFINED, (UNDEFINED,) * 4
@@ -292,7 +292,7 @@ class UsageLine(msgspec.Struct, gc=False):
     provider: Any = UNDEFINED
     model: Any = UNDEFINED
     usage: Any = UNDEFINED
-    message: _Message | None = UNDEFINED
+    message: _Message | None = UNDEFINED  # type: ignore[assignment]
 
 
 USAGE_DECODER = msgspec.json.Decoder(UsageLine)
@@ -610,7 +610,10 @@ def _row(name: str, group: _Group) -> FolderRow:
     for figures in group.keys.values():
         add_figures(sums, tuple(figures))
     models = breakdown_from_totals(group.keys)
-    return FolderRow(name, len(group.sessions), *sums[:4], tokens_of(sums), sums[4], models)
+    counted = len(group.sessions)
+    return FolderRow(
+        name, counted, sums[0], sums[1], sums[2], sums[3], tokens_of(sums), sums[4], models
+    )
 
 
 def _worker_count(workers: int | None, files: int) -> int:

@@ -115,3 +115,12 @@ def test_none_is_the_default_leaf_everywhere():
     assert [i.position for i in session.projection(None).items] == expected
     assert len(session.context(None).messages) == len(rule.project(session.entries).messages)
     assert rule.path([], None) == [] and context.project(context.EntryIndex.of([])).items == []
+
+
+def test_the_rule_reads_in_at_most_300_lines():
+    """``pisession.rule`` stays about the size of Pi's own rule (docstrings included),
+    the five steps in the chapter's order."""
+    source = (ROOT / "pisession" / "rule.py").read_text(encoding="utf-8")
+    assert len(source.splitlines()) <= 300
+    steps = [source.index(f"# --- {n}. ") for n in range(1, 6)]
+    assert steps == sorted(steps)

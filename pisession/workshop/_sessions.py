@@ -9,7 +9,7 @@ from collections.abc import Callable
 from ..build import TINY_HEADER, new_entry, new_message, tiny_session
 from ..errors import PisessionError
 from ..samples import sample_path
-from ..session import load
+from ..session import Session, load
 from ._checking import DRAWN
 
 #: The samples the tree and context exercises run on.
@@ -217,7 +217,7 @@ _DRAWN_FIELDS = {
 
 
 def _drawn_sessions(rng: random.Random, count: int, kinds=None, size=(6, 18)):
-    out = []
+    out: list[tuple[list[dict], Session]] = []
     while len(out) < count:
         entries = _draw_entries(rng, rng.randint(*size), kinds)
         try:
@@ -256,7 +256,7 @@ def _chosen_leaves(sessions: dict) -> list[tuple[str, object, object]]:
     ]
 
 
-def _random_leaves(rng: random.Random, kinds=None, count=DRAWN) -> list[tuple[object, object]]:
+def _random_leaves(rng: random.Random, kinds=None, count=DRAWN) -> list[tuple[Session, object]]:
     """``(session, leaf id)`` for ``count`` random sessions, each at a random entry."""
     sessions = _drawn_sessions(rng, count, kinds)
     return [(session, _leaf_id(session, rng.randrange(len(session)))) for _, session in sessions]

@@ -21,7 +21,9 @@ import re
 import sys
 import tempfile
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, cast
 
 TITLE = "# Chapter 27 audit:"
 
@@ -148,7 +150,7 @@ def normalized(value: object) -> object:
     return value
 
 
-def differences(old: object, new: object, path: str = "") -> list[str]:
+def differences(old: Any, new: Any, path: str = "") -> list[str]:
     """The paths where two JSON values differ (a changed list length is one difference).
 
     >>> differences({"a": [1, 2], "b": {"c": 1}}, {"a": [1, 3], "b": {}})
@@ -157,7 +159,7 @@ def differences(old: object, new: object, path: str = "") -> list[str]:
     if type(old) is not type(new):
         return [path or "."]
     if isinstance(old, dict):
-        out = []
+        out: list[str] = []
         for key in sorted(set(old) | set(new)):
             where = f"{path}.{key}" if path else key
             out += (
@@ -189,7 +191,7 @@ def scenario_differences(evidence: dict, newer: dict, name: str) -> list[str]:
     )
 
 
-def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
@@ -199,7 +201,7 @@ def _numbered(claims: dict) -> list[tuple[int, dict]]:
 
 
 def _version_cell(asserted: dict) -> str:
-    newer = asserted.get("newer")
+    newer = cast(dict, asserted.get("newer"))  # there when the answers differ
     if not asserted["differs"]:
         return "same answer"
     same = "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"

@@ -6,6 +6,7 @@ import copy
 import json
 import random
 from collections.abc import Callable
+from typing import Any
 
 from ..build import TINY_HEADER
 from ..migration import migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
@@ -35,7 +36,8 @@ def _v2_file(rng: random.Random) -> list:
 
 def _entry_type_renamed(values: list, *, role_too: bool) -> list:
     """v2 -> v3 done on the entry's type: a hookMessage message entry made type 'custom'."""
-    out = []
+    out: list[Any] = []
+    value: Any
     for value in migrate_v2_to_v3(values)[0]:
         original = values[len(out)]
         if value.get("type") == "message" and original["message"].get("role") == "hookMessage":

@@ -1,0 +1,184 @@
+"""One route to an entry's contribution: the two fast paths that skip the rule's
+``entry_messages`` give what ``pisession.rule`` gives.
+
+- The writer's plain-run bypass (``stream._Bodies._plain``, used by ``pisession context``
+  and ``Session.context_json``): a block of message entries that no context edit targets
+  is read straight from its lines (``shapes`` structs, or ``context.stored_messages``)
+  and written without ``entry_messages``.
+- The fates' bypass (``provenance.entry_fates``): a plain run is named sent or kept
+  without a decode, and other message entries stand in as their role alone.
+
+Each is checked on every corpus file (data/conformance, data/damaged, the package's
+samples), at the default leaf, every branch end and some interior entries, and on
+generated sessions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from test_projection_reference import _leaf_id, _leaves
+from test_properties import EXAMPLES, RANDOM, session_bytes
+
+import pisession
+from pisession import context, jsjson, provenance, rule, stream
+from pisession.errors import PisessionError
+from pisession.jsvalue import field, js_key
+from pisession.text import value_text
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = sorted(
+    [
+        *(ROOT / "data" / "conformance").glob("*/*.jsonl"),
+        *(ROOT / "data" / "damaged").glob("*.jsonl"),
+        *(ROOT / "pisession" / "samples").glob("*.jsonl"),
+    ]
+)
+
+#: Block sizes the writer's bypass is tried with (its own, and small ones, so that runs
+#: start and end everywhere in a small file).
+WINDOWS = (1, 2, 3, 7, stream.BLOCK)
+
+
+def _session(data: bytes):
+    try:
+        return pisession.loads(data, new_id=pisession.sequential_ids())
+    except PisessionError:
+        return None
+
+
+def _rule(session, leaf: int | None):
+    try:
+        return rule.project(session.entries, leaf)
+    except PisessionError:
+        return None
+
+
+def _json(messages: list) -> str:
+    return jsjson.dumps(messages)
+
+
+# --- the writer ----------------------------------------------------------------------
+
+
+def _writer_bypass_matches(session, leaf: int | None) -> int:
+    """The writer's bypass on every window of the selection equals the rule's messages
+    for those entries; the writer's whole output too. Returns how many windows took it."""
+    raw_lines = None if session._rows is None else session._rows.raw_lines
+    expected = _rule(session, leaf)
+    if expected is None:
+        with pytest.raises(PisessionError):
+            b"".join(stream.context_json(session.index, leaf, 2, raw_lines))
+        return 0
+    steps = context.leaf_steps(session.index, leaf)
+    positions = steps.selection.positions
+    assert positions == expected.positions
+    taken = 0
+    for size in WINDOWS:
+        bodies = stream._Bodies(session.index, steps.selection, steps.edits, raw_lines, None, size)
+        for first in range(len(positions)):
+            found = bodies._plain(positions[first : first + size])
+            if found is None:
+                continue
+            taken += 1
+            messages, _ = found
+            written = b"[" + stream._encode_block(messages, None, None) + b"]"
+            rules = [m for each in expected.contributed[first : first + size] for m in each]
+            assert written.decode() == _json(rules), (first, size)
+    for size in (1, 3, stream.BLOCK):
+        whole = b"".join(stream.context_json(session.index, leaf, None, raw_lines, block=size))
+        assert _json(jsjson.loads(whole)["messages"]) == _json(expected.messages), size
+    return taken
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_the_writers_plain_run_bypass_gives_the_rules_messages(path):
+    session = _session(path.read_bytes())
+    if session is None:
+        pytest.skip("a file pisession refuses (the rule is never reached)")
+    for leaf in _leaves(session):
+        _writer_bypass_matches(session, leaf)
+
+
+def test_the_writers_plain_run_bypass_is_taken_on_the_corpus():
+    """The comparison above is not empty: the bypass answers for most corpus files."""
+    files = 0
+    for path in CORPUS:
+        session = _session(path.read_bytes())
+        files += session is not None and _writer_bypass_matches(session, None) > 0
+    assert files > len(CORPUS) // 2, files
+
+
+# --- the fates -------------------------------------------------------------------------
+
+
+def _rule_fates(session, leaf: int | None, expected: rule.RuleProjection) -> dict:
+    """Each selected entry's fate, message count and roles as the rule's own messages
+    give them (the entries decoded in full), first place deciding; the part (why it is
+    selected) from the engine's selection, which the projection tests hold equal."""
+    entries = session.entries
+    edits = rule.context_edits(entries, expected.positions)
+    selection = context.leaf_steps(session.index, leaf).selection
+    parts = selection.parts(0, len(expected.positions))
+    fates: dict = {}
+    for rank, position in enumerate(expected.positions):
+        if position in fates:
+            continue
+        entry = entries[position]
+        older = rank > 0 and field(entry, "type") == "compaction"
+        before = [] if older else rule.entry_messages(entry)
+        edit = edits.get(js_key(field(entry, "id"))) if before else None
+        messages = expected.contributed[rank]
+        item = context.ProjectedEntry(position, entry, messages, parts[rank], edit)
+        roles = tuple(value_text(field(m, "role")) for m in messages)
+        fates[position] = (provenance._item_fate(item), len(messages), roles)
+    return fates
+
+
+def _fates_bypass_matches(session, leaf: int | None, monkeypatch) -> None:
+    """At each block size (``WINDOWS``: the fates read a block of the selection at a time,
+    and a block that is a plain run takes the shortcut), the fates equal the rule's."""
+    expected = _rule(session, leaf)
+    for size in WINDOWS:
+        monkeypatch.setattr(provenance, "_BLOCK", size)
+        if expected is None:
+            with pytest.raises(PisessionError):
+                provenance.entry_fates(session, _leaf_id(session, leaf))
+            continue
+        fates = provenance.entry_fates(session, _leaf_id(session, leaf))
+        for position, (name, count, roles) in _rule_fates(session, leaf, expected).items():
+            got = fates[position]
+            assert (got.fate, got.messages, got.why.roles) == (name, count, roles), (position, size)
+            assert fates.sends_system(position) == ("system" in roles), (position, size)
+        assert fates.message_count() == len(expected.messages), size
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_the_fates_bypass_gives_the_rules_fates(path, monkeypatch):
+    session = _session(path.read_bytes())
+    if session is None:
+        pytest.skip("a file pisession refuses (the rule is never reached)")
+    for leaf in _leaves(session):
+        _fates_bypass_matches(session, leaf, monkeypatch)
+
+
+# --- generated sessions ----------------------------------------------------------------
+
+
+@settings(
+    max_examples=EXAMPLES,
+    derandomize=not RANDOM,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(session_bytes())
+def test_both_bypasses_give_the_rules_answer_on_generated_sessions(data):
+    session = _session(data)
+    if session is None:
+        return
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for leaf in _leaves(session):
+            _writer_bypass_matches(session, leaf)
+            _fates_bypass_matches(session, leaf, monkeypatch)
