@@ -35,9 +35,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from shlex import quote
 
-from . import jsjson
 from .errors import PisessionError, UnknownLeafError
-from .terminal import (
+from .js import json as jsjson
+from .views.terminal import (
     Look,
     can_draw_boxes,
     clean,
@@ -50,7 +50,7 @@ from .terminal import (
     use_color,
     wrap,
 )
-from .text import plural
+from .views.text import plural
 
 PROG = "pisession"
 
@@ -298,7 +298,7 @@ def _out_json_lines(chunk: list[str], written: int) -> int:
 def cmd_explain(args) -> int:
     """``pisession explain``: the explanation of a leaf (``explain.explain_text``), or
     its JSON."""
-    from .explain import entry_data, explain_head, explain_text
+    from .views.explain import entry_data, explain_head, explain_text
 
     session = _load(args.file if args.file is not None else "tour")
     leaf = _leaf(session, args.leaf)
@@ -324,7 +324,7 @@ def cmd_context(args) -> int:
     if args.llm:
         _out_json(session.context(leaf).to_llm(), indent or None)
         return 0
-    from .stream import terminal_safe
+    from .engine.stream import terminal_safe
 
     chunks = session.context_json(leaf, indent or None, parallel=True)
     _out_chunks(_whole(terminal_safe(chunk) for chunk in chunks))
@@ -342,7 +342,7 @@ def _whole(chunks):
     (beyond ``HELD_IN_MEMORY`` the chunks wait in a temporary file)."""
     import tempfile
 
-    from .stream import whole_characters
+    from .engine.stream import whole_characters
 
     with tempfile.SpooledTemporaryFile(max_size=HELD_IN_MEMORY) as held:
         for chunk in chunks:
@@ -363,7 +363,7 @@ def _whole(chunks):
 def cmd_tree(args) -> int:
     """``pisession tree``: the entry tree as text, JSON or a picture."""
     from .errors import SessionFormatError
-    from .explain import tree_text
+    from .views.explain import tree_text
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
@@ -388,7 +388,7 @@ def cmd_tree(args) -> int:
 
 def _tree_json(session, leaf) -> int:
     from .errors import SessionFormatError
-    from .explain import json_id, leaf_data, tree_entries
+    from .views.explain import json_id, leaf_data, tree_entries
 
     try:
         session.fates(leaf)
@@ -441,7 +441,7 @@ def _image_target(args) -> tuple[Path, str] | None:
 def _draw(session, leaf, image: tuple[Path, str], args) -> int:
     out, fmt = image
     try:
-        from .draw import draw_tree, figure_png
+        from .views.draw import draw_tree, figure_png
 
         fig = draw_tree(session, leaf, orientation=args.orientation)
     except ModuleNotFoundError as exc:
@@ -468,7 +468,7 @@ def _draw(session, leaf, image: tuple[Path, str], args) -> int:
 
 def cmd_export(args) -> int:
     """``pisession export``: one HTML page or Markdown file (``export``)."""
-    from .export import ISSUE_CHARS, LIMITS, export_html, export_markdown
+    from .views.export import ISSUE_CHARS, LIMITS, export_html, export_markdown
 
     target = None if args.output in (None, "-") else Path(args.output)
     if target is not None:  # a folder, the input itself or an existing file, first
@@ -503,7 +503,7 @@ def _shareable(session, redact: bool):
     likely secret replaced (``redact``); without it, the same session."""
     import pisession
 
-    from .redact import redacted
+    from .views.redact import redacted
 
     if not redact:
         return session
@@ -517,7 +517,7 @@ def _shareable(session, redact: bool):
 def _secrets_warning(session, page: str) -> str | None:
     """A warning naming the lines and entries of the file whose likely secrets the page
     shows (``redact.page_secrets``), or None."""
-    from .redact import page_secrets, warning_text
+    from .views.redact import page_secrets, warning_text
 
     found = page_secrets(page, session.dumps)
     return warning_text(found) if found else None
@@ -536,7 +536,7 @@ def _format_of(output: str | None) -> str:
 
 def cmd_diff(args) -> int:
     """``pisession diff``: two leaves' contexts compared (``diff``)."""
-    from .diff import diff_text
+    from .views.diff import diff_text
 
     session = _load(args.file)
     a, b = _leaf(session, args.leaf_a), _leaf(session, args.leaf_b)
@@ -612,7 +612,7 @@ def _readback_note(session, written: bytes, say) -> None:
 
 
 def _nothing_to_migrate(session, deterministic: bool) -> str:
-    from .findings import version_text
+    from .views.findings import version_text
 
     version = session.original_version
     what = (
@@ -640,7 +640,7 @@ def _ids_text(session, args) -> str:
 def cmd_check(args) -> int:
     """``pisession check``: the findings of ``findings.check``; exit 1 on a problem (on
     a note too with ``--strict``)."""
-    from .findings import check, check_data
+    from .views.findings import check, check_data
 
     session = _load(args.file)
     findings = check(session)
@@ -680,7 +680,7 @@ def _finding_text(session, finding, look: Look) -> str:
 
 def cmd_stats(args) -> int:
     """``pisession stats``: tokens, cost and message counts, session and branch."""
-    from .explain import role_counts, stats_rows
+    from .views.explain import role_counts, stats_rows
 
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
@@ -718,7 +718,7 @@ def cmd_stats(args) -> int:
 def _stats_breakdowns(session, leaf) -> dict:
     """Pi 1.6.0's ``/session`` breakdown by model, whole session and branch (an
     ``error`` where Pi's function throws on the file)."""
-    from .usage import session_breakdown
+    from .folders.usage import session_breakdown
 
     found = {}
     for part, branch in (("session", False), ("branch", True)):
@@ -905,7 +905,7 @@ def _folder_files(args) -> tuple[Path, list[Path]]:
     """The session files ``usage`` and ``search`` read: DIR (or one file), else Pi's
     sessions folder as ``ls`` finds it; ``--cwd`` keeps one working directory's."""
     from .files import iter_session_files, sessions_root
-    from .usage import header_cwd
+    from .folders.usage import header_cwd
 
     root = Path(args.dir).expanduser() if args.dir else sessions_root("pig" if args.pig else "pi")
     if root.is_file():
@@ -942,7 +942,7 @@ def _skipped_lines(problems: list[str]) -> None:
 
 
 def _figure(value: object, cost: bool = False) -> str:
-    from .jsvalue import js_string
+    from .js.value import js_string
 
     if type(value) in (int, float) and value == value and abs(value) != float("inf"):
         return f"${value:,.4f}" if cost else f"{value:,}"
@@ -951,8 +951,8 @@ def _figure(value: object, cost: bool = False) -> str:
 
 def cmd_usage(args) -> int:
     """``pisession usage``: tokens and cost over a sessions folder, as Pi counts them."""
+    from .folders.usage import scan_folder
     from .locate import short_ids
-    from .usage import scan_folder
 
     root, files = _folder_files(args)
     usage = scan_folder(
@@ -988,7 +988,7 @@ def usage_table(usage, names: list[str], root: Path, look: Look) -> str:
     """``pisession usage``'s table: a row per group and the total; the token splits
     are left out when the width cannot hold them.
 
-    >>> from pisession.usage import scan_folder
+    >>> from pisession.folders.usage import scan_folder
     >>> from pisession.samples import sample_path
     >>> u = scan_folder([sample_path("tour")], by="model", workers=1)
     >>> print(usage_table(u, ["fake/fake-coder", "Tools/summaries"], Path("x"), Look(width=60)),
@@ -1049,7 +1049,7 @@ def cmd_search(args) -> int:
     the model at the default leaf."""
     import re
 
-    from .search import Pattern, search_folder
+    from .folders.search import Pattern, search_folder
 
     pattern = Pattern(args.pattern, args.regex, args.ignore_case)
     try:
@@ -1075,7 +1075,7 @@ def search_text(found, look: Look) -> str:
     """``pisession search``'s lines: a heading per session, then one line per hit (line,
     entry id, type or role, fate, excerpt with the match marked), and a count.
 
-    >>> from pisession.search import Pattern, search_folder
+    >>> from pisession.folders.search import Pattern, search_folder
     >>> from pisession.samples import sample_path
     >>> print(search_text(search_folder([sample_path("tour")], Pattern("tests/"), workers=1),
     ...     Look(width=80)), end="")  # doctest: +ELLIPSIS
@@ -1086,7 +1086,7 @@ def search_text(found, look: Look) -> str:
     default leaf)
     """
     from .locate import short_ids
-    from .provenance import FATE
+    from .views.provenance import FATE
 
     hits = found.hits
     sessions = list(dict.fromkeys(h.file for h in hits))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .jsjson import LineDecodeError, loads
+from .js.json import LineDecodeError, loads
 
 #: A UUID of version 7: its first 12 hex digits are its creation time in milliseconds.
 UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z", re.I)

@@ -16,12 +16,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from .engine.reader import Diagnostic
 from .errors import SessionFormatError
-from .jsjson import dumps
-from .jsvalue import UNDEFINED, JsArray, to_number
-from .jsvalue import field as js_field
+from .js.json import dumps
+from .js.value import UNDEFINED, JsArray, to_number
+from .js.value import field as js_field
 from .piversions import checked_range
-from .reader import Diagnostic
 
 CURRENT_VERSION = 3
 
@@ -335,8 +335,8 @@ def rewrite_lines(data: bytes, replaced: dict[int, object]) -> bytes:
     >>> rewrite_lines(b'{"a":1}\\nkeep me\\r\\n', {1: {"a": 2}})
     b'{"a":2}\\nkeep me\\r\\n'
     """
-    from .jsjson import dumps
-    from .reader import line_bounds
+    from .engine.reader import line_bounds
+    from .js.json import dumps
 
     out = []
     starts, ends = line_bounds(data)

@@ -13,7 +13,7 @@ header left out, the rest in file order), the way Pi 0.87.1 writes it
 4. **context edits**: the newest edit of each entry, among the selected entries;
 5. **projection**: each selected entry's messages, an edit applied, in order.
 
-It is short on purpose and has no cache and no shortcut. ``pisession.context`` is the
+It is short on purpose and has no cache and no shortcut. ``pisession.engine.context`` is the
 fast engine that gives the same answers on big files (columns, chunked reading,
 decoding only what is selected); the tests hold the two equal on every file of the
 conformance corpus and on generated sessions. JavaScript's value rules come from
@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import cast
 
 from .errors import CycleError, SessionFormatError
-from .jsdate import js_time_ms
-from .jsjson import loads
-from .jsvalue import NO_KEY, UNDEFINED, field, js_key, nullish, strict_equal, truthy
+from .js.date import js_time_ms
+from .js.json import loads
+from .js.value import NO_KEY, UNDEFINED, field, js_key, nullish, strict_equal, truthy
 
 #: The entries of a session (the header left out), decoded as ``JSON.parse`` reads
 #: them: objects as a rule, but a line may hold any truthy JSON value.

@@ -20,11 +20,13 @@ from itertools import compress, islice, repeat
 from operator import eq
 from pathlib import Path
 
-from . import context as rule
-from .context import Context, EntryIndex, ProjectedEntry, Projection
+from .engine import context as engine
+from .engine.context import Context, EntryIndex, ProjectedEntry, Projection
+from .engine.reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
+from .engine.stats import SessionStats
 from .errors import CycleError, SessionFormatError, UnknownLeafError
-from .jsvalue import NO_KEY, UNDEFINED, js_key
-from .jsvalue import field as js_field
+from .js.value import NO_KEY, UNDEFINED, js_key
+from .js.value import field as js_field
 from .migration import (
     CURRENT_VERSION,
     IdFactory,
@@ -33,8 +35,6 @@ from .migration import (
     migrate,
     rewrite_lines,
 )
-from .reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
-from .stats import SessionStats
 from .system_prompt import SystemPrompt, replay_system_prompt
 
 __all__ = ["Context", "ProjectedEntry", "Projection", "Session", "load", "loads"]
@@ -114,7 +114,7 @@ class Session:
 
     Entries stay the raw values of the file (unknown types and fields included), in
     file order, header excluded; ``entry_lines`` gives each one's line number. Every
-    answer comes from the rule's steps (``pisession.context``) over ``index``.
+    answer comes from the rule's steps (``pisession.engine.context``) over ``index``.
     """
 
     def __init__(self, source, store, header, lines, index, diagnostics, legacy=None, rows=None):
@@ -194,7 +194,7 @@ class Session:
         out["parent"] = index.parents[position] if index.parents[position] >= 0 else None
         if index.types[position] == "message":
             role = index.roles[position]
-            out["role"] = None if role is rule.NO_MESSAGE else role
+            out["role"] = None if role is engine.NO_MESSAGE else role
         return {k: (None if v is UNDEFINED else v) for k, v in out.items()}
 
     def line_of(self, position: int) -> int:
@@ -213,7 +213,7 @@ class Session:
     @property
     def default_leaf(self) -> int | None:
         """Pi's leaf after loading: the last entry in file order, whatever its type."""
-        return rule.default_leaf(self.index)
+        return engine.default_leaf(self.index)
 
     def leaves(self) -> list[int]:
         """Positions of the branch ends (entries no other entry has as parent)."""
@@ -267,7 +267,7 @@ class Session:
         """The session name (latest ``session_info``), or None."""
         from .tree import session_name
 
-        positions = rule.of_type(self.index, "session_info")
+        positions = engine.of_type(self.index, "session_info")
         entries = self.entries_at(positions)
         return session_name(entries, lambda k, reason: self._failure(positions[k], reason))
 
@@ -284,7 +284,7 @@ class Session:
         return None if key is NO_KEY else self.labels.get(key)
 
     def _entries_of_type(self, kind: str) -> list:
-        return self.entries_at(rule.of_type(self.index, kind))
+        return self.entries_at(engine.of_type(self.index, kind))
 
     def problems(self) -> dict:
         """Structural damage: dangling parents, duplicate ids and cycles (positions)."""
@@ -312,7 +312,7 @@ class Session:
     def path_positions(self, leaf_id: object = None) -> list[int]:
         """Positions from the root to the leaf (default: the last entry)."""
         try:
-            return rule.walk_path(self.index, self._leaf(leaf_id))
+            return engine.walk_path(self.index, self._leaf(leaf_id))
         except SessionFormatError as exc:
             raise self._located(exc) from None
 
@@ -320,7 +320,7 @@ class Session:
         """The entries from the root to the leaf (default leaf: the last entry)."""
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
-    def steps(self, leaf_id: object = None, edits: bool = True) -> rule.Steps:
+    def steps(self, leaf_id: object = None, edits: bool = True) -> engine.Steps:
         """Steps 1 to 4 of the rule for a leaf (``context.leaf_steps``): path, settings,
         selection and context edits (``edits=False``: none collected).
 
@@ -330,11 +330,11 @@ class Session:
         (22, 12, 1)
         """
         try:
-            return rule.leaf_steps(self.index, self._leaf(leaf_id), edits)
+            return engine.leaf_steps(self.index, self._leaf(leaf_id), edits)
         except SessionFormatError as exc:
             raise self._located(exc) from None
 
-    def selection(self, leaf_id: object = None) -> rule.Selection:
+    def selection(self, leaf_id: object = None) -> engine.Selection:
         """The selected entries for a leaf (Pi's ``buildContextEntries``), with the
         newest compaction, its kept range and the system messages it drops."""
         return self.steps(leaf_id, edits=False).selection
@@ -358,7 +358,7 @@ class Session:
         """
         try:
             with paused_gc():  # many new objects, no cycles among them
-                projection = rule.project(self.index, self._leaf(leaf_id), edits)
+                projection = engine.project(self.index, self._leaf(leaf_id), edits)
         except SessionFormatError as exc:
             raise self._located(exc) from None
         for item in projection.items:
@@ -367,7 +367,7 @@ class Session:
 
     def context_json(self, leaf_id: object = None, indent: int | None = 2, parallel=False):
         """``context(leaf_id).to_json(indent)`` as UTF-8 bytes, yielded a block of entries
-        at a time: the same bytes, with the memory of a block (``pisession.stream``;
+        at a time: the same bytes, with the memory of a block (``pisession.engine.stream``;
         ``parallel``: a helper process writes a long context's second half).
 
         >>> import pisession
@@ -375,7 +375,7 @@ class Session:
         >>> b"".join(s.context_json()) == s.context().to_json(2).encode()
         True
         """
-        from .stream import context_json
+        from .engine.stream import context_json
 
         raw_lines = None if self._rows is None else self._rows.raw_lines
         chunks = context_json(self.index, self._leaf(leaf_id), indent, raw_lines, parallel=parallel)
@@ -400,7 +400,7 @@ class Session:
         >>> pisession.load(pisession.sample_path("tour")).stats().assistant_messages
         7
         """
-        from .stats import on_path, summed_columns
+        from .engine.stats import on_path, summed_columns
 
         columns = self._counted
         return summed_columns(on_path(columns, self.path_positions(leaf_id)) if branch else columns)
@@ -409,21 +409,21 @@ class Session:
     def _counted(self) -> list[list]:
         """What every entry adds to the statistics, a column per figure: as the file was
         read (``load(..., counting=True)``), or worked out now, once (``counted_columns``)."""
-        from .stats import counted_columns
+        from .engine.stats import counted_columns
 
         if self._rows is None:
             return counted_columns(self.index)
         return self._rows.parsed.counted or counted_columns(self.index, self._rows.raw_lines)
 
     def fates(self, leaf_id: object = None):
-        """What happened to every entry for this leaf (see ``pisession.provenance``)."""
-        from .provenance import entry_fates
+        """What happened to every entry for this leaf (see ``pisession.views.provenance``)."""
+        from .views.provenance import entry_fates
 
         return entry_fates(self, leaf_id)
 
     def diff(self, leaf_a: object, leaf_b: object):
-        """Compare the contexts of two leaves (``pisession.diff.LeafDiff``)."""
-        from .diff import diff_leaves
+        """Compare the contexts of two leaves (``pisession.views.diff.LeafDiff``)."""
+        from .views.diff import diff_leaves
 
         return diff_leaves(self, leaf_a, leaf_b)
 
@@ -483,7 +483,7 @@ class Session:
         return atomic_write(path, self.dumps(), overwrite=overwrite)
 
     def _repr_html_(self) -> str:
-        from .display import session_html
+        from .views.display import session_html
 
         return session_html(self)
 

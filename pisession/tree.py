@@ -17,8 +17,8 @@ from itertools import compress, islice, repeat
 from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
 
 from .errors import PisessionError
-from .jsdate import DateConversionError, js_time_ms
-from .jsvalue import (
+from .js.date import DateConversionError, js_time_ms
+from .js.value import (
     CANNOT_CONVERT,
     NO_KEY,
     UNDEFINED,
@@ -28,7 +28,7 @@ from .jsvalue import (
     strict_equal,
     truthy,
 )
-from .text import quoted
+from .views.text import quoted
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Shape:
     order (by timestamp, then file order), kept as one sorted column rather than a list
     per entry, so a million-entry chain costs two lists.
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
     ...                                 {"id": "c", "parentId": "a"}]))
     >>> shape.roots, shape.leaves, shape.children(0)
@@ -93,7 +93,7 @@ class Shape:
     def only_child(self, position: int) -> int | None:
         """The one child of the entry at ``position`` (None: none, or several).
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                        {"id": "c", "parentId": "b"}, {"id": "d", "parentId": "b"}])
         >>> [Shape.of(index).only_child(p) for p in range(4)]
@@ -121,7 +121,7 @@ class Shape:
     def chain(self, start: int) -> list[int]:
         """``start`` and its single-child descendants: one straight run of the tree.
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                         {"id": "c", "parentId": "b"}])).chain(0)
         [0, 1, 2]
@@ -154,7 +154,7 @@ class Shape:
         sorts only the children of entries reachable from a root; those caught in a
         parent cycle keep file order (and a timestamp Pi cannot convert does not fail).
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}])).children_map()
         {0: [1], 1: []}
         """
@@ -188,7 +188,7 @@ class Shape:
         file order, children by timestamp. Entries caught in a parent cycle are not
         reachable from a root and are not yielded (``find_cycles`` reports them).
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> list(Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                              {"id": "c"}])).preorder())
         [(0, 0), (1, 1), (2, 0)]
@@ -207,7 +207,7 @@ def tree_parents(index) -> list[int]:
     one finding an entry without id), and a parent not found makes a root. Where the
     ``parentId`` is a non-empty string, as Pi writes it, this is the context's link.
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> tree_parents(EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]))
     [-1, 0]
     >>> EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]).parents
@@ -611,7 +611,7 @@ def _min_run_length(n: int) -> int:
 def dangling_parents(index) -> list[int]:
     """Entries whose ``parentId`` is set but names no entry (Pi treats them as roots).
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> dangling_parents(EntryIndex.of([{"id": "a", "parentId": "gone"}, {"id": "b"}]))
     [0]
     """
@@ -759,7 +759,7 @@ def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None =
 
     Node attributes: ``id``, ``type``, ``role`` (message entries), ``label``, ``line``.
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> g = entry_graph(EntryIndex.of([{"id": "a", "type": "message",
     ...     "message": {"role": "user"}}, {"id": "b", "parentId": "a", "type": "label"}]))
     >>> list(g.edges), g.nodes[0]["role"]
@@ -767,7 +767,7 @@ def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None =
     """
     import networkx as nx
 
-    from .context import NO_MESSAGE
+    from .engine.context import NO_MESSAGE
 
     labels = labels or {}
     graph = nx.DiGraph()

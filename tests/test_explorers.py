@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import pisession
-from pisession import explorers as ex
+from pisession.views import explorers as ex
 
 EDGE = Path(__file__).resolve().parent.parent / "data" / "conformance" / "edge"
 SAMPLE_B = "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow"

@@ -14,7 +14,7 @@ from builders import HEADER, compaction, edit, entry, jsonl, msg, roles, session
 
 import pisession
 from pisession.errors import CycleError, SessionFormatError, UnknownLeafError
-from pisession.jsvalue import UNDEFINED
+from pisession.js.value import UNDEFINED
 
 # --- [1] lines --------------------------------------------------------------------------
 

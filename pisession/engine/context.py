@@ -34,18 +34,18 @@ from itertools import compress, repeat
 from operator import eq, ne
 from typing import NamedTuple
 
-from .errors import CycleError, PisessionError
-from .jsdate import DateConversionError
-from .jsvalue import NO_KEY, UNDEFINED, ToPrimitiveError, js_key, nullish, strict_equal, truthy
-from .jsvalue import field as js_field
-from .rule import (  # the rule's own: what an entry contributes
+from ..errors import CycleError, PisessionError
+from ..js.date import DateConversionError
+from ..js.value import NO_KEY, UNDEFINED, ToPrimitiveError, js_key, nullish, strict_equal, truthy
+from ..js.value import field as js_field
+from ..rule import (  # the rule's own: what an entry contributes
     EDITABLE_ROLES,  # noqa: F401 (for the views)
     PiFailure,
     apply_context_edit,
     entry_messages,
     message_messages,
 )
-from .text import quoted, value_text
+from ..views.text import quoted, value_text
 
 
 class _NoMessage:
@@ -785,7 +785,7 @@ class Context:
         file and the line of the entry that message came from.
 
         >>> import pisession
-        >>> from pisession.jsvalue import ToPrimitiveError
+        >>> from pisession.js.value import ToPrimitiveError
         >>> context = pisession.load(pisession.sample_path("tour")).context()
         >>> str(context.located(ToPrimitiveError("Pi throws here", 0))).split("/")[-1]
         "tour.jsonl:25: entry 'cp000001': Pi throws here"
@@ -806,7 +806,7 @@ class Context:
 
     def to_llm(self) -> list:
         """The provider messages (Pi's ``convertToLlm``); ``PiFailure`` where Pi throws."""
-        from .llm import to_llm
+        from ..llm import to_llm
 
         try:
             return to_llm(self.messages)
@@ -815,7 +815,7 @@ class Context:
 
     def to_json(self, indent: int | None = None) -> str:
         """``to_dict()`` serialised as ``JSON.stringify`` would."""
-        from . import jsjson
+        from ..js import json as jsjson
 
         return jsjson.dumps(self.to_dict(), indent)
 
@@ -836,7 +836,7 @@ class Context:
         return f"<Context at position {self.leaf}: {', '.join(parts)}>"
 
     def _repr_html_(self) -> str:
-        from .display import context_html
+        from ..views.display import context_html
 
         return context_html(self)
 
@@ -922,7 +922,7 @@ class Projection:
         return f"<Projection at position {self.context.leaf}: {', '.join(parts)}>"
 
     def _repr_html_(self) -> str:
-        from .display import projection_html
+        from ..views.display import projection_html
 
         return projection_html(self)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable
 
-from .errors import PisessionError
+from ..errors import PisessionError
 
 
 class _Undefined:
@@ -181,7 +181,7 @@ def js_string(value: object) -> str:
     >>> js_string({"valueOf": 1}), js_string([1, {"toString": 1}])
     Traceback (most recent call last):
     ...
-    pisession.jsvalue.ToPrimitiveError: TypeError: Cannot convert object to primitive value
+    pisession.js.value.ToPrimitiveError: TypeError: Cannot convert object to primitive value
     """
     if type(value) is str:
         return value
@@ -192,7 +192,7 @@ def js_string(value: object) -> str:
 
 def _element_string(value: object) -> str:
     """``ToString`` of a value that is not an array."""
-    from .jsjson import js_number
+    from .json import js_number
 
     if isinstance(value, str):
         return value

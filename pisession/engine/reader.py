@@ -25,9 +25,9 @@ from typing import Any
 
 import msgspec
 
-from .errors import SessionFormatError
-from .jsjson import LineDecodeError, dumps, loads
-from .jsvalue import UNDEFINED, js_falsy
+from ..errors import SessionFormatError
+from ..js.json import LineDecodeError, dumps, loads
+from ..js.value import UNDEFINED, js_falsy
 
 #: Files up to this size are kept in memory; bigger ones are read in chunks of it.
 CHUNK = 64 * 1024 * 1024
@@ -274,8 +274,8 @@ class _Columns:
             return [self._name(v) for v in values]
 
     def add_value(self, number: int, start: int, end: int, value: object, keep: bool) -> None:
+        from ..js.value import field
         from .context import message_role
-        from .jsvalue import field
 
         p = self.parsed
         if keep:
@@ -450,7 +450,7 @@ def parse_halves(
     path: str, size: int, counting: bool = False
 ) -> tuple[ParsedLines, list[Diagnostic]]:
     """``parse_file`` of a big file, its second half parsed by a second process when one
-    can help (``pisession.parallel``); the same result either way."""
+    can help (``pisession.engine.parallel``); the same result either way."""
     from .parallel import can_fork, in_child
 
     with open(path, "rb") as handle:

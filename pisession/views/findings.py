@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import is_
 
-from . import context as rule
-from .errors import CycleError, SessionFormatError, cycle_text
-from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish
-from .jsvalue import field as js_field
-from .migration import CURRENT_VERSION, header_version
+from ..engine import context as engine
+from ..errors import CycleError, SessionFormatError, cycle_text
+from ..js.value import NO_KEY, UNDEFINED, js_key, nullish
+from ..js.value import field as js_field
+from ..migration import CURRENT_VERSION, header_version
 from .text import quoted
 
 #: Finding kinds that do not make ``check`` fail (harmless to Pi and to readers): a
@@ -121,7 +121,7 @@ def tree_findings(session) -> list[Finding]:
             )
         )
     roles = index.roles
-    missing = list(compress(range(len(roles)), map(is_, roles, repeat(rule.NO_MESSAGE))))
+    missing = list(compress(range(len(roles)), map(is_, roles, repeat(engine.NO_MESSAGE))))
     for p in missing:
         if index.types[p] == "message":
             out.append(
@@ -195,9 +195,9 @@ class _Selections:
 
     def __init__(self, index):
         self.index = index
-        self.made: dict[int, rule.Selection] = {}
+        self.made: dict[int, engine.Selection] = {}
 
-    def at(self, place: _Place) -> rule.Selection | None:
+    def at(self, place: _Place) -> engine.Selection | None:
         """The selection for the path at ``place`` (None: no compaction on it)."""
         if not place.compactions:
             return None
@@ -205,7 +205,7 @@ class _Selections:
         found = self.made.get(newest)
         if found is None:
             stop = place.ranks[newest] + 1  # the path up to it
-            found = self.made[newest] = rule.select(self.index, place.path, stop)
+            found = self.made[newest] = engine.select(self.index, place.path, stop)
         return found
 
 
@@ -241,7 +241,7 @@ def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit
     types = index.types
     selections = _Selections(index)
     if "context_edit" in kinds:  # read the edits and what they target together
-        edits = session.entries_at(rule.of_type(index, "context_edit"))
+        edits = session.entries_at(engine.of_type(index, "context_edit"))
         targets = (index.position_of(js_field(edit, "targetId")) for edit in edits)
         session.entries_at([t for t in targets if t is not None])
     out = []
@@ -281,10 +281,10 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
     selection = selections.at(place)
     if selection is not None and not selection.holds(rank, t):
         return f"{where} is no longer in the context there: no effect"
-    if index.types[t] == "message" and index.roles[t] is rule.NO_MESSAGE:
+    if index.types[t] == "message" and index.roles[t] is engine.NO_MESSAGE:
         return None  # reported as pi-fails already
     first = selection is not None and selection.compaction == t  # else an older compaction
-    messages = rule.selected_messages(index, t, session.entry(t), first)
+    messages = engine.selected_messages(index, t, session.entry(t), first)
     roles = [js_field(m, "role") for m in messages]
     replacement = js_field(edit, "replacement")
     older = index.types[t] == "compaction" and not first
@@ -295,7 +295,7 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
             if messages
             else f"targets {quoted(target)}, which contributes no message{why}: no effect"
         )
-    if not any(r in rule.EDITABLE_ROLES for r in roles):
+    if not any(r in engine.EDITABLE_ROLES for r in roles):
         shown = ", ".join(map(str, roles)) or "none"
         return (
             f"targets {quoted(target)} (line {session.line_of(t)}), which contributes no editable "

@@ -5,7 +5,7 @@ Jupyter calls these through ``Session._repr_html_``, ``Context._repr_html_`` and
 control characters removed), shortened and HTML-escaped, so a session holding
 ``<script>`` shows it as text. No JavaScript, no external CSS.
 
-Words come from ``pisession.text`` and fate colours from ``provenance.FATES``, as in
+Words come from ``pisession.views.text`` and fate colours from ``provenance.FATES``, as in
 every other view.
 """
 
@@ -14,10 +14,10 @@ from __future__ import annotations
 import html
 import re
 
-from .jsvalue import field as js_field
+from ..js.value import field as js_field
+from ..tree import shown_name
 from .provenance import FATE, UNKNOWN_COLOUR
 from .text import entry_text, id_text, kind_of, message_text, one_line, plural, strip_unsafe
-from .tree import shown_name
 
 # --- HTML -------------------------------------------------------------------------------
 
@@ -192,7 +192,7 @@ def session_html(session, leaf_id: object = None, max_rows: int | None = 200) ->
     >>> "Tour of the session format" in html_text
     True
     """
-    from .errors import PisessionError
+    from ..errors import PisessionError
 
     version = session.original_version
     facts = [

@@ -5,7 +5,7 @@ thinking of messages, tool calls' names and arguments, tool results, bash comman
 their output, compaction and branch summaries, custom messages (``searched_texts``).
 Every matching entry is one ``Hit``: where it is (file, line, entry id, type, role),
 a one-line excerpt around the first match, and its *fate* at the session's default
-leaf, read from ``Session.fates()`` (``pisession.provenance``; nothing here decides
+leaf, read from ``Session.fates()`` (``pisession.views.provenance``; nothing here decides
 what reached the model).
 
 A file's bytes are looked at first: a line that cannot hold a literal pattern (neither
@@ -20,9 +20,9 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 
-from .errors import PisessionError
-from .jsvalue import UNDEFINED, js_string
-from .jsvalue import field as js_field
+from ..errors import PisessionError
+from ..js.value import UNDEFINED, js_string
+from ..js.value import field as js_field
 
 #: Characters of context on each side of a match in an excerpt.
 AROUND = 30
@@ -272,8 +272,8 @@ def search_file(path, pattern: Pattern) -> Hits:
     21 off-path Remember: tests live in tests/.
     24 kept Added tests/test_util.py with test_helper_…
     """
-    from .migration import sequential_ids
-    from .session import loads
+    from ..migration import sequential_ids
+    from ..session import loads
 
     with open(path, "rb") as handle:
         if _cannot_match(handle, pattern):

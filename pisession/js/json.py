@@ -38,7 +38,7 @@ def loads(raw: bytes | memoryview) -> object:
     >>> loads(b'{"n": NaN}')
     Traceback (most recent call last):
     ...
-    pisession.jsjson.LineDecodeError: NaN is not valid JSON (JavaScript rejects it)
+    pisession.js.json.LineDecodeError: NaN is not valid JSON (JavaScript rejects it)
     """
     try:
         return _fast_decode(raw)
@@ -474,13 +474,13 @@ _DONE = object()  # what next() gives for a container with no members left
 
 def terminal_safe(json_text: str) -> str:
     """JSON text with the characters that could steer a terminal or reorder its text
-    (``pisession.text.UNSAFE``: C1 controls, DEL, bidi marks and overrides, U+061C, the
+    (``pisession.views.text.UNSAFE``: C1 controls, DEL, bidi marks and overrides, U+061C, the
     BOM, ...) written as ``\\uXXXX`` escapes. They can only occur inside strings of a
     JSON text, so the JSON means the same.
 
     >>> terminal_safe('{"a":"x\u009b31m\u202e\u061c"}')
     '{"a":"x\\\\u009b31m\\\\u202e\\\\u061c"}'
     """
-    from .text import UNSAFE_IN_JSON
+    from ..views.text import UNSAFE_IN_JSON
 
     return UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)

@@ -24,7 +24,9 @@ import functools
 import html
 from dataclasses import dataclass, field
 
-from . import context as rule
+from ..engine import context as engine
+from ..js.value import UNDEFINED
+from ..js.value import field as js_field
 from .display import (
     _esc,
     _id_cell,
@@ -36,8 +38,6 @@ from .display import (
     short_id,
     view,
 )
-from .jsvalue import UNDEFINED
-from .jsvalue import field as js_field
 from .text import entry_text, kind_of, one_line, strip_unsafe
 
 _HIGHLIGHT = "#FFE08A"
@@ -176,7 +176,7 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
                 tokens_before=js_field(entry, "tokensBefore"),
                 before=before,
                 after=after,
-                kept=[item.position for item in after.entries if item.part == rule.KEPT],
+                kept=[item.position for item in after.entries if item.part == engine.KEPT],
                 replaced=replaced,
             )
         )
@@ -309,8 +309,8 @@ def migration_views(path_or_bytes) -> list[MigrationView]:
     >>> views[1].values[1]["id"], views[2].values[1]["message"]["role"]
     ('m0000001', 'custom')
     """
-    from .migration import header_version, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
-    from .session import read_values
+    from ..migration import header_version, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
+    from ..session import read_values
 
     values, lines = read_values(path_or_bytes)
     header = values[0] if values and isinstance(values[0], dict) else {}
@@ -450,7 +450,7 @@ def system_prompt_steps(session, leaf_id: object = None) -> list[PromptStep]:
     >>> [sorted(s.prompt.tools) for s in system_prompt_steps(a)][1:]
     [['bash', 'edit', 'ls', 'read', 'write'], ['bash', 'edit', 'read', 'write']]
     """
-    from .system_prompt import replay_system_prompt
+    from ..system_prompt import replay_system_prompt
 
     projection = session.projection(leaf_id)
     messages = projection.messages

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .jsvalue import UNDEFINED, js_string
-from .jsvalue import field as js_field
+from ..js.value import UNDEFINED, js_string
+from ..js.value import field as js_field
 
 #: Characters that can steer a terminal or reorder text: C0 controls, DEL, C1 controls,
 #: the Arabic letter mark and left/right marks, line and paragraph separators, bidi
@@ -102,7 +102,7 @@ def plain(value: object) -> str:
     if value is None or value is UNDEFINED:
         return ""
     if isinstance(value, (dict, list)):
-        from .jsjson import dumps
+        from ..js.json import dumps
 
         return dumps(value)
     if isinstance(value, (bool, int, float)):
