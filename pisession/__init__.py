@@ -19,10 +19,9 @@ from .folders.search import Pattern, search_folder
 from .folders.usage import scan_folder, session_breakdown
 from .llm import to_llm
 from .migration import migrate, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
+from .piversions import __version__ as __version__
 from .samples import sample_names, sample_path
 from .session import Context, ProjectedEntry, Projection, Session, load, loads
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Context",

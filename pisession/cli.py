@@ -1605,8 +1605,7 @@ def build_parser() -> argparse.ArgumentParser:
     >>> build_parser().parse_args(["tree", "tour", "--all"]).collapse
     12
     """
-    from . import __version__
-    from .piversions import version_text
+    from .piversions import __version__, version_text
 
     common = _common()
     formatter = _HelpFormatter

@@ -75,7 +75,7 @@ object to primitive value)
     try:
         return js_string(value)
     except ToPrimitiveError:
-        from .views.text import quoted
+        from .js.value import quoted
 
         role = js_string(field(message, "role"))
         raise ToPrimitiveError(

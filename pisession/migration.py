@@ -16,8 +16,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from .engine.reader import Diagnostic
-from .errors import SessionFormatError
+from .errors import Diagnostic, SessionFormatError
 from .js.json import dumps
 from .js.value import UNDEFINED, JsArray, to_number
 from .js.value import field as js_field
@@ -335,8 +334,7 @@ def rewrite_lines(data: bytes, replaced: dict[int, object]) -> bytes:
     >>> rewrite_lines(b'{"a":1}\\nkeep me\\r\\n', {1: {"a": 2}})
     b'{"a":2}\\nkeep me\\r\\n'
     """
-    from .engine.reader import line_bounds
-    from .js.json import dumps
+    from .js.json import dumps, line_bounds
 
     out = []
     starts, ends = line_bounds(data)

@@ -14,99 +14,25 @@ It never writes to the file it read.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cached_property
-from itertools import compress, islice, repeat
-from operator import eq
 from pathlib import Path
 
 from .engine import context as engine
 from .engine.context import Context, EntryIndex, ProjectedEntry, Projection
+from .engine.opening import Legacy, Rows, opened
 from .engine.reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
 from .engine.stats import SessionStats
 from .errors import CycleError, SessionFormatError, UnknownLeafError
 from .js.value import NO_KEY, UNDEFINED, js_key
 from .js.value import field as js_field
 from .migration import (
-    CURRENT_VERSION,
     IdFactory,
     MigrationStep,
-    header_version,
-    migrate,
     rewrite_lines,
 )
 from .system_prompt import SystemPrompt, replay_system_prompt
 
 __all__ = ["Context", "ProjectedEntry", "Projection", "Session", "load", "loads"]
-
-
-@dataclass
-class _Rows:
-    """The entry rows of a file: its parsed lines without the header row(s)."""
-
-    parsed: ParsedLines
-    store: LineStore
-
-    def decode(self, row: int) -> object:
-        value = self.parsed.values.get(row, UNDEFINED)
-        if value is UNDEFINED:
-            value = self.store.value(self.parsed.starts[row], self.parsed.ends[row])
-        return value
-
-    def raw_lines(self, rows, decoder) -> list:
-        """The lines of these rows through a msgspec ``decoder`` (None where it cannot:
-        a line read by the slow path, or one it refuses)."""
-        values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
-        if not values and _back_to_back(rows, starts, ends):
-            found = self.store.span(starts[rows[0]], ends[rows[-1]], len(rows), decoder)
-            if found is not None:
-                return found
-        plain = [r for r in rows if r not in values]
-        decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
-        return [None if r in values else next(decoded) for r in rows]
-
-    def decode_many(self, rows) -> list:
-        values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
-        if not values:
-            return self.store.values([(starts[r], ends[r]) for r in rows])
-        out = []
-        plain = [r for r in rows if r not in values]
-        decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain]))
-        for r in rows:
-            out.append(values[r] if r in values else next(decoded))
-        return out
-
-
-def _back_to_back(rows, starts, ends) -> bool:
-    """Whether these rows are consecutive and their lines follow one another in the file
-    with nothing between them (then they are one span of bytes).
-
-    >>> from array import array
-    >>> _back_to_back([0, 1], array("q", [0, 4]), array("q", [3, 6]))
-    True
-    >>> _back_to_back([0, 1], array("q", [0, 5]), array("q", [3, 6]))
-    False
-    """
-    if not rows:
-        return False
-    first, last = rows[0], rows[-1]
-    if last - first + 1 != len(rows) or list(rows) != list(range(first, last + 1)):
-        return False
-    # a line starts after the previous one's newline or later: equal sums, no gap
-    lengths = sum(ends[first : last + 1]) - sum(starts[first : last + 1])
-    return lengths + (last - first) == ends[last] - starts[first]
-
-
-@dataclass(frozen=True)
-class _Legacy:
-    """A v1/v2 file migrated in memory: the new header and entries, what each step
-    changed, and every line's new value by its line number (for writing the file back
-    line by line as Pi's rewrite does, second ``session`` lines included)."""
-
-    header: dict
-    entries: list
-    steps: list[MigrationStep]
-    rewritten: dict[int, object]
 
 
 class Session:
@@ -120,12 +46,12 @@ class Session:
     def __init__(self, source, store, header, lines, index, diagnostics, legacy=None, rows=None):
         self.source = source
         self._store = store
-        self._rows: _Rows | None = rows
+        self._rows: Rows | None = rows
         self._header = legacy.header if legacy else header
         self.entry_lines: tuple[int, ...] = tuple(lines)
         self.index: EntryIndex = index
         self.diagnostics: list[Diagnostic] = diagnostics
-        self._legacy: _Legacy | None = legacy
+        self._legacy: Legacy | None = legacy
         version = js_field(header, "version")
         self.original_version = None if version is UNDEFINED else version
         self.migration_steps: list[MigrationStep] = legacy.steps if legacy else []
@@ -273,7 +199,7 @@ class Session:
 
     def label_of(self, position: int) -> object:
         """The label of the entry at ``position`` (None: none). A label is whatever JSON
-        value Pi keeps (any truthy one, ``{}`` included): show it with ``text.plain``.
+        value Pi keeps (any truthy one, ``{}`` included): show it with ``js.value.plain``.
 
         >>> import pisession
         >>> s = pisession.load(pisession.sample_path("tour"))
@@ -494,46 +420,6 @@ class Session:
         )
 
 
-def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: str) -> dict:
-    """The header row's value, or a ``SessionFormatError`` saying why there is none."""
-    if not len(parsed):
-        raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
-    from .migration import foreign_header, newer_version
-
-    header = _Rows(parsed, store).decode(0)
-    if not isinstance(header, dict) or header.get("type") != "session":
-        known = foreign_header(header)
-        if known:
-            raise SessionFormatError(source, parsed.lines[0], known)
-        skipped = "".join(f"; line {d.line} was skipped: {d.message}" for d in diagnostics[:3])
-        raise SessionFormatError(
-            source,
-            parsed.lines[0],
-            'the first JSON object is not a session header (type "session"); '
-            "Pi reads such a file as holding no entries" + skipped,
-        )
-    if not isinstance(header.get("id"), str):
-        raise SessionFormatError(
-            source, parsed.lines[0], 'the session header has no string "id"; Pi rejects the file'
-        )
-    newer = newer_version(header, parsed.lines[0])
-    if newer:
-        diagnostics.append(newer)
-    return header
-
-
-def _entry_rows(parsed: ParsedLines, diagnostics: list[Diagnostic]) -> ParsedLines:
-    """The rows that are entries: all but the header and any later session header (Pi
-    does not count those), each of which gets a diagnostic."""
-    later = islice(parsed.types, 1, None)
-    extra = list(compress(range(1, len(parsed)), map(eq, later, repeat("session"))))
-    for k in extra:
-        message = "a second session header; Pi does not treat it as an entry"
-        diagnostics.append(Diagnostic(parsed.lines[k], "extra-header", message))
-    diagnostics.sort(key=lambda d: d.line)
-    return parsed.without([0, *extra])
-
-
 def _context_outcome(session: Session) -> list | str:
     """The default leaf's context messages, or the error that stops it (one line)."""
     from .errors import PisessionError
@@ -560,35 +446,14 @@ def _lost_parents(rewritten: dict[int, object]) -> str:
     return "; ".join(losses[:3]) + ("; ..." if len(losses) > 3 else "")
 
 
-def _migrated(parsed, store, header, new_id, source) -> _Legacy | None:
-    """Step 2: a legacy file's values brought to version 3 (None: nothing changed)."""
-    values = [header, *_Rows(parsed, store).decode_many(range(1, len(parsed)))]
-    try:
-        migrated, steps = migrate(values, new_id=new_id)
-    except SessionFormatError as exc:  # name the file and the line, not the index
-        line = parsed.lines[exc.index] if hasattr(exc, "index") else None
-        raise SessionFormatError(source, line, exc.reason) from None
-    if not steps:
-        return None
-    kept = [k for k in range(len(parsed)) if k == 0 or parsed.types[k] != "session"]
-    entries = [migrated[k] for k in kept[1:]]
-    # every line Pi's rewrite changes, second session lines included (version set there too)
-    rewritten = {parsed.lines[k]: value for k, value in enumerate(migrated)}
-    return _Legacy(migrated[0], entries, steps, rewritten)
+def _html(value: Context | Projection) -> str:
+    """A context's or a projection's HTML view in a notebook (``views.display``)."""
+    from .views.display import context_html, projection_html
+
+    return projection_html(value) if isinstance(value, Projection) else context_html(value)
 
 
-def _indexed(rows: ParsedLines, decoding: _Rows, source: str) -> EntryIndex:
-    """Step 3: the rule's index of the entry rows, decoding entries from the store."""
-    with paused_gc():  # many small objects, no cycles among them
-        return EntryIndex.of_columns(
-            rows.types,
-            rows.ids,
-            rows.parent_ids,
-            rows.roles,
-            decoding.decode,
-            decoding.decode_many,
-            source,
-        )
+engine.html_view = _html
 
 
 def open_session(
@@ -599,19 +464,10 @@ def open_session(
     new_id: IdFactory | None = None,
     migrate_legacy: bool = True,
 ) -> Session:
-    """Steps 2 and 3 of ``load`` on what step 1 (``reader.read_source``) read: the header
-    checked, a legacy file migrated in memory, the entries indexed."""
-    header = _header(store, parsed, diagnostics, source)
-    rows = _entry_rows(parsed, diagnostics)
-    legacy = None
-    if migrate_legacy and header_version(header) < CURRENT_VERSION:
-        legacy = _migrated(parsed, store, header, new_id, source)
-    if legacy is not None:
-        index = EntryIndex.of(legacy.entries, source)
-        return Session(source, store, header, rows.lines, index, diagnostics, legacy)
-    decoding = _Rows(rows, store)
-    index = _indexed(rows, decoding, source)
-    return Session(source, store, header, rows.lines, index, diagnostics, rows=decoding)
+    """Steps 2 and 3 of ``load`` (``opening.opened``) on what step 1 read."""
+    return Session(
+        source, store, *opened(store, parsed, diagnostics, source, new_id, migrate_legacy)
+    )
 
 
 def _named(arg: str) -> str | Path:
@@ -624,18 +480,6 @@ def _named(arg: str) -> str | Path:
     except NotFound as exc:
         raise SessionFormatError(arg, None, str(exc).removeprefix(f"{arg}: ")) from None
     return arg if str(found) == os.path.expanduser(arg) else found
-
-
-def read_values(path_or_bytes) -> tuple[list, list[int]]:
-    """The first step of ``load`` alone: every parsed value of a file (the header
-    first) and its line number, before any migration.
-
-    >>> values, lines = read_values(b'{"type":"session","id":"s"}\\n\\n{"type":"x"}\\n')
-    >>> values, lines
-    ([{'type': 'session', 'id': 's'}, {'type': 'x'}], [1, 3])
-    """
-    store, parsed, _, _ = read_source(path_or_bytes)
-    return _Rows(parsed, store).decode_many(range(len(parsed))), list(parsed.lines)
 
 
 def loads(

@@ -20,10 +20,10 @@ from .js.value import (
     js_key,
     js_string,
     nullish,
+    quoted,
     to_number,
 )
 from .js.value import field as js_field
-from .views.text import quoted
 
 
 def content_text(content: object, separator: str = "\n") -> str:

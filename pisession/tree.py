@@ -25,10 +25,35 @@ from .js.value import (
     field,
     js_key,
     js_trim,
+    nullish,
+    quoted,
     strict_equal,
     truthy,
 )
-from .views.text import quoted
+
+
+class _NoMessage:
+    """The role column's mark for a ``message`` entry whose ``message`` is null or
+    absent: reading its role throws in JavaScript. One object (also across pickling)."""
+
+    def __repr__(self) -> str:
+        return "NO_MESSAGE"
+
+    def __reduce__(self) -> str:
+        return "NO_MESSAGE"
+
+
+NO_MESSAGE = _NoMessage()
+
+
+def message_role(entry: object) -> object:
+    """``entry.message.role`` as JavaScript reads it (``NO_MESSAGE`` where it throws).
+
+    >>> message_role({"message": {"role": "user"}}), message_role({"message": None})
+    ('user', NO_MESSAGE)
+    """
+    message = field(entry, "message")
+    return NO_MESSAGE if nullish(message) else field(message, "role")
 
 
 @dataclass(frozen=True)
@@ -766,8 +791,6 @@ def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None =
     ([(0, 1)], 'user')
     """
     import networkx as nx
-
-    from .engine.context import NO_MESSAGE
 
     labels = labels or {}
     graph = nx.DiGraph()

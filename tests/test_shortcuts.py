@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import pisession
 from pisession.engine import context as engine
 from pisession.engine import reader, stream
+from pisession.engine.opening import back_to_back as _back_to_back
 from pisession.js.value import NO_KEY, UNDEFINED, js_key, truthy
-from pisession.session import _back_to_back
 
 # --- a rank in the path ------------------------------------------------------------------
 

@@ -36,7 +36,16 @@ from typing import NamedTuple
 
 from ..errors import CycleError, PisessionError
 from ..js.date import DateConversionError
-from ..js.value import NO_KEY, UNDEFINED, ToPrimitiveError, js_key, nullish, strict_equal, truthy
+from ..js.value import (
+    NO_KEY,
+    UNDEFINED,
+    ToPrimitiveError,
+    js_key,
+    quoted,
+    strict_equal,
+    truthy,
+    value_text,
+)
 from ..js.value import field as js_field
 from ..rule import (  # the rule's own: what an entry contributes
     EDITABLE_ROLES,  # noqa: F401 (for the views)
@@ -45,34 +54,15 @@ from ..rule import (  # the rule's own: what an entry contributes
     entry_messages,
     message_messages,
 )
-from ..views.text import quoted, value_text
+from ..tree import NO_MESSAGE, message_role
 
-
-class _NoMessage:
-    """The role column's mark for a ``message`` entry whose ``message`` is null or
-    absent: reading its role throws in JavaScript. One object (also across pickling)."""
-
-    def __repr__(self) -> str:
-        return "NO_MESSAGE"
-
-    def __reduce__(self) -> str:
-        return "NO_MESSAGE"
-
-
-NO_MESSAGE = _NoMessage()
+#: How a notebook shows a ``Context`` or a ``Projection`` (their ``_repr_html_``). Drawing
+#: is the views' work, not the engine's: the facade (``pisession.session``) passes the
+#: views' function in when it is imported; None shows the one-line ``repr``.
+html_view: Callable[[object], str] | None = None
 
 
 # --- the index ------------------------------------------------------------------------
-
-
-def message_role(entry: object) -> object:
-    """``entry.message.role`` as JavaScript reads it (``NO_MESSAGE`` where it throws).
-
-    >>> message_role({"message": {"role": "user"}}), message_role({"message": None})
-    ('user', NO_MESSAGE)
-    """
-    message = js_field(entry, "message")
-    return NO_MESSAGE if nullish(message) else js_field(message, "role")
 
 
 def id_index(ids: Sequence) -> dict:
@@ -835,10 +825,8 @@ class Context:
             parts.append(f"thinking {value_text(self.thinking_level)}")
         return f"<Context at position {self.leaf}: {', '.join(parts)}>"
 
-    def _repr_html_(self) -> str:
-        from ..views.display import context_html
-
-        return context_html(self)
+    def _repr_html_(self) -> str | None:
+        return None if html_view is None else html_view(self)
 
 
 @dataclass
@@ -921,10 +909,8 @@ class Projection:
             parts.append(f"{edited} edited")
         return f"<Projection at position {self.context.leaf}: {', '.join(parts)}>"
 
-    def _repr_html_(self) -> str:
-        from ..views.display import projection_html
-
-        return projection_html(self)
+    def _repr_html_(self) -> str | None:
+        return None if html_view is None else html_view(self)
 
 
 class Steps(NamedTuple):

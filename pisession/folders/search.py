@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from ..errors import PisessionError
 from ..js.value import UNDEFINED, js_string
 from ..js.value import field as js_field
+from .usage import map_sessions, session_name
 
 #: Characters of context on each side of a match in an excerpt.
 AROUND = 30
@@ -334,20 +335,6 @@ def _hits_in(session, path: str, pattern: Pattern, lines: set[int] | None) -> Hi
     return hits
 
 
-def session_name(session) -> str | None:
-    """The session's name, or None where Pi's ``getSessionName`` would throw on it (the
-    hits and the usage are still counted).
-
-    >>> import pisession
-    >>> session_name(pisession.load(pisession.sample_path("tour")))
-    'Tour of the session format'
-    """
-    try:
-        return session.name
-    except PisessionError:
-        return None
-
-
 def _plain(value: object) -> object:
     """A JSON value as itself, ``UNDEFINED`` as None."""
     return (
@@ -402,8 +389,6 @@ def search_folder(
     >>> sorted({h.fate for h in found.hits})
     ['off-path', 'summarized']
     """
-    from .usage import map_sessions
-
     files = [str(p) for p in paths]
     hits, skipped = Hits(), []
     jobs = [(path, pattern) for path in files]

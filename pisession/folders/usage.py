@@ -448,7 +448,6 @@ def session_usage(path: str, branch: bool = False) -> SessionUsage:
     ('fake/fake-coder', True)
     """
     from ..session import load
-    from .search import session_name
 
     out = SessionUsage(path)
     try:
@@ -714,3 +713,17 @@ def header_cwd(path) -> str:
     except (OSError, msgspec.DecodeError):
         return ""
     return cwd if isinstance(cwd, str) else ""
+
+
+def session_name(session) -> str | None:
+    """The session's name, or None where Pi's ``getSessionName`` would throw on it (the
+    hits and the usage are still counted).
+
+    >>> import pisession
+    >>> session_name(pisession.load(pisession.sample_path("tour")))
+    'Tour of the session format'
+    """
+    try:
+        return session.name
+    except PisessionError:
+        return None

@@ -1316,7 +1316,7 @@ def migration_chart(path_or_bytes) -> ColumnChart:
     >>> [c.title for c in chart.columns], [j.label for j in chart.jumps][:1]
     (['as read (v1)', 'after v1 -> v2', 'after v2 -> v3'], ['firstKeptEntryIndex 5 (header = 0)'])
     """
-    from .explorers import migration_views
+    from ..engine.opening import migration_views
 
     views = migration_views(path_or_bytes)
     columns, links, jumps = [], [], []

@@ -26,12 +26,12 @@ from itertools import compress, groupby, repeat
 from operator import eq
 
 from ..engine import context as engine
-from ..js.value import UNDEFINED
+from ..js.value import UNDEFINED, quoted
 from ..js.value import field as js_field
 from ..tree import shown_name
 from .provenance import FATE, FATES, OFF_PATH
 from .terminal import SGR, Look, pad, text_width, wrap
-from .text import entry_kind, entry_text, id_text, model_text, plural, quoted, visible
+from .text import entry_kind, entry_text, id_text, model_text, plural, visible
 
 #: Marks for "reached the model" and "did not", in Unicode and in ASCII.
 MARKS = {True: ("✓", "+"), False: ("✗", "-")}

@@ -30,12 +30,12 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from .. import __version__
 from ..engine import context as engine
 from ..errors import PisessionError
 from ..js.json import dumps
-from ..js.value import UNDEFINED
+from ..js.value import UNDEFINED, plain
 from ..js.value import field as js_field
+from ..piversions import __version__
 from ..system_prompt import replay_system_prompt
 from ..tree import shown_name
 from .explain import (
@@ -52,7 +52,7 @@ from .explain import (
     tree_walk,
 )
 from .provenance import FATE, FATES, OFF_PATH
-from .text import entry_kind, entry_text, id_text, one_line, plain, strip_unsafe, visible
+from .text import entry_kind, entry_text, id_text, one_line, strip_unsafe, visible
 
 #: Pictures shown inline (others are named, not shown), and the largest one shown.
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")

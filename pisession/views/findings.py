@@ -19,10 +19,9 @@ from operator import is_
 
 from ..engine import context as engine
 from ..errors import CycleError, SessionFormatError, cycle_text
-from ..js.value import NO_KEY, UNDEFINED, js_key, nullish
+from ..js.value import NO_KEY, UNDEFINED, js_key, nullish, quoted
 from ..js.value import field as js_field
 from ..migration import CURRENT_VERSION, header_version
-from .text import quoted
 
 #: Finding kinds that do not make ``check`` fail (harmless to Pi and to readers): a
 #: blank line, and a legacy version (information: Pi reads such a file as well as any,

@@ -15,9 +15,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..engine import context as engine
-from ..js.value import UNDEFINED, truthy
+from ..js.value import UNDEFINED, truthy, value_text
 from ..js.value import field as js_field
-from .text import id_text, value_text
+from .text import id_text
 
 
 @dataclass(frozen=True)
