@@ -25,6 +25,7 @@ from .engine.stats import SessionStats
 from .errors import CycleError, SessionFormatError, UnknownLeafError
 from .js.value import NO_KEY, UNDEFINED, js_key
 from .js.value import field as js_field
+from .locate import named_file
 from .migration import (
     IdFactory,
     MigrationStep,
@@ -107,22 +108,6 @@ class Session:
         cache.update(zip(missing, self.index.entries(missing)))
         return [cache[p] for p in positions]
 
-    def view(self, position: int) -> dict:
-        """The indexed fields of an entry, without decoding it: ``type``, ``id``,
-        ``parentId`` (as a position: ``parent``) and ``role`` (message entries).
-
-        >>> import pisession
-        >>> pisession.load(pisession.sample_path("tour")).view(4)
-        {'type': 'message', 'id': 'u1000001', 'parent': 3, 'role': 'user'}
-        """
-        index = self.index
-        out = {"type": index.types[position], "id": index.ids[position]}
-        out["parent"] = index.parents[position] if index.parents[position] >= 0 else None
-        if index.types[position] == "message":
-            role = index.roles[position]
-            out["role"] = None if role is engine.NO_MESSAGE else role
-        return {k: (None if v is UNDEFINED else v) for k, v in out.items()}
-
     def line_of(self, position: int) -> int:
         """File line number of the entry at ``position``."""
         return self.entry_lines[position]
@@ -159,14 +144,6 @@ class Session:
         from .tree import Shape
 
         return Shape.of(self.index, self._timestamp, failure=self._failure)
-
-    @cached_property
-    def context_shape(self):
-        """The tree as the context's walk links it (``index.parents``: a falsy
-        ``parentId`` makes a root), where Pi's tree view (``shape``) may link otherwise."""
-        from .tree import Shape
-
-        return Shape.of(self.index, self._timestamp, self.index.parents, self._failure)
 
     def _timestamp(self, position: int) -> object:
         return js_field(self.entry(position), "timestamp")
@@ -367,37 +344,14 @@ class Session:
         return rewrite_lines(data, self._legacy.rewritten)
 
     def readback_change(self, written: bytes | None = None) -> str | None:
-        """How the migrated file, read back (``written``: what was written, by default
-        ``dumps()``), gives another context at its default leaf than this session does
-        in memory, and why, in one line; None when it gives the same (or nothing was
-        migrated). Pi's own rewrite writes the same bytes, so Pi reads back the same.
+        """How the migrated file, read back (``written``, default ``dumps()``), gives
+        another context than this session in memory, and why (``findings.readback_change``)."""
+        from .views.findings import readback_change
 
-        An array line gets an id in memory (JavaScript arrays take properties) that
-        JSON cannot write: the entry after it loses its parent.
-
-        >>> s = loads(b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}\\n'
-        ...     b'{"type":"message","message":{"role":"user","content":"a"}}\\n[1]\\n'
-        ...     b'{"type":"message","message":{"role":"user","content":"b"}}\\n')
-        >>> note = s.readback_change(); note.split(" (")[0]
-        'the written file reads back with another context: 1 message instead of 2 messages'
-        >>> note[82:]
-        "(line 3 is an array: JSON does not write the id it got, so line 4's parent is missing)"
-        """
         if self._legacy is None:
             return None
-        before = _context_outcome(self)
-        after = _context_outcome(loads(self.dumps() if written is None else written, self.source))
-        if before == after:
-            return None
-        counts = [
-            f"{len(o)} message{'' if len(o) == 1 else 's'}" if isinstance(o, list) else o
-            for o in (after, before)
-        ]
-        why = _lost_parents(self._legacy.rewritten) or "why is not known: please report it"
-        return (
-            f"the written file reads back with another context: {counts[0]} instead of "
-            f"{counts[1]} ({why})"
-        )
+        reread = loads(self.dumps() if written is None else written, self.source)
+        return readback_change(self, reread, self._legacy.rewritten)
 
     def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
         """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
@@ -418,32 +372,6 @@ class Session:
             f"<Session {self.source!r} id={self.header.get('id')!r} "
             f"entries={len(self)} skipped={len(self.diagnostics)}>"
         )
-
-
-def _context_outcome(session: Session) -> list | str:
-    """The default leaf's context messages, or the error that stops it (one line)."""
-    from .errors import PisessionError
-
-    try:
-        return session.context().messages
-    except PisessionError as exc:
-        return f"no context: {str(exc).split(': ', 1)[-1]}"
-
-
-def _lost_parents(rewritten: dict[int, object]) -> str:
-    """Which array lines got an id in memory that the written file cannot hold, and the
-    lines whose parent that was ("" when none)."""
-    ids = {}
-    for line, value in rewritten.items():
-        if isinstance(value, list) and js_field(value, "id") is not UNDEFINED:
-            ids[js_field(value, "id")] = line
-    losses = [
-        f"line {ids[parent]} is an array: JSON does not write the id it got, so line {line}'s "
-        "parent is missing"
-        for line, value in rewritten.items()
-        if isinstance(value, dict) and (parent := value.get("parentId")) in ids
-    ]
-    return "; ".join(losses[:3]) + ("; ..." if len(losses) > 3 else "")
 
 
 def _html(value: Context | Projection) -> str:
@@ -468,18 +396,6 @@ def open_session(
     return Session(
         source, store, *opened(store, parsed, diagnostics, source, new_id, migrate_legacy)
     )
-
-
-def _named(arg: str) -> str | Path:
-    """The file a string names (``locate``): a path as it is, else a sample or a stored
-    session; a name that is none of these stays as it is, so reading it says so."""
-    from .locate import NotFound, locate, session_roots
-
-    try:
-        found = locate(arg, session_roots)
-    except NotFound as exc:
-        raise SessionFormatError(arg, None, str(exc).removeprefix(f"{arg}: ")) from None
-    return arg if str(found) == os.path.expanduser(arg) else found
 
 
 def loads(
@@ -529,6 +445,6 @@ def load(
     (0, [(2, 'partial-line')])
     """
     if isinstance(path_or_bytes, str):
-        path_or_bytes = _named(path_or_bytes)
+        path_or_bytes = named_file(path_or_bytes)
     store, parsed, diagnostics, source = read_source(path_or_bytes, complete_lines_only, counting)
     return open_session(store, parsed, diagnostics, source, new_id, migrate)

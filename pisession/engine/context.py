@@ -139,7 +139,12 @@ def parent_positions(
     return out
 
 
-@dataclass(frozen=True, eq=False)
+#: How many paths an index keeps (``walk_path``): the few leaves one command asks about
+#: (the default leaf, its fates, a diff's two leaves), each walked once.
+PATHS_KEPT = 4
+
+
+@dataclass(eq=False)
 class EntryIndex:
     """What the rule needs to know about every entry, as columns, plus full decoding.
 
@@ -148,6 +153,10 @@ class EntryIndex:
     ``NO_MESSAGE`` for a message entry without a message); ``parents`` the position of
     each entry's parent (-1: none); ``by_id`` the id index. ``decode(position)`` gives
     the full entry, ``decode_many(positions)`` several at once.
+
+    Not frozen: besides its columns it keeps state, made when first asked for and never
+    changed after: ``by_id``, ``unique_ids`` and ``walked``, the paths of the last
+    ``PATHS_KEPT`` leaves ``walk_path`` walked.
     """
 
     types: Sequence
@@ -159,7 +168,7 @@ class EntryIndex:
     source: str = "<session>"
     #: ``entry.parentId`` as written (the tree view links some the context does not)
     parent_ids: Sequence = ()
-    #: the last few paths walked, by leaf (``walk_path``)
+    #: the last ``PATHS_KEPT`` paths walked, by leaf (``walk_path``)
     walked: dict = field(default_factory=dict, init=False, repr=False)
 
     @cached_property
@@ -256,7 +265,7 @@ def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
     for _ in range(len(parents) + 1):
         if current < 0:
             path.reverse()
-            if len(walked) >= 4:  # the few leaves a command asks about
+            if len(walked) >= PATHS_KEPT:
                 del walked[next(iter(walked))]
             walked[leaf] = tuple(path)
             return path

@@ -18,7 +18,7 @@ from itertools import compress, repeat
 from operator import is_
 
 from ..engine import context as engine
-from ..errors import CycleError, SessionFormatError, cycle_text
+from ..errors import CycleError, PisessionError, SessionFormatError, cycle_text
 from ..js.value import NO_KEY, UNDEFINED, js_key, nullish, quoted
 from ..js.value import field as js_field
 from ..migration import CURRENT_VERSION, header_version
@@ -55,6 +55,19 @@ def version_text(version: object) -> str:
     ('no version (means version 1)', 'version 2')
     """
     return "no version (means version 1)" if version is None else f"version {quoted(version)}"
+
+
+def context_shape(session):
+    """The tree as the context's walk links it (``index.parents``: a falsy ``parentId``
+    makes a root), where Pi's tree view (``session.shape``) may link otherwise.
+
+    >>> import pisession
+    >>> context_shape(pisession.load(pisession.sample_path("tour"))).roots
+    [0]
+    """
+    from ..tree import Shape
+
+    return Shape.of(session.index, session._timestamp, session.index.parents, session._failure)
 
 
 def _name(index, position: int) -> str:
@@ -160,7 +173,7 @@ def _paths_to(session, kinds: tuple[str, ...]):
     types = index.types
     if not any(kind in types for kind in kinds):  # (a type may be an unhashable object)
         return
-    shape = session.context_shape  # the paths the rule walks
+    shape = context_shape(session)  # the paths the rule walks
     place = _Place([], {}, [])
     path, ranks, compactions = place.path, place.ranks, place.compactions
     stack = [(p, 0) for p in reversed(shape.roots)]
@@ -350,3 +363,59 @@ def check_data(session, findings: list[Finding] | None = None) -> dict:
         "problems": sum(1 for f in findings if not f.note),
         "findings": [f.to_dict() for f in findings],
     }
+
+
+def readback_change(session, reread, rewritten: dict[int, object]) -> str | None:
+    """How the migrated file, read back (``written``: what was written, by default
+    ``dumps()``), gives another context at its default leaf than this session does
+    in memory, and why, in one line; None when it gives the same (or nothing was
+    migrated). Pi's own rewrite writes the same bytes, so Pi reads back the same.
+
+    An array line gets an id in memory (JavaScript arrays take properties) that
+    JSON cannot write: the entry after it loses its parent.
+
+    >>> from pisession import loads
+    >>> s = loads(b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}\\n'
+    ...     b'{"type":"message","message":{"role":"user","content":"a"}}\\n[1]\\n'
+    ...     b'{"type":"message","message":{"role":"user","content":"b"}}\\n')
+    >>> note = s.readback_change(); note.split(" (")[0]
+    'the written file reads back with another context: 1 message instead of 2 messages'
+    >>> note[82:]
+    "(line 3 is an array: JSON does not write the id it got, so line 4's parent is missing)"
+    """
+    before, after = _context_outcome(session), _context_outcome(reread)
+    if before == after:
+        return None
+    counts = [
+        f"{len(o)} message{'' if len(o) == 1 else 's'}" if isinstance(o, list) else o
+        for o in (after, before)
+    ]
+    why = _lost_parents(rewritten) or "why is not known: please report it"
+    return (
+        f"the written file reads back with another context: {counts[0]} instead of "
+        f"{counts[1]} ({why})"
+    )
+
+
+def _context_outcome(session) -> list | str:
+    """The default leaf's context messages, or the error that stops it (one line)."""
+    try:
+        return session.context().messages
+    except PisessionError as exc:
+        return f"no context: {str(exc).split(': ', 1)[-1]}"
+
+
+def _lost_parents(rewritten: dict[int, object]) -> str:
+    """Which array lines got an id in memory that the written file cannot hold, and the
+    lines whose parent that was ("" when none)."""
+    ids = {}
+    for line, value in rewritten.items():
+        if isinstance(value, list) and js_field(value, "id") is not UNDEFINED:
+            ids[js_field(value, "id")] = line
+    losses = [
+        f"line {ids[parent]} is an array: JSON does not write the id it got, so line {line}'s "
+        "parent is missing"
+        for line, value in rewritten.items()
+        if isinstance(value, dict) and (parent := value.get("parentId")) in ids
+    ]
+    return "; ".join(losses[:3]) + ("; ..." if len(losses) > 3 else "")

@@ -59,9 +59,6 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (many or word + 's')}"
 
 
-
-
-
 def strip_unsafe(text: object) -> str:
     """Text safe for any picture or page: ANSI sequences and ``UNSAFE`` characters
     removed (tabs become spaces; newlines stay).
