@@ -95,11 +95,11 @@ print("leaf u3:", branches.context("u3").thinking_level)
 # | `compaction` (the newest) | its stored system message, if any, then a `compactionSummary` message |
 # | `model_change`, `thinking_level_change`, `usage`, `context_edit`, `custom`, `label`, `session_info` | nothing (state only) |
 #
-# `pisession.engine.context.entry_messages` is that table as a function. On the path to the
+# `pisession.rule.entry_messages` is that table as a function. On the path to the
 # branch leaf `cm000001`:
 
 # %%
-from pisession.engine.context import entry_messages
+from pisession.rule import entry_messages
 
 for entry in tour.path("cm000001"):
     roles = [m["role"] for m in entry_messages(entry)]
