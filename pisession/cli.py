@@ -606,7 +606,11 @@ def cmd_migrate(args) -> int:
 def _readback_note(session, written: bytes, say) -> None:
     """Says, on one line, when the file written reads back with another context than the
     session migrated in memory (what Pi's own rewrite does to the file too), and why."""
-    change = session.readback_change(written)
+    import pisession
+
+    from .views.findings import readback_change
+
+    change = readback_change(session, pisession.loads, written)
     if change:
         say(f"note: {clean(change)}; Pi's own rewrite writes the same file")
 

@@ -810,3 +810,18 @@ def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None =
         if parent >= 0 and parent != child:
             graph.add_edge(parent, child)
     return graph
+
+
+def problems(index) -> dict:
+    """Structural damage of an index: dangling parents, duplicate ids and cycles, by
+    position (``pisession check`` and ``Session.problems``).
+
+    >>> from pisession.engine.context import EntryIndex
+    >>> problems(EntryIndex.of([{"id": "a"}, {"id": "a", "parentId": "x"}]))
+    {'dangling_parents': [1], 'duplicate_ids': {'a': [0, 1]}, 'cycles': []}
+    """
+    return {
+        "dangling_parents": dangling_parents(index),
+        "duplicate_ids": {} if index.unique_ids else duplicate_ids(index.ids),
+        "cycles": find_cycles(index.parents),
+    }

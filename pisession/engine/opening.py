@@ -1,18 +1,23 @@
-"""Steps 2 and 3 of ``load``, once the reader (step 1, ``reader.read_source``) has read
-the lines: the header checked, a legacy file migrated in memory, the entries indexed.
+"""The session file as read (``SessionFile``), and steps 2 and 3 of ``load`` once the
+reader (step 1, ``reader.read_source``) has read the lines: the header checked, a legacy
+file migrated in memory, the entries indexed.
 ``opened`` gives the parts a ``pisession.Session`` is made of; ``Rows`` is how the index
 decodes an entry from the file's bytes when an answer needs it.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import compress, islice, repeat
 from operator import eq
+from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import SessionFormatError
+from ..errors import CycleError, SessionFormatError, UnknownLeafError
 from ..js.value import UNDEFINED
+from ..js.value import field as js_field
 from ..migration import (
     CURRENT_VERSION,
     IdFactory,
@@ -21,9 +26,10 @@ from ..migration import (
     migrate,
     migrate_v1_to_v2,
     migrate_v2_to_v3,
+    rewrite_lines,
     sequential_ids,
 )
-from .context import EntryIndex
+from .context import EntryIndex, of_type
 from .reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
 
 
@@ -94,6 +100,144 @@ class Legacy:
     entries: list
     steps: list[MigrationStep]
     rewritten: dict[int, object]
+
+
+class SessionFile:
+    """A session file as read: its header, its entries (decoded when first asked for and
+    kept), their line numbers, the index, and its bytes (``dumps``: as read, or as Pi's
+    migration rewrite writes them). ``pisession.Session`` adds the answers.
+    """
+
+    def __init__(self, source, store, header, lines, index, diagnostics, legacy=None, rows=None):
+        self.source = source
+        self._store = store
+        self._rows: Rows | None = rows
+        self._header = legacy.header if legacy else header
+        self.entry_lines: tuple[int, ...] = tuple(lines)
+        self.index: EntryIndex = index
+        self.diagnostics: list[Diagnostic] = diagnostics
+        self._legacy: Legacy | None = legacy
+        version = js_field(header, "version")
+        self.original_version = None if version is UNDEFINED else version
+        self.migration_steps: list[MigrationStep] = legacy.steps if legacy else []
+        self._cache: dict[int, object] = {}
+
+    @property
+    def header(self) -> dict:
+        """The header object (migrated when the file was a legacy version)."""
+        return self._header  # type: ignore[return-value]
+
+    @property
+    def id(self) -> str:
+        """The session id (the header's ``id``)."""
+        return self.header["id"]
+
+    @property
+    def migrated(self) -> bool:
+        """True when loading migrated a legacy (v1/v2) file in memory."""
+        return self._legacy is not None
+
+    @property
+    def rewritten(self) -> dict[int, object]:
+        """Every line a migration rewrite changes, by line number (empty: none migrated)."""
+        return {} if self._legacy is None else self._legacy.rewritten
+
+    def __len__(self) -> int:
+        return len(self.entry_lines)
+
+    def entry(self, position: int) -> object:
+        """The full entry at ``position`` (file order, header excluded).
+
+        >>> import pisession
+        >>> pisession.load(pisession.sample_path("tour")).entry(4)["id"]
+        'u1000001'
+        """
+        value = self._cache.get(position, UNDEFINED)
+        if value is UNDEFINED:
+            value = self._cache[position] = self.index.decode(position)
+        return value
+
+    @cached_property
+    def entries(self) -> list:
+        """All entries in file order, fully decoded (header excluded)."""
+        return self.entries_at(range(len(self)))
+
+    def entries_at(self, positions) -> list:
+        """The full entries at these positions, the ones not read yet decoded together
+        (one read of the file for neighbouring lines).
+
+        >>> import pisession
+        >>> [e["id"] for e in pisession.load(pisession.sample_path("tour")).entries_at([4, 5])]
+        ['u1000001', 'a1000001']
+        """
+        cache = self._cache
+        missing = [p for p in dict.fromkeys(positions) if p not in cache]
+        cache.update(zip(missing, self.index.entries(missing)))
+        return [cache[p] for p in positions]
+
+    def line_of(self, position: int) -> int:
+        """File line number of the entry at ``position``."""
+        return self.entry_lines[position]
+
+    def position_of(self, entry_id: object) -> int:
+        """Position of the entry with this id (the later one when ids repeat)."""
+        found = self.index.position_of(entry_id)
+        if found is None:
+            raise UnknownLeafError(self.source, entry_id)
+        return found
+
+    def _timestamp(self, position: int) -> object:
+        return js_field(self.entry(position), "timestamp")
+
+    def _failure(self, position: int, reason: str) -> SessionFormatError:
+        """Where Pi throws on the entry at ``position``: a ``PiFailure`` naming its line."""
+        return self._located(self.index.fail(position, reason))
+
+    def _entries_of_type(self, kind: str) -> list:
+        return self.entries_at(of_type(self.index, kind))
+
+    def _located(self, error: SessionFormatError) -> SessionFormatError:
+        """The error with the file's line number of the entry it concerns."""
+        line = None if error.position is None else self.line_of(error.position)
+        if isinstance(error, CycleError):
+            return CycleError(self.source, line, error.cycle, error.position)
+        return type(error)(self.source, line, error.reason, error.position)
+
+    @cached_property
+    def _counted(self) -> list[list]:
+        """What every entry adds to the statistics, a column per figure: as the file was
+        read (``load(..., counting=True)``), or worked out now, once (``counted_columns``)."""
+        from .stats import counted_columns
+
+        if self._rows is None:
+            return counted_columns(self.index)
+        return self._rows.parsed.counted or counted_columns(self.index, self._rows.raw_lines)
+
+    def dumps(self) -> bytes:
+        """The file's bytes: the original ones, exactly, unless loading migrated it.
+
+        A migrated session is written line for line: changed entries are serialised as
+        Pi would, every other line (including skipped ones) is kept byte for byte.
+        """
+        data = self._store.whole()
+        if self._legacy is None:
+            return data
+        return rewrite_lines(data, self._legacy.rewritten)
+
+    def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
+        """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
+
+        Refuses to replace an existing file unless ``overwrite`` is true.
+        """
+        from ..files import atomic_write
+
+        return atomic_write(path, self.dumps(), overwrite=overwrite)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Session {self.source!r} id={self.header.get('id')!r} "
+            f"entries={len(self)} skipped={len(self.diagnostics)}>"
+        )
 
 
 class Opened(NamedTuple):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import re
 
+from ..engine.context import Projection
 from ..js.value import field as js_field
 from ..tree import shown_name
 from .provenance import FATE, UNKNOWN_COLOUR
@@ -358,3 +359,15 @@ def details_html(title: str, body: str, open_: bool = False) -> str:
     '<details><summary>summary</summary><p>x</p></details>'
     """
     return f"<details{' open' if open_ else ''}><summary>{title}</summary>{body}</details>"
+
+
+def notebook_html(value) -> str:
+    """What a notebook shows for a ``Context`` or a ``Projection`` (their ``_repr_html_``:
+    the facade passes this function to the engine).
+
+    >>> import pisession
+    >>> notebook_html(pisession.load("tour").context()) == context_html(
+    ...     pisession.load("tour").context())
+    True
+    """
+    return projection_html(value) if isinstance(value, Projection) else context_html(value)

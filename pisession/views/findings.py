@@ -365,11 +365,12 @@ def check_data(session, findings: list[Finding] | None = None) -> dict:
     }
 
 
-def readback_change(session, reread, rewritten: dict[int, object]) -> str | None:
+def readback_change(session, reread, written: bytes | None = None) -> str | None:
     """How the migrated file, read back (``written``: what was written, by default
-    ``dumps()``), gives another context at its default leaf than this session does
-    in memory, and why, in one line; None when it gives the same (or nothing was
-    migrated). Pi's own rewrite writes the same bytes, so Pi reads back the same.
+    ``session.dumps()``; ``reread(data, source)`` reads it, as ``pisession.loads``), gives
+    another context at its default leaf than the session does in memory, and why, in one
+    line; None when it gives the same (or nothing was migrated). Pi's own rewrite writes
+    the same bytes, so Pi reads back the same (``pisession migrate`` says so).
 
     An array line gets an id in memory (JavaScript arrays take properties) that
     JSON cannot write: the entry after it loses its parent.
@@ -378,19 +379,22 @@ def readback_change(session, reread, rewritten: dict[int, object]) -> str | None
     >>> s = loads(b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}\\n'
     ...     b'{"type":"message","message":{"role":"user","content":"a"}}\\n[1]\\n'
     ...     b'{"type":"message","message":{"role":"user","content":"b"}}\\n')
-    >>> note = s.readback_change(); note.split(" (")[0]
+    >>> note = readback_change(s, loads); note.split(" (")[0]
     'the written file reads back with another context: 1 message instead of 2 messages'
     >>> note[82:]
     "(line 3 is an array: JSON does not write the id it got, so line 4's parent is missing)"
     """
-    before, after = _context_outcome(session), _context_outcome(reread)
+    if not session.migrated:
+        return None
+    data = session.dumps() if written is None else written
+    before, after = _context_outcome(session), _context_outcome(reread(data, session.source))
     if before == after:
         return None
     counts = [
         f"{len(o)} message{'' if len(o) == 1 else 's'}" if isinstance(o, list) else o
         for o in (after, before)
     ]
-    why = _lost_parents(rewritten) or "why is not known: please report it"
+    why = _lost_parents(session.rewritten) or "why is not known: please report it"
     return (
         f"the written file reads back with another context: {counts[0]} instead of "
         f"{counts[1]} ({why})"
