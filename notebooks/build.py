@@ -270,7 +270,7 @@ def execute(nb) -> None:
     from nbclient import NotebookClient
 
     # Stored outputs do not depend on the machine's time zone: a date-time without an
-    # offset is local time (pisession.jsdate), read here as Pi's goldens read it.
+    # offset is local time (pisession.js.date), read here as Pi's goldens read it.
     os.environ["TZ"] = "UTC"
     client = NotebookClient(
         nb,

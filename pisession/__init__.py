@@ -15,14 +15,13 @@ The rule itself, readable top to bottom in the chapter's five steps, is
 
 from . import rule
 from .errors import CycleError, PisessionError, SessionFormatError, UnknownLeafError
+from .folders.search import Pattern, search_folder
+from .folders.usage import scan_folder, session_breakdown
 from .llm import to_llm
 from .migration import migrate, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
+from .piversions import __version__ as __version__
 from .samples import sample_names, sample_path
-from .search import Pattern, search_folder
 from .session import Context, ProjectedEntry, Projection, Session, load, loads
-from .usage import scan_folder, session_breakdown
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Context",

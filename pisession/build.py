@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from .jsjson import dumps
+from .js.json import dumps
 from .session import Session, loads
 
 TINY_HEADER = {

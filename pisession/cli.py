@@ -36,9 +36,9 @@ from pathlib import Path
 from shlex import quote
 from typing import Any, cast
 
-from . import jsjson
 from .errors import PisessionError, UnknownLeafError
-from .terminal import (
+from .js import json as jsjson
+from .views.terminal import (
     Look,
     can_draw_boxes,
     clean,
@@ -51,7 +51,7 @@ from .terminal import (
     use_color,
     wrap,
 )
-from .text import plural
+from .views.text import plural
 
 PROG = "pisession"
 
@@ -299,7 +299,7 @@ def _out_json_lines(chunk: list[str], written: int) -> int:
 def cmd_explain(args) -> int:
     """``pisession explain``: the explanation of a leaf (``explain.explain_text``), or
     its JSON."""
-    from .explain import entry_data, explain_head, explain_text
+    from .views.explain import entry_data, explain_head, explain_text
 
     session = _load(args.file if args.file is not None else "tour")
     leaf = _leaf(session, args.leaf)
@@ -325,7 +325,7 @@ def cmd_context(args) -> int:
     if args.llm:
         _out_json(session.context(leaf).to_llm(), indent or None)
         return 0
-    from .stream import terminal_safe
+    from .engine.stream import terminal_safe
 
     chunks = session.context_json(leaf, indent or None, parallel=True)
     _out_chunks(_whole(terminal_safe(chunk) for chunk in chunks))
@@ -343,7 +343,7 @@ def _whole(chunks):
     (beyond ``HELD_IN_MEMORY`` the chunks wait in a temporary file)."""
     import tempfile
 
-    from .stream import whole_characters
+    from .engine.stream import whole_characters
 
     with tempfile.SpooledTemporaryFile(max_size=HELD_IN_MEMORY) as held:
         for chunk in chunks:
@@ -364,7 +364,7 @@ def _whole(chunks):
 def cmd_tree(args) -> int:
     """``pisession tree``: the entry tree as text, JSON or a picture."""
     from .errors import SessionFormatError
-    from .explain import tree_text
+    from .views.explain import tree_text
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
@@ -391,7 +391,7 @@ def cmd_tree(args) -> int:
 
 def _tree_json(session, leaf) -> int:
     from .errors import SessionFormatError
-    from .explain import json_id, leaf_data, tree_entries
+    from .views.explain import json_id, leaf_data, tree_entries
 
     try:
         session.fates(leaf)
@@ -444,7 +444,7 @@ def _image_target(args) -> tuple[Path, str] | None:
 def _draw(session, leaf, image: tuple[Path, str], args) -> int:
     out, fmt = image
     try:
-        from .draw import draw_tree, figure_png
+        from .views.draw import draw_tree, figure_png
 
         fig = draw_tree(session, leaf, orientation=args.orientation)
     except ModuleNotFoundError as exc:
@@ -471,7 +471,7 @@ def _draw(session, leaf, image: tuple[Path, str], args) -> int:
 
 def cmd_export(args) -> int:
     """``pisession export``: one HTML page or Markdown file (``export``)."""
-    from .export import ISSUE_CHARS, LIMITS, export_html, export_markdown
+    from .views.export import ISSUE_CHARS, LIMITS, export_html, export_markdown
 
     target = None if args.output in (None, "-") else Path(args.output)
     if target is not None:  # a folder, the input itself or an existing file, first
@@ -506,7 +506,7 @@ def _shareable(session, redact: bool):
     likely secret replaced (``redact``); without it, the same session."""
     import pisession
 
-    from .redact import redacted
+    from .views.redact import redacted
 
     if not redact:
         return session
@@ -520,7 +520,7 @@ def _shareable(session, redact: bool):
 def _secrets_warning(session, page: str) -> str | None:
     """A warning naming the lines and entries of the file whose likely secrets the page
     shows (``redact.page_secrets``), or None."""
-    from .redact import page_secrets, warning_text
+    from .views.redact import page_secrets, warning_text
 
     found = page_secrets(page, session.dumps)
     return warning_text(found) if found else None
@@ -539,7 +539,7 @@ def _format_of(output: str | None) -> str:
 
 def cmd_diff(args) -> int:
     """``pisession diff``: two leaves' contexts compared (``diff``)."""
-    from .diff import diff_text
+    from .views.diff import diff_text
 
     session = _load(args.file)
     a, b = _leaf(session, args.leaf_a), _leaf(session, args.leaf_b)
@@ -609,13 +609,17 @@ def cmd_migrate(args) -> int:
 def _readback_note(session, written: bytes, say) -> None:
     """Says, on one line, when the file written reads back with another context than the
     session migrated in memory (what Pi's own rewrite does to the file too), and why."""
-    change = session.readback_change(written)
+    import pisession
+
+    from .views.findings import readback_change
+
+    change = readback_change(session, pisession.loads, written)
     if change:
         say(f"note: {clean(change)}; Pi's own rewrite writes the same file")
 
 
 def _nothing_to_migrate(session, deterministic: bool) -> str:
-    from .findings import version_text
+    from .views.findings import version_text
 
     version = session.original_version
     what = (
@@ -643,7 +647,7 @@ def _ids_text(session, args) -> str:
 def cmd_check(args) -> int:
     """``pisession check``: the findings of ``findings.check``; exit 1 on a problem (on
     a note too with ``--strict``)."""
-    from .findings import check, check_data
+    from .views.findings import check, check_data
 
     session = _load(args.file)
     findings = check(session)
@@ -683,7 +687,7 @@ def _finding_text(session, finding, look: Look) -> str:
 
 def cmd_stats(args) -> int:
     """``pisession stats``: tokens, cost and message counts, session and branch."""
-    from .explain import role_counts, stats_rows
+    from .views.explain import role_counts, stats_rows
 
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
@@ -721,7 +725,7 @@ def cmd_stats(args) -> int:
 def _stats_breakdowns(session, leaf) -> dict:
     """Pi 1.6.0's ``/session`` breakdown by model, whole session and branch (an
     ``error`` where Pi's function throws on the file)."""
-    from .usage import session_breakdown
+    from .folders.usage import session_breakdown
 
     found: dict[str, object] = {}
     for part, branch in (("session", False), ("branch", True)):
@@ -908,7 +912,7 @@ def _folder_files(args) -> tuple[Path, list[Path]]:
     """The session files ``usage`` and ``search`` read: DIR (or one file), else Pi's
     sessions folder as ``ls`` finds it; ``--cwd`` keeps one working directory's."""
     from .files import iter_session_files, sessions_root
-    from .usage import header_cwd
+    from .folders.usage import header_cwd
 
     root = Path(args.dir).expanduser() if args.dir else sessions_root("pig" if args.pig else "pi")
     if root.is_file():
@@ -945,7 +949,7 @@ def _skipped_lines(problems: list[str]) -> None:
 
 
 def _figure(value: object, cost: bool = False) -> str:
-    from .jsvalue import js_string
+    from .js.value import js_string
 
     if type(value) in (int, float) and value == value and abs(cast(float, value)) != float("inf"):
         return f"${value:,.4f}" if cost else f"{value:,}"
@@ -954,8 +958,8 @@ def _figure(value: object, cost: bool = False) -> str:
 
 def cmd_usage(args) -> int:
     """``pisession usage``: tokens and cost over a sessions folder, as Pi counts them."""
+    from .folders.usage import scan_folder
     from .locate import short_ids
-    from .usage import scan_folder
 
     root, files = _folder_files(args)
     usage = scan_folder(
@@ -991,7 +995,7 @@ def usage_table(usage, names: list[str], root: Path, look: Look) -> str:
     """``pisession usage``'s table: a row per group and the total; the token splits
     are left out when the width cannot hold them.
 
-    >>> from pisession.usage import scan_folder
+    >>> from pisession.folders.usage import scan_folder
     >>> from pisession.samples import sample_path
     >>> u = scan_folder([sample_path("tour")], by="model", workers=1)
     >>> print(usage_table(u, ["fake/fake-coder", "Tools/summaries"], Path("x"), Look(width=60)),
@@ -1052,7 +1056,7 @@ def cmd_search(args) -> int:
     the model at the default leaf."""
     import re
 
-    from .search import Pattern, search_folder
+    from .folders.search import Pattern, search_folder
 
     pattern = Pattern(args.pattern, args.regex, args.ignore_case)
     try:
@@ -1078,7 +1082,7 @@ def search_text(found, look: Look) -> str:
     """``pisession search``'s lines: a heading per session, then one line per hit (line,
     entry id, type or role, fate, excerpt with the match marked), and a count.
 
-    >>> from pisession.search import Pattern, search_folder
+    >>> from pisession.folders.search import Pattern, search_folder
     >>> from pisession.samples import sample_path
     >>> print(search_text(search_folder([sample_path("tour")], Pattern("tests/"), workers=1),
     ...     Look(width=80)), end="")  # doctest: +ELLIPSIS
@@ -1089,7 +1093,7 @@ def search_text(found, look: Look) -> str:
     default leaf)
     """
     from .locate import short_ids
-    from .provenance import FATE
+    from .views.provenance import FATE
 
     hits = found.hits
     sessions = list(dict.fromkeys(h.file for h in hits))
@@ -1608,8 +1612,7 @@ def build_parser() -> _Parser:
     >>> build_parser().parse_args(["tree", "tour", "--all"]).collapse
     12
     """
-    from . import __version__
-    from .piversions import version_text
+    from .piversions import __version__, version_text
 
     common = _common()
     formatter = _HelpFormatter

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 class PisessionError(Exception):
     """Base class of every error pisession raises on purpose."""
@@ -69,3 +71,15 @@ class UnknownLeafError(PisessionError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One line pisession (and Pi) did not use, or used in a surprising way."""
+
+    line: int
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"

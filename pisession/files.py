@@ -23,10 +23,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import cast
 
-from . import nodepath
-from .jsdate import DateConversionError, js_time_ms
-from .jsjson import LineDecodeError, loads
-from .jsvalue import field
+from .js import path as nodepath
+from .js.date import DateConversionError, js_time_ms
+from .js.json import LineDecodeError, loads
+from .js.value import field
 from .tree import NameNotText, trimmed_name
 
 AGENTS = {"pi": ("PI", ".pi"), "pig": ("PIG", ".pig")}

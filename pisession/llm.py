@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .jsvalue import (
+from .js.value import (
     CANNOT_CONVERT,
     UNDEFINED,
     ToPrimitiveError,
@@ -69,7 +69,7 @@ def _text(message: object, name: str) -> str:
     >>> _text({"role": "branchSummary", "summary": {"toString": 1}}, "summary")
     Traceback (most recent call last):
     ...
-    pisession.jsvalue.ToPrimitiveError: the branchSummary message's summary {"toString":1} \
+    pisession.js.value.ToPrimitiveError: the branchSummary message's summary {"toString":1} \
 is not text JavaScript can convert (Pi 0.87.1's convertToLlm throws TypeError: Cannot convert \
 object to primitive value)
     """
@@ -77,7 +77,7 @@ object to primitive value)
     try:
         return js_string(value)
     except ToPrimitiveError:
-        from .text import quoted
+        from .js.value import quoted
 
         role = js_string(field(message, "role"))
         raise ToPrimitiveError(

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .jsjson import LineDecodeError, loads
+from .errors import SessionFormatError
+from .js.json import LineDecodeError, loads
 
 #: A UUID of version 7: its first 12 hex digits are its creation time in milliseconds.
 UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z", re.I)
@@ -178,3 +179,18 @@ def locate(arg: str, roots: list[Path] | Callable[[], list[Path]]) -> Path:
         f"{arg}: no such file, bundled sample ({', '.join(sample_names())}) or stored "
         f"session id ({where})"
     )
+
+
+def named_file(arg: str) -> str | Path:
+    """The file a string names, as ``load`` reads it (``locate``): a path as it is, else a
+    sample or a stored session; a name that is none of these stays as it is, so reading
+    it says so.
+
+    >>> named_file("tour").name
+    'tour.jsonl'
+    """
+    try:
+        found = locate(arg, session_roots)
+    except NotFound as exc:
+        raise SessionFormatError(arg, None, str(exc).removeprefix(f"{arg}: ")) from None
+    return arg if str(found) == os.path.expanduser(arg) else found

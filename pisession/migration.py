@@ -18,12 +18,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeGuard
 
-from .errors import SessionFormatError
-from .jsjson import dumps, nesting_depth
-from .jsvalue import UNDEFINED, JsArray, to_number
-from .jsvalue import field as js_field
+from .errors import Diagnostic, SessionFormatError
+from .js.json import dumps, line_bounds, nesting_depth
+from .js.value import UNDEFINED, JsArray, to_number
+from .js.value import field as js_field
 from .piversions import checked_range
-from .reader import Diagnostic, line_bounds
 
 CURRENT_VERSION = 3
 

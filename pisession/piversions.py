@@ -1,4 +1,5 @@
-"""Which Pi releases pisession is checked against, read from ``pi_versions.json``.
+"""pisession's own version, and which Pi releases it is checked against (read from
+``pi_versions.json``).
 
 That file is the one place the list lives: ``conformance/check.sh`` re-records every
 golden with each ``checked`` version (and fails on any difference), and pisession reads
@@ -13,6 +14,9 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib.resources import files
+
+#: pisession's version (``pisession.__version__``, ``pisession --version``, exported pages).
+__version__ = "0.1.0"
 
 
 @cache

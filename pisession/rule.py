@@ -5,10 +5,10 @@ Pi 0.87.1 (and through 1.6.0) takes them (``buildSessionPath``,
 ``getSessionContextSettings``, ``buildContextEntries``, ``buildSessionProjection``): the
 **path** from the leaf to a root, the **settings** read from it, the **selection** (the
 newest compaction, its kept range and what follows it), the **context edits**, the
-**projection**. No cache, no shortcut: ``pisession.context`` is the fast engine, held
-equal to this by the tests on every corpus file and on generated sessions. JavaScript's
-value rules come from ``jsvalue`` (``truthy``: ``if (x)``; ``nullish``: ``x == null``;
-``js_key``: a ``Map`` key; ``strict_equal``: ``===``), dates from ``jsdate``.
+**projection**. No cache, no shortcut: ``pisession.engine.context`` is the fast engine,
+held equal to this by the tests on every corpus file and on generated sessions. JavaScript's
+value rules come from ``js.value`` (``truthy``: ``if (x)``; ``nullish``: ``x == null``;
+``js_key``: a ``Map`` key; ``strict_equal``: ``===``), dates from ``js.date``.
 
 >>> from pisession.samples import sample_path
 >>> len(project(load_entries(sample_path("tour"))).messages)
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import cast
 
 from .errors import CycleError, SessionFormatError
-from .jsdate import js_time_ms
-from .jsjson import loads
-from .jsvalue import NO_KEY, UNDEFINED, field, js_key, nullish, strict_equal, truthy
+from .js.date import js_time_ms
+from .js.json import loads
+from .js.value import NO_KEY, UNDEFINED, field, js_key, nullish, strict_equal, truthy
 
 #: A session's entries (no header) as ``JSON.parse`` reads them: mostly objects.
 Entries = list[object]

@@ -1,221 +1,39 @@
-"""The ``Session``: a session file read, migrated and indexed, with its answers.
+"""The facade: ``load`` and the ``Session``, a session file with its answers.
 
-``load`` takes three visible steps, each a function of its own module:
-
-1. **read** (``reader.read_source``): the lines as Pi parses them, with diagnostics;
-2. **migrate** (``migration.migrate``): v1/v2 files brought to v3 in memory;
-3. **index** (``context.EntryIndex``): the columns the context rule reads.
-
-The ``Session`` then only asks: ``context.project`` for the context of a leaf,
-``provenance.entry_fates`` for the fate of every entry, ``tree`` for the shape.
-It never writes to the file it read.
+``load`` reads (``engine.reader``), migrates in memory (``migration``) and indexes
+(``engine.context.EntryIndex``); the ``Session`` then asks the engine (the context of a
+leaf, the tree's shape) and the views (the fates, two leaves compared). It never writes
+to the file it read.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cached_property
-from itertools import compress, islice, repeat
-from operator import eq
-from pathlib import Path
-from typing import cast
 
-from . import context as rule
-from .context import Context, EntryIndex, ProjectedEntry, Projection
-from .errors import CycleError, SessionFormatError, UnknownLeafError
-from .jsvalue import NO_KEY, UNDEFINED, js_key
-from .jsvalue import field as js_field
-from .migration import (
-    CURRENT_VERSION,
-    IdFactory,
-    MigrationStep,
-    header_version,
-    migrate,
-    rewrite_lines,
-    rewrite_losses,
-)
-from .reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
-from .stats import SessionStats
+from .engine import context as engine
+from .engine.context import Context, ProjectedEntry, Projection
+from .engine.opening import SessionFile, opened
+from .engine.reader import paused_gc, read_source
+from .engine.stats import SessionStats, on_path, summed_columns
+from .errors import SessionFormatError
+from .js.value import NO_KEY, js_key
+from .locate import named_file
+from .migration import IdFactory
 from .system_prompt import SystemPrompt, replay_system_prompt
+from .tree import Shape, entry_graph, problems, resolved_labels, session_name
 
 __all__ = ["Context", "ProjectedEntry", "Projection", "Session", "load", "loads"]
 
 
-@dataclass
-class _Rows:
-    """The entry rows of a file: its parsed lines without the header row(s)."""
-
-    parsed: ParsedLines
-    store: LineStore
-
-    def decode(self, row: int) -> object:
-        value = self.parsed.values.get(row, UNDEFINED)
-        if value is UNDEFINED:
-            value = self.store.value(self.parsed.starts[row], self.parsed.ends[row])
-        return value
-
-    def raw_lines(self, rows, decoder) -> list:
-        """The lines of these rows through a msgspec ``decoder`` (None where it cannot:
-        a line read by the slow path, or one it refuses)."""
-        values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
-        if not values and _back_to_back(rows, starts, ends):
-            found = self.store.span(starts[rows[0]], ends[rows[-1]], len(rows), decoder)
-            if found is not None:
-                return found
-        plain = [r for r in rows if r not in values]
-        decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
-        return [None if r in values else next(decoded) for r in rows]
-
-    def decode_many(self, rows) -> list:
-        values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
-        if not values:
-            return self.store.values([(starts[r], ends[r]) for r in rows])
-        out = []
-        plain = [r for r in rows if r not in values]
-        decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain]))
-        for r in rows:
-            out.append(values[r] if r in values else next(decoded))
-        return out
-
-
-def _back_to_back(rows, starts, ends) -> bool:
-    """Whether these rows are consecutive and their lines follow one another in the file
-    with nothing between them (then they are one span of bytes).
-
-    >>> from array import array
-    >>> _back_to_back([0, 1], array("q", [0, 4]), array("q", [3, 6]))
-    True
-    >>> _back_to_back([0, 1], array("q", [0, 5]), array("q", [3, 6]))
-    False
-    """
-    if not rows:
-        return False
-    first, last = rows[0], rows[-1]
-    if last - first + 1 != len(rows) or list(rows) != list(range(first, last + 1)):
-        return False
-    # a line starts after the previous one's newline or later: equal sums, no gap
-    lengths = sum(ends[first : last + 1]) - sum(starts[first : last + 1])
-    return lengths + (last - first) == ends[last] - starts[first]
-
-
-@dataclass(frozen=True)
-class _Legacy:
-    """A v1/v2 file migrated in memory: the new header and entries, what each step
-    changed, and every line's new value by its line number (for writing the file back
-    line by line as Pi's rewrite does, second ``session`` lines included)."""
-
-    header: dict
-    entries: list
-    steps: list[MigrationStep]
-    rewritten: dict[int, object]
-
-
-class Session:
-    """A parsed session file. Create one with ``pisession.load``.
-
-    Entries stay the raw values of the file (unknown types and fields included), in
-    file order, header excluded; ``entry_lines`` gives each one's line number. Every
-    answer comes from the rule's steps (``pisession.context``) over ``index``.
-    """
-
-    def __init__(self, source, store, header, lines, index, diagnostics, legacy=None, rows=None):
-        self.source = source
-        self._store = store
-        self._rows: _Rows | None = rows
-        self._header = legacy.header if legacy else header
-        self.entry_lines: tuple[int, ...] = tuple(lines)
-        self.index: EntryIndex = index
-        self.diagnostics: list[Diagnostic] = diagnostics
-        self._legacy: _Legacy | None = legacy
-        version = js_field(header, "version")
-        self.original_version = None if version is UNDEFINED else version
-        self.migration_steps: list[MigrationStep] = legacy.steps if legacy else []
-        self._cache: dict[int, object] = {}
-
-    # --- reading ------------------------------------------------------------------
-
-    @property
-    def header(self) -> dict:
-        """The header object (migrated when the file was a legacy version)."""
-        return self._header  # type: ignore[return-value]
-
-    @property
-    def id(self) -> str:
-        """The session id (the header's ``id``)."""
-        return self.header["id"]
-
-    @property
-    def migrated(self) -> bool:
-        """True when loading migrated a legacy (v1/v2) file in memory."""
-        return self._legacy is not None
-
-    def __len__(self) -> int:
-        return len(self.entry_lines)
-
-    def entry(self, position: int) -> object:
-        """The full entry at ``position`` (file order, header excluded).
-
-        >>> import pisession
-        >>> pisession.load(pisession.sample_path("tour")).entry(4)["id"]
-        'u1000001'
-        """
-        value = self._cache.get(position, UNDEFINED)
-        if value is UNDEFINED:
-            value = self._cache[position] = self.index.decode(position)
-        return value
-
-    @cached_property
-    def entries(self) -> list:
-        """All entries in file order, fully decoded (header excluded)."""
-        return self.entries_at(range(len(self)))
-
-    def entries_at(self, positions) -> list:
-        """The full entries at these positions, the ones not read yet decoded together
-        (one read of the file for neighbouring lines).
-
-        >>> import pisession
-        >>> [e["id"] for e in pisession.load(pisession.sample_path("tour")).entries_at([4, 5])]
-        ['u1000001', 'a1000001']
-        """
-        cache = self._cache
-        missing = [p for p in dict.fromkeys(positions) if p not in cache]
-        cache.update(zip(missing, self.index.entries(missing)))
-        return [cache[p] for p in positions]
-
-    def view(self, position: int) -> dict:
-        """The indexed fields of an entry, without decoding it: ``type``, ``id``,
-        ``parentId`` (as a position: ``parent``) and ``role`` (message entries).
-
-        >>> import pisession
-        >>> pisession.load(pisession.sample_path("tour")).view(4)
-        {'type': 'message', 'id': 'u1000001', 'parent': 3, 'role': 'user'}
-        """
-        index = self.index
-        out = {"type": index.types[position], "id": index.ids[position]}
-        out["parent"] = index.parents[position] if index.parents[position] >= 0 else None
-        if index.types[position] == "message":
-            role = index.roles[position]
-            out["role"] = None if role is rule.NO_MESSAGE else role
-        return {k: (None if v is UNDEFINED else v) for k, v in out.items()}
-
-    def line_of(self, position: int) -> int:
-        """File line number of the entry at ``position``."""
-        return self.entry_lines[position]
-
-    def position_of(self, entry_id: object) -> int:
-        """Position of the entry with this id (the later one when ids repeat)."""
-        found = self.index.position_of(entry_id)
-        if found is None:
-            raise UnknownLeafError(self.source, entry_id)
-        return found
-
-    # --- the tree -----------------------------------------------------------------
+class Session(SessionFile):
+    """A session file as read (``SessionFile``) with its answers; create one with
+    ``pisession.load``. The engine answers, held equal to ``pisession.rule`` by the tests."""
 
     @property
     def default_leaf(self) -> int | None:
         """Pi's leaf after loading: the last entry in file order, whatever its type."""
-        return rule.default_leaf(self.index)
+        return engine.default_leaf(self.index)
 
     def leaves(self) -> list[int]:
         """Positions of the branch ends (entries no other entry has as parent)."""
@@ -232,152 +50,96 @@ class Session:
     @cached_property
     def shape(self):
         """The tree's shape (``tree.Shape``): roots, leaves, children in Pi's order."""
-        from .tree import Shape
-
         return Shape.of(self.index, self._timestamp, failure=self._failure)
-
-    @cached_property
-    def context_shape(self):
-        """The tree as the context's walk links it (``index.parents``: a falsy
-        ``parentId`` makes a root), where Pi's tree view (``shape``) may link otherwise."""
-        from .tree import Shape
-
-        return Shape.of(self.index, self._timestamp, self.index.parents, self._failure)
-
-    def _timestamp(self, position: int) -> object:
-        return js_field(self.entry(position), "timestamp")
-
-    def _failure(self, position: int, reason: str) -> SessionFormatError:
-        """Where Pi throws on the entry at ``position``: a ``PiFailure`` naming its line."""
-        return self._located(self.index.fail(position, reason))
 
     def tree(self):
         """The entry tree as a ``networkx.DiGraph`` (nodes are positions)."""
-        from .tree import entry_graph
-
         return entry_graph(self.index, self.entry_lines, self.labels)
 
     @cached_property
     def labels(self) -> dict:
         """Resolved labels: target id (``js_key``) -> label."""
-        from .tree import resolved_labels
-
         return resolved_labels(self._entries_of_type("label"))
 
     @cached_property
     def name(self) -> str | None:
         """The session name (latest ``session_info``), or None."""
-        from .tree import session_name
-
-        positions = rule.of_type(self.index, "session_info")
+        positions = engine.of_type(self.index, "session_info")
         entries = self.entries_at(positions)
         return session_name(entries, lambda k, reason: self._failure(positions[k], reason))
 
     def label_of(self, position: int) -> object:
         """The label of the entry at ``position`` (None: none). A label is whatever JSON
-        value Pi keeps (any truthy one, ``{}`` included): show it with ``text.plain``.
+        value Pi keeps (any truthy one, ``{}`` included): show it with ``js.value.plain``.
 
-        >>> import pisession
-        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> s = load("tour")
         >>> s.label_of(s.position_of("a2000001"))
         'first answer'
         """
         key = js_key(self.index.ids[position])
         return None if key is NO_KEY else self.labels.get(key)
 
-    def _entries_of_type(self, kind: str) -> list:
-        return self.entries_at(rule.of_type(self.index, kind))
-
     def problems(self) -> dict:
-        """Structural damage: dangling parents, duplicate ids and cycles (positions)."""
-        from .tree import dangling_parents, duplicate_ids, find_cycles
-
-        index = self.index
-        return {
-            "dangling_parents": dangling_parents(index),
-            "duplicate_ids": {} if index.unique_ids else duplicate_ids(index.ids),
-            "cycles": find_cycles(index.parents),
-        }
-
-    # --- the context ----------------------------------------------------------------
+        """Structural damage: dangling parents, duplicate ids and cycles (``tree.problems``)."""
+        return problems(self.index)
 
     def _leaf(self, leaf_id: object = None) -> int | None:
         return self.default_leaf if leaf_id is None else self.position_of(leaf_id)
 
-    def _located(self, error: SessionFormatError) -> SessionFormatError:
-        """The error with the file's line number of the entry it concerns."""
-        line = None if error.position is None else self.line_of(error.position)
-        if isinstance(error, CycleError):
-            return CycleError(self.source, line, error.cycle, error.position)
-        return type(error)(self.source, line, error.reason, error.position)
+    def _asked(self, step, leaf_id: object, *args):
+        """``step(index, leaf, *args)`` for a leaf id, its errors naming the file's line."""
+        try:
+            return step(self.index, self._leaf(leaf_id), *args)
+        except SessionFormatError as exc:
+            raise self._located(exc) from None
 
     def path_positions(self, leaf_id: object = None) -> list[int]:
         """Positions from the root to the leaf (default: the last entry)."""
-        try:
-            return rule.walk_path(self.index, self._leaf(leaf_id))
-        except SessionFormatError as exc:
-            raise self._located(exc) from None
+        return self._asked(engine.walk_path, leaf_id)
 
     def path(self, leaf_id: object = None) -> list:
         """The entries from the root to the leaf (default leaf: the last entry)."""
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
-    def steps(self, leaf_id: object = None, edits: bool = True) -> rule.Steps:
+    def steps(self, leaf_id: object = None, edits: bool = True) -> engine.Steps:
         """Steps 1 to 4 of the rule for a leaf (``context.leaf_steps``): path, settings,
         selection and context edits (``edits=False``: none collected).
 
-        >>> import pisession
-        >>> steps = pisession.load(pisession.sample_path("tour")).steps()
+        >>> steps = load("tour").steps()
         >>> len(steps.path), len(steps.selection.positions), len(steps.edits)
         (22, 12, 1)
         """
-        try:
-            return rule.leaf_steps(self.index, self._leaf(leaf_id), edits)
-        except SessionFormatError as exc:
-            raise self._located(exc) from None
+        return self._asked(engine.leaf_steps, leaf_id, edits)
 
-    def selection(self, leaf_id: object = None) -> rule.Selection:
+    def selection(self, leaf_id: object = None) -> engine.Selection:
         """The selected entries for a leaf (Pi's ``buildContextEntries``), with the
         newest compaction, its kept range and the system messages it drops."""
         return self.steps(leaf_id, edits=False).selection
-
-    def context_positions(self, leaf_id: object = None) -> list[int]:
-        """Positions of the selected entries (Pi's ``buildContextEntries``)."""
-        return self.selection(leaf_id).positions
-
-    def context_entries(self, leaf_id: object = None) -> list:
-        """The selected entries: compaction-aware, in context order."""
-        return [self.entry(p) for p in self.context_positions(leaf_id)]
 
     def projection(self, leaf_id: object = None, edits: bool = True) -> Projection:
         """Each selected entry with the messages it contributed, after context edits
         (``edits=False``: as a reader that ignores them would build it).
 
-        >>> import pisession
-        >>> p = pisession.load(pisession.sample_path("tour")).projection()
+        >>> p = load("tour").projection()
         >>> [(item.id, item.part) for item in p.items][:2]
         [('cp000001', 'compaction'), ('u2000001', 'kept')]
         """
-        try:
-            with paused_gc():  # many new objects, no cycles among them
-                projection = rule.project(self.index, self._leaf(leaf_id), edits)
-        except SessionFormatError as exc:
-            raise self._located(exc) from None
+        with paused_gc():  # many new objects, no cycles among them
+            projection = self._asked(engine.project, leaf_id, edits)
         for item in projection.items:
             item.line = self.line_of(item.position)
         return projection
 
     def context_json(self, leaf_id: object = None, indent: int | None = 2, parallel=False):
         """``context(leaf_id).to_json(indent)`` as UTF-8 bytes, yielded a block of entries
-        at a time: the same bytes, with the memory of a block (``pisession.stream``;
+        at a time: the same bytes, with the memory of a block (``pisession.engine.stream``;
         ``parallel``: a helper process writes a long context's second half).
 
-        >>> import pisession
-        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> s = load("tour")
         >>> b"".join(s.context_json()) == s.context().to_json(2).encode()
         True
         """
-        from .stream import context_json
+        from .engine.stream import context_json
 
         raw_lines = None if self._rows is None else self._rows.raw_lines
         chunks = context_json(self.index, self._leaf(leaf_id), indent, raw_lines, parallel=parallel)
@@ -398,232 +160,38 @@ class Session:
     def stats(self, leaf_id: object = None, branch: bool = False) -> SessionStats:
         """Usage, cost and counts for the whole session, or for one branch's path.
 
-        >>> import pisession
-        >>> pisession.load(pisession.sample_path("tour")).stats().assistant_messages
+        >>> load("tour").stats().assistant_messages
         7
         """
-        from .stats import on_path, summed_columns
-
         columns = self._counted
         return summed_columns(on_path(columns, self.path_positions(leaf_id)) if branch else columns)
 
-    @cached_property
-    def _counted(self) -> list[list]:
-        """What every entry adds to the statistics, a column per figure: as the file was
-        read (``load(..., counting=True)``), or worked out now, once (``counted_columns``)."""
-        from .stats import counted_columns
-
-        if self._rows is None:
-            return counted_columns(self.index)
-        return self._rows.parsed.counted or counted_columns(self.index, self._rows.raw_lines)
-
     def fates(self, leaf_id: object = None):
-        """What happened to every entry for this leaf (see ``pisession.provenance``)."""
-        from .provenance import entry_fates
+        """What happened to every entry for this leaf (see ``pisession.views.provenance``)."""
+        from .views.provenance import entry_fates
 
         return entry_fates(self, leaf_id)
 
     def diff(self, leaf_a: object, leaf_b: object):
-        """Compare the contexts of two leaves (``pisession.diff.LeafDiff``)."""
-        from .diff import diff_leaves
+        """Compare the contexts of two leaves (``pisession.views.diff.LeafDiff``)."""
+        from .views.diff import diff_leaves
 
         return diff_leaves(self, leaf_a, leaf_b)
 
-    # --- writing ----------------------------------------------------------------------
-
-    def dumps(self) -> bytes:
-        """The file's bytes: the original ones, exactly, unless loading migrated it.
-
-        A migrated session is written line for line as Pi's rewrite writes it
-        (``migration.rewrite_lines``): every entry serialised as ``JSON.stringify``
-        does, every line Pi skips kept byte for byte. Where Pi's rewrite throws (a line
-        nested too deep), a ``SessionFormatError`` names the line.
-        """
-        data = self._store.whole()
-        if self._legacy is None:
-            return data
-        return rewrite_lines(data, self._legacy.rewritten, self.source)
-
-    def readback_change(self, written: bytes | None = None) -> str | None:
-        """How the migrated file, read back (``written``: what was written, by default
-        ``dumps()``), gives another context at its default leaf than this session does
-        in memory, and why, in one line; None when it gives the same (or nothing was
-        migrated). Pi's own rewrite writes the same bytes, so Pi reads back the same.
-
-        The causes are named (``migration.rewrite_losses``): an array line's id, which
-        JSON cannot write, and numbers beyond float range, which JSON writes as null.
-
-        >>> s = loads(b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}\\n'
-        ...     b'{"type":"message","message":{"role":"user","content":"a"}}\\n[1]\\n'
-        ...     b'{"type":"message","message":{"role":"user","content":"b"}}\\n')
-        >>> note = s.readback_change(); note.split(" (")[0]
-        'the written file reads back with another context: 1 message instead of 2 messages'
-        >>> note[82:]
-        "(line 3 is an array: JSON does not write the id it got, so line 4's parent is missing)"
-        """
-        if self._legacy is None:
-            return None
-        before = _context_outcome(self)
-        after = _context_outcome(loads(self.dumps() if written is None else written, self.source))
-        if before == after:
-            return None
-        counts = [
-            f"{len(o)} message{'' if len(o) == 1 else 's'}" if isinstance(o, list) else o
-            for o in (after, before)
-        ]
-        how = f"{counts[0]} instead of {counts[1]}"
-        if counts[0] == counts[1]:
-            how = f"the same {counts[0]}, not all as in memory"
-        why = rewrite_losses(self._legacy.rewritten) or "why is not known: please report it"
-        return f"the written file reads back with another context: {how} ({why})"
-
-    def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
-        """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
-
-        Refuses to replace an existing file unless ``overwrite`` is true.
-        """
-        from .files import atomic_write
-
-        return atomic_write(path, self.dumps(), overwrite=overwrite)
-
     def _repr_html_(self) -> str:
-        from .display import session_html
+        from .views.display import session_html
 
         return session_html(self)
 
-    def __repr__(self) -> str:
-        return (
-            f"<Session {self.source!r} id={self.header.get('id')!r} "
-            f"entries={len(self)} skipped={len(self.diagnostics)}>"
-        )
+
+def _html(value: Context | Projection) -> str:
+    """A context's or a projection's HTML view in a notebook (``views.display``)."""
+    from .views.display import notebook_html
+
+    return notebook_html(value)
 
 
-def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: str) -> dict:
-    """The header row's value, or a ``SessionFormatError`` saying why there is none."""
-    if not len(parsed):
-        raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
-    from .migration import foreign_header, newer_version
-
-    header = _Rows(parsed, store).decode(0)
-    if not isinstance(header, dict) or header.get("type") != "session":
-        known = foreign_header(header)
-        if known:
-            raise SessionFormatError(source, parsed.lines[0], known)
-        skipped = "".join(f"; line {d.line} was skipped: {d.message}" for d in diagnostics[:3])
-        raise SessionFormatError(
-            source,
-            parsed.lines[0],
-            'the first JSON object is not a session header (type "session"); '
-            "Pi reads such a file as holding no entries" + skipped,
-        )
-    if not isinstance(header.get("id"), str):
-        raise SessionFormatError(
-            source, parsed.lines[0], 'the session header has no string "id"; Pi rejects the file'
-        )
-    newer = newer_version(header, parsed.lines[0])
-    if newer:
-        diagnostics.append(newer)
-    return header
-
-
-def _entry_rows(parsed: ParsedLines, diagnostics: list[Diagnostic]) -> ParsedLines:
-    """The rows that are entries: all but the header and any later session header (Pi
-    does not count those), each of which gets a diagnostic."""
-    later = islice(parsed.types, 1, None)
-    extra = list(compress(range(1, len(parsed)), map(eq, later, repeat("session"))))
-    for k in extra:
-        message = "a second session header; Pi does not treat it as an entry"
-        diagnostics.append(Diagnostic(parsed.lines[k], "extra-header", message))
-    diagnostics.sort(key=lambda d: d.line)
-    return parsed.without([0, *extra])
-
-
-def _context_outcome(session: Session) -> list | str:
-    """The default leaf's context messages, or the error that stops it (one line)."""
-    from .errors import PisessionError
-
-    try:
-        return session.context().messages
-    except PisessionError as exc:
-        return f"no context: {str(exc).split(': ', 1)[-1]}"
-
-
-def _migrated(parsed, store, header, new_id, source) -> _Legacy | None:
-    """Step 2: a legacy file's values brought to version 3 (None: nothing changed)."""
-    values = [header, *_Rows(parsed, store).decode_many(range(1, len(parsed)))]
-    try:
-        migrated, steps = migrate(values, new_id=new_id)
-    except SessionFormatError as exc:  # name the file and the line, not the index
-        line = parsed.lines[exc.index] if hasattr(exc, "index") else None
-        raise SessionFormatError(source, line, exc.reason) from None
-    if not steps:
-        return None
-    kept = [k for k in range(len(parsed)) if k == 0 or parsed.types[k] != "session"]
-    entries = [migrated[k] for k in kept[1:]]
-    # every line Pi's rewrite changes, second session lines included (version set there too)
-    rewritten = {parsed.lines[k]: value for k, value in enumerate(migrated)}
-    return _Legacy(cast(dict, migrated[0]), entries, steps, rewritten)
-
-
-def _indexed(rows: ParsedLines, decoding: _Rows, source: str) -> EntryIndex:
-    """Step 3: the rule's index of the entry rows, decoding entries from the store."""
-    with paused_gc():  # many small objects, no cycles among them
-        return EntryIndex.of_columns(
-            rows.types,
-            rows.ids,
-            rows.parent_ids,
-            rows.roles,
-            decoding.decode,
-            decoding.decode_many,
-            source,
-        )
-
-
-def open_session(
-    store: LineStore,
-    parsed: ParsedLines,
-    diagnostics: list[Diagnostic],
-    source: str = "<bytes>",
-    new_id: IdFactory | None = None,
-    migrate_legacy: bool = True,
-) -> Session:
-    """Steps 2 and 3 of ``load`` on what step 1 (``reader.read_source``) read: the header
-    checked, a legacy file migrated in memory, the entries indexed."""
-    header = _header(store, parsed, diagnostics, source)
-    rows = _entry_rows(parsed, diagnostics)
-    legacy = None
-    if migrate_legacy and header_version(header) < CURRENT_VERSION:
-        legacy = _migrated(parsed, store, header, new_id, source)
-    if legacy is not None:
-        index = EntryIndex.of(legacy.entries, source)
-        return Session(source, store, header, rows.lines, index, diagnostics, legacy)
-    decoding = _Rows(rows, store)
-    index = _indexed(rows, decoding, source)
-    return Session(source, store, header, rows.lines, index, diagnostics, rows=decoding)
-
-
-def _named(arg: str) -> str | Path:
-    """The file a string names (``locate``): a path as it is, else a sample or a stored
-    session; a name that is none of these stays as it is, so reading it says so."""
-    from .locate import NotFound, locate, session_roots
-
-    try:
-        found = locate(arg, session_roots)
-    except NotFound as exc:
-        raise SessionFormatError(arg, None, str(exc).removeprefix(f"{arg}: ")) from None
-    return arg if str(found) == os.path.expanduser(arg) else found
-
-
-def read_values(path_or_bytes) -> tuple[list, list[int]]:
-    """The first step of ``load`` alone: every parsed value of a file (the header
-    first) and its line number, before any migration.
-
-    >>> values, lines = read_values(b'{"type":"session","id":"s"}\\n\\n{"type":"x"}\\n')
-    >>> values, lines
-    ([{'type': 'session', 'id': 's'}, {'type': 'x'}], [1, 3])
-    """
-    store, parsed, _, _ = read_source(path_or_bytes)
-    return _Rows(parsed, store).decode_many(range(len(parsed))), list(parsed.lines)
+engine.html_view = _html
 
 
 def loads(
@@ -638,7 +206,7 @@ def loads(
     [{'role': 'user', 'content': 'hi'}]
     """
     store, parsed, diagnostics, _ = read_source(bytes(data))
-    return open_session(store, parsed, diagnostics, source, new_id, migrate)
+    return Session(source, store, *opened(store, parsed, diagnostics, source, new_id, migrate))
 
 
 def load(
@@ -673,6 +241,6 @@ def load(
     (0, [(2, 'partial-line')])
     """
     if isinstance(path_or_bytes, str):
-        path_or_bytes = _named(path_or_bytes)
+        path_or_bytes = named_file(path_or_bytes)
     store, parsed, diagnostics, source = read_source(path_or_bytes, complete_lines_only, counting)
-    return open_session(store, parsed, diagnostics, source, new_id, migrate)
+    return Session(source, store, *opened(store, parsed, diagnostics, source, new_id, migrate))

@@ -12,18 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .errors import PisessionError
-from .jsjson import js_keys
-from .jsvalue import (
+from .js.json import js_keys
+from .js.value import (
     CANNOT_CONVERT,
     UNDEFINED,
     ToPrimitiveError,
     js_key,
     js_string,
     nullish,
+    quoted,
     to_number,
 )
-from .jsvalue import field as js_field
-from .text import quoted
+from .js.value import field as js_field
 
 
 def content_text(content: object, separator: str = "\n") -> str:
@@ -158,7 +158,7 @@ def _name_text(name: object) -> str:
     try:
         return js_string(name)
     except ToPrimitiveError:
-        from .jsjson import dumps
+        from .js.json import dumps
 
         return dumps(name)
 

@@ -18,18 +18,44 @@ from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
 from typing import TypeVar, cast
 
 from .errors import PisessionError
-from .jsdate import DateConversionError, js_time_ms
-from .jsvalue import (
+from .js.date import DateConversionError, js_time_ms
+from .js.value import (
     CANNOT_CONVERT,
     NO_KEY,
     UNDEFINED,
     field,
     js_key,
     js_trim,
+    nullish,
+    quoted,
     strict_equal,
     truthy,
 )
-from .text import quoted
+
+
+class _NoMessage:
+    """The role column's mark for a ``message`` entry whose ``message`` is null or
+    absent: reading its role throws in JavaScript. One object (also across pickling)."""
+
+    def __repr__(self) -> str:
+        return "NO_MESSAGE"
+
+    def __reduce__(self) -> str:
+        return "NO_MESSAGE"
+
+
+NO_MESSAGE = _NoMessage()
+
+
+def message_role(entry: object) -> object:
+    """``entry.message.role`` as JavaScript reads it (``NO_MESSAGE`` where it throws).
+
+    >>> message_role({"message": {"role": "user"}}), message_role({"message": None})
+    ('user', NO_MESSAGE)
+    """
+    message = field(entry, "message")
+    return NO_MESSAGE if nullish(message) else field(message, "role")
+
 
 #: An item of the list ``v8_sort`` sorts.
 T = TypeVar("T")
@@ -41,7 +67,7 @@ class Shape:
     order (by timestamp, then file order), kept as one sorted column rather than a list
     per entry, so a million-entry chain costs two lists.
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
     ...                                 {"id": "c", "parentId": "a"}]))
     >>> shape.roots, shape.leaves, shape.children(0)
@@ -97,7 +123,7 @@ class Shape:
     def only_child(self, position: int) -> int | None:
         """The one child of the entry at ``position`` (None: none, or several).
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                        {"id": "c", "parentId": "b"}, {"id": "d", "parentId": "b"}])
         >>> [Shape.of(index).only_child(p) for p in range(4)]
@@ -125,7 +151,7 @@ class Shape:
     def chain(self, start: int) -> list[int]:
         """``start`` and its single-child descendants: one straight run of the tree.
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                         {"id": "c", "parentId": "b"}])).chain(0)
         [0, 1, 2]
@@ -158,7 +184,7 @@ class Shape:
         sorts only the children of entries reachable from a root; those caught in a
         parent cycle keep file order (and a timestamp Pi cannot convert does not fail).
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}])).children_map()
         {0: [1], 1: []}
         """
@@ -190,7 +216,7 @@ class Shape:
     def unreached(self) -> list[int]:
         """The entries no walk down from a root reaches (their parents loop), in file order.
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "c"},
         ...                         {"id": "c", "parentId": "b"}])).unreached()
         [1, 2]
@@ -203,7 +229,7 @@ class Shape:
         file order, children by timestamp. Entries caught in a parent cycle are not
         reachable from a root and are not yielded (``find_cycles`` reports them).
 
-        >>> from pisession.context import EntryIndex
+        >>> from pisession.engine.context import EntryIndex
         >>> list(Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                              {"id": "c"}])).preorder())
         [(0, 0), (1, 1), (2, 0)]
@@ -222,7 +248,7 @@ def tree_parents(index) -> list[int]:
     one finding an entry without id), and a parent not found makes a root. Where the
     ``parentId`` is a non-empty string, as Pi writes it, this is the context's link.
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> tree_parents(EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]))
     [-1, 0]
     >>> EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]).parents
@@ -626,7 +652,7 @@ def _min_run_length(n: int) -> int:
 def dangling_parents(index) -> list[int]:
     """Entries whose ``parentId`` is set but names no entry (Pi treats them as roots).
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> dangling_parents(EntryIndex.of([{"id": "a", "parentId": "gone"}, {"id": "b"}]))
     [0]
     """
@@ -774,15 +800,13 @@ def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None =
 
     Node attributes: ``id``, ``type``, ``role`` (message entries), ``label``, ``line``.
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> g = entry_graph(EntryIndex.of([{"id": "a", "type": "message",
     ...     "message": {"role": "user"}}, {"id": "b", "parentId": "a", "type": "label"}]))
     >>> list(g.edges), g.nodes[0]["role"]
     ([(0, 1)], 'user')
     """
     import networkx as nx
-
-    from .context import NO_MESSAGE
 
     labels = labels or {}
     graph = nx.DiGraph()
@@ -802,3 +826,18 @@ def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None =
         if parent >= 0 and parent != child:
             graph.add_edge(parent, child)
     return graph
+
+
+def problems(index) -> dict:
+    """Structural damage of an index: dangling parents, duplicate ids and cycles, by
+    position (``pisession check`` and ``Session.problems``).
+
+    >>> from pisession.engine.context import EntryIndex
+    >>> problems(EntryIndex.of([{"id": "a"}, {"id": "a", "parentId": "x"}]))
+    {'dangling_parents': [1], 'duplicate_ids': {'a': [0, 1]}, 'cycles': []}
+    """
+    return {
+        "dangling_parents": dangling_parents(index),
+        "duplicate_ids": {} if index.unique_ids else duplicate_ids(index.ids),
+        "cycles": find_cycles(index.parents),
+    }

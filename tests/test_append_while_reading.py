@@ -15,8 +15,8 @@ import time
 import pytest
 
 import pisession
-from pisession import reader
-from pisession.reader import complete_lines
+from pisession.engine import reader
+from pisession.engine.reader import complete_lines
 
 HEADER = (
     b'{"type":"session","version":3,"id":"live","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}\n'

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import pisession
-from pisession import jsjson
+from pisession.js import json as jsjson
 from pisession.llm import to_llm_message
 from pisession.tree import resolved_labels
 

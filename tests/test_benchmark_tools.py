@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import pisession
-from pisession import reader
-from pisession.jsvalue import UNDEFINED
+from pisession.engine import reader
+from pisession.js.value import UNDEFINED
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -182,7 +182,7 @@ def test_reading_in_chunks_equals_reading_whole(tmp_path, big, chunk):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_reading_in_two_halves_equals_reading_whole(tmp_path, monkeypatch, big, workers):
     """Big files are parsed in two halves, the second by a forked process when it can
-    help (``pisession.parallel``): rows, line numbers and diagnostics are the same."""
+    help (``pisession.engine.parallel``): rows, line numbers and diagnostics are the same."""
     rng = random.Random(5)
     lines = big.split(b"\n")
     for _ in range(8):  # odd lines on both sides of the middle
@@ -280,7 +280,7 @@ def test_paths_of_several_leaves_and_cycles():
 def test_a_long_context_written_in_two_halves_is_the_same(big, monkeypatch, workers, indent):
     """``pisession context`` lets a helper process write a long context's second half:
     byte for byte the same text (blocks of 7 entries, and 28 entries count as "long")."""
-    from pisession import stream
+    from pisession.engine import stream
 
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     monkeypatch.setattr(stream, "BLOCK", 7)
@@ -300,7 +300,7 @@ def test_the_helpers_half_is_read_back_in_whole_characters(monkeypatch, workers)
     """The helper's half is read back in pieces, and the command line makes each piece
     terminal-safe on its own: no piece may end inside a character (a cut one could not
     be decoded, and a cut U+202E would go out unescaped)."""
-    from pisession import stream
+    from pisession.engine import stream
 
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     monkeypatch.setattr(stream, "BLOCK", 5)

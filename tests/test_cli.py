@@ -14,8 +14,8 @@ import pytest
 
 import pisession
 from pisession.cli import main
-from pisession.explain import explain_text, tree_text
-from pisession.terminal import clean, truncate
+from pisession.views.explain import explain_text, tree_text
+from pisession.views.terminal import clean, truncate
 
 REPO = Path(__file__).resolve().parent.parent
 EDGE = REPO / "data" / "conformance" / "edge"
@@ -267,7 +267,7 @@ def test_tree_names_the_lines_it_leaves_out_when_the_loop_is_the_tree_views_own(
 
 def test_tree_image(tmp_path):
     pytest.importorskip("matplotlib")
-    pytest.importorskip("pisession.draw")
+    pytest.importorskip("pisession.views.draw")
     png, svg = tmp_path / "t.png", tmp_path / "t.svg"
     result = run("tree", TOUR, "--png", png)
     assert result.returncode == 0, result.stderr
@@ -611,7 +611,7 @@ def test_check_kept_range_findings_agree_with_the_projection():
     """``check`` finds empty kept ranges walking the tree once; the session finds them
     by walking each compaction's own path. Both must name the same compactions."""
     from pisession.errors import PisessionError
-    from pisession.findings import check
+    from pisession.views.findings import check
 
     checked = 0
     for path in _compaction_cases():

@@ -10,7 +10,7 @@ import pytest
 
 import pisession
 from pisession.cli import main
-from pisession.text import plural
+from pisession.views.text import plural
 
 
 def call(capsys, *args: str) -> tuple[int, str, str]:
@@ -131,8 +131,8 @@ def test_one_entry_is_not_one_entries(capsys, tmp_path):
 
 
 def test_every_fate_has_its_own_terminal_style_readable_on_dark_and_light():
-    from pisession.provenance import FATES
-    from pisession.terminal import paint
+    from pisession.views.provenance import FATES
+    from pisession.views.terminal import paint
 
     styles = [kind.style for kind in FATES]
     assert len(set(styles)) == len(styles)

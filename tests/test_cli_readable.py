@@ -16,8 +16,8 @@ import pytest
 
 import pisession
 from pisession.cli import main
-from pisession.explain import explain_text, tree_text
-from pisession.terminal import text_width
+from pisession.views.explain import explain_text, tree_text
+from pisession.views.terminal import text_width
 
 REPO = Path(__file__).resolve().parent.parent
 EDGE = REPO / "data" / "conformance" / "edge"
@@ -495,7 +495,7 @@ def test_ascii_stream_gets_ascii_punctuation():
 def test_narrow_ranges_are_one_column_wide():
     """``text_width`` skips per-character measuring for NARROW_RANGES: every character
     in them must be one column by ``char_width`` (the Unicode of this Python)."""
-    from pisession.terminal import NARROW_RANGES, char_width, truncate
+    from pisession.views.terminal import NARROW_RANGES, char_width, truncate
 
     wide = [
         hex(code)

@@ -19,11 +19,12 @@ from test_benchmark_tools import ODD_LINES, generated
 from test_stats_reading import ODD, USAGE
 
 import pisession
-from pisession import reader, text
 from pisession.build import session_bytes
-from pisession.explain import role_counts
-from pisession.jsvalue import js_number_value
-from pisession.stats import COUNTED, entry_contribution, session_stats, summed
+from pisession.engine import reader
+from pisession.engine.stats import COUNTED, entry_contribution, session_stats, summed
+from pisession.js.value import js_number_value
+from pisession.views import text
+from pisession.views.explain import role_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "data").glob("**/*.jsonl"))
@@ -112,7 +113,7 @@ def test_counting_in_halves_and_chunks_equals_reading_whole(tmp_path, monkeypatc
 def test_counting_after_loading_in_two_processes_equals_counting_in_one(monkeypatch):
     """A session read without counting is counted when first asked, its second half by
     a helper process from ``stats.COUNT_IN_HALVES`` entries: the same columns."""
-    from pisession import stats
+    from pisession.engine import stats
 
     lines = generated(3000, seed=3).split(b"\n")
     lines[1:1] = [line.encode() for line in ODD_USAGE_LINES]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pisession
 from pisession.cli import main
-from pisession.diff import CHANGED, ONLY_A, ONLY_B, SHARED, compare, diff_text, fork_of
-from pisession.terminal import Look, text_width
+from pisession.views.diff import CHANGED, ONLY_A, ONLY_B, SHARED, compare, diff_text, fork_of
+from pisession.views.terminal import Look, text_width
 
 REPO = Path(__file__).resolve().parent.parent
 TOUR = pisession.sample_path("tour")

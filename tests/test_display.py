@@ -9,9 +9,9 @@ import pytest
 from builders import HEADER, edit, entry, jsonl, msg
 
 import pisession
-from pisession import display
-from pisession import text as words
-from pisession.provenance import FATE, FATES
+from pisession.views import display
+from pisession.views import text as words
+from pisession.views.provenance import FATE, FATES
 
 EDGE = Path(__file__).resolve().parent.parent / "data" / "conformance" / "edge"
 EVIL = "<script>alert(1)</script>"

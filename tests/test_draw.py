@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import pisession
-from pisession.draw import COLLAPSE_THRESHOLD, tree_layout
 from pisession.errors import UnknownLeafError
-from pisession.provenance import FATE
+from pisession.views.draw import COLLAPSE_THRESHOLD, tree_layout
+from pisession.views.provenance import FATE
 
 ROOT = Path(__file__).resolve().parent.parent
 EDGE = ROOT / "data" / "conformance" / "edge"
@@ -244,7 +244,7 @@ def test_draw_tree_returns_a_figure_and_draws_into_a_given_axes(tour):
     pytest.importorskip("matplotlib")
     from matplotlib.figure import Figure
 
-    from pisession.draw import draw_tree, figure_png
+    from pisession.views.draw import draw_tree, figure_png
 
     fig = draw_tree(tour, "cm000001")
     assert isinstance(fig, Figure)
@@ -257,7 +257,7 @@ def test_draw_tree_returns_a_figure_and_draws_into_a_given_axes(tour):
 
 def test_same_file_same_picture(tour, tmp_path):
     pytest.importorskip("matplotlib")
-    from pisession.draw import draw_tree, figure_png, save_tree
+    from pisession.views.draw import draw_tree, figure_png, save_tree
 
     assert figure_png(draw_tree(tour)) == figure_png(draw_tree(tour))
     one = save_tree(tour, tmp_path / "one.svg").read_bytes()
@@ -272,7 +272,7 @@ def test_session_text_is_not_read_as_mathtext(tmp_path):
     pytest.importorskip("matplotlib")
     from builders import entry, jsonl, msg
 
-    from pisession.draw import draw_tree
+    from pisession.views.draw import draw_tree
 
     data = jsonl(
         msg("$x$", None),
@@ -286,7 +286,8 @@ def test_session_text_is_not_read_as_mathtext(tmp_path):
 
 def test_importing_pisession_loads_no_plotting_or_widgets():
     code = (
-        "import sys, pisession, pisession.draw, pisession.display, pisession.explorers\n"
+        "import sys, pisession, pisession.views.draw, pisession.views.display\n"
+        "import pisession.views.explorers\n"
         "print(sorted(m for m in ('matplotlib', 'ipywidgets') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -297,7 +298,7 @@ def test_drawing_leaves_the_backend_alone():
     pytest.importorskip("matplotlib")
     code = (
         "import sys, matplotlib, pisession\n"
-        "from pisession.draw import draw_tree, figure_png\n"
+        "from pisession.views.draw import draw_tree, figure_png\n"
         "before = dict.__getitem__(matplotlib.rcParams, 'backend')\n"
         "figure_png(draw_tree(pisession.load(pisession.sample_path('tour'))))\n"
         "print(before == dict.__getitem__(matplotlib.rcParams, 'backend'),"
@@ -329,7 +330,7 @@ def test_figures_are_legible_at_natural_size(tour, maker):
     pytest.importorskip("matplotlib")
     from matplotlib.colors import to_hex
 
-    from pisession import draw
+    from pisession.views import draw
 
     figures = {
         "tree": lambda: draw.draw_tree(tour),
@@ -358,7 +359,7 @@ def test_figures_show_sharp_at_their_natural_size(tour):
     pytest.importorskip("matplotlib")
     import struct
 
-    from pisession import draw
+    from pisession.views import draw
 
     fig = draw.draw_tree(tour)
     data, meta = draw.figure_bundle(fig)
@@ -383,7 +384,7 @@ def test_a_deep_tree_is_collapsed_to_fit_a_screen():
 
 
 def test_pipeline_chart_follows_the_rule(tour):
-    from pisession.draw import pipeline_chart
+    from pisession.views.draw import pipeline_chart
 
     chart = pipeline_chart(tour)
     projection = tour.projection()
@@ -406,7 +407,7 @@ def test_pipeline_chart_follows_the_rule(tour):
 
 
 def test_edits_chart_marks_what_the_edit_changed():
-    from pisession.draw import edits_chart
+    from pisession.views.draw import edits_chart
 
     b = pisession.load(
         pisession.sample_path("pi-0.87.1-b-rpc-compaction-manual-threshold-overflow")
@@ -422,7 +423,7 @@ def test_edits_chart_marks_what_the_edit_changed():
 
 
 def test_migration_chart_highlights_each_step():
-    from pisession.draw import migration_chart
+    from pisession.views.draw import migration_chart
 
     chart = migration_chart(pisession.sample_path("legacy-v1"))
     as_read, _, v3 = chart.columns

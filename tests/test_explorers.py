@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import pisession
-from pisession import explorers as ex
+from pisession.views import explorers as ex
 
 EDGE = Path(__file__).resolve().parent.parent / "data" / "conformance" / "edge"
 SAMPLE_B = "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow"
@@ -37,7 +37,7 @@ def test_compaction_steps_before_and_after(sample_b):
     assert [s.id for s in steps] == ["3a1d9621", "e5af6ea5", "f1fe7b0e"]
     for step in steps:
         assert step.after.entries[0].position == step.position
-        assert step.kept == sample_b.context_positions(step.id)[1:]
+        assert step.kept == sample_b.selection(step.id).positions[1:]
         before = {i.position for i in step.before.entries}
         assert set(step.replaced) <= before
         assert not set(step.replaced) & set(step.kept)

@@ -14,8 +14,8 @@ from test_benchmark_tools import generated
 
 import pisession
 from pisession.cli import main
-from pisession.export import Export, export_html, export_markdown, fence, md_cell
-from pisession.text import strip_unsafe
+from pisession.views.export import Export, export_html, export_markdown, fence, md_cell
+from pisession.views.text import strip_unsafe
 
 REPO = Path(__file__).resolve().parent.parent
 TOUR = pisession.sample_path("tour")
@@ -283,7 +283,7 @@ def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
     are the context's own messages, numbered as in the context (``limit`` 0: none shown,
     the system prompt still replayed from all of them)."""
     from pisession.errors import PisessionError
-    from pisession.export import shown_context
+    from pisession.views.export import shown_context
 
     edge = sorted((REPO / "data" / "conformance" / "edge").glob("*.jsonl"))
     checked = 0
@@ -316,10 +316,10 @@ def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, workers):
     """From ``parallel.BIG_SESSION`` entries part of the tree is drawn by a forked helper
-    process (``pisession.parallel``), and an export's usage table by another, while the
+    process (``pisession.engine.parallel``), and an export's usage table by another, while the
     rest is made here: the same page, the same tree text."""
-    from pisession import parallel
-    from pisession.explain import tree_text
+    from pisession.engine import parallel
+    from pisession.views.explain import tree_text
 
     data = generated(1200, seed=11)
     session = pisession.loads(data)
@@ -339,8 +339,8 @@ def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
     written in between): the gap's fates are those of the run's hidden entries, not of
     every line between its first and last."""
     from pisession.build import new_message, tiny_session
-    from pisession.explain import Gap, gap_counts, remarkable, tree_text, tree_walk
-    from pisession.export import tree_html
+    from pisession.views.explain import Gap, gap_counts, remarkable, tree_text, tree_walk
+    from pisession.views.export import tree_html
 
     def chain(prefix, parent, numbers):
         out = []

@@ -10,9 +10,9 @@ import random
 import pytest
 
 import pisession
-from pisession.context import EDITABLE_ROLES
+from pisession.engine.context import EDITABLE_ROLES
 from pisession.errors import PisessionError
-from pisession.findings import edit_findings
+from pisession.views.findings import edit_findings
 
 
 def random_session(seed: int) -> pisession.Session:

@@ -13,9 +13,9 @@ import pytest
 
 import pisession
 from pisession.cli import main
-from pisession.context import PiFailure
-from pisession.jsdate import DateConversionError, js_time_ms
-from pisession.jsvalue import ToPrimitiveError, js_string
+from pisession.engine.context import PiFailure
+from pisession.js.date import DateConversionError, js_time_ms
+from pisession.js.value import ToPrimitiveError, js_string
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "conformance" / "jsvalues"
 

@@ -1,4 +1,4 @@
-"""``pisession.jsdate`` against V8: the recorded Node 20 goldens, live Node when it is
+"""``pisession.js.date`` against V8: the recorded Node 20 goldens, live Node when it is
 installed, and properties that need no oracle (ISO round trips, the fast path).
 
 The goldens are ``data/jsdate/cases.jsonl`` (``conformance/jsdate.mjs golden``)."""
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pisession.jsdate import (
+from pisession.js.date import (
     MAX_TIME_MS,
     DateConversionError,
     date_argument,
@@ -25,7 +25,7 @@ from pisession.jsdate import (
     js_time_ms,
     make_day,
 )
-from pisession.jsjson import loads, loads_deep
+from pisession.js.json import loads, loads_deep
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "data" / "jsdate" / "cases.jsonl"
@@ -396,7 +396,7 @@ def test_the_context_stamps_local_times_as_pi_does_in_the_zone(zone, monkeypatch
     """Pi's own ``buildSessionContext`` run under ``TZ=zone`` on a file whose custom and
     summary entries carry date-times without an offset (at DST changes too)."""
     import pisession
-    from pisession import jsjson
+    from pisession.js import json as jsjson
 
     node = _node()
     path = ROOT / "data" / "conformance" / "jsvalues" / "local-time-no-offset.jsonl"

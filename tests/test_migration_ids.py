@@ -12,7 +12,7 @@ import json
 import random
 
 import pisession
-from pisession.jsvalue import field
+from pisession.js.value import field
 from pisession.migration import migrate_v1_to_v2, unique_ids
 
 

@@ -23,10 +23,12 @@ from test_projection_reference import _leaf_id, _leaves
 from test_properties import EXAMPLES, RANDOM, session_bytes
 
 import pisession
-from pisession import context, jsjson, provenance, rule, stream
+from pisession import rule
+from pisession.engine import context, stream
 from pisession.errors import PisessionError
-from pisession.jsvalue import field, js_key
-from pisession.text import value_text
+from pisession.js import json as jsjson
+from pisession.js.value import field, js_key, value_text
+from pisession.views import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from pisession import nodepath
 from pisession.files import (
     RUNNING_PLATFORM,
     default_session_dir,
@@ -26,6 +25,7 @@ from pisession.files import (
     safe_dir_name,
     session_dir_name,
 )
+from pisession.js import path as nodepath
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = json.loads((REPO / "data" / "paths" / "session-dirs.json").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""The fast engine (``pisession.context`` over a columnar index, with its shortcuts)
+"""The fast engine (``pisession.engine.context`` over a columnar index, with its shortcuts)
 equals the readable rule (``pisession.rule``) on generated sessions and on every corpus
 file, for the default leaf, every branch end and some interior entries: the same
 selected entries, the same messages from each, the same settings, and an error where
@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from test_properties import EXAMPLES, RANDOM, legacy_session_bytes, session_bytes
 
 import pisession
-from pisession import jsjson, rule
+from pisession import rule
 from pisession.errors import CycleError, PisessionError
-from pisession.jsvalue import UNDEFINED
+from pisession.js import json as jsjson
+from pisession.js.value import UNDEFINED
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "data").glob("*/*/*.jsonl")) + sorted(
@@ -105,7 +106,7 @@ def test_corpus_projection_equals_the_rule(path):
 def test_none_is_the_default_leaf_everywhere():
     """``None`` names Pi's default leaf (the last entry in file order) in the rule, the
     engine and the session alike; an empty session has no path."""
-    from pisession import context
+    from pisession.engine import context
 
     session = pisession.load(pisession.sample_path("tour"))
     default = session.default_leaf

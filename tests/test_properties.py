@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pisession
-from pisession import jsjson
+from pisession.js import json as jsjson
 
 HANG_SECONDS = 20
 #: Examples per property; raise it for a longer local hunt (e.g. PISESSION_FUZZ_EXAMPLES=5000).

@@ -10,9 +10,9 @@ import re
 import pytest
 
 import pisession
-from pisession import redact
 from pisession.cli import main
-from pisession.export import export_html, md_cell
+from pisession.views import redact
+from pisession.views.export import export_html, md_cell
 
 #: One of each common shape, as they turn up in a session: made up, never real.
 SECRETS = {

@@ -22,9 +22,9 @@ import pytest
 from test_conformance import check_tree
 
 import pisession
-from pisession import jsjson
 from pisession.build import session_bytes
 from pisession.errors import CycleError, SessionFormatError
+from pisession.js import json as jsjson
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DAMAGED = DATA / "damaged"
@@ -420,7 +420,7 @@ DEEP = 100_000
 def test_deep_nesting_in_an_unused_field_loads_as_in_pi():
     """Node's JSON.parse takes 100 000 levels; Pi loads the line and builds the context.
 
-    Fix (pisession/reader.py ``parse_records`` and pisession/jsjson.py ``loads``): catch
+    Fix (pisession/engine/reader.py ``parse_records`` and pisession/js/json.py ``loads``): catch
     ``RecursionError`` next to ``msgspec.DecodeError``. For the structural pass, fall back to
     a skeleton that skips the nested values (e.g. decode with the recursion limit raised, or
     report a ``"too-deep"`` diagnostic naming the line); never let it escape ``load``.
@@ -478,13 +478,15 @@ def test_migrating_writes_numbers_beyond_float_range_as_pi_does():
     data += b'{"type":"message","message":{"role":"user","content":1e400}}\n'
     session = pisession.loads(data, "v1.jsonl", new_id=pisession.sequential_ids())
     assert b'"content":null' in session.dumps()
-    note = session.readback_change()
+    from pisession.views.findings import readback_change
+
+    note = readback_change(session, pisession.loads)
     assert note is not None and "\n" not in note
     assert "line 2 holds a number beyond float range, which JSON writes as null" in note
 
 
 def test_malformed_line_message_reads_well():
-    """Fix (pisession/jsjson.py ``loads``): Python's message for an unterminated string
+    """Fix (pisession/js/json.py ``loads``): Python's message for an unterminated string
     already ends in 'at'; write 'at column N' only when it does not."""
     session = pisession.load(DAMAGED / "truncated-last-line.jsonl")
     assert " at at " not in session.diagnostics[0].message
@@ -616,7 +618,7 @@ def assert_escaped_html(html: str) -> None:
 
 
 def html_pages(folder: Path) -> dict:
-    display = pytest.importorskip("pisession.display")
+    display = pytest.importorskip("pisession.views.display")
     session = pisession.load(hostile_session_file(folder))
     pages = {
         "session_html": display.session_html(session),
@@ -639,8 +641,8 @@ def test_html_output_escapes_session_text(tmp_path):
 
 
 def test_html_output_escapes_bidi_overrides(tmp_path):
-    """Fix (pisession/display.py ``_CONTROL``): add ``\\u202a-\\u202e\\u2066-\\u2069`` (and
-    ``\\ufeff``), as ``pisession.terminal._UNSAFE`` does, or show them as visible escapes."""
+    """Fix (pisession/views/display.py ``_CONTROL``): add ``\\u202a-\\u202e\\u2066-\\u2069`` (and
+    ``\\ufeff``), as ``pisession.views.terminal._UNSAFE`` does, or show them as visible escapes."""
     for name, html in html_pages(tmp_path).items():
         assert not BIDI.search(html), name
 
@@ -684,7 +686,7 @@ def test_a_long_cycle_is_shown_by_its_ends(tmp_path, capsys):
 
 
 def test_terminal_clean_makes_every_control_visible():
-    terminal = pytest.importorskip("pisession.terminal")
+    terminal = pytest.importorskip("pisession.views.terminal")
     for text in HOSTILE:
         cleaned = terminal.clean(text)
         assert not RAW_CONTROL.search(cleaned) and "\n" not in cleaned and "\r" not in cleaned
@@ -715,7 +717,7 @@ def test_ids_types_and_roles_nested_thousands_deep_are_shown_not_raised(tmp_path
     capsys.readouterr()
     session = pisession.load(path)
     assert all(f.reason for f in session.fates())
-    from pisession import display
+    from pisession.views import display
 
     assert "<table" in display.session_html(session)
 
@@ -769,7 +771,7 @@ def test_labels_of_any_json_value_are_shown_not_raised(tmp_path, capsys):
         out = unescape(capsys.readouterr().out)
         assert re.search(r"(?<=[\s>])(#\{\}|\[\{\}\])", out), command  # the empty object
         assert '{"k":[{"k":' in out, command
-    from pisession import display
+    from pisession.views import display
 
     assert "[{}]" in display.session_html(session)
 
@@ -806,7 +808,8 @@ def test_an_unsearchable_home_does_not_stand_in_the_way_of_a_path(tmp_path, monk
 
 @pytest.fixture
 def short_fifo_wait(monkeypatch):
-    from pisession import files, reader
+    from pisession import files
+    from pisession.engine import reader
 
     monkeypatch.setattr(reader, "FIFO_WAIT", 0.2)
     monkeypatch.setattr(files, "FIFO_WAIT", 0.2)
@@ -859,7 +862,7 @@ def test_content_nested_beyond_json_stringify_is_one_line_and_no_output(tmp_path
     stack; ``context`` says so on one line naming the line, writes nothing to stdout, and
     does not build the indented text (800 MB for 20,000 levels) first."""
     from pisession.cli import main
-    from pisession.jsjson import STRINGIFY_DEPTH
+    from pisession.js.json import STRINGIFY_DEPTH
 
     def deep_file(depth: int) -> Path:
         message = {"role": "user", "content": "x", "deep": "DEEP"}

@@ -14,7 +14,7 @@ from builders import HEADER, compaction, edit, entry, jsonl, msg, roles, session
 
 import pisession
 from pisession.errors import CycleError, SessionFormatError, UnknownLeafError
-from pisession.jsvalue import UNDEFINED
+from pisession.js.value import UNDEFINED
 
 # --- [1] lines --------------------------------------------------------------------------
 
@@ -328,12 +328,12 @@ def test_thinking_level_comes_from_the_path_only():
 
 def test_without_compaction_the_whole_path_is_selected():
     s = session(msg("u1", None), entry("label", "l1", "u1", targetId="u1", label="x"))
-    assert [e["id"] for e in s.context_entries()] == ["u1", "l1"]
+    assert [e["id"] for e in [s.entry(p) for p in s.selection().positions]] == ["u1", "l1"]
 
 
 def test_compaction_selects_itself_then_kept_range_then_entries_after():
     s = session(msg("u1", None), msg("u2", "u1"), compaction("c1", "u2", "u2"), msg("u3", "c1"))
-    assert [e["id"] for e in s.context_entries()] == ["c1", "u2", "u3"]
+    assert [e["id"] for e in [s.entry(p) for p in s.selection().positions]] == ["c1", "u2", "u3"]
     assert roles(s.context()) == ["compactionSummary", "user", "user"]
 
 
@@ -344,7 +344,7 @@ def test_system_messages_in_the_kept_range_are_dropped():
         msg("s2", "u1", "system", content="delta"),
         compaction("c1", "s2", "u1"),
     )
-    assert [e["id"] for e in s.context_entries()] == ["c1", "u1"]
+    assert [e["id"] for e in [s.entry(p) for p in s.selection().positions]] == ["c1", "u1"]
     assert {f.id: f.fate for f in s.fates()}["s2"] == "dropped-system"
 
 
@@ -374,13 +374,13 @@ def test_system_messages_in_the_kept_range_are_dropped_even_without_a_checkpoint
 
 def test_retain_none_compaction_keeps_nothing_before_it():
     s = session(msg("u1", None), compaction("c1", "u1", "c1"), msg("u2", "c1"))
-    assert [e["id"] for e in s.context_entries()] == ["c1", "u2"]
+    assert [e["id"] for e in [s.entry(p) for p in s.selection().positions]] == ["c1", "u2"]
     assert s.selection().retains_none and s.selection().first_kept_id == "c1"
 
 
 def test_first_kept_entry_id_not_found_keeps_nothing_before():
     s = session(msg("u1", None), compaction("c1", "u1", "elsewhere"))
-    assert [e["id"] for e in s.context_entries()] == ["c1"]
+    assert [e["id"] for e in [s.entry(p) for p in s.selection().positions]] == ["c1"]
     assert not s.selection().retains_none and s.selection().first_kept_id == "elsewhere"
     missing = session(msg("u1", None), compaction("c1", "u1", None)).selection()
     assert not missing.retains_none and missing.first_kept_id is UNDEFINED
@@ -444,7 +444,7 @@ def test_context_edit_summarized_away_is_not_applied():
         compaction("c1", "u2", "u2"),
         msg("u3", "c1"),
     )
-    assert "e1" not in [e["id"] for e in s.context_entries()]
+    assert "e1" not in [e["id"] for e in [s.entry(p) for p in s.selection().positions]]
     s2 = session(
         msg("u1", None),
         msg("u2", "u1"),

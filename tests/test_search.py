@@ -14,7 +14,7 @@ from builders import compaction, entry, jsonl, msg
 
 import pisession
 from pisession.cli import main
-from pisession.search import Pattern, search_file, search_folder, searched_texts
+from pisession.folders.search import Pattern, search_file, search_folder, searched_texts
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(

@@ -10,8 +10,8 @@ from builders import V1_HEADER, compaction, entry, jsonl, msg, session
 
 import pisession
 from pisession.files import list_sessions, session_file_name
-from pisession.findings import check
 from pisession.samples import REAL_PI_SAMPLES
+from pisession.views.findings import check
 
 SAMPLES = [pisession.sample_path(n) for n in pisession.sample_names()]
 

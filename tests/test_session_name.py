@@ -12,7 +12,7 @@ import pytest
 
 import pisession
 from pisession.cli import main
-from pisession.context import PiFailure
+from pisession.engine.context import PiFailure
 from pisession.files import session_info
 from pisession.tree import NameNotText, shown_name, trimmed_name
 

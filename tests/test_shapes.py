@@ -1,4 +1,4 @@
-"""Message lines read into structs (``pisession.shapes``) only when that is exact.
+"""Message lines read into structs (``pisession.engine.shapes``) only when that is exact.
 
 The writer reads a block of plain message lines into structs of the keys Pi writes when
 encoding them again gives the block back byte for byte. These tests mix lines as Pi
@@ -16,7 +16,7 @@ import random
 import pytest
 
 import pisession
-from pisession import shapes, stream
+from pisession.engine import shapes, stream
 
 HEADER = b'{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}'
 

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pisession
-from pisession import context as rule
-from pisession import reader, stream
-from pisession.jsvalue import NO_KEY, UNDEFINED, js_key, truthy
-from pisession.session import _back_to_back
+from pisession.engine import context as engine
+from pisession.engine import reader, stream
+from pisession.engine.opening import back_to_back as _back_to_back
+from pisession.js.value import NO_KEY, UNDEFINED, js_key, truthy
 
 # --- a rank in the path ------------------------------------------------------------------
 
@@ -31,7 +31,7 @@ def test_the_rank_before_a_cut_is_the_naive_search(path, target, data, near):
     plain search of the whole path before the cut finds, near or far, or nothing."""
     cut = data.draw(st.integers(0, len(path)))
     expected = path[:cut].index(target) if target in path[:cut] else cut
-    assert rule._rank_before(path, target, cut, near) == expected
+    assert engine._rank_before(path, target, cut, near) == expected
 
 
 # --- parents ------------------------------------------------------------------------------
@@ -60,14 +60,14 @@ def naive_parents(parent_ids: list, ids: list) -> list[int]:
 def test_parents_match_a_naive_lookup(pairs):
     ids = [i for i, _ in pairs]
     parent_ids = [p for _, p in pairs]
-    assert rule.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
+    assert engine.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from("abcdef"), min_size=2, max_size=6, unique=True), st.data())
 def test_parents_of_distinct_string_ids_match_a_naive_lookup(ids, data):
     parent_ids = [data.draw(st.sampled_from([None, "", "zz", *ids])) for _ in ids]
-    assert rule.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
+    assert engine.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
 
 
 def test_a_straight_session_needs_no_id_index():
@@ -77,8 +77,8 @@ def test_a_straight_session_needs_no_id_index():
     def index_of():
         raise AssertionError("looked the ids up")
 
-    assert rule.parent_positions(parent_ids, ids, index_of) == list(range(-1, 999))
-    index = rule.EntryIndex.of(
+    assert engine.parent_positions(parent_ids, ids, index_of) == list(range(-1, 999))
+    index = engine.EntryIndex.of(
         [{"type": "label", "id": i, "parentId": p} for i, p in zip(ids, parent_ids)]
     )
     assert "by_id" not in index.__dict__ and index.unique_ids
@@ -93,7 +93,7 @@ def test_a_branch_asks_for_the_id_index_once():
         calls.append(1)
         return {"a": 0, "b": 1, "c": 2}
 
-    assert rule.parent_positions(parent_ids, ids, index_of) == [-1, 0, 0]
+    assert engine.parent_positions(parent_ids, ids, index_of) == [-1, 0, 0]
     assert calls == [1]
 
 
@@ -113,8 +113,8 @@ MESSAGE = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(MESSAGE, max_size=6))
 def test_stored_messages_are_each_entrys_contribution(messages):
-    expected = [m for message in messages for m in rule.message_messages(message)]
-    assert rule.stored_messages(list(messages)) == expected
+    expected = [m for message in messages for m in engine.message_messages(message)]
+    assert engine.stored_messages(list(messages)) == expected
 
 
 def test_a_plain_run_is_message_entries_no_edit_targets():
@@ -124,13 +124,13 @@ def test_a_plain_run_is_message_entries_no_edit_targets():
         {"type": "compaction", "id": "c", "parentId": "a"},
         {"type": "message", "id": 5, "parentId": "c", "message": {"role": "user"}},
     ]
-    index = rule.EntryIndex.of(entries)
-    assert rule.is_plain_run(index, {}, [0, 1])
-    assert not rule.is_plain_run(index, {}, [])
-    assert not rule.is_plain_run(index, {}, [1, 2])  # a compaction
-    assert not rule.is_plain_run(index, {"a": (9, {})}, [0, 1])  # an edit targets a1
-    assert rule.is_plain_run(index, {"zz": (9, {})}, [0, 1])
-    assert not rule.is_plain_run(index, {"zz": (9, {})}, [3])  # an id that is not a string
+    index = engine.EntryIndex.of(entries)
+    assert engine.is_plain_run(index, {}, [0, 1])
+    assert not engine.is_plain_run(index, {}, [])
+    assert not engine.is_plain_run(index, {}, [1, 2])  # a compaction
+    assert not engine.is_plain_run(index, {"a": (9, {})}, [0, 1])  # an edit targets a1
+    assert engine.is_plain_run(index, {"zz": (9, {})}, [0, 1])
+    assert not engine.is_plain_run(index, {"zz": (9, {})}, [3])  # an id that is not a string
 
 
 # --- the written context ------------------------------------------------------------------
@@ -227,7 +227,7 @@ def _sessions_of_every_kind() -> list:
 def test_fates_of_plain_runs_equal_the_general_path(monkeypatch, block):
     """``entry_fates`` reads a plain run's fates without the per-entry steps: the same
     names and details as when every block goes through the contributions."""
-    from pisession import provenance
+    from pisession.views import provenance
 
     monkeypatch.setattr(provenance, "_BLOCK", block)
     checked = 0
@@ -238,7 +238,7 @@ def test_fates_of_plain_runs_equal_the_general_path(monkeypatch, block):
             except pisession.PisessionError:  # a leaf Pi fails on, or an odd id
                 continue
             with monkeypatch.context() as general:
-                general.setattr(rule, "is_plain_run", lambda *args: False)
+                general.setattr(engine, "is_plain_run", lambda *args: False)
                 slow = provenance.entry_fates(session, leaf)
             assert (quick.names, quick._details) == (slow.names, slow._details)
             checked += 1
@@ -251,11 +251,11 @@ def test_tree_parents_match_a_naive_lookup(pairs):
     """Pi's tree view: a non-empty string parentId links as the context does; otherwise
     null or the entry's own id makes a root, any other is looked up (falsy ones too),
     and one not found makes a root."""
-    from pisession.jsvalue import strict_equal
+    from pisession.js.value import strict_equal
     from pisession.tree import tree_parents
 
     entries = [{"id": i, "parentId": p} for i, p in pairs]
-    index = rule.EntryIndex.of(
+    index = engine.EntryIndex.of(
         [{k: v for k, v in e.items() if v is not UNDEFINED} for e in entries]
     )
     by_id = {js_key(i): k for k, (i, _) in enumerate(pairs) if js_key(i) is not NO_KEY}
@@ -281,7 +281,7 @@ def test_straight_runs_of_the_tree_match_a_naive_walk(links):
     for k, link in enumerate(links):
         if 0 <= link < len(links) and link != k:
             entries[k]["parentId"] = f"e{link}"
-    shape = Shape.of(rule.EntryIndex.of(entries))
+    shape = Shape.of(engine.EntryIndex.of(entries))
     children: dict = {}
     for child, parent in zip(shape.order, shape.keys):
         children.setdefault(parent, []).append(child)
@@ -307,7 +307,7 @@ def test_collapsed_runs_match_one_entry_at_a_time(fates, keep, collapse):
     """``collapse_runs`` against a reading one entry at a time: a run ends where the fate
     changes or at an entry to keep; a run longer than ``collapse`` whose gap would hide
     two entries or more shows its first two, the gap and its last two."""
-    from pisession.explain import Gap, collapse_runs
+    from pisession.views.explain import Gap, collapse_runs
 
     expected: list = []
     run: list = []
@@ -366,7 +366,7 @@ JSON_VALUE = st.recursive(
 def test_json_text_skips_number_fixing_only_where_nothing_changes(value):
     """``jsjson.dumps`` rewrites numbers only when the text may hold one Python writes
     differently from JavaScript: the same text as rewriting every time."""
-    from pisession import jsjson
+    from pisession.js import json as jsjson
 
     fast = jsjson.dumps(value)
     saved = jsjson._maybe_different
@@ -397,7 +397,7 @@ BLOCK = st.one_of(
 @settings(max_examples=400, deadline=None)
 @given(st.lists(BLOCK, max_size=5) | st.text(max_size=20), st.integers(0, 80))
 def test_a_preview_starts_as_the_whole_text(content, enough):
-    from pisession.text import content_summary, entry_text
+    from pisession.views.text import content_summary, entry_text
 
     whole = content_summary(content)
     start = content_summary(content, enough)

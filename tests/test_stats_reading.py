@@ -5,7 +5,7 @@ fields have: the reading shortcut may refuse a line, never count it differently.
 import pytest
 
 from pisession.build import tiny_session
-from pisession.stats import session_stats
+from pisession.engine.stats import session_stats
 
 USAGE = {"input": 10, "output": 2, "cacheRead": 1, "cacheWrite": 0, "cost": {"total": 0.25}}
 ODD = [
@@ -58,8 +58,8 @@ def test_each_line_counts_as_its_full_entry():
     import glob
     import json
 
-    from pisession.jsjson import loads
-    from pisession.stats import STATS_DECODER, entry_contribution, line_contribution
+    from pisession.engine.stats import STATS_DECODER, entry_contribution, line_contribution
+    from pisession.js.json import loads
 
     raw = [json.dumps(line).encode() for line in LINES]
     for path in glob.glob("data/**/*.jsonl", recursive=True):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pisession.cli import main
-from pisession.terminal import clean, pad, text_width, truncate, wrap
+from pisession.views.terminal import clean, pad, text_width, truncate, wrap
 
 FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
 ZWSP = "a\u200bb"

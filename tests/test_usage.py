@@ -1,4 +1,4 @@
-"""``pisession.usage`` equals Pi 1.6.0's own ``getUsageCostBreakdown`` on every file of the
+"""``pisession.folders.usage`` equals Pi 1.6.0's own ``getUsageCostBreakdown`` on every file of the
 corpus (``data/usage/breakdowns.json``, recorded by ``conformance/record-usage.mjs``),
 for every entry and for the default leaf's path; summed over a folder, grouped, and
 through ``pisession usage``."""
@@ -16,10 +16,10 @@ import pytest
 
 import pisession
 from pisession.cli import main
+from pisession.engine.stats import js_total
 from pisession.errors import CycleError, SessionFormatError
-from pisession.jsvalue import js_string
-from pisession.stats import js_total
-from pisession.usage import UsageError, scan_folder, session_breakdown, session_usage
+from pisession.folders.usage import UsageError, scan_folder, session_breakdown, session_usage
+from pisession.js.value import js_string
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = json.loads((ROOT / "data" / "usage" / "breakdowns.json").read_text("utf-8"))

@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pisession
-from pisession import cli, jsjson
+from pisession import cli
 from pisession.errors import CycleError, PisessionError
-from pisession.jsvalue import CANNOT_CONVERT, UNDEFINED, field, strict_equal
+from pisession.js import json as jsjson
+from pisession.js.value import CANNOT_CONVERT, UNDEFINED, field, strict_equal
 from pisession.system_prompt import replay_system_prompt
 
 STAGES = ("context", "projection", "llm", "systemMessage", "systemPrompt")
@@ -423,7 +424,7 @@ def _text_difference(ours: bytes, theirs: bytes) -> str:
 
 def _diff_probe(session) -> str:
     """``pisession diff`` between the default leaf and the first branch end."""
-    from pisession.diff import diff_text
+    from pisession.views.diff import diff_text
 
     leaves = session.leaves()
     ids = [field(session.entry(p), "id") for p in leaves[:1]]
@@ -435,8 +436,8 @@ def _diff_probe(session) -> str:
 
 def _probe(out: _Collector, session) -> None:
     """Readers other than the context: only a PisessionError may come out."""
-    from pisession.explain import explain_text, tree_text
-    from pisession.export import export_html, export_markdown
+    from pisession.views.explain import explain_text, tree_text
+    from pisession.views.export import export_html, export_markdown
 
     probes = [
         ("export_html", lambda: export_html(session)),

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from pisession.jsjson import loads
+from pisession.js.json import loads
 
 HERE = Path(__file__).resolve().parent
 CONFORMANCE = HERE.parent

@@ -88,8 +88,8 @@ class Fuzzer:
 
     def _dates_differ(self, data: bytes) -> bool:
         """Does pisession parse some timestamp string of the file differently from V8?"""
-        from pisession.jsdate import js_time_ms
-        from pisession.jsjson import LineDecodeError, loads
+        from pisession.js.date import js_time_ms
+        from pisession.js.json import LineDecodeError, loads
 
         values = []
         for line in data.split(b"\n"):
@@ -162,7 +162,7 @@ class Fuzzer:
             "findings": [f.__dict__ for f in (findings_small or findings)],
             "pi": answer_small.get("golden", answer_small),
         }
-        from pisession.jsjson import dumps
+        from pisession.js.json import dumps
 
         (folder / f"{stem}.json").write_text(dumps(report, 1) + "\n", encoding="utf-8")
 

@@ -12,7 +12,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 import pisession  # noqa: E402
-from pisession.draw import (  # noqa: E402
+from pisession.views.draw import (  # noqa: E402
     draw_tree,
     edits_figure,
     migration_figure,

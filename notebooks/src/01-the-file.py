@@ -202,12 +202,12 @@ print("lines that reached it:", [f.line for f in reached])
 print(Counter(f.fate for f in fates))
 
 # %% [markdown]
-# `pisession.explain.explain_text` prints the whole account: one line per entry, its
+# `pisession.views.explain.explain_text` prints the whole account: one line per entry, its
 # fate and the reason. (The command line shows the same text with
 # `pisession explain FILE`.)
 
 # %%
-from pisession.explain import explain_text
+from pisession.views.explain import explain_text
 
 print(explain_text(b, width=120))
 

@@ -17,7 +17,7 @@
 # - the **path**: the entries from the root to a leaf, found by following `parentId`;
 # - labels (bookmarks on entries) and the session name;
 # - what `/clone`, `/fork` and `pi --fork` write: a new file, from files Pi 0.87.1 wrote;
-# - how to draw the tree with `pisession.draw.draw_tree`.
+# - how to draw the tree with `pisession.views.draw.draw_tree`.
 #
 # Three exercises at the end: the walk, the default leaf and labels.
 
@@ -89,7 +89,7 @@ for leaf_id in ("a6000001", "cm000001"):
 # that leaf; the thick line is the path. The default leaf first:
 
 # %%
-from pisession.draw import draw_tree
+from pisession.views.draw import draw_tree
 
 draw_tree(tour)
 
@@ -332,7 +332,7 @@ assert forked.entries == tour.entries
 # it. The stored output is not compared by the tests.)
 
 # %% tags=nbval-ignore-output
-from pisession.explorers import branch_explorer
+from pisession.views.explorers import branch_explorer
 
 branch_explorer(tour)
 

@@ -95,11 +95,11 @@ print("leaf u3:", branches.context("u3").thinking_level)
 # | `compaction` (the newest) | its stored system message, if any, then a `compactionSummary` message |
 # | `model_change`, `thinking_level_change`, `usage`, `context_edit`, `custom`, `label`, `session_info` | nothing (state only) |
 #
-# `pisession.context.entry_messages` is that table as a function. On the path to the
+# `pisession.rule.entry_messages` is that table as a function. On the path to the
 # branch leaf `cm000001`:
 
 # %%
-from pisession.context import entry_messages
+from pisession.rule import entry_messages
 
 for entry in tour.path("cm000001"):
     roles = [m["role"] for m in entry_messages(entry)]
@@ -141,12 +141,12 @@ from IPython.display import display
 display(projection, include=["text/html"])
 
 # %% [markdown]
-# The whole rule in one picture, drawn from the tour by `pisession.draw.pipeline_figure`:
+# The whole rule in one picture, drawn from the tour by `pisession.views.draw.pipeline_figure`:
 # every entry of the file, the path to the leaf, the selection, the messages after
 # context edits, and what `convertToLlm` hands the provider. Colours are fates.
 
 # %%
-from pisession.draw import pipeline_figure
+from pisession.views.draw import pipeline_figure
 
 pipeline_figure(tour)
 
@@ -285,7 +285,7 @@ print(len(projected.messages), "messages, from", [entries[p]["id"] for p in proj
 
 # %% [markdown]
 # `session.context()` answers the same through pisession's fast engine
-# (`pisession.context`), which reads a 290 MB file in a few seconds by decoding only the
+# (`pisession.engine.context`), which reads a 290 MB file in a few seconds by decoding only the
 # entries that decide the answer. The tests hold the two equal on every file of the
 # conformance corpus and on thousands of generated sessions; here, on the tour:
 

@@ -234,7 +234,7 @@ for position, entry in enumerate(b.entries):
 # the newest compaction to the first kept entry:
 
 # %%
-from pisession.draw import draw_tree
+from pisession.views.draw import draw_tree
 
 draw_tree(b)
 
@@ -275,7 +275,7 @@ draw_tree(b)
 # %%
 import math
 
-from pisession import jsjson
+from pisession.js import json as jsjson
 
 
 def js_length(text):
@@ -478,7 +478,7 @@ for position in [p for p in range(len(b.entries)) if b.line_of(p) >= 28]:
 # run the notebook to use it. The stored output is not compared by the tests.)
 
 # %% tags=nbval-ignore-output
-from pisession.explorers import compaction_stepper
+from pisession.views.explorers import compaction_stepper
 
 compaction_stepper(b)
 

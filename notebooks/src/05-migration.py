@@ -174,11 +174,11 @@ migrated_line = v1.dumps().decode().splitlines()[1]
 print("line 2 after migration ends with:", migrated_line[-40:])
 
 # %% [markdown]
-# The same migration as a picture (`pisession.draw.migration_figure`): each row is one
+# The same migration as a picture (`pisession.views.draw.migration_figure`): each row is one
 # line of the v1 sample; highlighted rows are what a step changed.
 
 # %%
-from pisession.draw import migration_figure
+from pisession.views.draw import migration_figure
 
 migration_figure(v1_path)
 
@@ -190,7 +190,7 @@ migration_figure(v1_path)
 # highlighted. (Interactive; the stored output is not compared by the tests.)
 
 # %% tags=nbval-ignore-output
-from pisession.explorers import migration_stepper
+from pisession.views.explorers import migration_stepper
 
 migration_stepper(v1_path)
 

@@ -78,7 +78,7 @@ for fate in b.fates():
 # not run.
 
 # %%
-from pisession.context import selected_messages
+from pisession.engine.context import selected_messages
 
 
 def context_ignoring_edits(session, leaf_id=None):
@@ -108,11 +108,11 @@ for name, session in (("tour", tour), ("sample b", b)):
 # sample b's the failed, empty assistant message that Pi had removed: that is what a
 # reader that ignores context edits, as PiG documents, would send.
 #
-# `pisession.explorers.context_without_edits` is the same view as a projection (the
+# `pisession.views.explorers.context_without_edits` is the same view as a projection (the
 # source entry of every message included):
 
 # %%
-from pisession.explorers import context_edit_toggle, context_without_edits
+from pisession.views.explorers import context_edit_toggle, context_without_edits
 
 print(context_without_edits(tour).messages == context_ignoring_edits(tour))
 print(context_without_edits(b).messages == context_ignoring_edits(b))
@@ -127,11 +127,11 @@ print(context_without_edits(b).messages == context_ignoring_edits(b))
 context_edit_toggle(tour)
 
 # %% [markdown]
-# Before and after as a picture (`pisession.draw.edits_figure`): the tour's messages with
+# Before and after as a picture (`pisession.views.draw.edits_figure`): the tour's messages with
 # its context edit ignored and applied; the changed message is coloured.
 
 # %%
-from pisession.draw import edits_figure
+from pisession.views.draw import edits_figure
 
 edits_figure(tour)
 
@@ -194,12 +194,12 @@ print(f"of which the three compactions cost {compaction_cost:.5f}")
 # OpenRouter's `auto` picked it); a usage entry under its own provider and model; the
 # usage of tool results, compactions and branch summaries under `Tools/summaries`. Keys
 # with no tokens and no cost are left out; the rest come by cost, highest first.
-# `pisession.usage.session_breakdown` counts the same way (the tests hold it equal to
+# `pisession.folders.usage.session_breakdown` counts the same way (the tests hold it equal to
 # Pi's own function on every file of the corpus), and `to_records()` gives plain rows, one
 # dict each, which `pandas.DataFrame(...)` or `polars.DataFrame(...)` take as they are:
 
 # %%
-from pisession.usage import scan_folder, session_breakdown
+from pisession.folders.usage import scan_folder, session_breakdown
 
 for row in session_breakdown(b).to_records():
     print(row)
@@ -217,12 +217,12 @@ print(f"{folder.sessions} sessions ({len(folder.skipped)} skipped), {len(records
 print(f"total: {folder.total.tokens:,} tokens, cost {folder.total.cost:.4f}")
 
 # %% [markdown]
-# `pisession.tables.table(records)` shows them as a data frame when pandas is installed
+# `pisession.views.tables.table(records)` shows them as a data frame when pandas is installed
 # (Colab and Binder have it), else as a plain HTML table (the stored output is whichever
 # this notebook was built with):
 
 # %% tags=nbval-ignore-output
-from pisession.tables import table
+from pisession.views.tables import table
 
 table(records)
 
@@ -266,7 +266,7 @@ print(a.system_prompt().text[:700], "...")
 # one leaves in force (interactive; not compared by the tests):
 
 # %% tags=nbval-ignore-output
-from pisession.explorers import system_prompt_view
+from pisession.views.explorers import system_prompt_view
 
 system_prompt_view(a)
 

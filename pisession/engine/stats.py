@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from .jsvalue import UNDEFINED, js_number_value
-from .jsvalue import field as js_field
+from ..js.value import UNDEFINED, js_number_value
+from ..js.value import field as js_field
 
 
 @dataclass
@@ -348,7 +348,7 @@ def counted_columns(index, raw_lines=None) -> list[list]:
     (the entry decoded in full where that gives None, or without ``raw_lines``). A big
     session's second half is counted by a helper process meanwhile.
 
-    >>> from pisession.context import EntryIndex
+    >>> from pisession.engine.context import EntryIndex
     >>> index = EntryIndex.of([{"type": "message", "message": {"role": "user"}},
     ...     {"type": "usage", "usage": {"input": 5}}])
     >>> dict(zip(COUNTED, counted_columns(index)))["input"]

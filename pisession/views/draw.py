@@ -28,16 +28,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from . import context as rule
+from ..engine import context as engine
+from ..errors import PisessionError
+from ..js.value import UNDEFINED, js_key
+from ..js.value import field as js_field
+from ..tree import shown_name
 from .display import short_id
-from .errors import PisessionError
-from .jsvalue import UNDEFINED, js_key
-from .jsvalue import field as js_field
 from .provenance import FATE, FATES, UNKNOWN_COLOUR, ink_on
 from .text import entry_kind, plural
 from .text import one_line as shorten
 from .text import strip_unsafe as clean_text
-from .tree import shown_name
 
 if TYPE_CHECKING:
     from matplotlib.artist import Artist
@@ -303,7 +303,7 @@ def _kept_visible(session, children: dict, cycles: set, reading: _Reading) -> se
         special.add(reading.leaf)
     if reading.cut:
         special |= {c for c in reading.cut if c is not None}
-    special.update(rule.of_type(index, "compaction"))
+    special.update(engine.of_type(index, "compaction"))
     special.update(index.by_id[k] for k in session.labels if k in index.by_id)
     return special
 
@@ -1184,7 +1184,7 @@ def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
     >>> [len(c.boxes) for c in chart.columns]
     [26, 22, 12, 10, 10]
     """
-    from .llm import to_llm_message
+    from ..llm import to_llm_message
     from .text import model_text
 
     projection, fates = session.projection(leaf_id), session.fates(leaf_id).names
@@ -1321,7 +1321,7 @@ def migration_chart(path_or_bytes) -> ColumnChart:
     >>> [c.title for c in chart.columns], [j.label for j in chart.jumps][:1]
     (['as read (v1)', 'after v1 -> v2', 'after v2 -> v3'], ['firstKeptEntryIndex 5 (header = 0)'])
     """
-    from .explorers import migration_views
+    from ..engine.opening import migration_views
 
     views = migration_views(path_or_bytes)
     columns, links, jumps = [], [], []

@@ -25,9 +25,9 @@ from typing import Any, cast
 
 import msgspec
 
-from .errors import SessionFormatError
-from .jsjson import LineDecodeError, dumps, loads
-from .jsvalue import UNDEFINED, js_falsy
+from ..errors import Diagnostic, SessionFormatError
+from ..js.json import LineDecodeError, dumps, line_bounds, loads
+from ..js.value import UNDEFINED, js_falsy
 
 #: Files up to this size are kept in memory; bigger ones are read in chunks of it.
 CHUNK = 64 * 1024 * 1024
@@ -57,23 +57,11 @@ _core_decoder = msgspec.json.Decoder(_Core)
 _any_decoder = msgspec.json.Decoder()
 
 
-@dataclass(frozen=True)
-class Diagnostic:
-    """One line pisession (and Pi) did not use, or used in a surprising way."""
-
-    line: int
-    kind: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}"
-
-
 @dataclass
 class ParsedLines:
     """Every kept line (parsed value) of a file, as columns; the header is row 0.
 
-    ``roles`` holds ``message.role`` (``context.NO_MESSAGE`` when ``message`` is null or
+    ``roles`` holds ``message.role`` (``tree.NO_MESSAGE`` when ``message`` is null or
     absent); ``values`` the full value of the rows the fast path did not read;
     ``counted``, when the lines were read counting, what each row adds to the session
     statistics (``stats.contribution``), as one column per figure (``stats.COUNTED``).
@@ -185,32 +173,9 @@ def _pick(column, keep: list[int]):
 
 
 def _no_message() -> object:
-    from .context import NO_MESSAGE
+    from ..tree import NO_MESSAGE
 
     return NO_MESSAGE
-
-
-def line_bounds(data, lo: int = 0, hi: int | None = None) -> tuple[list[int], list[int]]:
-    """Start and end offsets of every ``\\n``-separated line of ``data[lo:hi]`` (line
-    ``n`` is at index ``n - 1``; offsets index ``data``). A last line without a trailing
-    newline counts; an empty tail does not.
-
-    >>> line_bounds(b"a\\n\\nbc")
-    ([0, 2, 3], [1, 2, 5])
-    """
-    hi = len(data) if hi is None else hi
-    ends: list[int] = []
-    append, find = ends.append, data.find
-    end = find(b"\n", lo, hi)
-    while end >= 0:
-        append(end)
-        end = find(b"\n", end + 1, hi)
-    starts = [lo, *(end + 1 for end in ends)]
-    if starts[-1] >= hi:
-        starts.pop()
-    else:
-        ends.append(hi)
-    return starts, ends
 
 
 def _bytes_at(data, offsets: list[int]) -> bytes:
@@ -273,8 +238,8 @@ class _Columns:
             return [self._name(v) for v in values]
 
     def add_value(self, number: int, start: int, end: int, value: object, keep: bool) -> None:
-        from .context import message_role
-        from .jsvalue import field
+        from ..js.value import field
+        from ..tree import message_role
 
         p = self.parsed
         if keep:
@@ -449,7 +414,7 @@ def parse_halves(
     path: str, size: int, counting: bool = False
 ) -> tuple[ParsedLines, list[Diagnostic]]:
     """``parse_file`` of a big file, its second half parsed by a second process when one
-    can help (``pisession.parallel``); the same result either way."""
+    can help (``pisession.engine.parallel``); the same result either way."""
     from .parallel import can_fork, in_child
 
     with open(path, "rb") as handle:
@@ -726,7 +691,6 @@ __all__ = [
     "LineStore",
     "ParsedLines",
     "complete_lines",
-    "line_bounds",
     "parse_file",
     "parse_lines",
     "read_source",

@@ -5,7 +5,7 @@ Jupyter calls these through ``Session._repr_html_``, ``Context._repr_html_`` and
 control characters removed), shortened and HTML-escaped, so a session holding
 ``<script>`` shows it as text. No JavaScript, no external CSS.
 
-Words come from ``pisession.text`` and fate colours from ``provenance.FATES``, as in
+Words come from ``pisession.views.text`` and fate colours from ``provenance.FATES``, as in
 every other view.
 """
 
@@ -15,10 +15,11 @@ import html
 import re
 from collections.abc import Sequence
 
-from .jsvalue import field as js_field
+from ..engine.context import Projection
+from ..js.value import field as js_field
+from ..tree import shown_name
 from .provenance import FATE, UNKNOWN_COLOUR
 from .text import entry_text, id_text, kind_of, message_text, one_line, plural, strip_unsafe
-from .tree import shown_name
 
 # --- HTML -------------------------------------------------------------------------------
 
@@ -193,7 +194,7 @@ def session_html(session, leaf_id: object = None, max_rows: int | None = 200) ->
     >>> "Tour of the session format" in html_text
     True
     """
-    from .errors import PisessionError
+    from ..errors import PisessionError
 
     version = session.original_version
     facts = [
@@ -359,3 +360,15 @@ def details_html(title: str, body: str, open_: bool = False) -> str:
     '<details><summary>summary</summary><p>x</p></details>'
     """
     return f"<details{' open' if open_ else ''}><summary>{title}</summary>{body}</details>"
+
+
+def notebook_html(value) -> str:
+    """What a notebook shows for a ``Context`` or a ``Projection`` (their ``_repr_html_``:
+    the facade passes this function to the engine).
+
+    >>> import pisession
+    >>> notebook_html(pisession.load("tour").context()) == context_html(
+    ...     pisession.load("tour").context())
+    True
+    """
+    return projection_html(value) if isinstance(value, Projection) else context_html(value)

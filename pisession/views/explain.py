@@ -10,7 +10,7 @@ print the same account the command line shows. They word the rule's outputs
 >>> "9 of 26 entries reached the model" in text
 True
 
-Every piece of session text is passed through ``pisession.text.visible``. The text
+Every piece of session text is passed through ``pisession.views.text.visible``. The text
 fits the ``width`` it is given without hiding an answer: a reason that does not fit
 beside its row goes on the line below it (shared by the rows above that have the same
 reason), and at a narrow width the fate joins it there.
@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from itertools import compress, groupby, repeat
 from operator import eq
 
-from . import context as rule
-from .jsvalue import UNDEFINED
-from .jsvalue import field as js_field
+from ..engine import context as engine
+from ..js.value import UNDEFINED, quoted
+from ..js.value import field as js_field
+from ..tree import shown_name
 from .provenance import FATE, FATES, OFF_PATH
 from .terminal import SGR, Look, pad, text_width, wrap
-from .text import entry_kind, entry_text, id_text, model_text, plural, quoted, visible
-from .tree import shown_name
+from .text import entry_kind, entry_text, id_text, model_text, plural, visible
 
 #: Marks for "reached the model" and "did not", in Unicode and in ASCII.
 MARKS = {True: ("✓", "+"), False: ("✗", "-")}
@@ -53,7 +53,7 @@ class Reading:
     building the context: the path, the selection, the settings, the message count."""
 
     path: list
-    selection: rule.Selection
+    selection: engine.Selection
     thinking_level: object
     model: object
     messages: int
@@ -171,7 +171,7 @@ def _compaction_rows(session, projection) -> list[tuple[str, str]]:
     compaction = projection.compaction
     if compaction is None:
         return [("compaction", "none on the path: the whole path is selected")]
-    older = len(rule.of_type(session.index, "compaction", projection.path)) - 1
+    older = len(engine.of_type(session.index, "compaction", projection.path)) - 1
     extra = f" (+{older} older on the path)" if older else ""
     return [
         ("compaction", f"{_where(session, compaction)}, newest{extra}"),
@@ -346,7 +346,7 @@ def remarkable(session, leaf: int | None) -> set[int]:
     index = session.index
     keep = {leaf} if leaf is not None else set()
     keep.update(session.shape.leaves)
-    compactions = rule.of_type(index, "compaction")
+    compactions = engine.of_type(index, "compaction")
     keep.update(compactions)
     for entry in session.entries_at(compactions):
         target = index.position_of(js_field(entry, "firstKeptEntryId"))
@@ -955,7 +955,7 @@ def decode_shown(session, items: list) -> None:
 
 
 def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:
-    from .parallel import BIG_SESSION, in_child
+    from ..engine.parallel import BIG_SESSION, in_child
 
     walk = list(tree_walk(session, view.names, keep, collapse, view.pieces))
     # a big session's first half of the lines by a helper process meanwhile

@@ -33,7 +33,7 @@ try:  # the parser of the re module (3.11+), to read a pattern's plain text
 except ImportError:  # Python 3.10
     import sre_parse as _parser  # type: ignore[no-redef]
 
-from .jsjson import LineDecodeError, dumps, loads
+from ..js.json import LineDecodeError, dumps, loads
 from .text import plural
 
 #: Secret shapes pisession knows itself: (kind, pattern, hints): every match holds one

@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from . import context as rule
-from .jsvalue import UNDEFINED, truthy
-from .jsvalue import field as js_field
-from .text import id_text, value_text
+from ..engine import context as engine
+from ..js.value import UNDEFINED, truthy, value_text
+from ..js.value import field as js_field
+from .text import id_text
 
 
 @dataclass(frozen=True)
@@ -242,7 +242,7 @@ class Fates(Sequence):
     """The fate of every entry for one leaf, in file order (a ``Fate`` per item, made
     when asked for; ``names`` holds the fate names as one column)."""
 
-    def __init__(self, session, names: list[str], details: dict, steps: rule.Steps, leaf):
+    def __init__(self, session, names: list[str], details: dict, steps: engine.Steps, leaf):
         self._session = session
         self.names = names
         self._details = details  # position -> (message count, roles, edit position)
@@ -256,7 +256,7 @@ class Fates(Sequence):
         return self.steps.path
 
     @property
-    def selection(self) -> rule.Selection:
+    def selection(self) -> engine.Selection:
         """The selected entries (``steps.selection``)."""
         return self.steps.selection
 
@@ -317,8 +317,8 @@ class Fates(Sequence):
             {
                 "position": f.position,
                 "line": f.line,
-                "id": rule.record_value(f.id),
-                "type": rule.record_value(f.type),
+                "id": engine.record_value(f.id),
+                "type": engine.record_value(f.type),
                 "role": _role_cell(roles[f.position]) if f.type == "message" else None,
                 "fate": f.fate,
                 "reached": f.reached_model,
@@ -401,7 +401,7 @@ class Fates(Sequence):
         )
 
     def _roles(self, position: int) -> tuple:
-        messages = rule.entry_messages(self._session.entry(position))
+        messages = engine.entry_messages(self._session.entry(position))
         return tuple(value_text(js_field(m, "role")) for m in messages)
 
     def _checkpoint(self) -> bool:
@@ -416,22 +416,22 @@ class Fates(Sequence):
         )
 
 
-def _item_fate(item: rule.ProjectedEntry) -> str:
+def _item_fate(item: engine.ProjectedEntry) -> str:
     """The fate of a selected entry, from what it contributed and why it is selected."""
     if item.edit is not None and js_field(item.edit, "replacement") is None:
         return OMITTED
     if item.edit is not None and any(
-        js_field(m, "role") in rule.EDITABLE_ROLES for m in item.messages
+        js_field(m, "role") in engine.EDITABLE_ROLES for m in item.messages
     ):
         return EDITED
-    if item.part == rule.COMPACTION and item.messages:
+    if item.part == engine.COMPACTION and item.messages:
         return COMPACTION
     if not item.messages:
         return STATE_ONLY
-    return KEPT if item.part == rule.KEPT else SENT
+    return KEPT if item.part == engine.KEPT else SENT
 
 
-def _roles_only(index: rule.EntryIndex):
+def _roles_only(index: engine.EntryIndex):
     """Decoding for fates: a message entry stands in as its role alone (it contributes
     one message of that role, whatever its content, and edits go by role); the other
     entries are decoded in full."""
@@ -474,14 +474,14 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
     positions = selection.positions
     for first in range(0, len(positions), _BLOCK):
         chunk = positions[first : first + _BLOCK]
-        if rule.is_plain_run(index, edits, chunk):  # each sends its stored message
+        if engine.is_plain_run(index, edits, chunk):  # each sends its stored message
             for position, part in zip(chunk, selection.parts(first, first + len(chunk))):
                 if not done[position]:
                     done[position] = 1
-                    names[position] = KEPT if part == rule.KEPT else SENT
+                    names[position] = KEPT if part == engine.KEPT else SENT
             continue
         stop = first + len(chunk)
-        (items,) = rule.contribution_blocks(index, selection, edits, _BLOCK, decode, first, stop)
+        (items,) = engine.contribution_blocks(index, selection, edits, _BLOCK, decode, first, stop)
         for item in items:
             if done[item.position]:
                 continue
@@ -498,11 +498,11 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
 def _role_cell(role: object) -> object:
     """A message's role as a table cell (None for a message entry without a message)."""
     plain = role is None or isinstance(role, (str, int, float, bool, list, dict))
-    return rule.record_value(role) if plain else None
+    return engine.record_value(role) if plain else None
 
 
 #: Selected entries whose fates are read together.
-_BLOCK = rule.BLOCK
+_BLOCK = engine.BLOCK
 
 
 __all__ = [

@@ -26,8 +26,8 @@ from typing import Any, cast
 
 import msgspec
 
-from .errors import PisessionError
-from .jsvalue import (
+from ..errors import PisessionError
+from ..js.value import (
     UNDEFINED,
     ToPrimitiveError,
     js_number_value,
@@ -36,7 +36,7 @@ from .jsvalue import (
     to_number,
     truthy,
 )
-from .jsvalue import field as js_field
+from ..js.value import field as js_field
 
 #: Where Pi counts usage that no model answered for (tool results, summaries).
 TOOLS_KEY = "Tools/summaries"
@@ -243,7 +243,7 @@ def breakdown_from_totals(totals: dict[str, list]) -> Breakdown:
     ...     "c": [1, 0, 0, 0, 0.2]})]
     ['c', 'a']
     """
-    from .tree import v8_sort
+    from ..tree import v8_sort
 
     rows = [UsageRow(key, t[4], tokens_of(t), t[0], t[1], t[2], t[3]) for key, t in totals.items()]
     rows = [r for r in rows if js_greater_than_zero(r.cost) or js_greater_than_zero(r.tokens)]
@@ -447,8 +447,7 @@ def session_usage(path: str, branch: bool = False) -> SessionUsage:
     >>> u.breakdown[0].key, sorted({day for day, _ in u.days}) != []
     ('fake/fake-coder', True)
     """
-    from .search import session_name
-    from .session import load
+    from ..session import load
 
     out = SessionUsage(path)
     try:
@@ -617,7 +616,7 @@ def _row(name: str, group: _Group) -> FolderRow:
 
 
 def _worker_count(workers: int | None, files: int) -> int:
-    from .parallel import can_fork
+    from ..engine.parallel import can_fork
 
     if workers is not None:
         return max(1, workers)
@@ -717,3 +716,17 @@ def header_cwd(path) -> str:
     except (OSError, msgspec.DecodeError):
         return ""
     return cwd if isinstance(cwd, str) else ""
+
+
+def session_name(session) -> str | None:
+    """The session's name, or None where Pi's ``getSessionName`` would throw on it (the
+    hits and the usage are still counted).
+
+    >>> import pisession
+    >>> session_name(pisession.load(pisession.sample_path("tour")))
+    'Tour of the session format'
+    """
+    try:
+        return session.name
+    except PisessionError:
+        return None

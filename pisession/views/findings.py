@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import is_
 
-from . import context as rule
-from .errors import CycleError, SessionFormatError, cycle_text
-from .jsvalue import NO_KEY, UNDEFINED, js_key, nullish
-from .jsvalue import field as js_field
-from .migration import CURRENT_VERSION, header_version
-from .text import quoted
+from ..engine import context as engine
+from ..errors import CycleError, PisessionError, SessionFormatError, cycle_text
+from ..js.value import NO_KEY, UNDEFINED, js_key, nullish, quoted
+from ..js.value import field as js_field
+from ..migration import CURRENT_VERSION, header_version, rewrite_losses
 
 #: Finding kinds that do not make ``check`` fail (harmless to Pi and to readers): a
 #: blank line, and a legacy version (information: Pi reads such a file as well as any,
@@ -56,6 +55,19 @@ def version_text(version: object) -> str:
     ('no version (means version 1)', 'version 2')
     """
     return "no version (means version 1)" if version is None else f"version {quoted(version)}"
+
+
+def context_shape(session):
+    """The tree as the context's walk links it (``index.parents``: a falsy ``parentId``
+    makes a root), where Pi's tree view (``session.shape``) may link otherwise.
+
+    >>> import pisession
+    >>> context_shape(pisession.load(pisession.sample_path("tour"))).roots
+    [0]
+    """
+    from ..tree import Shape
+
+    return Shape.of(session.index, session._timestamp, session.index.parents, session._failure)
 
 
 def _name(index, position: int) -> str:
@@ -121,7 +133,7 @@ def tree_findings(session) -> list[Finding]:
             )
         )
     roles = index.roles
-    missing = list(compress(range(len(roles)), map(is_, roles, repeat(rule.NO_MESSAGE))))
+    missing = list(compress(range(len(roles)), map(is_, roles, repeat(engine.NO_MESSAGE))))
     for p in missing:
         if index.types[p] == "message":
             out.append(
@@ -161,7 +173,7 @@ def _paths_to(session, kinds: tuple[str, ...]):
     types = index.types
     if not any(kind in types for kind in kinds):  # (a type may be an unhashable object)
         return
-    shape = session.context_shape  # the paths the rule walks
+    shape = context_shape(session)  # the paths the rule walks
     place = _Place([], {}, [])
     path, ranks, compactions = place.path, place.ranks, place.compactions
     stack = [(p, 0) for p in reversed(shape.roots)]
@@ -195,9 +207,9 @@ class _Selections:
 
     def __init__(self, index):
         self.index = index
-        self.made: dict[int, rule.Selection] = {}
+        self.made: dict[int, engine.Selection] = {}
 
-    def at(self, place: _Place) -> rule.Selection | None:
+    def at(self, place: _Place) -> engine.Selection | None:
         """The selection for the path at ``place`` (None: no compaction on it)."""
         if not place.compactions:
             return None
@@ -205,7 +217,7 @@ class _Selections:
         found = self.made.get(newest)
         if found is None:
             stop = place.ranks[newest] + 1  # the path up to it
-            found = self.made[newest] = rule.select(self.index, place.path, stop)
+            found = self.made[newest] = engine.select(self.index, place.path, stop)
         return found
 
 
@@ -241,7 +253,7 @@ def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit
     types = index.types
     selections = _Selections(index)
     if "context_edit" in kinds:  # read the edits and what they target together
-        edits = session.entries_at(rule.of_type(index, "context_edit"))
+        edits = session.entries_at(engine.of_type(index, "context_edit"))
         targets = (index.position_of(js_field(edit, "targetId")) for edit in edits)
         session.entries_at([t for t in targets if t is not None])
     out = []
@@ -281,10 +293,10 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
     selection = selections.at(place)
     if selection is not None and not selection.holds(rank, t):
         return f"{where} is no longer in the context there: no effect"
-    if index.types[t] == "message" and index.roles[t] is rule.NO_MESSAGE:
+    if index.types[t] == "message" and index.roles[t] is engine.NO_MESSAGE:
         return None  # reported as pi-fails already
     first = selection is not None and selection.compaction == t  # else an older compaction
-    messages = rule.selected_messages(index, t, session.entry(t), first)
+    messages = engine.selected_messages(index, t, session.entry(t), first)
     roles = [js_field(m, "role") for m in messages]
     replacement = js_field(edit, "replacement")
     older = index.types[t] == "compaction" and not first
@@ -295,7 +307,7 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
             if messages
             else f"targets {quoted(target)}, which contributes no message{why}: no effect"
         )
-    if not any(r in rule.EDITABLE_ROLES for r in roles):
+    if not any(r in engine.EDITABLE_ROLES for r in roles):
         shown = ", ".join(map(str, roles)) or "none"
         return (
             f"targets {quoted(target)} (line {session.line_of(t)}), which contributes no editable "
@@ -351,3 +363,47 @@ def check_data(session, findings: list[Finding] | None = None) -> dict:
         "problems": sum(1 for f in findings if not f.note),
         "findings": [f.to_dict() for f in findings],
     }
+
+
+def readback_change(session, reread, written: bytes | None = None) -> str | None:
+    """How the migrated file, read back (``written``: what was written, by default
+    ``session.dumps()``; ``reread(data, source)`` reads it, as ``pisession.loads``), gives
+    another context at its default leaf than the session does in memory, and why, in one
+    line; None when it gives the same (or nothing was migrated). Pi's own rewrite writes
+    the same bytes, so Pi reads back the same (``pisession migrate`` says so).
+
+    The causes are named (``migration.rewrite_losses``): an array line's id, which JSON
+    cannot write, and numbers beyond float range, which JSON writes as null.
+
+    >>> from pisession import loads
+    >>> s = loads(b'{"type":"session","id":"s","timestamp":"t","cwd":"/"}\\n'
+    ...     b'{"type":"message","message":{"role":"user","content":"a"}}\\n[1]\\n'
+    ...     b'{"type":"message","message":{"role":"user","content":"b"}}\\n')
+    >>> note = readback_change(s, loads); note.split(" (")[0]
+    'the written file reads back with another context: 1 message instead of 2 messages'
+    >>> note[82:]
+    "(line 3 is an array: JSON does not write the id it got, so line 4's parent is missing)"
+    """
+    if not session.migrated:
+        return None
+    data = session.dumps() if written is None else written
+    before, after = _context_outcome(session), _context_outcome(reread(data, session.source))
+    if before == after:
+        return None
+    counts = [
+        f"{len(o)} message{'' if len(o) == 1 else 's'}" if isinstance(o, list) else o
+        for o in (after, before)
+    ]
+    how = f"{counts[0]} instead of {counts[1]}"
+    if counts[0] == counts[1]:
+        how = f"the same {counts[0]}, not all as in memory"
+    why = rewrite_losses(session.rewritten) or "why is not known: please report it"
+    return f"the written file reads back with another context: {how} ({why})"
+
+
+def _context_outcome(session) -> list | str:
+    """The default leaf's context messages, or the error that stops it (one line)."""
+    try:
+        return session.context().messages
+    except PisessionError as exc:
+        return f"no context: {str(exc).split(': ', 1)[-1]}"

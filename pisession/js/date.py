@@ -55,7 +55,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .jsvalue import UNDEFINED, ToPrimitiveError, js_string
+from .value import UNDEFINED, ToPrimitiveError, js_string
 
 NAN = float("nan")
 MAX_TIME_MS = 8.64e15  # ES: a time value is at most 100,000,000 days from the epoch

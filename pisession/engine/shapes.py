@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from .jsjson import js_float
+from ..js.json import js_float
 
 
 def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types) -> type:

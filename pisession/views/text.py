@@ -11,24 +11,15 @@ from __future__ import annotations
 
 import re
 
-from .jsvalue import UNDEFINED, js_string
-from .jsvalue import field as js_field
+from ..js.json import UNSAFE_CHARS as _UNSAFE_CHARS
+from ..js.value import UNDEFINED, plain
+from ..js.value import field as js_field
 
-#: Characters that can steer a terminal or reorder text: C0 controls, DEL, C1 controls,
-#: the Arabic letter mark and left/right marks, line and paragraph separators, bidi
-#: embeddings, overrides and isolates, the byte-order mark, and lone surrogates.
-_UNSAFE_CHARS = (
-    "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff"
-)
 UNSAFE = re.compile(f"[{_UNSAFE_CHARS}]")
 
 #: ``UNSAFE`` without the newline (which pages and pictures may keep as a line break).
 _UNSAFE_IN_TEXT = re.compile(f"(?!\n)[{_UNSAFE_CHARS}]")
 
-#: ``UNSAFE`` without C0 controls: what can appear raw inside a JSON text's strings.
-UNSAFE_IN_JSON = re.compile(f"(?![\x00-\x1f])[{_UNSAFE_CHARS}]")
-
-#: ANSI escape sequences (CSI, OSC and two-character escapes).
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -66,48 +57,6 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     ('1 line', '3 entries', '1,234 messages')
     """
     return f"{count:,} {word if count == 1 else (many or word + 's')}"
-
-
-def value_text(value: object) -> str:
-    """A JSON value named in a sentence: ``undefined`` and ``null`` spelled out, any
-    other value as ``plain`` gives it (objects as JSON, however deep).
-
-    >>> value_text(None), value_text(UNDEFINED), value_text("user"), value_text([[1]])
-    ('null', 'undefined', 'user', '[[1]]')
-    """
-    if value is UNDEFINED:
-        return "undefined"
-    return "null" if value is None else plain(value)
-
-
-def quoted(value: object) -> str:
-    """A JSON value quoted in a sentence: a string in quotes, anything else as
-    ``value_text`` spells it (JavaScript's ``null``, ``true``, ``5``; objects as JSON,
-    however deep they are nested).
-
-    >>> quoted("a1"), quoted(5.0), quoted(True), quoted({"k": [1]}), quoted(UNDEFINED)
-    ("'a1'", '5', 'true', '{"k":[1]}', 'undefined')
-    """
-    return repr(value) if isinstance(value, str) else value_text(value)
-
-
-def plain(value: object) -> str:
-    """A JSON value as the text a reader expects (strings as they are, objects as JSON).
-
-    >>> plain("a"), plain(None), plain(3.0), plain({"k": 1})
-    ('a', '', '3', '{"k":1}')
-    """
-    if isinstance(value, str):
-        return value
-    if value is None or value is UNDEFINED:
-        return ""
-    if isinstance(value, (dict, list)):
-        from .jsjson import dumps
-
-        return dumps(value)
-    if isinstance(value, (bool, int, float)):
-        return js_string(value)
-    return str(value)
 
 
 def strip_unsafe(text: object) -> str:

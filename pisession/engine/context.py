@@ -32,47 +32,37 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, repeat
 from operator import eq, ne
-from typing import NamedTuple, cast
+from typing import Any, NamedTuple, cast
 
-from .errors import CycleError, PisessionError
-from .jsdate import DateConversionError
-from .jsvalue import NO_KEY, UNDEFINED, ToPrimitiveError, js_key, nullish, strict_equal, truthy
-from .jsvalue import field as js_field
-from .rule import (  # the rule's own: what an entry contributes
+from ..errors import CycleError, PisessionError
+from ..js.date import DateConversionError
+from ..js.value import (
+    NO_KEY,
+    UNDEFINED,
+    ToPrimitiveError,
+    js_key,
+    quoted,
+    strict_equal,
+    truthy,
+    value_text,
+)
+from ..js.value import field as js_field
+from ..rule import (  # the rule's own: what an entry contributes
     EDITABLE_ROLES,  # noqa: F401 (for the views)
     PiFailure,
     apply_context_edit,
     entry_messages,
     message_messages,
 )
-from .text import quoted, value_text
+from ..tree import NO_MESSAGE, message_role
 
-
-class _NoMessage:
-    """The role column's mark for a ``message`` entry whose ``message`` is null or
-    absent: reading its role throws in JavaScript. One object (also across pickling)."""
-
-    def __repr__(self) -> str:
-        return "NO_MESSAGE"
-
-    def __reduce__(self) -> str:
-        return "NO_MESSAGE"
-
-
-NO_MESSAGE = _NoMessage()
+#: How a notebook shows a ``Context`` or a ``Projection`` (their ``_repr_html_``). Drawing
+#: is the views' work, not the engine's: the facade (``pisession.session``) passes the
+#: views' function in when it is imported; None shows the one-line ``repr``.
+html_view: Callable[[Any], str] | None = None
 
 
 # --- the index ------------------------------------------------------------------------
-
-
-def message_role(entry: object) -> object:
-    """``entry.message.role`` as JavaScript reads it (``NO_MESSAGE`` where it throws).
-
-    >>> message_role({"message": {"role": "user"}}), message_role({"message": None})
-    ('user', NO_MESSAGE)
-    """
-    message = js_field(entry, "message")
-    return NO_MESSAGE if nullish(message) else js_field(message, "role")
 
 
 def id_index(ids: Sequence) -> dict:
@@ -149,7 +139,12 @@ def parent_positions(
     return out
 
 
-@dataclass(frozen=True, eq=False)
+#: How many paths an index keeps (``walk_path``): the few leaves one command asks about
+#: (the default leaf, its fates, a diff's two leaves), each walked once.
+PATHS_KEPT = 4
+
+
+@dataclass(eq=False)
 class EntryIndex:
     """What the rule needs to know about every entry, as columns, plus full decoding.
 
@@ -158,6 +153,10 @@ class EntryIndex:
     ``NO_MESSAGE`` for a message entry without a message); ``parents`` the position of
     each entry's parent (-1: none); ``by_id`` the id index. ``decode(position)`` gives
     the full entry, ``decode_many(positions)`` several at once.
+
+    Not frozen: besides its columns it keeps state, made when first asked for and never
+    changed after: ``by_id``, ``unique_ids`` and ``walked``, the paths of the last
+    ``PATHS_KEPT`` leaves ``walk_path`` walked.
     """
 
     types: Sequence
@@ -169,7 +168,7 @@ class EntryIndex:
     source: str = "<session>"
     #: ``entry.parentId`` as written (the tree view links some the context does not)
     parent_ids: Sequence = ()
-    #: the last few paths walked, by leaf (``walk_path``)
+    #: the last ``PATHS_KEPT`` paths walked, by leaf (``walk_path``)
     walked: dict = field(default_factory=dict, init=False, repr=False)
 
     @cached_property
@@ -266,7 +265,7 @@ def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
     for _ in range(len(parents) + 1):
         if current < 0:
             path.reverse()
-            if len(walked) >= 4:  # the few leaves a command asks about
+            if len(walked) >= PATHS_KEPT:
                 del walked[next(iter(walked))]
             walked[leaf] = tuple(path)
             return path
@@ -785,7 +784,7 @@ class Context:
         file and the line of the entry that message came from.
 
         >>> import pisession
-        >>> from pisession.jsvalue import ToPrimitiveError
+        >>> from pisession.js.value import ToPrimitiveError
         >>> context = pisession.load(pisession.sample_path("tour")).context()
         >>> str(context.located(ToPrimitiveError("Pi throws here", 0))).split("/")[-1]
         "tour.jsonl:25: entry 'cp000001': Pi throws here"
@@ -806,7 +805,7 @@ class Context:
 
     def to_llm(self) -> list:
         """The provider messages (Pi's ``convertToLlm``); ``PiFailure`` where Pi throws."""
-        from .llm import to_llm
+        from ..llm import to_llm
 
         try:
             return to_llm(self.messages)
@@ -815,7 +814,7 @@ class Context:
 
     def to_json(self, indent: int | None = None) -> str:
         """``to_dict()`` serialised as ``JSON.stringify`` would."""
-        from . import jsjson
+        from ..js import json as jsjson
 
         return jsjson.dumps(self.to_dict(), indent)
 
@@ -835,10 +834,8 @@ class Context:
             parts.append(f"thinking {value_text(self.thinking_level)}")
         return f"<Context at position {self.leaf}: {', '.join(parts)}>"
 
-    def _repr_html_(self) -> str:
-        from .display import context_html
-
-        return context_html(self)
+    def _repr_html_(self) -> str | None:
+        return None if html_view is None else html_view(self)
 
 
 @dataclass
@@ -921,10 +918,8 @@ class Projection:
             parts.append(f"{edited} edited")
         return f"<Projection at position {self.context.leaf}: {', '.join(parts)}>"
 
-    def _repr_html_(self) -> str:
-        from .display import projection_html
-
-        return projection_html(self)
+    def _repr_html_(self) -> str | None:
+        return None if html_view is None else html_view(self)
 
 
 class Steps(NamedTuple):

@@ -25,7 +25,10 @@ import html
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import context as rule
+from ..engine import context as engine
+from ..engine.opening import MigrationView, migration_views
+from ..js.value import UNDEFINED
+from ..js.value import field as js_field
 from .display import (
     _esc,
     _id_cell,
@@ -37,12 +40,10 @@ from .display import (
     short_id,
     view,
 )
-from .jsvalue import UNDEFINED
-from .jsvalue import field as js_field
 from .text import entry_text, kind_of, one_line, strip_unsafe
 
 if TYPE_CHECKING:
-    from .system_prompt import SystemPrompt
+    from ..system_prompt import SystemPrompt
 
 _HIGHLIGHT = "#FFE08A"
 
@@ -139,8 +140,8 @@ class CompactionStep:
     summary: str
     first_kept_id: object
     tokens_before: object
-    before: rule.Projection | None  # at the compaction's parent (None at a root)
-    after: rule.Projection  # with the compaction as leaf
+    before: engine.Projection | None  # at the compaction's parent (None at a root)
+    after: engine.Projection  # with the compaction as leaf
     kept: list[int] = field(default_factory=list)
     replaced: list[int] = field(default_factory=list)
 
@@ -180,7 +181,7 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
                 tokens_before=js_field(entry, "tokensBefore"),
                 before=before,
                 after=after,
-                kept=[item.position for item in after.entries if item.part == rule.KEPT],
+                kept=[item.position for item in after.entries if item.part == engine.KEPT],
                 replaced=replaced,
             )
         )
@@ -285,50 +286,6 @@ MIGRATION_FIELDS = [
     "firstKeptEntryIndex",
     "firstKeptEntryId",
 ]
-
-
-@dataclass
-class MigrationView:
-    """A file at one migration step: ``values`` (header at index 0) and what changed."""
-
-    title: str
-    version: object
-    values: list
-    lines: list[int]
-    changes: list = field(default_factory=list)
-
-    @property
-    def changed(self) -> set[tuple[int, str]]:
-        """``(index, field)`` pairs the step changed."""
-        return {(c.index, c.field) for c in self.changes}
-
-
-def migration_views(path_or_bytes) -> list[MigrationView]:
-    """The file as read, then after each migration step Pi would run (deterministic ids).
-
-    >>> views = migration_views(b'{"type":"session","version":1,"id":"s"}\\n'
-    ...                         b'{"type":"message","message":{"role":"hookMessage"}}\\n')
-    >>> [v.title for v in views]
-    ['as read (v1)', 'after v1 -> v2', 'after v2 -> v3']
-    >>> views[1].values[1]["id"], views[2].values[1]["message"]["role"]
-    ('m0000001', 'custom')
-    """
-    from .migration import header_version, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
-    from .session import read_values
-
-    values, lines = read_values(path_or_bytes)
-    header = values[0] if values and isinstance(values[0], dict) else {}
-    version = header_version(header)
-    views = [
-        MigrationView(f"as read (v{header.get('version')})", header.get("version"), values, lines)
-    ]
-    if version < 2:
-        values, step = migrate_v1_to_v2(values, sequential_ids())
-        views.append(MigrationView("after v1 -> v2", 2, values, lines, step.changes))
-    if version < 3:
-        values, step = migrate_v2_to_v3(values)
-        views.append(MigrationView("after v2 -> v3", 3, values, lines, step.changes))
-    return views
 
 
 def _dotted(value: object, name: str) -> object:
@@ -454,7 +411,7 @@ def system_prompt_steps(session, leaf_id: object = None) -> list[PromptStep]:
     >>> [sorted(s.prompt.tools) for s in system_prompt_steps(a)][1:]
     [['bash', 'edit', 'ls', 'read', 'write'], ['bash', 'edit', 'read', 'write']]
     """
-    from .system_prompt import replay_system_prompt
+    from ..system_prompt import replay_system_prompt
 
     projection = session.projection(leaf_id)
     messages = projection.messages

@@ -7,7 +7,7 @@ the memory of a few thousand. The entries still go through the rule's own steps
 numbers are kept as the text JavaScript would print, so that they can be written back
 without being turned into Python floats and formatted again, and a block of plain
 message lines in the shapes Pi writes is read into structs when that is proven exact
-(``pisession.shapes``).
+(``pisession.engine.shapes``).
 
 >>> import pisession
 >>> s = pisession.load(pisession.sample_path("tour"))
@@ -23,15 +23,15 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from . import context as rule
-from . import jsjson
-from .errors import SessionFormatError
+from ..errors import SessionFormatError
+from ..js import json as jsjson
+from . import context as engine
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
 from .shapes import Line
 
 #: Entries decoded and written together.
-BLOCK = rule.BLOCK
+BLOCK = engine.BLOCK
 
 #: A context of this many selected entries or more is written in two halves at once.
 LONG_CONTEXT = 16_384
@@ -59,7 +59,7 @@ _INTEGER_KEY = re.compile(rb'"0+":')
 
 class _PlainLines:
     """The decoder of a plain run's lines (one read of them): structs where Pi's shapes
-    prove them exact (``pisession.shapes``), else ``_Line`` values (None where neither
+    prove them exact (``pisession.engine.shapes``), else ``_Line`` values (None where neither
     can read a line)."""
 
     def decode_lines(self, raw) -> list:
@@ -74,12 +74,12 @@ class _PlainLines:
 _PLAIN = _PlainLines()
 
 
-def _decoder(index: rule.EntryIndex, raw_lines, raw: set):
+def _decoder(index: engine.EntryIndex, raw_lines, raw: set):
     """Decode entries for the writer: message entries through ``raw_lines`` (numbers as
     JavaScript text; their positions go into ``raw``), the rest as usual."""
 
     def decode(positions: Sequence[int]) -> list:
-        messages = rule.of_type(index, "message", positions)
+        messages = engine.of_type(index, "message", positions)
         decoded = {}
         if raw_lines is not None and messages:
             for position, value in zip(messages, raw_lines(messages, _message_lines)):
@@ -191,7 +191,7 @@ def _raw_numbers_read(value: object) -> object:
 
 
 def context_json(
-    index: rule.EntryIndex,
+    index: engine.EntryIndex,
     leaf: int | None = None,
     indent: int | None = 2,
     raw_lines=None,
@@ -204,10 +204,10 @@ def context_json(
     ``raw_lines(positions, decoder)`` decodes the lines of those entries with a msgspec
     decoder (None for a line it cannot): ``Session.context_json`` passes its own. With
     ``parallel``, a long context's second half is written by a forked helper process into
-    a temporary file while this one writes the first (``pisession.parallel``).
+    a temporary file while this one writes the first (``pisession.engine.parallel``).
     """
     block = BLOCK if block is None else block
-    _, settings, selection, edits = rule.leaf_steps(index, leaf)
+    _, settings, selection, edits = engine.leaf_steps(index, leaf)
     nl, pad = (b"\n", b" " * indent) if indent else (b"", b"")
     yield b"{" + nl + pad + b'"messages":' + (b" " if indent else b"") + b"["
     bodies = _Bodies(index, selection, edits, raw_lines, indent, block)
@@ -262,7 +262,7 @@ class _Bodies:
     def _plain(self, chunk: Sequence[int]) -> tuple[list, None] | None:
         """A block of message entries no edit targets, read straight from their lines
         (None: the block is not one, or a line needs the general path)."""
-        if self.raw_lines is None or not rule.is_plain_run(self.index, self.edits, chunk):
+        if self.raw_lines is None or not engine.is_plain_run(self.index, self.edits, chunk):
             return None
         lines = self.raw_lines(chunk, _PLAIN)
         if None in lines:
@@ -270,14 +270,14 @@ class _Bodies:
         messages = [line.message for line in lines]
         if set(map(type, lines)) == {Line}:  # structs: each with the content Pi sends
             return messages, None
-        return rule.stored_messages(messages), None
+        return engine.stored_messages(messages), None
 
     def _block(self, first: int, last: int) -> tuple[list, list[bool]]:
         """The messages of ranks ``first`` to ``last`` through the rule's contributions,
         with which of them msgspec may write."""
         raw: set = set()
         decode = _decoder(self.index, self.raw_lines, raw)
-        (items,) = rule.contribution_blocks(
+        (items,) = engine.contribution_blocks(
             self.index, self.selection, self.edits, self.block, decode, first, last
         )
         messages = [m for item in items for m in item.messages]
@@ -333,9 +333,9 @@ def whole_characters(data: bytes) -> int:
     return len(data)
 
 
-def _settings_tail(settings: rule.Settings, indent: int | None) -> bytes:
+def _settings_tail(settings: engine.Settings, indent: int | None) -> bytes:
     """``,"thinkingLevel":...,"model":...}`` in the same layout as the messages."""
-    context = rule.Context([], settings.thinking_level, settings.model)
+    context = engine.Context([], settings.thinking_level, settings.model)
     text = jsjson.dumps(context.to_dict(), indent or None).encode("utf-8")
     # the same object without messages: cut at the end of the empty array
     return text[text.index(b"[]") + 2 :]

@@ -5,7 +5,7 @@ thinking of messages, tool calls' names and arguments, tool results, bash comman
 their output, compaction and branch summaries, custom messages (``searched_texts``).
 Every matching entry is one ``Hit``: where it is (file, line, entry id, type, role),
 a one-line excerpt around the first match, and its *fate* at the session's default
-leaf, read from ``Session.fates()`` (``pisession.provenance``; nothing here decides
+leaf, read from ``Session.fates()`` (``pisession.views.provenance``; nothing here decides
 what reached the model).
 
 A file's bytes are looked at first: a line that cannot hold a literal pattern (neither
@@ -21,9 +21,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import cast
 
-from .errors import PisessionError
-from .jsvalue import UNDEFINED, js_string
-from .jsvalue import field as js_field
+from ..errors import PisessionError
+from ..js.value import UNDEFINED, js_string
+from ..js.value import field as js_field
+from .usage import map_sessions, session_name
 
 #: Characters of context on each side of a match in an excerpt.
 AROUND = 30
@@ -272,8 +273,8 @@ def search_file(path, pattern: Pattern) -> Hits:
     21 off-path Remember: tests live in tests/.
     24 kept Added tests/test_util.py with test_helper_…
     """
-    from .migration import sequential_ids
-    from .session import loads
+    from ..migration import sequential_ids
+    from ..session import loads
 
     with open(path, "rb") as handle:
         if _cannot_match(handle, pattern):
@@ -334,20 +335,6 @@ def _hits_in(session, path: str, pattern: Pattern, lines: set[int] | None) -> Hi
     return hits
 
 
-def session_name(session) -> str | None:
-    """The session's name, or None where Pi's ``getSessionName`` would throw on it (the
-    hits and the usage are still counted).
-
-    >>> import pisession
-    >>> session_name(pisession.load(pisession.sample_path("tour")))
-    'Tour of the session format'
-    """
-    try:
-        return session.name
-    except PisessionError:
-        return None
-
-
 def _plain(value: object) -> object:
     """A JSON value as itself, ``UNDEFINED`` as None."""
     return (
@@ -402,8 +389,6 @@ def search_folder(
     >>> sorted({h.fate for h in found.hits})
     ['off-path', 'summarized']
     """
-    from .usage import map_sessions
-
     files = [str(p) for p in paths]
     hits, skipped = Hits(), []
     jobs = [(path, pattern) for path in files]

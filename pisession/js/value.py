@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Iterable
 
-from .errors import PisessionError
+from ..errors import PisessionError
 
 
 class _Undefined:
@@ -181,7 +181,7 @@ def js_string(value: object) -> str:
     >>> js_string({"valueOf": 1}), js_string([1, {"toString": 1}])
     Traceback (most recent call last):
     ...
-    pisession.jsvalue.ToPrimitiveError: TypeError: Cannot convert object to primitive value
+    pisession.js.value.ToPrimitiveError: TypeError: Cannot convert object to primitive value
     """
     if type(value) is str:
         return value
@@ -192,7 +192,7 @@ def js_string(value: object) -> str:
 
 def _element_string(value: object) -> str:
     """``ToString`` of a value that is not an array."""
-    from .jsjson import js_number
+    from .json import js_number
 
     if isinstance(value, str):
         return value
@@ -291,3 +291,45 @@ def js_falsy(value: object) -> bool:
     [True, True, True, True, False, False, False]
     """
     return not truthy(value)
+
+
+def value_text(value: object) -> str:
+    """A JSON value named in a sentence: ``undefined`` and ``null`` spelled out, any
+    other value as ``plain`` gives it (objects as JSON, however deep).
+
+    >>> value_text(None), value_text(UNDEFINED), value_text("user"), value_text([[1]])
+    ('null', 'undefined', 'user', '[[1]]')
+    """
+    if value is UNDEFINED:
+        return "undefined"
+    return "null" if value is None else plain(value)
+
+
+def quoted(value: object) -> str:
+    """A JSON value quoted in a sentence: a string in quotes, anything else as
+    ``value_text`` spells it (JavaScript's ``null``, ``true``, ``5``; objects as JSON,
+    however deep they are nested).
+
+    >>> quoted("a1"), quoted(5.0), quoted(True), quoted({"k": [1]}), quoted(UNDEFINED)
+    ("'a1'", '5', 'true', '{"k":[1]}', 'undefined')
+    """
+    return repr(value) if isinstance(value, str) else value_text(value)
+
+
+def plain(value: object) -> str:
+    """A JSON value as the text a reader expects (strings as they are, objects as JSON).
+
+    >>> plain("a"), plain(None), plain(3.0), plain({"k": 1})
+    ('a', '', '3', '{"k":1}')
+    """
+    if isinstance(value, str):
+        return value
+    if value is None or value is UNDEFINED:
+        return ""
+    if isinstance(value, (dict, list)):
+        from .json import dumps
+
+        return dumps(value)
+    if isinstance(value, (bool, int, float)):
+        return js_string(value)
+    return str(value)

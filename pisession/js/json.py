@@ -21,6 +21,18 @@ _fast_decode = msgspec.json.decode
 _format = msgspec.json.format
 
 
+#: Characters that can steer a terminal or reorder text: C0 controls, DEL, C1 controls,
+#: the Arabic letter mark and left/right marks, line and paragraph separators, bidi
+#: embeddings, overrides and isolates, the byte-order mark, and lone surrogates.
+UNSAFE_CHARS = (
+    "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff"
+)
+#: ``UNSAFE`` without C0 controls: what can appear raw inside a JSON text's strings.
+UNSAFE_IN_JSON = re.compile(f"(?![\x00-\x1f])[{UNSAFE_CHARS}]")
+
+#: ANSI escape sequences (CSI, OSC and two-character escapes).
+
+
 class LineDecodeError(ValueError):
     """A line that ``JSON.parse`` would reject; the message says why."""
 
@@ -40,7 +52,7 @@ def loads(raw: bytes | memoryview) -> object:
     >>> loads(b'{"n": NaN}')
     Traceback (most recent call last):
     ...
-    pisession.jsjson.LineDecodeError: NaN is not valid JSON (JavaScript rejects it)
+    pisession.js.json.LineDecodeError: NaN is not valid JSON (JavaScript rejects it)
     """
     try:
         return _fast_decode(raw)
@@ -473,13 +485,35 @@ _DONE = object()  # what next() gives for a container with no members left
 
 def terminal_safe(json_text: str) -> str:
     """JSON text with the characters that could steer a terminal or reorder its text
-    (``pisession.text.UNSAFE``: C1 controls, DEL, bidi marks and overrides, U+061C, the
+    (``pisession.views.text.UNSAFE``: C1 controls, DEL, bidi marks and overrides, U+061C, the
     BOM, ...) written as ``\\uXXXX`` escapes. They can only occur inside strings of a
     JSON text, so the JSON means the same.
 
     >>> terminal_safe('{"a":"x\u009b31m\u202e\u061c"}')
     '{"a":"x\\\\u009b31m\\\\u202e\\\\u061c"}'
     """
-    from .text import UNSAFE_IN_JSON
-
     return UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+
+
+def line_bounds(data: bytes, lo: int = 0, hi: int | None = None) -> tuple[list[int], list[int]]:
+    """Start and end offsets of every ``\\n``-separated line (a JSONL text split as
+    JavaScript's ``split("\\n")`` splits it) of ``data[lo:hi]`` (line
+    ``n`` is at index ``n - 1``; offsets index ``data``). A last line without a trailing
+    newline counts; an empty tail does not.
+
+    >>> line_bounds(b"a\\n\\nbc")
+    ([0, 2, 3], [1, 2, 5])
+    """
+    hi = len(data) if hi is None else hi
+    ends: list[int] = []
+    append, find = ends.append, data.find
+    end = find(b"\n", lo, hi)
+    while end >= 0:
+        append(end)
+        end = find(b"\n", end + 1, hi)
+    starts = [lo, *(end + 1 for end in ends)]
+    if starts[-1] >= hi:
+        starts.pop()
+    else:
+        ends.append(hi)
+    return starts, ends

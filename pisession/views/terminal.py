@@ -27,7 +27,7 @@ SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 def clean(text: object) -> str:
     """``text`` with every control character and escape sequence made visible (one
-    value, one terminal line): ``pisession.text.visible``.
+    value, one terminal line): ``pisession.views.text.visible``.
 
     >>> clean("red \\x1b[31mALERT\\x1b[0m\\nnext")
     'red \\\\x1b[31mALERT\\\\x1b[0m\\\\nnext'

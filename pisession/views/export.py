@@ -29,11 +29,16 @@ import binascii
 import html
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import __version__
-from . import context as rule
-from .errors import PisessionError
+from ..engine import context as engine
+from ..errors import PisessionError
+from ..js.json import dumps
+from ..js.value import UNDEFINED, plain
+from ..js.value import field as js_field
+from ..piversions import __version__
+from ..system_prompt import replay_system_prompt
+from ..tree import shown_name
 from .explain import (
     _BOX,
     RUN_OF,
@@ -47,18 +52,12 @@ from .explain import (
     remarkable,
     tree_walk,
 )
-from .jsjson import dumps
-from .jsvalue import UNDEFINED
-from .jsvalue import field as js_field
 from .provenance import FATE, FATES, OFF_PATH
-from .system_prompt import replay_system_prompt
-from .text import entry_kind, entry_text, id_text, one_line, plain, strip_unsafe, visible
-from .tree import shown_name
+from .text import entry_kind, entry_text, id_text, one_line, strip_unsafe, visible
 
 if TYPE_CHECKING:
     from .explain import Reading
     from .provenance import Fates
-    from .session import Session
 
 #: Pictures shown inline (others are named, not shown), and the largest one shown.
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -121,13 +120,13 @@ def shown_context(session, fates, limit: int | None = 200) -> Shown:
     index, selection, edits = session.index, fates.selection, fates.steps.edits
     shown = Shown(total=fates.message_count())
     if limit is None or shown.total <= 2 * limit:
-        _take(session, rule.contributions(index, selection, edits), shown.head, 0, None)
+        _take(session, engine.contributions(index, selection, edits), shown.head, 0, None)
         shown.system = _system_messages(shown.head)
         return shown
-    head_end = _take(session, rule.contributions(index, selection, edits), shown.head, 0, limit)
+    head_end = _take(session, engine.contributions(index, selection, edits), shown.head, 0, limit)
     start = max(_tail_rank(fates, limit), head_end)
     tail: list = []
-    _take(session, rule.contributions(index, selection, edits, start=start), tail, 0, None)
+    _take(session, engine.contributions(index, selection, edits, start=start), tail, 0, None)
     first = shown.total - sum(len(item.messages) for _, item in tail)
     shown.tail = [(first + k, item) for k, item in tail]
     middle = _middle_system(session, fates, head_end, start)
@@ -183,7 +182,7 @@ def _middle_system(session, fates, low: int, high: int) -> list:
     out: list[object] = []
     for rank in range(low, high):
         if fates.sends_system(selection.positions[rank]):
-            item = next(rule.contributions(session.index, selection, edits, block=1, start=rank))
+            item = next(engine.contributions(session.index, selection, edits, block=1, start=rank))
             out.extend(m for m in item.messages if js_field(m, "role") == "system")
     return out
 
@@ -192,7 +191,7 @@ def _middle_system(session, fates, low: int, high: int) -> list:
 class Export:
     """Everything an export of one leaf shows (built once for both formats)."""
 
-    session: Session
+    session: Any  # a pisession.Session (the facade is the layer above the views)
     leaf_id: object
     fates: Fates
     reading: Reading
@@ -465,7 +464,7 @@ def _message_card(ex: Export, number: int, message: object, item) -> str:
 
 def _edited(session, item, message, body: str) -> str:
     """The content as sent beside the content the entry holds (before the edit)."""
-    originals = rule.entry_messages(item.entry)
+    originals = engine.entry_messages(item.entry)
     original = next(
         (m for m in originals if js_field(m, "role") == js_field(message, "role")), None
     )
@@ -478,7 +477,7 @@ def _edited(session, item, message, body: str) -> str:
 
 
 def _omitted_card(ex: Export, item) -> str:
-    originals = rule.entry_messages(item.entry)
+    originals = engine.entry_messages(item.entry)
     edit = esc(id_text(js_field(item.edit, "id")))
     was = "".join(message_html(m) for m in originals) or "<i>(nothing)</i>"
     return (
@@ -493,13 +492,13 @@ def _items_html(ex: Export, items, state: dict) -> list[str]:
     """Context messages of these entries, with the kept range's start and end marked."""
     out = []
     for first, item in items:
-        if item.part == rule.KEPT and not state["in_kept"]:
+        if item.part == engine.KEPT and not state["in_kept"]:
             out.append(_kept_band(ex, start=True))
             state["in_kept"] = True
-        elif item.part != rule.KEPT and state["in_kept"]:
+        elif item.part != engine.KEPT and state["in_kept"]:
             out.append('<div class="band">end of the kept range</div>')
             state["in_kept"] = False
-        if item.part == rule.COMPACTION:
+        if item.part == engine.COMPACTION:
             out.append(_compaction_band(ex))
         if not item.messages:
             out.append(_omitted_card(ex, item))
@@ -757,7 +756,7 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     >>> html_fragment(Export.of(pisession.load(pisession.sample_path("tour"))))[:7]
     '<style>'
     """
-    from .parallel import BIG_SESSION, in_child
+    from ..engine.parallel import BIG_SESSION, in_child
 
     # when the session is big, helper processes make the usage table and most of the
     # tree's lines (the longest part) meanwhile; this one the rest, after the other parts
@@ -918,7 +917,7 @@ def _md_message(ex: Export, number: int, message: object, item) -> str:
     if role in ("toolResult", "system") or text.count("\n") >= FOLD_LINES:
         body = _details(f"{text.count(chr(10)) + 1:,} lines", body)
     if item.edit is not None:
-        originals = rule.entry_messages(item.entry)
+        originals = engine.entry_messages(item.entry)
         original = next((m for m in originals if js_field(m, "role") == role), None)
         edit = md_cell(id_text(js_field(item.edit, "id")))
         was = fence(message_plain(original)) if original is not None else "(nothing)"
@@ -931,17 +930,17 @@ def _md_message(ex: Export, number: int, message: object, item) -> str:
 def _md_items(ex: Export, items, state: dict) -> list[str]:
     out = []
     for first, item in items:
-        if item.part == rule.KEPT and not state["in_kept"]:
+        if item.part == engine.KEPT and not state["in_kept"]:
             out.append("> " + _md_band(_kept_band(ex, True)))
             state["in_kept"] = True
-        elif item.part != rule.KEPT and state["in_kept"]:
+        elif item.part != engine.KEPT and state["in_kept"]:
             out.append("> end of the kept range")
             state["in_kept"] = False
-        if item.part == rule.COMPACTION:
+        if item.part == engine.COMPACTION:
             out.append("> " + _md_band(_compaction_band(ex)))
         if not item.messages:
             edit = md_cell(id_text(js_field(item.edit, "id")))
-            was = "\n".join(message_plain(m) for m in rule.entry_messages(item.entry))
+            was = "\n".join(message_plain(m) for m in engine.entry_messages(item.entry))
             out.append(
                 f"**omitted** · {md_cell(id_text(item.id))} (line {item.line}) by context "
                 f"edit {edit}\n\n" + _details("What the file holds", fence(was))

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
+from ..js.value import UNDEFINED
+from ..js.value import field as js_field
 from .explain import header_text, json_id
-from .jsvalue import UNDEFINED
-from .jsvalue import field as js_field
 from .terminal import Look, pad, text_width
 from .text import id_text, kind_of, message_text, plural, visible
 
