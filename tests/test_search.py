@@ -14,7 +14,13 @@ from builders import compaction, entry, jsonl, msg
 
 import pisession
 from pisession.cli import main
-from pisession.search import Pattern, search_file, search_folder, searched_texts
+from pisession.search import (
+    Pattern,
+    required_text,
+    search_file,
+    search_folder,
+    searched_texts,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(
@@ -61,12 +67,65 @@ def test_every_hit_has_the_fate_explain_gives(path, capsys):
 PATTERNS = ["the", "THE", 'say "', "\\", "é", "\n", "a b", "tests/", "{", "Ünï"]
 
 
+def _unfiltered(paths, pattern: Pattern) -> list:
+    """Every hit, every entry of every file decoded (no byte search)."""
+    return [h for path in paths for h in search_file(path, pattern, prefilter=False)]
+
+
 @pytest.mark.parametrize("ignore_case", [False, True])
 @pytest.mark.parametrize("text", PATTERNS)
 def test_the_byte_filter_never_loses_a_hit(text, ignore_case):
     literal = search_folder(READABLE, Pattern(text, ignore_case=ignore_case), workers=1)
     regex = search_folder(READABLE, Pattern(re.escape(text), True, ignore_case), workers=1)
-    assert literal.hits == regex.hits
+    assert literal.hits == regex.hits == _unfiltered(READABLE, Pattern(text, False, ignore_case))
+
+
+#: Texts as a file's bytes hold them (a JSON string's inside), the pattern that matches
+#: the decoded text, and whether case is ignored: each match is reachable only through
+#: an escape or a character that is another one's case, never in the bytes as written.
+REACHED_ONLY_DECODED = [
+    (rb"the \u0069ndex here", "index", False),  # \uXXXX of a plain letter
+    (rb"\u0049NDEX", "index", True),
+    (rb"a\/b", "a/b", False),  # \/ is a slash to JSON.parse
+    (rb"path a\u002Fb", "A/B", True),
+    ("the \u212ait".encode(), "kit", True),  # KELVIN SIGN is k ignoring case
+    ("\u017fee".encode(), "SEE", True),  # LATIN SMALL LETTER LONG S is s
+    ("\u0130ndex".encode(), "index", True),  # LATIN CAPITAL LETTER I WITH DOT ABOVE
+    ("\u00dcN\u00cf".encode(), "\u00fcn\u00ef", True),  # non-ASCII letters, other case
+    (rb"caf\u00e9 au lait", "caf\u00e9", False),
+    (rb"emoji \ud83d\ude00!", "\U0001f600!", False),  # a surrogate pair
+    (rb"\u0063ache miss", r"c\w+e miss", None),  # a regular expression
+    (rb"INDEX \u0063ACHE", r"(?i)index (cache)", None),
+    (rb"say \u0022hi\u0022", 'say "hi"', False),
+]
+
+
+@pytest.mark.parametrize(("raw", "text", "ignore_case"), REACHED_ONLY_DECODED)
+def test_the_byte_filter_finds_what_only_decoding_shows(tmp_path, raw, text, ignore_case):
+    """A file with a match that only decoding shows: one line holds the pattern as JSON
+    writes it (so the file is read), another only the escaped form (a line the filter
+    must keep); a second file holds only the escaped form (a file it must not skip)."""
+    pattern = Pattern(text, ignore_case is None, bool(ignore_case))
+    plain = pattern.text if not pattern.regex else "INDEX cache miss"
+    for lines in (["PLACE", plain], ["PLACE"]):
+        entries = [msg(f"u{k}", f"u{k - 1}" if k else None, "user", t) for k, t in enumerate(lines)]
+        path = tmp_path / f"{len(lines)}.jsonl"
+        path.write_bytes(jsonl(*entries).replace(b'"PLACE"', b'"' + raw + b'"'))
+        expected = search_file(path, pattern, prefilter=False)
+        assert expected and expected[0].id == "u0", (raw, text)  # the escaped line matches
+        assert search_file(path, pattern) == expected
+        assert search_folder([path], pattern, workers=1).hits == expected
+
+
+def test_required_text_of_a_regular_expression():
+    assert required_text("index (cache) leaf", True, False) == ("index cache leaf", False)
+    assert required_text("(?i)Index", True, False) == ("Index", True)
+    assert required_text("x(?i:abc)yz", True, False) == ("yz", False)  # own flags: not opened
+    assert required_text("ab+cd", True, False) == ("cd", False)
+    assert required_text("a|bc", True, False) is None  # no text every match holds
+    assert required_text(r"\d+", True, True) is None
+    assert Pattern("a|b", regex=True).byte_filter() is None
+    assert Pattern("\ufffd").byte_filter() is None  # what a decoder puts for bad bytes
 
 
 def _tmp_session(tmp_path, *entries) -> Path:
