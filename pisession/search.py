@@ -572,7 +572,8 @@ def search_folder(
     files = [str(p) for p in paths]
     pattern.byte_filter()  # worked out once, before the workers fork
     count = worker_count(workers, len(files))
-    jobs = [(batch, pattern) for batch in batches(files, 1 if count == 1 else 24 * count)]
+    parts = len(files) if count == 1 else 24 * count  # one process: a file at a time
+    jobs = [(batch, pattern) for batch in batches(files, parts)]
     results: dict[str, FileHits] = {}
     report = (lambda done, total: progress(len(results), len(files))) if progress else None
     for found in map_sessions(_search_batch, jobs, count, report, chunksize=1):

@@ -4,9 +4,12 @@ filter that skips lines never loses a hit, and bad files are named and skipped."
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -224,3 +227,44 @@ def test_to_records_are_plain_dicts():
     assert records and all(type(r) is dict for r in records)
     assert all(v is None or type(v) in (str, int, bool) for r in records for v in r.values())
     assert json.loads(json.dumps(records)) == records
+
+
+class _Terminal(io.StringIO):
+    """stderr as a terminal (or not), its text kept."""
+
+    def __init__(self, tty: bool):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("command", ["search", "usage"])
+@pytest.mark.parametrize("tty", [True, False])
+def test_a_scan_longer_than_a_second_notes_its_progress_on_a_terminal(
+    tmp_path, monkeypatch, capsys, command, tty
+):
+    folder = _folder(tmp_path)
+    clock = iter(range(0, 1000, 2))  # each look at the clock: two seconds later
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(sys, "stderr", _Terminal(tty))
+    args = [command, *(["util"] if command == "search" else []), str(folder), "--json"]
+    assert main(args) == 0
+    err = sys.stderr.getvalue()
+    word = "searching" if command == "search" else "reading"
+    if tty:
+        assert f"\r\x1b[Kpisession: {word} 1/3 sessions ..." in err
+        assert f"pisession: {word} 3/3 sessions ..." in err
+        assert "\r\x1b[K" in err.rsplit("sessions ...", 1)[1]  # erased before the output
+    else:
+        assert word not in err and "\x1b" not in err
+    assert json.loads(capsys.readouterr().out)
+
+
+def test_no_progress_note_within_the_first_second(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(time, "monotonic", lambda: 5.0)  # the clock stands still
+    monkeypatch.setattr(sys, "stderr", _Terminal(True))
+    assert main(["search", "util", str(_folder(tmp_path)), "--json"]) == 0
+    assert "searching" not in sys.stderr.getvalue()
+    capsys.readouterr()
