@@ -120,6 +120,21 @@ def test_the_byte_filter_finds_what_only_decoding_shows(tmp_path, raw, text, ign
         assert search_folder([path], pattern, workers=1).hits == expected
 
 
+def test_workers_give_the_hits_in_the_order_of_the_files(tmp_path):
+    names = ["tour.jsonl", "pi-0.87.1-a-print-multiturn-tools.jsonl"]
+    paths = []
+    for k in range(12):  # sizes in no order, so that the biggest-first batches reorder them
+        name = names[k % 2]
+        path = tmp_path / f"{k:02}-{name}"
+        data = (ROOT / "data/samples" / name).read_bytes()
+        path.write_bytes(data + b"\n" * (k * 7919 % 13))
+        paths.append(path)
+    pattern = Pattern("util", ignore_case=True)
+    alone = search_folder(paths, pattern, workers=1)
+    assert alone.hits and alone == search_folder(paths, pattern, workers=2)
+    assert [h.file for h in alone.hits] == sorted(h.file for h in alone.hits)
+
+
 def test_required_text_of_a_regular_expression():
     assert required_text("index (cache) leaf", True, False) == ("index cache leaf", False)
     assert required_text("(?i)Index", True, False) == ("Index", True)
