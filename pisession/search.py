@@ -78,11 +78,13 @@ _ESCAPE_OR_SLASH = re.compile(rb"\\u|\\/")
 @dataclass(frozen=True)
 class ByteFilter:
     """Where a match may be in a file's bytes: every match of the pattern in a decoded
-    text lies on a line whose bytes hold ``literal`` (or a match of ``forms``), or an
-    escape (``escapes``) through which the text can hold what the bytes do not show."""
+    text lies on a line whose bytes hold ``literal`` (ignoring case: ``folded`` in the
+    bytes with ASCII letters made small, or one of ``others``), or an escape
+    (``escapes``) through which the text can hold what the bytes do not show."""
 
     literal: bytes | None  # the text every match holds, as JSON writes it (case kept)
-    forms: re.Pattern | None  # ignoring case: each of its characters in any form
+    folded: bytes | None  # ignoring case: that text in ASCII forms, small letters
+    others: tuple[re.Pattern, ...]  # ignoring case: its characters' forms beyond ASCII
     escapes: re.Pattern
 
     def found_in(self, data) -> bool:
@@ -90,8 +92,12 @@ class ByteFilter:
         if self.literal is not None:
             if data.find(self.literal) != -1:
                 return True
-        elif self.forms.search(data) is not None:
-            return True
+        else:
+            folded = self.folded
+            if folded is not None and next(_found_folded(data, folded), None) is not None:
+                return True
+            if any(other.search(data) is not None for other in self.others):
+                return True
         return self.escapes.search(data) is not None
 
     def offsets(self, data) -> list[int]:
@@ -99,9 +105,30 @@ class ByteFilter:
         if self.literal is not None:
             found = list(_found(data, self.literal))
         else:
-            found = [m.start() for m in self.forms.finditer(data)]
+            found = [] if self.folded is None else list(_found_folded(data, self.folded))
+            for other in self.others:
+                found += [m.start() for m in other.finditer(data)]
         found += [m.start() for m in self.escapes.finditer(data)]
         return sorted(found)
+
+
+#: Bytes made small at a time when a file is searched ignoring case.
+_FOLD_STEP = 1 << 24
+
+
+def _found_folded(data, needle: bytes) -> Iterator[int]:
+    """Every offset of ``needle`` (small letters) in ``data`` with its ASCII letters made
+    small, a stretch of ``_FOLD_STEP`` bytes at a time (the next stretch's start added
+    so that a needle across the border is found once).
+
+    >>> list(_found_folded(b"Index INDEX index", b"index"))
+    [0, 6, 12]
+    """
+    for start in range(0, len(data), _FOLD_STEP):
+        piece = data[start : start + _FOLD_STEP + len(needle) - 1].lower()
+        for at in _found(piece, needle):
+            if at < _FOLD_STEP:
+                yield start + at
 
 
 def _found(data, needle: bytes) -> Iterator[int]:
@@ -169,14 +196,39 @@ def same_ignoring_case(char: str) -> tuple[str, ...]:
     return tuple(re.findall(re.escape(char), _every_character(), re.IGNORECASE))
 
 
-def _forms(text: str) -> re.Pattern:
-    """A pattern on bytes: ``text`` with each character in any of its forms ignoring case,
-    as JSON writes it."""
-    parts = []
+def _folded_forms(text: str) -> tuple[bytes | None, tuple[bytes, ...]]:
+    """``text`` ignoring case, as bytes to look for: JSON's text of its ASCII forms with
+    small letters (None when a character has no ASCII form), and every form of its
+    characters beyond ASCII in UTF-8.
+
+    >>> _folded_forms("Kit")
+    (b'kit', (b'\\xc4\\xb0', b'\\xc4\\xb1', b'\\xe2\\x84\\xaa'))
+    >>> _folded_forms("\u00fc")
+    (None, (b'\\xc3\\x9c', b'\\xc3\\xbc'))
+    """
+    ascii_forms, others = [], set()
     for char in text:
-        written = sorted({_written(c) for c in same_ignoring_case(char)}, key=len, reverse=True)
-        parts.append(b"(?:" + b"|".join(map(re.escape, written)) + b")")
-    return re.compile(b"".join(parts))
+        forms = same_ignoring_case(char)
+        ascii_forms.append({c.lower() for c in forms if c.isascii()})
+        others.update(c.encode("utf-8") for c in forms if not c.isascii())
+    if all(ascii_forms):
+        folded = _written("".join(min(forms) for forms in ascii_forms)).lower()
+    else:
+        folded = None
+    return folded, tuple(sorted(others))
+
+
+def _by_first_byte(needles: tuple[bytes, ...]) -> tuple[re.Pattern, ...]:
+    """One pattern for the needles of each first byte (``re`` looks for a common start
+    fast, and for alternatives with different starts slowly).
+
+    >>> [p.pattern for p in _by_first_byte((b"\\xc4\\xb0", b"\\xc4\\xb1", b"\\xe2\\x84\\xaa"))]
+    [b'\\xc4\\xb0|\\xc4\\xb1', b'\\xe2\\x84\\xaa']
+    """
+    groups: dict[int, list[bytes]] = {}
+    for needle in needles:
+        groups.setdefault(needle[0], []).append(needle)
+    return tuple(re.compile(b"|".join(map(re.escape, g))) for g in groups.values())
 
 
 @lru_cache(maxsize=64)
@@ -190,8 +242,9 @@ def _byte_filter(text: str, regex: bool, ignore_case: bool) -> ByteFilter | None
         return None  # bytes a decoder replaces or JSON must escape: no byte search
     escapes = _ESCAPE_OR_SLASH if "/" in chars else _ESCAPE
     if fold:
-        return ByteFilter(None, _forms(needed), escapes)
-    return ByteFilter(_written(needed), None, escapes)
+        folded, others = _folded_forms(needed)
+        return ByteFilter(None, folded, _by_first_byte(others), escapes)
+    return ByteFilter(_written(needed), None, (), escapes)
 
 
 def _strings(value: object) -> Iterator[str]:

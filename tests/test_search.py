@@ -16,6 +16,7 @@ import pytest
 from builders import compaction, entry, jsonl, msg
 
 import pisession
+from pisession import search
 from pisession.cli import main
 from pisession.search import (
     Pattern,
@@ -133,6 +134,14 @@ def test_workers_give_the_hits_in_the_order_of_the_files(tmp_path):
     alone = search_folder(paths, pattern, workers=1)
     assert alone.hits and alone == search_folder(paths, pattern, workers=2)
     assert [h.file for h in alone.hits] == sorted(h.file for h in alone.hits)
+
+
+@pytest.mark.parametrize("step", [1, 4, 5, 7, 1 << 24])
+def test_ignoring_case_finds_the_text_across_the_stretches_made_small(monkeypatch, step):
+    monkeypatch.setattr(search, "_FOLD_STEP", step)
+    data = b"xINDEXindex InDeX\nINDEindex" * 3
+    expected = [m.start() for m in re.finditer(b"(?=index)", data.lower())]
+    assert list(search._found_folded(data, b"index")) == expected
 
 
 def test_required_text_of_a_regular_expression():
