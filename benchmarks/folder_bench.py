@@ -9,6 +9,10 @@ sampled every 20 ms). Writes ``benchmarks/out/folder-results.json`` and prints a
 
 ccusage-pi (npm ``@ccusage/pi``) is given the folder's parent as ``--piPath``; ``rg``
 is Debian's ripgrep. Neither is a dependency: install them outside the repository.
+
+``--small FOLDER`` (a folder of the same generator, a few sessions) also runs
+``pisession usage`` and ``search`` there, in the same rounds, to show that the peak
+memory follows the biggest session, not the folder.
 """
 
 from __future__ import annotations
@@ -68,6 +72,12 @@ def run(command: list[str]) -> tuple[float, int, bytes]:
     return time.perf_counter() - start, peak, b"".join(chunks)
 
 
+def _size(folder: Path) -> tuple[int, int]:
+    """Bytes and number of the session files under ``folder``."""
+    sizes = [p.stat().st_size for p in folder.rglob("*.jsonl")]
+    return sum(sizes), len(sizes)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", help="the sessions folder")
@@ -75,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rg", default="rg")
     parser.add_argument("--pattern", default="index cache leaf")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--small", help="a small folder of the same generator (memory)")
     args = parser.parse_args(argv)
     folder = Path(args.folder)
     py = [sys.executable, "-m", "pisession"]
@@ -84,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         "pisession search": [*py, "search", args.pattern, str(folder), "--json"],
         "rg": [args.rg, "-n", args.pattern, str(folder)],
     }
+    if args.small:
+        commands["pisession usage (small)"] = [*py, "usage", args.small, "--json"]
+        commands["pisession search (small)"] = [*py, "search", args.pattern, args.small, "--json"]
     times: dict[str, list[float]] = {name: [] for name in commands}
     peaks: dict[str, int] = dict.fromkeys(commands, 0)
     outputs: dict[str, bytes] = {}
@@ -93,13 +107,15 @@ def main(argv: list[str] | None = None) -> int:
             times[name].append(wall)
             peaks[name] = max(peaks[name], peak)
             outputs[name] = out
-    size = sum(p.stat().st_size for p in folder.rglob("*.jsonl"))
-    files = sum(1 for _ in folder.rglob("*.jsonl"))
+    size, files = _size(folder)
     usage = json.loads(outputs["pisession usage"])
     ccusage = json.loads(outputs["ccusage-pi"])
     search = json.loads(outputs["pisession search"])
     result = {
         "folder": {"files": files, "bytes": size},
+        "small_folder": dict(zip(("bytes", "files"), _size(Path(args.small))))
+        if args.small
+        else None,
         "runs": args.runs,
         "pattern": args.pattern,
         "median_seconds": {n: statistics.median(t) for n, t in times.items()},
@@ -114,8 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     OUT.write_text(json.dumps(result, indent=1) + "\n")
     median = result["median_seconds"]
     print(f"{files} files, {size / 1e9:.2f} GB, {args.runs} runs each (median wall, peak RSS)")
+    if args.small:
+        small = result["small_folder"]
+        print(f"small folder: {small['files']} files, {small['bytes'] / 1e6:.1f} MB")
     for name in commands:
-        print(f"{name:18} {median[name]:7.2f} s  {result['peak_rss_mb'][name]:6} MB")
+        print(f"{name:26} {median[name]:7.2f} s  {result['peak_rss_mb'][name]:6} MB")
     print(f"usage / ccusage-pi: {median['pisession usage'] / median['ccusage-pi']:.2f}x")
     print(f"search / rg:        {median['pisession search'] / median['rg']:.2f}x")
     print(f"search hits {result['search_hits']}, rg lines {result['rg_lines']}")

@@ -4,9 +4,12 @@ filter that skips lines never loses a hit, and bad files are named and skipped."
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,14 @@ from builders import compaction, entry, jsonl, msg
 
 import pisession
 from pisession.cli import main
-from pisession.folders.search import Pattern, search_file, search_folder, searched_texts
+from pisession.folders import search
+from pisession.folders.search import (
+    Pattern,
+    required_text,
+    search_file,
+    search_folder,
+    searched_texts,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(
@@ -61,12 +71,88 @@ def test_every_hit_has_the_fate_explain_gives(path, capsys):
 PATTERNS = ["the", "THE", 'say "', "\\", "é", "\n", "a b", "tests/", "{", "Ünï"]
 
 
+def _unfiltered(paths, pattern: Pattern) -> list:
+    """Every hit, every entry of every file decoded (no byte search)."""
+    return [h for path in paths for h in search_file(path, pattern, prefilter=False)]
+
+
 @pytest.mark.parametrize("ignore_case", [False, True])
 @pytest.mark.parametrize("text", PATTERNS)
 def test_the_byte_filter_never_loses_a_hit(text, ignore_case):
     literal = search_folder(READABLE, Pattern(text, ignore_case=ignore_case), workers=1)
     regex = search_folder(READABLE, Pattern(re.escape(text), True, ignore_case), workers=1)
-    assert literal.hits == regex.hits
+    assert literal.hits == regex.hits == _unfiltered(READABLE, Pattern(text, False, ignore_case))
+
+
+#: Texts as a file's bytes hold them (a JSON string's inside), the pattern that matches
+#: the decoded text, and whether case is ignored: each match is reachable only through
+#: an escape or a character that is another one's case, never in the bytes as written.
+REACHED_ONLY_DECODED = [
+    (rb"the \u0069ndex here", "index", False),  # \uXXXX of a plain letter
+    (rb"\u0049NDEX", "index", True),
+    (rb"a\/b", "a/b", False),  # \/ is a slash to JSON.parse
+    (rb"path a\u002Fb", "A/B", True),
+    ("the \u212ait".encode(), "kit", True),  # KELVIN SIGN is k ignoring case
+    ("\u017fee".encode(), "SEE", True),  # LATIN SMALL LETTER LONG S is s
+    ("\u0130ndex".encode(), "index", True),  # LATIN CAPITAL LETTER I WITH DOT ABOVE
+    ("\u00dcN\u00cf".encode(), "\u00fcn\u00ef", True),  # non-ASCII letters, other case
+    (rb"caf\u00e9 au lait", "caf\u00e9", False),
+    (rb"emoji \ud83d\ude00!", "\U0001f600!", False),  # a surrogate pair
+    (rb"\u0063ache miss", r"c\w+e miss", None),  # a regular expression
+    (rb"INDEX \u0063ACHE", r"(?i)index (cache)", None),
+    (rb"say \u0022hi\u0022", 'say "hi"', False),
+]
+
+
+@pytest.mark.parametrize(("raw", "text", "ignore_case"), REACHED_ONLY_DECODED)
+def test_the_byte_filter_finds_what_only_decoding_shows(tmp_path, raw, text, ignore_case):
+    """A file with a match that only decoding shows: one line holds the pattern as JSON
+    writes it (so the file is read), another only the escaped form (a line the filter
+    must keep); a second file holds only the escaped form (a file it must not skip)."""
+    pattern = Pattern(text, ignore_case is None, bool(ignore_case))
+    plain = pattern.text if not pattern.regex else "INDEX cache miss"
+    for lines in (["PLACE", plain], ["PLACE"]):
+        entries = [msg(f"u{k}", f"u{k - 1}" if k else None, "user", t) for k, t in enumerate(lines)]
+        path = tmp_path / f"{len(lines)}.jsonl"
+        path.write_bytes(jsonl(*entries).replace(b'"PLACE"', b'"' + raw + b'"'))
+        expected = search_file(path, pattern, prefilter=False)
+        assert expected and expected[0].id == "u0", (raw, text)  # the escaped line matches
+        assert search_file(path, pattern) == expected
+        assert search_folder([path], pattern, workers=1).hits == expected
+
+
+def test_workers_give_the_hits_in_the_order_of_the_files(tmp_path):
+    names = ["tour.jsonl", "pi-0.87.1-a-print-multiturn-tools.jsonl"]
+    paths = []
+    for k in range(12):  # sizes in no order, so that the biggest-first batches reorder them
+        name = names[k % 2]
+        path = tmp_path / f"{k:02}-{name}"
+        data = (ROOT / "data/samples" / name).read_bytes()
+        path.write_bytes(data + b"\n" * (k * 7919 % 13))
+        paths.append(path)
+    pattern = Pattern("util", ignore_case=True)
+    alone = search_folder(paths, pattern, workers=1)
+    assert alone.hits and alone == search_folder(paths, pattern, workers=2)
+    assert [h.file for h in alone.hits] == sorted(h.file for h in alone.hits)
+
+
+@pytest.mark.parametrize("step", [1, 4, 5, 7, 1 << 24])
+def test_ignoring_case_finds_the_text_across_the_stretches_made_small(monkeypatch, step):
+    monkeypatch.setattr(search, "_FOLD_STEP", step)
+    data = b"xINDEXindex InDeX\nINDEindex" * 3
+    expected = [m.start() for m in re.finditer(b"(?=index)", data.lower())]
+    assert list(search._found_folded(data, b"index")) == expected
+
+
+def test_required_text_of_a_regular_expression():
+    assert required_text("index (cache) leaf", True, False) == ("index cache leaf", False)
+    assert required_text("(?i)Index", True, False) == ("Index", True)
+    assert required_text("x(?i:abc)yz", True, False) == ("yz", False)  # own flags: not opened
+    assert required_text("ab+cd", True, False) == ("cd", False)
+    assert required_text("a|bc", True, False) is None  # no text every match holds
+    assert required_text(r"\d+", True, True) is None
+    assert Pattern("a|b", regex=True).byte_filter() is None
+    assert Pattern("\ufffd").byte_filter() is None  # what a decoder puts for bad bytes
 
 
 def _tmp_session(tmp_path, *entries) -> Path:
@@ -165,3 +251,44 @@ def test_to_records_are_plain_dicts():
     assert records and all(type(r) is dict for r in records)
     assert all(v is None or type(v) in (str, int, bool) for r in records for v in r.values())
     assert json.loads(json.dumps(records)) == records
+
+
+class _Terminal(io.StringIO):
+    """stderr as a terminal (or not), its text kept."""
+
+    def __init__(self, tty: bool):
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("command", ["search", "usage"])
+@pytest.mark.parametrize("tty", [True, False])
+def test_a_scan_longer_than_a_second_notes_its_progress_on_a_terminal(
+    tmp_path, monkeypatch, capsys, command, tty
+):
+    folder = _folder(tmp_path)
+    clock = iter(range(0, 1000, 2))  # each look at the clock: two seconds later
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(sys, "stderr", _Terminal(tty))
+    args = [command, *(["util"] if command == "search" else []), str(folder), "--json"]
+    assert main(args) == 0
+    err = sys.stderr.getvalue()
+    word = "searching" if command == "search" else "reading"
+    if tty:
+        assert f"\r\x1b[Kpisession: {word} 1/3 sessions ..." in err
+        assert f"pisession: {word} 3/3 sessions ..." in err
+        assert "\r\x1b[K" in err.rsplit("sessions ...", 1)[1]  # erased before the output
+    else:
+        assert word not in err and "\x1b" not in err
+    assert json.loads(capsys.readouterr().out)
+
+
+def test_no_progress_note_within_the_first_second(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(time, "monotonic", lambda: 5.0)  # the clock stands still
+    monkeypatch.setattr(sys, "stderr", _Terminal(True))
+    assert main(["search", "util", str(_folder(tmp_path)), "--json"]) == 0
+    assert "searching" not in sys.stderr.getvalue()
+    capsys.readouterr()

@@ -8,23 +8,31 @@ a one-line excerpt around the first match, and its *fate* at the session's defau
 leaf, read from ``Session.fates()`` (``pisession.views.provenance``; nothing here decides
 what reached the model).
 
-A file's bytes are looked at first: a line that cannot hold a literal pattern (neither
-the pattern as JSON writes it nor any ``\\u`` escape) is never decoded, and a file with
-no such line is not opened as a session.
+A file's bytes are looked at first (``ByteFilter``), through ``mmap``: a text every
+match holds (the pattern, or for a regular expression the longest plain run at its top
+level, ``required_text``) is looked for as JSON writes it, in each of its forms when
+case is ignored (``same_ignoring_case``: KELVIN SIGN is a ``k``), together with the
+escapes through which a string holds what its bytes do not show (``\\uXXXX``, and
+``\\/`` when the text has a slash). A file with none of them is not read as a session;
+in the others, only the entries on lines with one are decoded, and the fates are read
+for the files with a hit. Files are searched by worker processes, in batches of about
+equal size, the biggest first.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import cast
 
 from ..errors import PisessionError
 from ..js.value import UNDEFINED, js_string
 from ..js.value import field as js_field
-from .usage import map_sessions, session_name
+from .usage import map_sessions, session_name, worker_count
 
 #: Characters of context on each side of a match in an excerpt.
 AROUND = 30
@@ -46,25 +54,200 @@ class Pattern:
         source = self.text if self.regex else re.escape(self.text)
         return re.compile(source, re.IGNORECASE if self.ignore_case else 0)
 
-    def line_filter(self) -> re.Pattern | None:
-        """A pattern on a line's bytes that every line holding a match also matches
-        (None: every line may hold one, as for a regular expression).
+    def byte_filter(self) -> ByteFilter | None:
+        """How to find, in a file's bytes, every place a match may be (None: anywhere,
+        as for a regular expression without a text every match holds).
 
-        >>> f = Pattern("1+1").line_filter()
-        >>> bool(f.search(b'{"text":"1+1=2"}')), bool(f.search(b'{"text":"11"}'))
-        (True, False)
+        >>> f = Pattern("1+1").byte_filter()
+        >>> f.offsets(b'{"text":"1+1=2"}'), f.offsets(b'{"text":"11"}')
+        ([9], [])
         """
-        if self.regex or not self.text:
-            return None
-        if self.ignore_case and not self.text.isascii():
-            return None  # case folding beyond ASCII is not a byte pattern
-        flags = re.IGNORECASE if self.ignore_case else 0
-        return re.compile(re.escape(_written(self.text)) + rb"|\\u", flags)
+        return _byte_filter(self.text, self.regex, self.ignore_case)
 
 
 def _written(text: str) -> bytes:
     """``text`` as JSON writes it inside a string (``JSON.stringify``), in UTF-8."""
     return json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+
+
+#: The JSON escapes through which a string can hold a character its bytes do not show as
+#: that character written by ``JSON.stringify``: ``\\uXXXX`` (any character) and ``\\/``
+#: (a slash, which ``JSON.stringify`` never escapes but ``JSON.parse`` reads).
+_ESCAPE = re.compile(rb"\\u")
+_ESCAPE_OR_SLASH = re.compile(rb"\\u|\\/")
+
+
+@dataclass(frozen=True)
+class ByteFilter:
+    """Where a match may be in a file's bytes: every match of the pattern in a decoded
+    text lies on a line whose bytes hold ``literal`` (ignoring case: ``folded`` in the
+    bytes with ASCII letters made small, or one of ``others``), or an escape
+    (``escapes``) through which the text can hold what the bytes do not show."""
+
+    literal: bytes | None  # the text every match holds, as JSON writes it (case kept)
+    folded: bytes | None  # ignoring case: that text in ASCII forms, small letters
+    others: tuple[re.Pattern, ...]  # ignoring case: its characters' forms beyond ASCII
+    escapes: re.Pattern
+
+    def found_in(self, data) -> bool:
+        """Whether ``data`` (bytes or a memory map) holds any such place."""
+        if self.literal is not None:
+            if data.find(self.literal) != -1:
+                return True
+        else:
+            folded = self.folded
+            if folded is not None and next(_found_folded(data, folded), None) is not None:
+                return True
+            if any(other.search(data) is not None for other in self.others):
+                return True
+        return self.escapes.search(data) is not None
+
+    def offsets(self, data) -> list[int]:
+        """The offsets of every such place in ``data``, in order."""
+        if self.literal is not None:
+            found = list(_found(data, self.literal))
+        else:
+            found = [] if self.folded is None else list(_found_folded(data, self.folded))
+            for other in self.others:
+                found += [m.start() for m in other.finditer(data)]
+        found += [m.start() for m in self.escapes.finditer(data)]
+        return sorted(found)
+
+
+#: Bytes made small at a time when a file is searched ignoring case.
+_FOLD_STEP = 1 << 24
+
+
+def _found_folded(data, needle: bytes) -> Iterator[int]:
+    """Every offset of ``needle`` (small letters) in ``data`` with its ASCII letters made
+    small, a stretch of ``_FOLD_STEP`` bytes at a time (the next stretch's start added
+    so that a needle across the border is found once).
+
+    >>> list(_found_folded(b"Index INDEX index", b"index"))
+    [0, 6, 12]
+    """
+    for start in range(0, len(data), _FOLD_STEP):
+        piece = data[start : start + _FOLD_STEP + len(needle) - 1].lower()
+        for at in _found(piece, needle):
+            if at < _FOLD_STEP:
+                yield start + at
+
+
+def _found(data, needle: bytes) -> Iterator[int]:
+    """Every offset of ``needle`` in ``data``."""
+    at = data.find(needle)
+    while at != -1:
+        yield at
+        at = data.find(needle, at + 1)
+
+
+def required_text(text: str, regex: bool, ignore_case: bool) -> tuple[str, bool] | None:
+    """A text every match holds, and whether case is ignored there; None when there is
+    none: for a regular expression, the longest run of plain characters at its top level
+    (groups without flags of their own opened), ``(?i)`` read from the expression.
+
+    >>> required_text("port", False, False)
+    ('port', False)
+    >>> required_text("(?i)index (cache)+ leaf|x", True, False), required_text("a.c", True, True)
+    (None, ('a', True))
+    >>> required_text("(?i)in (dex) c", True, False)
+    ('in dex c', True)
+    """
+    if not regex:
+        return (text, ignore_case) if text else None
+    parser = _sre_parser()
+    parsed = parser.parse(text, re.IGNORECASE if ignore_case else 0)
+    best = run = ""
+    for op, argument in _top_level(parsed, parser.SUBPATTERN):
+        run = run + chr(argument) if op is parser.LITERAL else ""
+        best = max(best, run, key=len)
+    return (best, bool(parsed.state.flags & re.IGNORECASE)) if best else None
+
+
+def _sre_parser():
+    """The parser ``re`` compiles with (``re._parser``; ``sre_parse`` before 3.11)."""
+    try:
+        from re import _parser
+    except ImportError:  # Python 3.10
+        import sre_parse as _parser
+    return _parser
+
+
+def _top_level(parsed, subpattern) -> Iterator[tuple]:
+    """The items every match goes through in order, groups without flags of their own
+    opened."""
+    for op, argument in parsed:
+        if op is subpattern and not argument[1] and not argument[2]:
+            yield from _top_level(argument[3], subpattern)
+        else:
+            yield op, argument
+
+
+@lru_cache(maxsize=1)
+def _every_character() -> str:
+    return "".join(map(chr, range(0x110000)))
+
+
+@lru_cache(maxsize=512)
+def same_ignoring_case(char: str) -> tuple[str, ...]:
+    """Every character that ``re`` matches with ``char`` when case is ignored.
+
+    >>> [f"U+{ord(c):04X}" for c in same_ignoring_case("k")], same_ignoring_case("1")
+    (['U+004B', 'U+006B', 'U+212A'], ('1',))
+    """
+    return tuple(re.findall(re.escape(char), _every_character(), re.IGNORECASE))
+
+
+def _folded_forms(text: str) -> tuple[bytes | None, tuple[bytes, ...]]:
+    """``text`` ignoring case, as bytes to look for: JSON's text of its ASCII forms with
+    small letters (None when a character has no ASCII form), and every form of its
+    characters beyond ASCII in UTF-8.
+
+    >>> _folded_forms("Kit")
+    (b'kit', (b'\\xc4\\xb0', b'\\xc4\\xb1', b'\\xe2\\x84\\xaa'))
+    >>> _folded_forms("\u00fc")
+    (None, (b'\\xc3\\x9c', b'\\xc3\\xbc'))
+    """
+    ascii_forms: list = []
+    others: set = set()
+    for char in text:
+        forms = same_ignoring_case(char)
+        ascii_forms.append({c.lower() for c in forms if c.isascii()})
+        others.update(c.encode("utf-8") for c in forms if not c.isascii())
+    if all(ascii_forms):
+        folded = _written("".join(min(forms) for forms in ascii_forms)).lower()
+    else:
+        folded = None
+    return folded, tuple(sorted(others))
+
+
+def _by_first_byte(needles: tuple[bytes, ...]) -> tuple[re.Pattern, ...]:
+    """One pattern for the needles of each first byte (``re`` looks for a common start
+    fast, and for alternatives with different starts slowly).
+
+    >>> [p.pattern for p in _by_first_byte((b"\\xc4\\xb0", b"\\xc4\\xb1", b"\\xe2\\x84\\xaa"))]
+    [b'\\xc4\\xb0|\\xc4\\xb1', b'\\xe2\\x84\\xaa']
+    """
+    groups: dict[int, list[bytes]] = {}
+    for needle in needles:
+        groups.setdefault(needle[0], []).append(needle)
+    return tuple(re.compile(b"|".join(map(re.escape, g))) for g in groups.values())
+
+
+@lru_cache(maxsize=64)
+def _byte_filter(text: str, regex: bool, ignore_case: bool) -> ByteFilter | None:
+    required = required_text(text, regex, ignore_case)
+    if required is None:
+        return None
+    needed, fold = required
+    chars = {c for char in needed for c in (same_ignoring_case(char) if fold else (char,))}
+    if any("\ud800" <= c <= "\udfff" or c == "\ufffd" for c in chars):
+        return None  # bytes a decoder replaces or JSON must escape: no byte search
+    escapes = _ESCAPE_OR_SLASH if "/" in chars else _ESCAPE
+    if fold:
+        folded, others = _folded_forms(needed)
+        return ByteFilter(None, folded, _by_first_byte(others), escapes)
+    return ByteFilter(_written(needed), None, (), escapes)
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -195,52 +378,6 @@ class Hits(list):
         return [hit.to_dict() for hit in self]
 
 
-def _candidate_lines(data: bytes, pattern: Pattern) -> set[int] | None:
-    """The 1-based numbers of the lines that may hold a match of ``pattern`` (None:
-    every line); a plain byte search first, which rules most files out fast."""
-    line_filter = pattern.line_filter()
-    if line_filter is None:
-        return None
-    if pattern.ignore_case:
-        offsets = sorted(m.start() for m in line_filter.finditer(data))
-    else:  # bytes.find is many times faster than a regular expression with an alternative
-        offsets = sorted([*_found(data, _written(pattern.text)), *_found(data, b"\\u")])
-    lines = set()
-    last_offset, last_line = 0, 1
-    for offset in offsets:
-        last_line += data.count(b"\n", last_offset, offset)
-        last_offset = offset
-        lines.add(last_line)
-    return lines
-
-
-def _cannot_match(handle, pattern: Pattern) -> bool:
-    """Whether a file (an open binary handle) holds neither a plain-text pattern as JSON
-    writes it nor a ``\\u`` escape, and starts with a session header: looked at through
-    ``mmap``, without copying the file."""
-    import mmap
-
-    if pattern.regex or pattern.ignore_case or not pattern.text:
-        return False
-    try:
-        view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (ValueError, OSError):  # empty, or not a regular file
-        return False
-    with view:
-        if view.find(_written(pattern.text)) != -1 or view.find(b"\\u") != -1:
-            return False
-        end = view.find(b"\n")
-        return _plain_header(view[: end if end != -1 else len(view)])
-
-
-def _found(data: bytes, needle: bytes) -> Iterator[int]:
-    """Every offset of ``needle`` in ``data``."""
-    at = data.find(needle)
-    while at != -1:
-        yield at
-        at = data.find(needle, at + 1)
-
-
 def _plain_header(data: bytes) -> bool:
     """Whether the first line is a session header Pi takes (type "session", a string
     id); files that do not start so are read in full, to say what is wrong with them.
@@ -262,10 +399,15 @@ def _role(entry: object) -> object:
     return None if role is UNDEFINED else role
 
 
-def search_file(path, pattern: Pattern) -> Hits:
+def search_file(path, pattern: Pattern, prefilter: bool = True) -> Hits:
     """Every entry of one session file whose searched text matches ``pattern``, with its
     fate at the default leaf. Raises ``PisessionError`` (or ``OSError``) for a file that
     cannot be read as a session.
+
+    The file's bytes are searched first (``Pattern.byte_filter``): a file with no place
+    where a match may be is not read as a session, and only the entries on lines with
+    one are decoded. ``prefilter=False`` decodes every entry: the reference the byte
+    search is tested against.
 
     >>> from pisession.samples import sample_path
     >>> for hit in search_file(sample_path("tour"), Pattern("tests/")):
@@ -273,27 +415,70 @@ def search_file(path, pattern: Pattern) -> Hits:
     21 off-path Remember: tests live in tests/.
     24 kept Added tests/test_util.py with test_helper_…
     """
+    from ..engine.opening import opened
+    from ..engine.reader import read_source
     from ..migration import sequential_ids
-    from ..session import loads
+    from ..session import Session
 
-    with open(path, "rb") as handle:
-        if _cannot_match(handle, pattern):
+    byte_filter = pattern.byte_filter() if prefilter else None
+    offsets = None
+    if byte_filter is not None:
+        offsets = _places(path, byte_filter)
+        if offsets == []:
             return Hits()  # no line can match, and the file is a session: not opened
-        data = handle.read()
-    lines = _candidate_lines(data, pattern)
-    if lines is not None and not lines and _plain_header(data):
-        return Hits()  # no line can match, and the file is a session: not opened
-    session = loads(data, str(path), new_id=sequential_ids())  # a legacy file: stable ids
-    return _hits_in(session, str(path), pattern, lines)
-
-
-def _hits_in(session, path: str, pattern: Pattern, lines: set[int] | None) -> Hits:
-    compiled = pattern.compiled
+    store, parsed, diagnostics, _ = read_source(path)
+    # a legacy file gets stable ids
+    opening = opened(store, parsed, diagnostics, str(path), new_id=sequential_ids())
+    session = Session(str(path), store, *opening)
     positions: Sequence[int] = range(len(session))
-    if lines is not None:
-        positions = [p for p in positions if session.line_of(p) in lines]
+    if offsets is not None:
+        positions = _positions_at(session, parsed, offsets)
+    return _hits_in(session, str(path), pattern, positions)
+
+
+def _places(path, byte_filter: ByteFilter) -> list[int] | None:
+    """``byte_filter.offsets`` of a file, looked at through ``mmap`` (not copied); ``[]``
+    only when there are none and the file starts with a session header Pi takes (a
+    file that does not is read in full, to say what is wrong with it); None: the file
+    cannot be mapped (empty, or not a regular file)."""
+    import mmap
+    import stat
+
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        return None  # a FIFO, say: read as it comes
+    with open(path, "rb") as handle:
+        try:
+            view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (ValueError, OSError):
+            return None
+    with view:
+        if byte_filter.found_in(view):
+            return byte_filter.offsets(view)
+        end = view.find(b"\n")
+        return [] if _plain_header(view[: end if end != -1 else len(view)]) else None
+
+
+def _positions_at(session, parsed, offsets: list[int]) -> list[int]:
+    """The positions of the entries whose lines hold these file offsets (sorted).
+    ``parsed``: the file's rows as read (``reader.read_source``), header included."""
+    from bisect import bisect_right
+
+    starts, ends, numbers = parsed.starts, parsed.ends, parsed.lines
+    lines = set()
+    for offset in offsets:
+        row = bisect_right(starts, offset) - 1
+        if row >= 0 and offset < ends[row]:
+            lines.add(numbers[row])
+    entry_lines = session.entry_lines
+    positions = (bisect_right(entry_lines, line) - 1 for line in sorted(lines))
+    return [p for p in positions if p >= 0 and entry_lines[p] in lines]
+
+
+def _hits_in(session, path: str, pattern: Pattern, positions) -> Hits:
+    compiled = pattern.compiled
+    positions = list(positions)
     found = []
-    for position, entry in zip(positions, session.entries_at(list(positions))):
+    for position, entry in zip(positions, session.entries_at(positions)):
         first, count = None, 0
         for what, text in searched_texts(entry):
             for m in compiled.finditer(text):
@@ -364,6 +549,40 @@ def search_one(args: tuple) -> FileHits:
         return FileHits(path, Hits(), f"{path}: cannot be read ({type(exc).__name__})")
 
 
+def _search_batch(args: tuple) -> list[FileHits]:
+    paths, pattern = args
+    return [search_one((path, pattern)) for path in paths]
+
+
+def batches(paths: list[str], parts: int) -> list[list[str]]:
+    """The files in about ``parts`` batches of about equal size, the biggest files
+    first (so that the workers end together); a file bigger than a share is a batch
+    alone.
+
+    >>> import tempfile, pathlib; d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name, size in [("a", 50), ("b", 10), ("c", 30), ("d", 10)]:
+    ...     _ = (d / name).write_bytes(b"x" * size)
+    >>> [[pathlib.Path(p).name for p in b] for b in batches(sorted(map(str, d.iterdir())), 3)]
+    [['a'], ['c', 'b'], ['d']]
+    """
+    sizes = {}
+    for path in paths:
+        try:
+            sizes[path] = os.stat(path).st_size
+        except OSError:
+            sizes[path] = 0
+    share = sum(sizes.values()) / max(1, parts)
+    out: list[list[str]] = []
+    size = share
+    for path in sorted(paths, key=lambda p: -sizes[p]):
+        if size >= share:
+            out.append([])
+            size = 0
+        out[-1].append(path)
+        size += sizes[path]
+    return out
+
+
 @dataclass
 class FolderHits:
     """The hits over a folder, how many files were searched, and the skipped ones."""
@@ -380,8 +599,10 @@ class FolderHits:
 def search_folder(
     paths: Iterable, pattern: Pattern, reached: bool | None = None, workers=None, progress=None
 ) -> FolderHits:
-    """Search session files (in the order given); ``reached`` keeps only the hits that
-    reached the model (True) or did not (False).
+    """Search session files; the hits in the order of the files given. ``reached``
+    keeps only the hits that reached the model (True) or did not (False). Worker
+    processes (``usage.map_sessions``) take the files in batches of about equal size,
+    the biggest first; ``progress(files done, files)`` after each batch.
 
     >>> from pisession.samples import sample_path
     >>> found = search_folder([sample_path("tour")], Pattern("MAIN.PY", ignore_case=True),
@@ -390,9 +611,17 @@ def search_folder(
     ['off-path', 'summarized']
     """
     files = [str(p) for p in paths]
+    pattern.byte_filter()  # worked out once, before the workers fork
+    count = worker_count(workers, len(files))
+    parts = len(files) if count == 1 else 24 * count  # one process: a file at a time
+    jobs = [(batch, pattern) for batch in batches(files, parts)]
+    results: dict[str, FileHits] = {}
+    report = (lambda done, total: progress(len(results), len(files))) if progress else None
+    for found in map_sessions(_search_batch, jobs, count, report, chunksize=1):
+        results.update((r.path, r) for r in found)
     hits, skipped = Hits(), []
-    jobs = [(path, pattern) for path in files]
-    for result in map_sessions(search_one, jobs, workers, progress):
+    for path in files:
+        result = results[path]
         if result.problem is not None:
             skipped.append(result.problem)
         hits.extend(h for h in result.hits if reached is None or h.reached == reached)

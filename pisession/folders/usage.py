@@ -615,7 +615,14 @@ def _row(name: str, group: _Group) -> FolderRow:
     )
 
 
-def _worker_count(workers: int | None, files: int) -> int:
+def worker_count(workers: int | None, files: int) -> int:
+    """How many worker processes read ``files`` session files: ``workers`` if given,
+    else one per core (at most four) when there are eight files or more and forking is
+    possible (``parallel.can_fork``), else one.
+
+    >>> worker_count(3, 100), worker_count(None, 2)
+    (3, 1)
+    """
     from ..engine.parallel import can_fork
 
     if workers is not None:
@@ -626,12 +633,12 @@ def _worker_count(workers: int | None, files: int) -> int:
 
 
 def map_sessions(
-    function: Callable, paths: list, workers: int | None = None, progress=None
+    function: Callable, paths: list, workers: int | None = None, progress=None, chunksize=4
 ) -> Iterator:
     """``function(path)`` for every path, in order, spread over forked worker processes
-    (one per core, at most four) when there are enough files; ``progress(done, total)``
-    after each."""
-    count = _worker_count(workers, len(paths))
+    (``worker_count``), ``chunksize`` paths handed to a worker at a time;
+    ``progress(done, total)`` after each."""
+    count = worker_count(workers, len(paths))
     total = len(paths)
     if count == 1:
         for done, path in enumerate(paths, 1):
@@ -642,7 +649,7 @@ def map_sessions(
     import multiprocessing
 
     with multiprocessing.get_context("fork").Pool(count) as pool:
-        for done, result in enumerate(pool.imap(function, paths, chunksize=4), 1):
+        for done, result in enumerate(pool.imap(function, paths, chunksize=chunksize), 1):
             yield result
             if progress:
                 progress(done, total)
