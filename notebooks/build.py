@@ -462,9 +462,10 @@ python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitiz
 ```
 
 nbval re-runs every notebook and compares each cell's output with the stored one.
-Figures are PNG (ignored by nbval); widget cells are tagged `nbval-ignore-output`;
-`notebooks/nbval-sanitize.cfg` masks what legitimately varies (memory addresses, the
-folder the samples are read from). The stored outputs do not depend on where the
+Figures are `<img>` with alternative text (nbval compares the words, not the pixels);
+widget cells are tagged `nbval-ignore-output`; `notebooks/nbval-sanitize.cfg` masks
+what legitimately varies (memory addresses, the folder the samples are read from, a
+figure's pixels). The stored outputs do not depend on where the
 repository lives: the build removes the checkout's path from them.
 
 When a change in pisession changes what a notebook prints (a new column in a table, a
