@@ -217,7 +217,7 @@ def _selection_table(projection, marks: dict[int, str]) -> str:
         )
         row_marks.append(_MARKS[mark][1] if mark else "")
     headers = ["line", "entry", "kind", "text", "msgs", ""]
-    table = _table(headers, rows, widths=[38, 76, 62, None, 40, 104], marks=row_marks)
+    table = _table(headers, rows, widths=[38, 76, 72, None, 48, 104], marks=row_marks)
     return table.replace('<table class="pisession"', '<table class="pisession one-line"', 1)
 
 

@@ -1,7 +1,7 @@
 // What run.py measures in the page for every visible output of the notebook in view
 // (JupyterLab or Notebook 7): a list of "code cell N (its last source line): what is
 // wrong", empty when everything fits. Called with [minShown]: the fewest characters a
-// one-line table cell that cuts its text must still show.
+// one-line table cell that cuts its text must still show (all of them when it has fewer).
 ([minShown]) => {
   const panel = window.jupyterapp.shell.currentWidget;
   const problems = [];
@@ -41,7 +41,7 @@
               problems.push(`${where}: ${c.tagName.toLowerCase()} "${text}" spills out of its column (${c.scrollWidth} > ${c.clientWidth} px)`);
             if (cut && oneLine && c.tagName === 'TD') {
               const shown = Math.floor(inner(c) / charWidth(c));
-              if (shown < minShown)
+              if (shown < Math.min(minShown, [...c.textContent.trim()].length))
                 problems.push(`${where}: td "${text}" shows only ${shown} characters`);
             }
             for (const badge of c.querySelectorAll('.fate')) {
