@@ -30,8 +30,9 @@ are derived from it. To move the repository, edit that line and run this script.
 
 Execution uses nbclient with the ``python3`` kernel and ``notebooks/`` as the working
 directory. Outputs are then made reproducible: streams merged, the checkout's absolute
-path removed from text, widget model ids numbered, no timing or widget state stored. The metadata holds what
-JupyterLab would write on opening (``KERNELSPEC``), so a notebook opens unmodified.
+path removed from text, widget model ids numbered, no timing or widget state stored.
+The metadata holds what JupyterLab writes on opening (``KERNELSPEC``, the kernel's
+``language_info``), so a notebook opens unmodified.
 """
 
 from __future__ import annotations
