@@ -113,3 +113,18 @@ def test_notebooks_store_what_lab_writes_on_opening(notebook):
     assert metadata["kernelspec"] == build.KERNELSPEC
     language = metadata["language_info"]
     assert {"name", "version", "mimetype", "codemirror_mode", "pygments_lexer"} <= set(language)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_stored_image_has_alternative_text(notebook):
+    """No bare image/png output (Jupyter has no alt for it) and every <img> says what
+    it shows."""
+    import json
+
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            assert "image/png" not in data, f"{notebook.name}: a PNG output has no alt text"
+            for tag in re.findall(r"<img\b[^>]*>", "".join(data.get("text/html", ""))):
+                alt = re.search(r'\balt="([^"]*)"', tag)
+                assert alt and alt.group(1).strip(), f"{notebook.name}: {tag[:80]}"

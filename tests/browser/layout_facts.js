@@ -53,6 +53,8 @@
         }
       }
       for (const img of out.querySelectorAll('img')) {
+        if (!(img.getAttribute('alt') || '').trim())
+          problems.push(`${where}: an image has no alternative text`);
         const r = img.getBoundingClientRect();
         if (r.right > area.right + 1 || r.width < 2)
           problems.push(`${where}: an image is cut off (${Math.round(r.width)} px, ends at ${Math.round(r.right)} > ${Math.round(area.right)})`);

@@ -16,10 +16,10 @@ file browser open (Lab's default, the narrowest a reader meets), Lab at 1600 px,
 Notebook 7 at 1280 px. In each: the notebook opens unmodified (nothing to save before
 the reader did anything), and before and after running, every output passes
 ``LAYOUT_FACTS``: no output scrolls sideways, no table is wider than its area, no
-header or cell spills into its neighbour, no badge or image is clipped, a one-line
-table cell that cuts its text still shows at least ``MIN_SHOWN`` characters, and no
-line of a text output is longer than the characters its area shows (Lab would break
-it mid-word). The first layout also drives the explorers.
+header or cell spills into its neighbour, no badge or image is clipped, every image
+has alternative text, a one-line table cell that cuts its text still shows at least
+``MIN_SHOWN`` characters, and no line of a text output is longer than the characters
+its area shows (Lab would break it mid-word). The first layout also drives the explorers.
 
 Needs Chromium (Debian's ``chromium``) and the ``playwright`` Python package (its
 own browser download is not used). Without them it prints SKIP and exits 0. It is
