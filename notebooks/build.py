@@ -31,6 +31,8 @@ are derived from it. To move the repository, edit that line and run this script.
 Execution uses nbclient with the ``python3`` kernel and ``notebooks/`` as the working
 directory. Outputs are then made reproducible: streams merged, the checkout's absolute
 path removed from text, widget model ids numbered, no timing or widget state stored.
+The metadata holds what JupyterLab writes on opening (``KERNELSPEC``, the kernel's
+``language_info``), so a notebook opens unmodified.
 """
 
 from __future__ import annotations
@@ -48,7 +50,13 @@ SRC = HERE / "src"
 DOCS = ROOT / "docs" / "notebooks.md"
 BRANCH = "main"
 TIMEOUT = 120  # seconds per cell
-KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+#: The kernelspec stored in every notebook: what ipykernel's own ``python3`` kernel
+#: reports. JupyterLab and Notebook 7 write the running kernel's spec and
+#: ``language_info`` into the notebook when it opens; a stored value that differs (an
+#: older "Python 3", a ``language_info`` cut to a few keys) marks the notebook modified
+#: before the reader did anything, so closing it asks to save. ``normalise`` therefore
+#: keeps the ``language_info`` the kernel reported at build time, whole.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 _MARKER = re.compile(r"^# %%(?: \[(markdown|setup)\])?(.*)$")
 _HEADER = re.compile(r"^# (title|summary|variants)(?:\[([\w-]+)\])?: (.*)$")
@@ -329,10 +337,8 @@ def normalise(nb) -> None:
                 model = view["model_id"]
                 widget_ids.setdefault(model, f"widget-{len(widget_ids) + 1:03d}")
                 view["model_id"] = widget_ids[model]
-    language = nb.metadata.get("language_info", {})
-    nb.metadata["language_info"] = {
-        k: v for k, v in language.items() if k in ("name", "file_extension", "mimetype")
-    }
+    # the kernel's language_info, whole (KERNELSPEC says why), and the kernelspec Lab writes
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata.pop("widgets", None)
 
 
@@ -485,9 +491,10 @@ python -m pytest --nbval notebooks --nbval-sanitize-with notebooks/nbval-sanitiz
 ```
 
 nbval re-runs every notebook and compares each cell's output with the stored one.
-Figures are PNG (ignored by nbval); widget cells are tagged `nbval-ignore-output`;
-`notebooks/nbval-sanitize.cfg` masks what legitimately varies (memory addresses, the
-folder the samples are read from). The stored outputs do not depend on where the
+Figures are `<img>` with alternative text (nbval compares the words, not the pixels);
+widget cells are tagged `nbval-ignore-output`; `notebooks/nbval-sanitize.cfg` masks
+what legitimately varies (memory addresses, the folder the samples are read from, a
+figure's pixels). The stored outputs do not depend on where the
 repository lives: the build removes the checkout's path from them.
 
 When a change in pisession changes what a notebook prints (a new column in a table, a

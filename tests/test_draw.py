@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import html
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -362,12 +365,50 @@ def test_figures_show_sharp_at_their_natural_size(tour):
     from pisession.views import draw
 
     fig = draw.draw_tree(tour)
-    data, meta = draw.figure_bundle(fig)
-    png = data["image/png"]
+    data, _ = draw.figure_bundle(fig)
+    found = re.match(r'<img width="(\d+)" alt="([^"]+)" [^>]* src="data:image/png;base64,(.*)">$',
+                     data["text/html"])  # fmt: skip
+    png = base64.b64decode(found.group(3))
     pixels = struct.unpack(">II", png[16:24])
-    shown = (meta["image/png"]["width"], meta["image/png"]["height"])
+    shown = draw.natural_size(fig)
+    assert int(found.group(1)) == shown[0]
     assert pixels[0] >= 2 * shown[0] - 2 and pixels[1] >= 2 * shown[1] - 2
-    assert f'width="{shown[0]}"' in draw.figure_html(fig)
+
+
+def test_every_figure_says_what_it_shows(tour):
+    """Alternative text: an image in a notebook is read out (or shown when images are
+    off) as words that say what the picture shows; the text form is the same words."""
+    pytest.importorskip("matplotlib")
+    from pisession.views import draw
+
+    legacy = pisession.sample_path("legacy-v1")
+    for fig, words in [
+        (draw.draw_tree(tour, "cm000001"), ("leaf cm000001", "14 off-path", "2 branch ends")),
+        (draw.draw_tree(tour), ("a compaction cuts the path before", "u2000001")),
+        (draw.pipeline_figure(tour), ("From file to model", "walk_path (22 rows)")),
+        (draw.edits_figure(tour), ("Context edits", "context edits applied (10 rows)")),
+        (draw.migration_figure(legacy), ("Migration", "after v2 -> v3 (14 rows)")),
+    ]:
+        data, _ = draw.figure_bundle(fig)
+        alt = draw.alt_text(fig)
+        assert data["text/plain"] == alt and f'alt="{html.escape(alt)}"' in data["text/html"]
+        for word in words:
+            assert word in alt, (word, alt)
+
+
+def test_a_straight_session_collapses_within_its_turns():
+    """A branchless real session is not one "N entries" box: every user message (a turn
+    start) stays visible, runs collapse between them, and the drawing still fits."""
+    a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+    layout = tree_layout(a, collapse=True)
+    users = [p for p, e in enumerate(a.entries) if e.get("message", {}).get("role") == "user"]
+    assert len(users) == 4
+    assert all(layout.node_for(p).count == 1 for p in users)
+    assert layout.collapsed and "within a turn" in layout.subtitle
+    for node in layout.nodes.values():  # a run never crosses a turn start
+        assert node.count == 1 or not set(node.positions[1:]) & set(users)
+    assert layout.node_for(a.default_leaf).count == 1
+    assert sum(n.count for n in layout.nodes.values()) == len(a)
 
 
 def test_a_deep_tree_is_collapsed_to_fit_a_screen():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -126,10 +127,11 @@ def widgets():
 def test_branch_explorer_redraws_on_leaf_change(widgets, tour):
     box = ex.branch_explorer(tour)
     assert isinstance(box, widgets.VBox) and repr(box) == "<branch explorer: 2 leaves>"
-    png, table = box.image.value, box.table.value
-    assert png[:4] == b"\x89PNG" and "All 3 tests pass." in table
+    picture, table = box.image.value, box.table.value
+    assert picture.startswith("<img") and "All 3 tests pass." in table
+    assert 'alt="Entry tree of Tour of the session format: leaf a6000001' in picture
     box.leaf.value = "cm000001"
-    assert box.image.value != png
+    assert box.image.value != picture and "leaf cm000001" in box.image.value
     assert "Remember: tests live in tests/." in box.table.value
     assert "All 3 tests pass." not in box.table.value
 
@@ -280,4 +282,7 @@ def test_system_prompt_view_with_one_leaf_shows_a_label_not_a_dropdown(widgets):
 
 def test_branch_picture_has_alternative_text_naming_the_leaf(tour):
     page = ex.branch_html(tour, "cm000001")
-    assert 'alt="entry tree of 26 entries with 2 leaves; the path to leaf cm000001' in page
+    alt = re.search(r'<img [^>]*alt="([^"]*)"', page).group(1)
+    assert alt.startswith("Entry tree of Tour of the session format: leaf cm000001 · 26 entries")
+    assert "2 branch ends" in alt and "9 sent, 3 state-only, 14 off-path" in alt
+    assert alt.endswith("12 entries selected for its context.")

@@ -71,3 +71,60 @@ def test_the_workshop_has_every_exercise():
         name.removeprefix("check_") for name in dir(workshop) if name.startswith("check_")
     }
     assert source.count("**Common mistakes.**") == len(checks)
+
+
+#: The widest text line a stored output may have. JupyterLab at 1280 px with its file
+#: browser open shows 107 characters of an output (measured by tests/browser/run.py,
+#: which checks every line in the browser too); wider lines break mid-word there.
+TEXT_COLUMNS = 100
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+
+
+def _text_outputs(notebook: Path):
+    import json
+
+    for number, cell in enumerate(json.loads(notebook.read_text(encoding="utf-8"))["cells"]):
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if "text" in out:
+                yield number, "".join(out["text"])
+            elif "text/plain" in data and not {"text/html", "image/png"} & set(data):
+                yield number, "".join(data["text/plain"])
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_text_outputs_fit_a_notebooks_width(notebook):
+    too_wide = [
+        (number, len(line), line[:50])
+        for number, text in _text_outputs(notebook)
+        for line in text.splitlines()
+        if len(line) > TEXT_COLUMNS
+    ]
+    assert not too_wide, f"{notebook.name}: (cell, characters, start) {too_wide}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebooks_store_what_lab_writes_on_opening(notebook):
+    """JupyterLab writes the kernel's spec and language_info into a notebook it opens;
+    one that stores something else opens marked modified (asks to save on close)."""
+    import json
+
+    metadata = json.loads(notebook.read_text(encoding="utf-8"))["metadata"]
+    assert metadata["kernelspec"] == build.KERNELSPEC
+    language = metadata["language_info"]
+    assert {"name", "version", "mimetype", "codemirror_mode", "pygments_lexer"} <= set(language)
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_stored_image_has_alternative_text(notebook):
+    """No bare image/png output (Jupyter has no alt for it) and every <img> says what
+    it shows."""
+    import json
+
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            assert "image/png" not in data, f"{notebook.name}: a PNG output has no alt text"
+            for tag in re.findall(r"<img\b[^>]*>", "".join(data.get("text/html", ""))):
+                alt = re.search(r'\balt="([^"]*)"', tag)
+                assert alt and alt.group(1).strip(), f"{notebook.name}: {tag[:80]}"

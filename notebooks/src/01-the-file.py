@@ -34,7 +34,7 @@ import pisession
 # the installed package, so this works on Colab too.
 
 # %%
-print(pisession.sample_names())
+print("\n".join(pisession.sample_names()))
 
 # %%
 path = pisession.sample_path("pi-0.87.1-a-print-multiturn-tools")
@@ -42,7 +42,7 @@ raw = path.read_bytes()
 lines = raw.split(b"\n")
 print(path.name, "-", len(raw), "bytes,", raw.count(b"\n"), "lines")
 for number, line in enumerate(lines[:3], start=1):
-    print(f"line {number}: {line[:110].decode()}...")
+    print(f"line {number}: {line[:80].decode()}...")
 
 # %% [markdown]
 # Line 1 is the header: `type` is `"session"`, `version` is 3 (the current format),
@@ -92,7 +92,8 @@ for kind, count in sorted(kinds.items()):
 
 # %%
 tour = pisession.load(pisession.sample_path("tour"))
-print(sorted(Counter(e["type"] for e in tour.entries).items()))
+for kind, count in sorted(Counter(e["type"] for e in tour.entries).items()):
+    print(f"{count:3}  {kind}")
 
 # %% [markdown]
 # ## Lines Pi skips: diagnostics
@@ -115,6 +116,8 @@ print(sorted(Counter(e["type"] for e in tour.entries).items()))
 # memory:
 
 # %%
+import textwrap
+
 damaged = b"\n".join(
     [
         b'{"type":"session","version":3,"id":"demo","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}',
@@ -131,7 +134,8 @@ damaged = b"\n".join(
 broken = pisession.loads(damaged, "damaged.jsonl")
 print(len(broken), "entries survive")
 for d in broken.diagnostics:
-    print(f"line {d.line}: {d.kind}: {d.message}")
+    print(f"line {d.line}: {d.kind}")
+    print(textwrap.fill(d.message, 88, initial_indent="    ", subsequent_indent="    "))
 
 # %% [markdown]
 # ## Where session files live
@@ -163,7 +167,8 @@ print("cwd:      ", header["cwd"])
 print("timestamp:", header["timestamp"], " id:", header["id"])
 folder = files.session_dir_name(header["cwd"])
 file_name = files.session_file_name(header["timestamp"], header["id"])
-print(f"stored as  ~/.pi/agent/sessions/{folder}/{file_name}")
+print(f"stored in  ~/.pi/agent/sessions/{folder}/")
+print(f"as        {file_name}")
 
 # %% [markdown]
 # ## A file being written
@@ -209,7 +214,7 @@ print(Counter(f.fate for f in fates))
 # %%
 from pisession.views.explain import explain_text
 
-print(explain_text(b, width=120))
+print(explain_text(b, width=100))
 
 # %% [markdown]
 # Seventeen lines were **summarized**: a compaction replaced them with a summary. One

@@ -43,11 +43,19 @@ for position, entry in enumerate(tour.entries):
 # back at `a2000001` (line 9), which already has a child (`lb000001`, line 10): a branch
 # starts there. And `sys00002` (line 22) continues the first branch from `cu000001`
 # (line 17): the lines of the two branches are interleaved in the file. pisession gives
-# the tree's shape by **position** (0 = first entry):
+# the tree's shape by **position** (0 = first entry), here with each entry's id and line:
+
 
 # %%
-print("roots:", tour.roots())
-print("leaves (branch ends):", tour.leaves())
+def where(session, positions):
+    """Each position with its entry's id and line, the names used above."""
+    return ", ".join(
+        f"{p} = {session.entry(p)['id']} (line {session.line_of(p)})" for p in positions
+    )
+
+
+print("roots:", where(tour, tour.roots()))
+print("leaves (branch ends):", where(tour, tour.leaves()))
 children = tour.children()
 print("entries with more than one child:", {p: c for p, c in children.items() if len(c) > 1})
 
@@ -75,10 +83,12 @@ print("default leaf: position", leaf, "id", tour.entry(leaf)["id"], "line", tour
 # from a path only: entries on other branches never reach the model.
 
 # %%
+import textwrap
+
 for leaf_id in ("a6000001", "cm000001"):
     ids = [e["id"] for e in tour.path(leaf_id)]
     print(f"path to {leaf_id}: {len(ids)} entries")
-    print("   ", " > ".join(ids))
+    print(textwrap.fill(" > ".join(ids), 88, initial_indent="    ", subsequent_indent="    "))
 
 # %% [markdown]
 # Both paths share the first eight entries up to `a2000001`; then they part.
@@ -101,12 +111,13 @@ draw_tree(tour)
 draw_tree(tour, "cm000001")
 
 # %% [markdown]
-# A real Pi session without branches is one straight line. Long runs of entries with
-# the same fate are collapsed into one box:
+# A real Pi session without branches is one straight line: one root, one leaf. With
+# `collapse=True`, runs of entries with the same fate are drawn as one box; user
+# messages stay visible, so the picture still shows where each turn starts:
 
 # %%
 a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
-print("roots:", a.roots(), "leaves:", a.leaves())
+print("roots:", where(a, a.roots()), " leaves:", where(a, a.leaves()))
 draw_tree(a, collapse=True)
 
 # %% [markdown]
@@ -238,7 +249,8 @@ for position, entry in enumerate(clone.entries):
     print(f"line {clone.line_of(position):2}  {entry['id']}  {entry['type']:21}  {change}")
 missing = [e["id"] for e in source_path if e["id"] not in {x["id"] for x in clone.entries}]
 print("on the path but not copied:", missing)
-print("header:", {k: clone.header[k] for k in ("cwd", "parentSession")})
+for key in ("cwd", "parentSession"):
+    print(f"header {key}: {clone.header[key]}")
 
 # %% [markdown]
 # So a clone is not a plain copy of the path's lines:
@@ -257,7 +269,8 @@ print("header:", {k: clone.header[k] for k in ("cwd", "parentSession")})
 new_label = clone.entries[-1]
 old_label = tour.entry(tour.position_of("lb000001"))
 same = {k: new_label[k] == old_label[k] for k in ("id", "targetId", "label", "timestamp")}
-print("new label vs old:", same, "- parent:", new_label["parentId"])
+print("new label vs old:", same)
+print("new label's parent:", new_label["parentId"])
 print("labels:", clone.labels)
 same_context = clone.context().to_json() == tour.context("a6000001").to_json()
 print("same context as the source:", same_context)
@@ -302,7 +315,8 @@ for position, entry in enumerate(after.entries):
 # %%
 root = cases["fork-root-user"]
 print("written:", root["writtenAtOnce"], "- entries:", root["entriesInMemory"])
-print("header:", {k: root["header"][k] for k in ("cwd", "parentSession")})
+for key in ("cwd", "parentSession"):
+    print(f"header {key}: {root['header'][key]}")
 
 # %% [markdown]
 # ### `pi --fork`: every branch, for another folder
@@ -316,12 +330,14 @@ print("header:", {k: root["header"][k] for k in ("cwd", "parentSession")})
 forked_raw = repository_file(f"data/forks/{cases['pi-fork-tour']['file']}")
 forked = pisession.loads(forked_raw, "pi-fork-tour.jsonl")
 print("same entries as the source:", forked.entries == tour.entries)
-print("header:", {k: forked.header[k] for k in ("cwd", "parentSession")})
+for key in ("cwd", "parentSession"):
+    print(f"header {key}: {forked.header[key]}")
 tour_lines = repository_file("data/samples/tour.jsonl").splitlines()[1:]
 for old, new in zip(tour_lines, forked_raw.splitlines()[1:], strict=True):
     if old != new:
         at = next(i for i, (a, b) in enumerate(zip(old, new)) if a != b)
-        print("a line with other bytes:", old[at - 20 : at + 10], "->", new[at - 20 : at + 12])
+        print("a line with other bytes:", old[at - 20 : at + 10])
+        print("                     now:", new[at - 20 : at + 12])
 assert forked.entries == tour.entries
 
 # %% [markdown]

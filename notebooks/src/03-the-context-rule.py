@@ -22,7 +22,7 @@
 # Two exercises at the end: the settings of a path, and a bash execution for the model.
 
 # %% [setup]
-import pisession
+import pisession  # noqa: I001
 
 # %% [markdown]
 # ## Step 1: walk from the leaf to the root
@@ -31,6 +31,8 @@ import pisession
 # id wins (that is how Pi's index behaves).
 
 # %%
+import pprint
+
 tour = pisession.load(pisession.sample_path("tour"))
 
 
@@ -45,7 +47,7 @@ def walk(entries, leaf_id):
 
 
 mine = [e["id"] for e in walk(tour.entries, "cm000001")]
-print(mine)
+pprint.pp(mine, width=88, compact=True)
 print("same as pisession:", mine == [e["id"] for e in tour.path("cm000001")])
 
 # %% [markdown]
@@ -192,8 +194,8 @@ for fate in tour.fates("cm000001"):
 # %%
 context = tour.context("cm000001")
 llm = context.to_llm()
-print([m["role"] for m in context.messages])
-print([m["role"] for m in llm])
+pprint.pp([m["role"] for m in context.messages], width=88, compact=True)
+pprint.pp([m["role"] for m in llm], width=88, compact=True)
 print()
 print(llm[5]["content"][0]["text"])
 
@@ -213,8 +215,9 @@ from pisession.workshop import bash_cases
 examples = bash_cases()
 for case in (examples[1], examples[4], examples[-1]):
     (message,) = case.args
-    print({k: v for k, v in message.items() if k != "timestamp"})
-    print("  ->", to_llm([message]) or "dropped")
+    pprint.pp({k: v for k, v in message.items() if k != "timestamp"}, width=88)
+    print("  ->", end=" ")
+    pprint.pp(to_llm([message]) or "dropped", width=88)
 
 # %% [markdown]
 # (Pi may still change this list at request time through extension hooks; pisession
@@ -259,7 +262,8 @@ def show(function):
 
 show(rule.path)
 walked = rule.path(entries, leaf)
-print("path:", [entries[p]["id"] for p in walked])
+print("path:")
+pprint.pp([entries[p]["id"] for p in walked], width=88, compact=True)
 
 # %%
 show(rule.settings)
@@ -272,7 +276,8 @@ print(rule.settings(entries, walked))
 # %%
 show(rule.selection)
 chosen = rule.selection(entries, walked)
-print("selected:", [entries[p]["id"] for p in chosen])
+print("selected:")
+pprint.pp([entries[p]["id"] for p in chosen], width=88, compact=True)
 
 # %%
 show(rule.context_edits)
@@ -281,7 +286,8 @@ print("edited:", list(rule.context_edits(entries, chosen)))
 # %%
 show(rule.project)
 projected = rule.project(entries, leaf)
-print(len(projected.messages), "messages, from", [entries[p]["id"] for p in projected.positions])
+print(len(projected.messages), "messages, from")
+pprint.pp([entries[p]["id"] for p in projected.positions], width=88, compact=True)
 
 # %% [markdown]
 # `session.context()` answers the same through pisession's fast engine
@@ -320,7 +326,8 @@ from collections import Counter
 mine = own_session(MY_SESSION, uploaded, picker)
 mine_context = mine.context()
 print(len(mine), "entries;", len(mine_context.messages), "messages in the context at the leaf")
-print("roles sent to the provider:", [m["role"] for m in mine_context.to_llm()])
+print("roles sent to the provider:")
+pprint.pp([m["role"] for m in mine_context.to_llm()], width=88, compact=True)
 print(Counter(f.fate for f in mine.fates()))
 
 # %% [markdown]

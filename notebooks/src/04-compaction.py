@@ -41,7 +41,7 @@ tour = pisession.load(pisession.sample_path("tour"))
 compaction = tour.entry(tour.position_of("cp000001"))
 for key, value in compaction.items():
     shown = repr(value)
-    print(f"{key:17} {shown[:90]}{'...' if len(shown) > 90 else ''}")
+    print(f"{key:17} {shown[:70]}{'...' if len(shown) > 70 else ''}")
 
 # %% [markdown]
 # - `summary`: the text that replaces the older part of the conversation;
@@ -219,6 +219,8 @@ for position, entry in enumerate(b.entries):
 # What the model saw right after each compaction (the entry following it as leaf):
 
 # %%
+import textwrap
+
 for position, entry in enumerate(b.entries):
     if entry["type"] == "compaction":
         leaf_id = b.entry(position + 1)["id"]
@@ -227,7 +229,7 @@ for position, entry in enumerate(b.entries):
         roles = [m["role"] for m in projection.messages]
         print(f"leaf {leaf_id} (after line {b.line_of(position)}): {len(roles)} messages")
         print(f"   kept lines {kept_lines}")
-        print(f"   {roles}")
+        print(textwrap.fill(str(roles), 88, initial_indent="   ", subsequent_indent="    "))
 
 # %% [markdown]
 # The drawing for the default leaf shows the cut (the dashed line) and the arrow from

@@ -156,12 +156,14 @@ print([m["role"] for m in context.to_llm()])
 # means 1). Pass `new_id` for predictable ids; by default ids are random, as in Pi.
 
 # %%
+import textwrap
+
 v1 = pisession.load(v1_path, new_id=pisession.sequential_ids())
 print("version", v1.original_version, "->", v1.header["version"])
 for s in v1.migration_steps:
     print(" ", s.summary())
-print([f.fate for f in v1.fates()])
-print([m["role"] for m in v1.context().to_llm()])
+print(textwrap.fill(str([f.fate for f in v1.fates()]), 88))
+print(textwrap.fill(str([m["role"] for m in v1.context().to_llm()]), 88))
 
 # %% [markdown]
 # The file itself is untouched. `v1.dumps()` gives the migrated bytes (changed lines

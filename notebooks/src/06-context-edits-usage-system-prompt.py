@@ -22,7 +22,7 @@
 # prompt.
 
 # %% [setup]
-import pisession
+import pisession  # noqa: I001
 
 # %% [markdown]
 # ## Context edits
@@ -32,9 +32,12 @@ import pisession
 # save context:
 
 # %%
+import pprint
+import textwrap
+
 tour = pisession.load(pisession.sample_path("tour"))
 edit = tour.entry(tour.position_of("ce000001"))
-print({k: v for k, v in edit.items() if k != "timestamp"})
+pprint.pp({k: v for k, v in edit.items() if k != "timestamp"}, width=88)
 
 # %%
 projection = tour.projection()
@@ -98,10 +101,8 @@ def size(messages):
 for name, session in (("tour", tour), ("sample b", b)):
     pi = session.context().messages
     pig = context_ignoring_edits(session)
-    print(
-        f"{name}: Pi sends {len(pi)} messages ({size(pi)} chars of content); "
-        f"without edits (PiG's documented behaviour) {len(pig)} ({size(pig)} chars)"
-    )
+    print(f"{name}: Pi sends {len(pi)} messages ({size(pi)} characters of content);")
+    print(f"    without edits (PiG's documented behaviour) {len(pig)} ({size(pig)} characters)")
 
 # %% [markdown]
 # Without the edits, the tour's context holds the whole 40-function file again, and
@@ -148,9 +149,8 @@ edits_figure(tour)
 
 # %%
 usage_entry = tour.entry(tour.position_of("us000001"))
-print(
-    "kind:", usage_entry["kind"], "| model:", usage_entry["model"], "| usage:", usage_entry["usage"]
-)
+print("kind:", usage_entry["kind"], "| model:", usage_entry["model"], "| usage:")
+pprint.pp(usage_entry["usage"], width=88)
 print([(f.id, f.fate) for f in tour.fates() if f.type == "usage"])
 
 # %% [markdown]
@@ -202,7 +202,7 @@ print(f"of which the three compactions cost {compaction_cost:.5f}")
 from pisession.folders.usage import scan_folder, session_breakdown
 
 for row in session_breakdown(b).to_records():
-    print(row)
+    pprint.pp(row, width=88)
 
 # %% [markdown]
 # In sample b the compactions' own model calls are the `Tools/summaries` row: a tool that
@@ -241,10 +241,8 @@ for entry in a.entries:
     if message.get("role") == "system":
         added = [t["name"] for t in message.get("toolsAdded", [])]
         removed = [t["name"] for t in message.get("toolsRemoved", [])]
-        print(
-            f"{entry['id']}: content {message['content']!r}, sections {list(message['sections'])},"
-            f" tools +{added} -{removed}"
-        )
+        print(f"{entry['id']}: content {message['content']!r}, tools +{added} -{removed}")
+        print(f"    sections {list(message['sections'])}")
 
 # %% [markdown]
 # Replaying means: go through the context's system messages in order; append non-empty
@@ -258,7 +256,9 @@ for leaf_id in ("4eb3863d", "51cccdb6", "ba97286b"):
     print(f"at {leaf_id}: tools {list(prompt.tools)}, {len(prompt.text)} characters")
 
 # %%
-print(a.system_prompt().text[:700], "...")
+for line in a.system_prompt().text[:700].splitlines():
+    print(textwrap.fill(line, 88, subsequent_indent="  ") if line else "")
+print("...")
 
 # %% [markdown]
 # The system prompt view steps through every system message on the path to a leaf (in

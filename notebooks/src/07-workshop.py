@@ -41,9 +41,11 @@
 # (`docs/workshop.md` has an instructor's plan).
 
 # %% [setup]
-import pisession
+import pisession  # noqa: I001
 
 # %%
+import pprint
+
 from pisession import workshop
 
 tour = pisession.load(pisession.sample_path("tour"))
@@ -94,7 +96,7 @@ solved["file name"] = workshop.check_session_file_name(session_file_name)
 
 # %%
 for entry in tour.entries[-3:]:
-    print({k: entry[k] for k in ("type", "id", "parentId", "timestamp")})
+    pprint.pp({k: entry[k] for k in ("type", "id", "parentId", "timestamp")}, width=88)
 
 
 # %% only=exercises
@@ -169,7 +171,7 @@ solved["folder name"] = workshop.check_session_dir_name(session_dir_name)
 # label of `targetId`; an empty, `null` or missing one removes it.
 
 # %%
-print([e for e in tour.entries if e["type"] == "label"])
+pprint.pp([e for e in tour.entries if e["type"] == "label"], width=88)
 
 
 # %% only=exercises
@@ -317,8 +319,8 @@ solved["settings"] = workshop.check_settings(settings)
 
 # %%
 example = workshop.example("bash_to_llm", 1)
-print(example.args[0])
-print(example.expected)
+pprint.pp(example.args[0], width=88)
+pprint.pp(example.expected, width=88)
 
 
 # %% only=exercises
@@ -380,7 +382,7 @@ solved["bash execution"] = workshop.check_bash_to_llm(bash_to_llm)
 
 # %%
 path = tour.path()
-print([(e["id"], e["type"]) for e in path[-6:]])
+pprint.pp([(e["id"], e["type"]) for e in path[-6:]], width=88, compact=True)
 
 
 # %% only=exercises

@@ -397,7 +397,12 @@ for key in (
     "header",
     "fileNameIsTimestampAndId",
 ):
-    say(f"{key:25} {location[key]}")
+    value = str(location[key])
+    if key == "sessionFile":  # a folder and a file name: one line each
+        folder, _, value = value.rpartition("/")
+        say(f"{key:25} {folder}/")
+        key = ""
+    say(f"{key:25} {value}")
 
 # %%
 verdict(

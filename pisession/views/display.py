@@ -246,7 +246,7 @@ def context_html(context, max_rows: int | None = 500) -> str:
         for i, m in enumerate(context.messages)
     ]
     rows, more = _rows_limited(rows, max_rows)
-    return view(facts + _table(["#", "role", "text"], rows, more, [36, 140, None]))
+    return view(facts + _table(["#", "role", "text"], rows, more, [36, 156, None]))
 
 
 #: Why an entry is selected (``context.Selection.parts``), in words.
@@ -258,7 +258,7 @@ PART_WORDS = {
 }
 
 #: Column widths (px) of ``projection_html``.
-_PROJECTION_WIDTHS = [32, 140, None, 44, 82, 80, 240]
+_PROJECTION_WIDTHS = [32, 156, None, 44, 82, 80, 240]
 
 
 def projection_rows(projection, marks: dict | None = None) -> tuple[list, list[str]]:

@@ -380,23 +380,51 @@ def _condensed(order, parent, children, runs, node_of):
     return keys, column, depth
 
 
+def _turn_starts(session) -> set[int]:
+    """Positions of user messages: where each turn of the conversation starts."""
+    index = session.index
+    return {
+        p for p in range(len(session)) if index.types[p] == "message" and index.roles[p] == "user"
+    }
+
+
+def _rows(order: list[int], parent: dict, runs: dict) -> int:
+    """How many rows a tree needs once each run is one node."""
+    node_of = {member: key for key, members in runs.items() for member in members}
+    depth: dict[int, int] = {}
+    for key in order:
+        if node_of[key] == key:
+            via = parent[key]
+            depth[key] = 0 if via is None else depth[node_of[via]] + 1
+    return max(depth.values(), default=-1) + 1
+
+
 def _layout_runs(session, reading: _Reading, order, parent, children, cycles, min_run):
-    """Each node's entries: one apiece, or runs of at least ``min_run`` same-fate entries
-    (``min_run`` None: nothing collapsed)."""
+    """Each node's entries, and whether runs stop at turns: one entry apiece (``min_run``
+    None), else runs of at least ``min_run`` same-fate entries. A run stops at every
+    user message (a turn start) as long as the tree then fits ``MAX_ROWS`` rows, so a
+    straight session still shows its turns instead of one "N entries" box."""
     if min_run is None:
-        return {p: [p] for p in order}
+        return {p: [p] for p in order}, False
     special = _kept_visible(session, children, cycles, reading)
-    return _runs(order, parent, children, reading.fates, special, min_run)
+    by_turn = special | _turn_starts(session)
+    runs = _runs(order, parent, children, reading.fates, by_turn, min_run)
+    if len(runs) < len(order) and _rows(order, parent, runs) <= MAX_ROWS:
+        return runs, True
+    return _runs(order, parent, children, reading.fates, special, min_run), False
 
 
-def _titles(session, reading: _Reading, min_run: int | None) -> tuple[str, str]:
+def _titles(
+    session, reading: _Reading, min_run: int | None, by_turn: bool = False
+) -> tuple[str, str]:
     leaf = reading.leaf
     leaf_text = "-" if leaf is None else short_id(session.index.ids[leaf])
     title = shown_name(session) or os.path.basename(str(session.source))
     entries = plural(len(session), "entry", "entries")
     subtitle = f"leaf {leaf_text} · {entries} · {len(reading.path):,} on the path"
     if min_run is not None:
-        subtitle += f" · runs of ≥{min_run} same-fate entries collapsed"
+        within = " within a turn" if by_turn else ""
+        subtitle += f" · runs of ≥{min_run} same-fate entries{within} collapsed"
     return clean_text(title), subtitle
 
 
@@ -413,7 +441,8 @@ def tree_layout(
     ``COLLAPSE_THRESHOLD`` entries or more than ``MAX_ROWS`` rows, True/False force
     it, an int sets the shortest run to collapse. Leaves, branch points, compactions,
     labelled entries and the entries either side of the compaction cut are never
-    collapsed.
+    collapsed; neither are user messages (turn starts) while the drawing then fits
+    ``MAX_ROWS`` rows.
 
     A file whose context cannot be built (a parent cycle on the path, an entry Pi
     fails on) is still laid out: nodes get no fate and ``error`` says why.
@@ -432,7 +461,7 @@ def tree_layout(
     order, parent = _walk(children, session.roots(), len(session))
     cycles = {p for loop in session.problems()["cycles"] for p in loop}
     min_run = _collapse_runs(collapse, len(session), _depths(order, parent))
-    runs = _layout_runs(session, reading, order, parent, children, cycles, min_run)
+    runs, by_turn = _layout_runs(session, reading, order, parent, children, cycles, min_run)
     node_of = {member: key for key, members in runs.items() for member in members}
     keys, column, depth = _condensed(order, parent, children, runs, node_of)
     nodes = {}
@@ -443,7 +472,7 @@ def tree_layout(
         nodes[key] = _node(session, key, members, reading.fates[key], place, flags)
     edges, loops, path_edges = _edges(order, children, parent, node_of, reading.path)
     cut = _layout_cut(reading, node_of)
-    title, subtitle = _titles(session, reading, min_run)
+    title, subtitle = _titles(session, reading, min_run, by_turn)
     return TreeLayout(
         nodes=nodes,
         edges=edges,
@@ -521,6 +550,58 @@ def _new_figure(width: float, height: float):
     return _figure_class()(figsize=(width, height), dpi=NATURAL_DPI)
 
 
+def alt_text(fig) -> str:
+    """What a figure shows, in words: its alternative text for a screen reader or a
+    page without images (pisession's figures say it; another figure gets its titles).
+
+    >>> import pisession
+    >>> alt_text(draw_tree(pisession.load(pisession.sample_path("tour"))))[:48]
+    'Entry tree of Tour of the session format: leaf a'
+    """
+    said = getattr(fig, "pisession_alt", "")
+    if said:
+        return said
+    titles = [t.get_text() for t in getattr(fig, "texts", []) if t.get_text()]
+    return "; ".join(titles) or "a figure"
+
+
+def tree_alt(layout: TreeLayout) -> str:
+    """A tree drawing in words: file, leaf, sizes, how many entries have each fate, the
+    compaction cut and what is collapsed."""
+    nodes = list(layout.nodes.values())
+    counts: dict[str, int] = {}
+    for node in nodes:
+        counts[node.fate or "no fate"] = counts.get(node.fate or "no fate", 0) + node.count
+    order = [*layout.fates_shown, "no fate"]
+    fates = ", ".join(f"{counts[f]} {f}" for f in order if f in counts)
+    ends = {a for a, _ in layout.edges}
+    leaves = sum(1 for n in nodes if n.key not in ends)
+    words = [
+        f"Entry tree of {layout.title}: {layout.subtitle}",
+        f"{plural(leaves, 'branch end', 'branch ends')}",
+        f"fates at the leaf: {fates}",
+    ]
+    if layout.cut is not None:
+        kept = layout.cut.first_kept_id
+        words.append(
+            "a compaction cuts the path"
+            + (f" before its first kept entry {short_id(kept)}" if kept else "")
+        )
+    if layout.collapsed:
+        runs = [n for n in nodes if n.count > 1]
+        words.append(f"{plural(len(runs), 'run')} of entries drawn as one box each")
+    if layout.error:
+        words.append(f"no context: {layout.error}")
+    return clean_text("; ".join(words) + ".")
+
+
+def chart_alt(chart: ColumnChart) -> str:
+    """A column chart in words: its titles, then each column with how many rows it has
+    (the picture's point is how the columns differ)."""
+    columns = "; ".join(f"{c.title} ({plural(len(c.boxes), 'row')})" for c in chart.columns)
+    return clean_text(f"{chart.title}: {chart.subtitle}; columns from left to right: {columns}.")
+
+
 def figure_png(fig, dpi: int = NATURAL_DPI) -> bytes:
     """A figure as PNG bytes (deterministic: no date or software metadata).
 
@@ -545,18 +626,20 @@ def natural_size(fig) -> tuple[int, int]:
 
 
 def figure_bundle(fig) -> tuple[dict, dict]:
-    """What Jupyter stores for a figure: a PNG rendered at ``HIDPI`` times the natural
-    size, with the natural size as its display width and height (so it is sharp on a
-    HiDPI screen and never shown larger than drawn), and a short text form.
+    """What Jupyter stores for a figure: an HTML ``<img>`` with alternative text (a PNG
+    rendered at ``HIDPI`` times the natural size, shown at its natural width at most, so
+    it is sharp on a HiDPI screen and never larger than drawn), and the same words as
+    the text form. Jupyter's ``image/png`` output has no alternative text (JupyterLab,
+    Notebook 7 and nbconvert render it as an ``<img>`` without ``alt``), so the picture
+    is sent as HTML, which they, Colab, VS Code and GitHub all render.
 
     >>> import pisession
     >>> data, meta = figure_bundle(draw_tree(pisession.load(pisession.sample_path("tour"))))
-    >>> sorted(data), meta["image/png"]
-    (['image/png', 'text/plain'], {'width': 683, 'height': 862})
+    >>> sorted(data), data["text/html"][:24], data["text/plain"][:13]
+    (['text/html', 'text/plain'], '<img width="683" alt="En', 'Entry tree of')
     """
-    width, height = natural_size(fig)
-    data = {"image/png": figure_png(fig, dpi=NATURAL_DPI * HIDPI), "text/plain": repr(fig)}
-    return data, {"image/png": {"width": width, "height": height}}
+    alt = alt_text(fig)
+    return {"text/html": figure_html(fig, alt), "text/plain": alt}, {}
 
 
 def figure_html(fig, alt: str = "") -> str:
@@ -564,16 +647,16 @@ def figure_html(fig, alt: str = "") -> str:
     width at most: for static pictures stored in notebooks.
 
     >>> import pisession
-    >>> figure_html(draw_tree(pisession.load(pisession.sample_path("tour"))))[:30]
-    '<img width="683" style="max-wi'
+    >>> figure_html(draw_tree(pisession.load(pisession.sample_path("tour"))), "a tree")[:40]
+    '<img width="683" alt="a tree" style="max'
     """
     import base64
 
     width, _ = natural_size(fig)
     data = base64.b64encode(figure_png(fig, dpi=NATURAL_DPI * HIDPI)).decode("ascii")
     return (
-        f'<img width="{width}" style="max-width:100%;height:auto" '
-        f'alt="{html.escape(alt, quote=True)}" src="data:image/png;base64,{data}">'
+        f'<img width="{width}" alt="{html.escape(alt, quote=True)}" '
+        f'style="max-width:100%;height:auto" src="data:image/png;base64,{data}">'
     )
 
 
@@ -700,6 +783,7 @@ def draw_layout(layout: TreeLayout, *, ax=None, figsize=None):
     if layout.error:
         words = _mpl_text(shorten(f"no context: {layout.error}", 110))
         ax.text(0.0, 0.0, words, transform=ax.transAxes, fontsize=SMALL, color=_CUT_COLOUR)
+    fig.pisession_alt = tree_alt(layout)
     return fig
 
 
@@ -1089,6 +1173,7 @@ def draw_chart(chart: ColumnChart):
     _draw_links(ax, chart, places, widths)
     _draw_jumps(ax, chart, places, widths)
     _draw_chart_legend(ax, chart, legend_at)
+    fig.pisession_alt = chart_alt(chart)
     return fig
 
 

@@ -14,8 +14,8 @@ explorer                    pure functions                      shows
 ``system_prompt_view``      ``system_prompt_html``              replayed prompt and tools
 ==========================  ==================================  ==========================
 
-Figures are shown as PNG ``Image`` widgets and tables as ``HTML`` widgets (no
-``Output`` widget), so notebooks stay stable under nbval.
+Figures (as ``<img>`` with alternative text) and tables are shown in ``HTML`` widgets
+(no ``Output`` widget), so notebooks stay stable under nbval.
 """
 
 from __future__ import annotations
@@ -113,18 +113,25 @@ def branch_html(session, leaf_id: object = None) -> str:
     >>> branch_html(pisession.load(pisession.sample_path("tour")))[:6]
     '<style'
     """
-    from .draw import draw_tree, figure_html
-
     projection = session.projection(leaf_id)
-    position = projection.context.leaf
-    leaf = None if position is None else _id(session.entry(position))
-    alt = (
-        f"entry tree of {len(session.entries)} entries with {len(session.leaves())} leaves;"
-        f" the path to leaf {short_id(leaf)} is highlighted, {len(projection.items)} entries"
-        " selected for its context"
-    )
-    picture = figure_html(draw_tree(session, leaf_id), alt=alt)
-    return view(f"<div>{picture}</div>") + projection_html(projection)
+    return view(f"<div>{branch_picture(session, leaf_id)}</div>") + projection_html(projection)
+
+
+def branch_picture(session, leaf_id: object = None) -> str:
+    """The tree drawn for a leaf as an HTML ``<img>`` (sharp at twice its natural size)
+    whose alternative text says what it shows: the leaf, the path, the fates, and how
+    many entries that leaf's context selects.
+
+    >>> import pisession
+    >>> picture = branch_picture(pisession.load(pisession.sample_path("tour")), "cm000001")
+    >>> picture[:16], "leaf cm000001" in picture, "selected for its context" in picture
+    ('<img width="562"', True, True)
+    """
+    from .draw import alt_text, draw_tree, figure_html
+
+    fig = draw_tree(session, leaf_id)
+    selected = len(session.projection(leaf_id).items)
+    return figure_html(fig, f"{alt_text(fig)} {selected} entries selected for its context.")
 
 
 # --- compactions ------------------------------------------------------------------------
@@ -215,7 +222,7 @@ def _selection_table(projection, marks: dict[int, str]) -> str:
         )
         row_marks.append(_MARKS[mark][1] if mark else "")
     headers = ["line", "entry", "kind", "text", "msgs", ""]
-    table = _table(headers, rows, widths=[38, 76, 62, None, 40, 104], marks=row_marks)
+    table = _table(headers, rows, widths=[38, 76, 72, None, 48, 104], marks=row_marks)
     return table.replace('<table class="pisession"', '<table class="pisession one-line"', 1)
 
 
@@ -596,21 +603,17 @@ def _leaf_dropdown(session, leaf_id: object):
 def branch_explorer(session, leaf_id: object = None):
     """Pick a leaf; see the tree (path, fates, cut) and the context that leaf sends.
 
-    Controls: ``.leaf`` (Dropdown), ``.image`` (PNG Image, sharp at twice its natural
-    size), ``.table`` (HTML).
+    Controls: ``.leaf`` (Dropdown), ``.image`` (HTML: the tree as an ``<img>`` with
+    alternative text, sharp at twice its natural size; an ipywidgets ``Image`` has no
+    ``alt``), ``.table`` (HTML).
     """
-    import ipywidgets as widgets
-
     leaf = _leaf_dropdown(session, leaf_id)
-    image = widgets.Image(format="png")
+    image = _html()
     table = _html()
 
     def show(change=None):
-        png, html_text, width = branch_view(session, leaf.value)
-        image.value = png
-        image.layout.width = f"{width}px"
-        image.layout.max_width = "100%"
-        table.value = html_text
+        image.value = branch_picture(session, leaf.value)
+        table.value = projection_html(session.projection(leaf.value))
 
     leaf.observe(show, names="value")
     show()
@@ -743,6 +746,7 @@ __all__ = [
     "PromptStep",
     "branch_explorer",
     "branch_html",
+    "branch_picture",
     "branch_view",
     "compaction_step_html",
     "compaction_stepper",

@@ -35,7 +35,8 @@ def _cell(value: object) -> str:
         return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
-    return html.escape("" if value is None else str(value))
+    # a narrow column wraps "Tools/summaries" after its slash instead of overprinting
+    return html.escape("" if value is None else str(value)).replace("/", "/<wbr>")
 
 
 def table(records: list[dict], pandas: bool = True):

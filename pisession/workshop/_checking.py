@@ -179,8 +179,8 @@ def _run(exercise: Exercise, function: Callable, seed: int | None) -> bool:
     right = len(cases) - len(wrong)
     if not wrong:
         print(
-            f"{exercise.title}: correct. All {len(cases)} cases match pisession (Pi 0.87.1), "
-            f"{sum(c.drawn for c in cases)} of them drawn at random for this run."
+            f"{exercise.title}: correct. All {len(cases)} cases match pisession (Pi 0.87.1),\n"
+            f"  {sum(c.drawn for c in cases)} of them drawn at random for this run."
         )
         return True
     case, got = answers[wrong[0]]
@@ -197,7 +197,7 @@ def _report_exception(exercise: Exercise, function: Callable, case: Case, exc: E
     if isinstance(exc, NotImplementedError):
         print(
             f"{title}: not yet. {getattr(function, '__name__', 'your function')} "
-            "raises NotImplementedError: replace the `raise` with your code."
+            "raises NotImplementedError:\n  replace the `raise` with your code."
         )
         return
     print(f"{title}: not yet. On case '{case.name}' your function raised")

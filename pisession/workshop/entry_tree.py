@@ -160,7 +160,8 @@ def check_walk(walk: Callable, seed: int | None = None) -> bool:
     ...         entry = by_id.get(entry.get("parentId"))
     ...     return path[::-1]
     >>> check_walk(walk)  # doctest: +ELLIPSIS
-    walk from leaf to root: correct. All ... cases match pisession (Pi 0.87.1), 12 of them ...
+    walk from leaf to root: correct. All ... cases match pisession (Pi 0.87.1),
+      12 of them ...
     True
     """
     return _run(WALK, walk, seed)
@@ -203,7 +204,8 @@ def check_default_leaf(pick: Callable, seed: int | None = None) -> bool:
     """Check ``pick(entries) -> id`` of the leaf Pi uses after loading a file.
 
     >>> check_default_leaf(lambda entries: entries[-1]["id"])  # doctest: +ELLIPSIS
-    default leaf: correct. All ... cases match pisession (Pi 0.87.1), 12 of them drawn ...
+    default leaf: correct. All ... cases match pisession (Pi 0.87.1),
+      12 of them drawn ...
     True
     """
     return _run(DEFAULT_LEAF, pick, seed)

@@ -66,7 +66,8 @@ def check_session_file_name(name: Callable, seed: int | None = None) -> bool:
     >>> def file_name(timestamp, session_id):
     ...     return re.sub(r"[:.]", "-", timestamp) + f"_{session_id}.jsonl"
     >>> check_session_file_name(file_name)  # doctest: +ELLIPSIS
-    session file name: correct. All 14 cases match pisession (Pi 0.87.1), 12 of them ...
+    session file name: correct. All 14 cases match pisession (Pi 0.87.1),
+      12 of them ...
     True
     """
     return _run(SESSION_FILE_NAME, name, seed)
