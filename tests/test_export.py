@@ -340,7 +340,7 @@ def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
     every line between its first and last."""
     from pisession.build import new_message, tiny_session
     from pisession.views.explain import Gap, gap_counts, remarkable, tree_text, tree_walk
-    from pisession.views.export import tree_html
+    from pisession.views.export import tree_items, tree_lines, tree_section
 
     def chain(prefix, parent, numbers):
         out = []
@@ -359,7 +359,8 @@ def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
         if isinstance(item, Gap)
     ]
     assert [gap_counts(fates.names, g) for g in gaps] == ["9 off-path", "19 sent"]
-    page = tree_html(Export.of(session, "c40"))
+    ex = Export.of(session, "c40")
+    page = tree_section(ex, tree_lines(ex, tree_items(ex)), 12)  # the page's tree part
     assert re.findall(r"more entries: ([^<]*)<", page) == ["9 off-path", "19 sent"]
     text = tree_text(session, "c40", width=100)
     assert re.findall(r"more entries \((.*)\)", text) == ["lines 10-18", "lines 7, 22-39"]

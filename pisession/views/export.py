@@ -603,17 +603,6 @@ def _leaves(ex: Export) -> frozenset:
     return cached
 
 
-def tree_html(ex: Export, collapse: int = 12) -> str:
-    """The entry tree, coloured by fate, runs collapsed as ``pisession tree`` shows it.
-
-    >>> import pisession
-    >>> tree_html(Export.of(pisession.load(pisession.sample_path("tour")))).count("\\n")
-    25
-    """
-    walk = tree_items(ex, collapse)
-    return tree_section(ex, tree_lines(ex, walk), collapse)
-
-
 def tree_items(ex: Export, collapse: int = 12) -> list:
     """The tree's lines before drawing: ``explain.tree_walk``'s ``(item, lead, cont)``.
 

@@ -267,16 +267,6 @@ def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit
     return out
 
 
-def edit_findings(session) -> list[Finding]:
-    """Context edits that change nothing where they stand, and edits Pi fails on.
-
-    >>> import pisession
-    >>> edit_findings(pisession.load(pisession.sample_path("tour")))
-    []
-    """
-    return walk_findings(session, ("context_edit",))
-
-
 def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> str | None:
     """What is wrong with the edit at ``e`` (None: it does what it says)."""
     index = session.index
