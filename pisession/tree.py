@@ -61,11 +61,12 @@ def message_role(entry: object) -> object:
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Shape:
     """The tree's shape: roots, leaves, and every entry's children in Pi's ``getTree``
     order (by timestamp, then file order), kept as one sorted column rather than a list
-    per entry, so a million-entry chain costs two lists.
+    per entry, so a million-entry chain costs two lists. Not frozen: the straight runs
+    (``chain``) are worked out once, when first asked for, and kept.
 
     >>> from pisession.engine.context import EntryIndex
     >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
