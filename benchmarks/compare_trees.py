@@ -23,15 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-COMMANDS = (
-    "context",
-    "context --compact",
-    "explain",
-    "tree",
-    "stats",
-    "check",
-    "export --format html",
-)
+from bench import COMMANDS  # the same commands as the benchmark table (this folder)
 
 
 def argv_of(command: str, path: Path) -> list[str]:
