@@ -18,7 +18,6 @@ reason), and at a narrow width the fate joins it there.
 
 from __future__ import annotations
 
-import os
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -111,30 +110,12 @@ def kept_range_text(session, projection) -> str:
     )
 
 
-def shown_path(source: str) -> str:
-    """A file as a reader finds it from here: an absolute path as one relative to the
-    current folder when that is shorter (so that what a view shows, and where it wraps,
-    does not depend on where the checkout lives); anything else as it is.
-
-    >>> import os
-    >>> shown_path(os.path.join(os.getcwd(), "s.jsonl")), shown_path("<bytes>")
-    ('s.jsonl', '<bytes>')
-    """
-    if not os.path.isabs(source):
-        return source
-    try:
-        relative = os.path.relpath(source)
-    except ValueError:  # another drive (Windows)
-        return source
-    return relative if len(relative) < len(source) else source
-
-
 def header_lines(session, reading, leaf_id: object = None) -> list[tuple[str, str]]:
     """The header of an explanation as (field, value) pairs: file, session, leaf, path,
     compaction and kept range, context size, thinking level and model (``reading``: a
     ``Reading``, or a ``Projection``)."""
     projection = reading
-    rows = [("file", visible(shown_path(session.source)))]
+    rows = [("file", visible(session.source))]
     name = shown_name(session)
     name = f'  "{visible(name)}"' if name else ""
     rows.append(("session", f"{visible(session.id)}{name}"))
