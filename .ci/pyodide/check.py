@@ -43,7 +43,7 @@ PYODIDE_VERSION = "314.0.6"
 DISPLAY = ("matplotlib", "ipywidgets", "IPython")
 #: docstrings whose examples cannot run on Emscripten, and why (the first failure, exact)
 EMSCRIPTEN_ONLY = {
-    "pisession.reader.open_input": (
+    "pisession.engine.reader.open_input": (
         "AttributeError: module 'os' has no attribute 'mkfifo'",
         "Emscripten has no named pipes (a FIFO given as FILE exists only on a real OS)",
     ),

@@ -30,7 +30,7 @@ from ..js.value import UNDEFINED, quoted
 from ..js.value import field as js_field
 from ..tree import shown_name
 from .provenance import FATE, FATES, OFF_PATH
-from .terminal import SGR, Look, pad, text_width, wrap
+from .terminal import SGR, Look, pad, text_width, wrap, wrap_path
 from .text import entry_kind, entry_text, id_text, model_text, plural, visible
 
 #: Marks for "reached the model" and "did not", in Unicode and in ASCII.
@@ -188,7 +188,8 @@ def header_text(rows: list[tuple[str, str]], look: Look) -> list[str]:
     key_width = max(len(k) for k, _ in rows)
     out: list[str] = []
     for key, value in rows:
-        lines = wrap(value, look.width, " " * (key_width + 2), " " * (key_width + 2))
+        lead = " " * (key_width + 2)
+        lines = (wrap_path if key == "file" else wrap)(value, look.width, lead, lead)
         lines[0] = look.paint(pad(key, key_width), "bold") + lines[0][key_width:]
         out.extend(look.fit(line) for line in lines)
     return out

@@ -163,6 +163,31 @@ def truncate_left(text: str, width: int | None, ellipsis: str = "…") -> str:
     return ellipsis + truncate(text[::-1], max(width - text_width(ellipsis), 0), "")[::-1]
 
 
+def wrap_path(path: str, width: int | None, indent: str = "", first: str = "") -> list[str]:
+    """``wrap`` for a file's path: broken after a ``/`` (or ``\\``), so that a name is
+    cut only when it is longer than a line.
+
+    >>> wrap_path("/home/me/.pi/agent/sessions/--w--/a-long-name.jsonl", 30, "  ", "> ")
+    ['> /home/me/.pi/agent/sessions/', '  --w--/a-long-name.jsonl']
+    """
+    if width is None or text_width(first + path) <= width:
+        return [first + path]
+    lines: list[str] = []
+    line, lead = first, True  # nothing but the lead on this line yet
+    for piece in re.split(r"(?<=[/\\])", path):
+        if not lead and text_width(line + piece) > width:
+            lines.append(line)
+            line, lead = indent, True
+        if text_width(line + piece) > width:  # a name longer than a line: cut it
+            *full, line = wrap(piece, width, indent, line)
+            lines.extend(full)
+        else:
+            line += piece
+        lead = False
+    lines.append(line)
+    return lines
+
+
 def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> list[str]:
     """``text`` broken at spaces into lines of at most ``width`` columns: the first line
     starts with ``first``, the others with ``indent``. A word longer than a line is cut
