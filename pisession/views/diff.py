@@ -301,7 +301,9 @@ def diff_text(session, result: LeafDiff, look: Look | None = None, collapse: int
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
-    >>> print(diff_text(s, s.diff("a6000001", "a7000001"), Look(width=80)).splitlines()[3:5])
+    >>> lines = diff_text(s, s.diff("a6000001", "a7000001"), Look(width=80)).splitlines()
+    >>> at = next(k for k, line in enumerate(lines) if line.startswith("paths part"))
+    >>> print(lines[at : at + 2])
     ['paths part  after 8 shared entries, at a2000001 (line 9); then A goes on for 14', \
 '            entries and B for 3']
     """
