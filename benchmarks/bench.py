@@ -123,12 +123,13 @@ def commands(path: Path, with_pi: bool, with_orjson: bool) -> dict[str, list[str
     return cmds
 
 
-def run_once(argv: list[str]) -> tuple[float, float, float]:
-    """Run a command with stdout to /dev/null; return (wall seconds, peak RSS in MB, CPU
-    seconds of the process and the helpers it waited for)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+def run_once(argv: list[str], tree: Path = REPO) -> tuple[float, float, float]:
+    """Run a command with stdout to /dev/null, ``tree`` (a checkout) first on the path;
+    return (wall seconds, peak RSS in MB, CPU seconds of the process and the helpers it
+    waited for)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env, cwd=REPO)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env, cwd=tree)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     code = os.waitstatus_to_exitcode(status)
@@ -138,10 +139,11 @@ def run_once(argv: list[str]) -> tuple[float, float, float]:
     return wall, usage.ru_maxrss / 1024, cpu  # Linux: kilobytes
 
 
-def digest_of(argv: list[str]) -> str:
-    """SHA-256 of a command's standard output (read in pieces: it can be large)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, cwd=REPO)
+def digest_of(argv: list[str], tree: Path = REPO) -> str:
+    """SHA-256 of a command's standard output (read in pieces: it can be large, and a
+    forked child starts with this process's peak memory), ``tree`` first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, cwd=tree)
     digest = hashlib.sha256()
     while piece := proc.stdout.read(1 << 20):
         digest.update(piece)

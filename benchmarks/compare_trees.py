@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import argparse
 import compileall
-import hashlib
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from bench import COMMANDS  # the same commands as the benchmark table (this folder)
+from bench import COMMANDS, digest_of, run_once  # the benchmark table's (this folder)
 
 
 def argv_of(command: str, path: Path) -> list[str]:
@@ -34,41 +31,17 @@ def argv_of(command: str, path: Path) -> list[str]:
     return [sys.executable, "-m", "pisession", words[0], str(path), *words[1:]]
 
 
-def run_once(tree: Path, argv: list[str]) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS in MB, CPU seconds) of one run with ``tree`` first on the path."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env, cwd=tree)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):  # check exits 1 on a finding
-        raise RuntimeError(f"{argv} exited with {os.waitstatus_to_exitcode(status)}")
-    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
-
-
-def digest(tree: Path, argv: list[str]) -> str:
-    """SHA-256 of a command's output, read in pieces (this process stays small: a forked
-    child starts with its parent's peak memory)."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env, cwd=tree)
-    found = hashlib.sha256()
-    while piece := proc.stdout.read(1 << 20):
-        found.update(piece)
-    proc.wait()
-    return found.hexdigest()
-
-
 def compare_file(trees: dict[str, Path], path: Path, runs: int) -> list[tuple]:
     """One row per command: file, command, the medians of both checkouts and the ratio."""
     commands = {c: argv_of(c, path) for c in (*COMMANDS, "import")}
     (a, tree_a), (b, tree_b) = trees.items()
-    same = all(digest(tree_a, v) == digest(tree_b, v) for v in commands.values())
+    same = all(digest_of(v, tree_a) == digest_of(v, tree_b) for v in commands.values())
     print(f"{path.name}: every output the same on {a} and {b}: {same}")
     samples: dict[tuple[str, str], list] = {(t, c): [] for t in trees for c in commands}
     for round_ in range(runs):
         for command, argv in commands.items():
             for name in list(trees)[:: 1 if round_ % 2 == 0 else -1]:
-                samples[(name, command)].append(run_once(trees[name], argv))
+                samples[(name, command)].append(run_once(argv, trees[name]))
     rows = []
     for command in commands:
         before, after = samples[(a, command)], samples[(b, command)]
