@@ -121,6 +121,26 @@ def test_the_byte_filter_finds_what_only_decoding_shows(tmp_path, raw, text, ign
         assert search_folder([path], pattern, workers=1).hits == expected
 
 
+@pytest.mark.parametrize("ignore_case", [False, True])
+def test_escapes_of_other_characters_do_not_open_a_file(tmp_path, monkeypatch, ignore_case):
+    """Terminal colours (``\\u001b``) and other escapes that cannot make the pattern's
+    characters leave a file unread; one escaped pattern character opens it."""
+    import pisession.engine.reader as reader
+
+    readings = []
+    read = reader.read_source
+    monkeypatch.setattr(reader, "read_source", lambda *a: readings.append(a) or read(*a))
+    path = tmp_path / "s.jsonl"
+    other = rb"\u001b[32mok\u001b[0m caf\u00e9 \ud83d\ude00 \u0000 \/"
+    pattern = Pattern("Index", ignore_case=ignore_case)
+    for raw, opened, hits in ((other, 0, 0), (other + rb" \u0049ndex", 1, 1), (rb"\u006E", 1, 0)):
+        path.write_bytes(jsonl(msg("u0", None, "user", "PLACE")).replace(b"PLACE", raw))
+        readings.clear()
+        found = search_file(path, pattern)
+        assert (len(readings), len(found)) == (opened, hits), raw
+        assert found == search_file(path, pattern, prefilter=False)
+
+
 def test_workers_give_the_hits_in_the_order_of_the_files(tmp_path):
     names = ["tour.jsonl", "pi-0.87.1-a-print-multiturn-tools.jsonl"]
     paths = []

@@ -12,11 +12,12 @@ A file's bytes are looked at first (``ByteFilter``), through ``mmap``: a text ev
 match holds (the pattern, or for a regular expression the longest plain run at its top
 level, ``required_text``) is looked for as JSON writes it, in each of its forms when
 case is ignored (``same_ignoring_case``: KELVIN SIGN is a ``k``), together with the
-escapes through which a string holds what its bytes do not show (``\\uXXXX``, and
-``\\/`` when the text has a slash). A file with none of them is not read as a session;
-in the others, only the entries on lines with one are decoded, and the fates are read
-for the files with a hit. Files are searched by worker processes, in batches of about
-equal size, the biggest first.
+escapes through which a string holds one of its characters where the bytes do not show
+it (``hiding_escapes``: ``\\uXXXX`` of that character, ``\\/`` for a slash). A file
+with none of them is not read as a session (its bytes are read once, and parsed from
+memory when they hold one); in the others, only the entries on lines with one are
+decoded, and the fates are read for the files with a hit. Files are searched by worker
+processes, in batches of about equal size, the biggest first.
 """
 
 from __future__ import annotations
@@ -70,11 +71,30 @@ def _written(text: str) -> bytes:
     return json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
 
 
-#: The JSON escapes through which a string can hold a character its bytes do not show as
-#: that character written by ``JSON.stringify``: ``\\uXXXX`` (any character) and ``\\/``
-#: (a slash, which ``JSON.stringify`` never escapes but ``JSON.parse`` reads).
-_ESCAPE = re.compile(rb"\\u")
-_ESCAPE_OR_SLASH = re.compile(rb"\\u|\\/")
+def hiding_escapes(chars: Iterable[str]) -> re.Pattern:
+    """The JSON escapes through which a string can hold one of ``chars`` without its bytes
+    showing it as ``JSON.stringify`` writes it: ``\\uXXXX`` of the character (hex digits
+    in either case; a character beyond U+FFFF by the high half of its surrogate pair),
+    and ``\\/`` when one is a slash (``JSON.stringify`` never escapes a slash, but
+    ``JSON.parse`` reads ``\\/`` as one). Other escapes cannot hide them: a file whose
+    ``\\u`` escapes are all terminal colours (``\\u001b``) is not read for "index".
+
+    >>> escapes = hiding_escapes("ix")
+    >>> [bool(escapes.search(raw)) for raw in (rb"\\u0069", rb"\\u0078", rb"\\u001b[0m")]
+    [True, True, False]
+    >>> bool(hiding_escapes("\\U0001f600").search(rb"\\uD83D\\uDE00"))
+    True
+    """
+    hexes = set()
+    for char in chars:
+        code = ord(char)
+        if code > 0xFFFF:
+            code = 0xD800 + ((code - 0x10000) >> 10)
+        hexes.add("".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{code:04x}"))
+    forms = "|".join(sorted(hexes))
+    if "/" in chars:
+        return re.compile(rf"\\(?:u(?:{forms})|/)".encode())
+    return re.compile(rf"\\u(?:{forms})".encode())  # the prefix \u, found fastest
 
 
 @dataclass(frozen=True)
@@ -88,19 +108,6 @@ class ByteFilter:
     folded: bytes | None  # ignoring case: that text in ASCII forms, small letters
     others: tuple[re.Pattern, ...]  # ignoring case: its characters' forms beyond ASCII
     escapes: re.Pattern
-
-    def found_in(self, data) -> bool:
-        """Whether ``data`` (bytes or a memory map) holds any such place."""
-        if self.literal is not None:
-            if data.find(self.literal) != -1:
-                return True
-        else:
-            folded = self.folded
-            if folded is not None and next(_found_folded(data, folded), None) is not None:
-                return True
-            if any(other.search(data) is not None for other in self.others):
-                return True
-        return self.escapes.search(data) is not None
 
     def offsets(self, data) -> list[int]:
         """The offsets of every such place in ``data``, in order."""
@@ -243,7 +250,7 @@ def _byte_filter(text: str, regex: bool, ignore_case: bool) -> ByteFilter | None
     chars = {c for char in needed for c in (same_ignoring_case(char) if fold else (char,))}
     if any("\ud800" <= c <= "\udfff" or c == "\ufffd" for c in chars):
         return None  # bytes a decoder replaces or JSON must escape: no byte search
-    escapes = _ESCAPE_OR_SLASH if "/" in chars else _ESCAPE
+    escapes = hiding_escapes(chars)
     if fold:
         folded, others = _folded_forms(needed)
         return ByteFilter(None, folded, _by_first_byte(others), escapes)
@@ -421,12 +428,13 @@ def search_file(path, pattern: Pattern, prefilter: bool = True) -> Hits:
     from ..session import Session
 
     byte_filter = pattern.byte_filter() if prefilter else None
-    offsets = None
+    offsets, source = None, path
     if byte_filter is not None:
-        offsets = _places(path, byte_filter)
+        data, offsets = _places(path, byte_filter)
         if offsets == []:
             return Hits()  # no line can match, and the file is a session: not opened
-    store, parsed, diagnostics, _ = read_source(path)
+        source = path if data is None else data  # bytes read once, not read again
+    store, parsed, diagnostics, _ = read_source(source)
     # a legacy file gets stable ids
     opening = opened(store, parsed, diagnostics, str(path), new_id=sequential_ids())
     session = Session(str(path), store, *opening)
@@ -436,26 +444,38 @@ def search_file(path, pattern: Pattern, prefilter: bool = True) -> Hits:
     return _hits_in(session, str(path), pattern, positions)
 
 
-def _places(path, byte_filter: ByteFilter) -> list[int] | None:
-    """``byte_filter.offsets`` of a file, looked at through ``mmap`` (not copied); ``[]``
-    only when there are none and the file starts with a session header Pi takes (a
-    file that does not is read in full, to say what is wrong with it); None: the file
-    cannot be mapped (empty, or not a regular file)."""
+def _places(path, byte_filter: ByteFilter) -> tuple[bytes | None, list[int] | None]:
+    """The file's bytes, when it was read whole (up to ``reader.CHUNK``; a bigger one is
+    looked at through ``mmap``, not copied), and ``byte_filter.offsets`` in it: ``[]``
+    only when there are none and the file starts with a session header Pi takes (a file
+    that does not is read in full, to say what is wrong with it); None: the file is not
+    a regular one (a FIFO, say: read as it comes) or cannot be mapped."""
     import mmap
     import stat
 
+    from ..engine.reader import CHUNK
+
     if not stat.S_ISREG(os.stat(path).st_mode):
-        return None  # a FIFO, say: read as it comes
+        return None, None  # before opening it: opening a FIFO waits for a writer
     with open(path, "rb") as handle:
-        try:
-            view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        except (ValueError, OSError):
-            return None
-    with view:
-        if byte_filter.found_in(view):
-            return byte_filter.offsets(view)
-        end = view.find(b"\n")
-        return [] if _plain_header(view[: end if end != -1 else len(view)]) else None
+        if os.fstat(handle.fileno()).st_size <= CHUNK:
+            data: bytes | None = handle.read()
+            view = data
+        else:
+            data = None
+            try:
+                view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            except (ValueError, OSError):
+                return None, None
+    try:
+        offsets = byte_filter.offsets(view)
+        if not offsets:
+            end = view.find(b"\n")
+            offsets = [] if _plain_header(view[: end if end != -1 else len(view)]) else None
+    finally:
+        if data is None:
+            view.close()
+    return data, offsets
 
 
 def _positions_at(session, parsed, offsets: list[int]) -> list[int]:
