@@ -24,6 +24,7 @@ cannot be dropped it prints SKIP and times the warm runs only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -74,10 +75,8 @@ def run(command: list[str]) -> tuple[float, int, bytes]:
         peak = 0
         while process.poll() is None:
             peak = max(peak, _tree_rss(process.pid))
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(0.02)  # returns as soon as the process ends
-            except subprocess.TimeoutExpired:
-                pass
         reader.join()
     return time.perf_counter() - start, peak, b"".join(chunks)
 
