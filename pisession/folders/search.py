@@ -8,9 +8,9 @@ a one-line excerpt around the first match, and its *fate* at the session's defau
 leaf, read from ``Session.fates()`` (``pisession.views.provenance``; nothing here decides
 what reached the model).
 
-A file's bytes are looked at first (``ByteFilter``), through ``mmap``: a text every
-match holds (the pattern, or for a regular expression the longest plain run at its top
-level, ``required_text``) is looked for as JSON writes it, in each of its forms when
+A file's bytes are looked at first (``ByteFilter``; over 64 MB, through ``mmap``): a
+text every match holds (the pattern, or for a regular expression the longest plain run
+at its top level, ``required_text``) is looked for as JSON writes it, in its forms when
 case is ignored (``same_ignoring_case``: KELVIN SIGN is a ``k``), together with the
 escapes through which a string holds one of its characters where the bytes do not show
 it (``hiding_escapes``: ``\\uXXXX`` of that character, ``\\/`` for a slash). A file
@@ -459,23 +459,24 @@ def _places(path, byte_filter: ByteFilter) -> tuple[bytes | None, list[int] | No
         return None, None  # before opening it: opening a FIFO waits for a writer
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size <= CHUNK:
-            data: bytes | None = handle.read()
-            view = data
-        else:
-            data = None
-            try:
-                view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            except (ValueError, OSError):
-                return None, None
-    try:
-        offsets = byte_filter.offsets(view)
-        if not offsets:
-            end = view.find(b"\n")
-            offsets = [] if _plain_header(view[: end if end != -1 else len(view)]) else None
-    finally:
-        if data is None:
-            view.close()
-    return data, offsets
+            data = handle.read()
+            return data, _offsets_or_header(data, byte_filter)
+        try:
+            view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (ValueError, OSError):
+            return None, None
+    with view:
+        return None, _offsets_or_header(view, byte_filter)
+
+
+def _offsets_or_header(data, byte_filter: ByteFilter) -> list[int] | None:
+    """``byte_filter.offsets`` of ``data`` (bytes or a memory map); with none, ``[]``
+    when the first line is a session header Pi takes, else None (read it in full)."""
+    offsets = byte_filter.offsets(data)
+    if offsets:
+        return offsets
+    end = data.find(b"\n")
+    return [] if _plain_header(data[: end if end != -1 else len(data)]) else None
 
 
 def _positions_at(session, parsed, offsets: list[int]) -> list[int]:
