@@ -1,0 +1,196 @@
+"""pisession against Pi's answers on the real-CLI recordings of one Pi version
+(``data/realcli/<V>/``: ``<scenario>/sessions/...``, ``<scenario>.pi.json`` from
+``answers.mjs``, ``<scenario>.rpc.json`` from the rpc driver, ``<scenario>.export.json``
+from Pi's ``--export`` page).
+
+Each check returns a list of differences (``file: what: Pi says X, pisession says Y``);
+``tests/test_realcli.py`` runs them on the committed recordings, ``run.py --check`` on
+fresh ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+import pisession
+from pisession.folders.usage import session_breakdown
+from pisession.js import json as jsjson
+from pisession.js.value import UNDEFINED, field
+
+
+def as_json(value):
+    """What Pi's JSON would hold for this value (NaN -> null, JavaScript number text)."""
+    return json.loads(jsjson.dumps(value))
+
+
+def _id(session, position):
+    value = field(session.entry(position), "id")
+    return None if value is UNDEFINED else value
+
+
+def _short(value) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+class Differences(list):
+    def check(self, where: str, what: str, pi, ours) -> None:
+        if pi != ours:
+            self.append(f"{where}: {what}: Pi says {_short(pi)}, pisession says {_short(ours)}")
+
+
+def scenarios(folder: Path) -> list[str]:
+    return sorted(p.name[: -len(".pi.json")] for p in folder.glob("*.pi.json"))
+
+
+def _cli(*args: str) -> str:
+    from pisession.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(args))
+    if code not in (0, None):
+        raise AssertionError(f"pisession {' '.join(args)}: exit {code}")
+    return out.getvalue()
+
+
+def compare_file(path: Path, pi: dict, where: str) -> Differences:
+    """SessionManager.open's leaf, name, labels, getTree, and the context and provider
+    messages at the open leaf and at every leaf; the cost breakdown."""
+    d = Differences()
+    session = pisession.load(path)
+    leaf = session.default_leaf
+    d.check(where, "the leaf SessionManager.open picks", pi["openLeaf"],
+            None if leaf is None else _id(session, leaf))  # fmt: skip
+    d.check(where, "getSessionName", pi["sessionName"], session.name)
+    ids = {field(e, "id") for e in session.entries}
+    d.check(where, "labels", pi["labels"], {k: v for k, v in session.labels.items() if k in ids})
+    kids = session.children()
+    outline = [
+        [_id(session, p), [_id(session, c) for c in kids[p]]] for p, _ in session.shape.preorder()
+    ]
+    d.check(where, "getTree order", pi["tree"], as_json(outline))
+    leaves = [_id(session, p) for p, _ in session.shape.preorder() if not kids[p]]
+    d.check(where, "tree leaves", pi["leaves"], leaves)
+    for n, case in enumerate(pi["contexts"]):
+        at = "the open leaf" if n == 0 else f"leaf {case['leaf']}"
+        context = session.context(None if n == 0 else case["leaf"])
+        d.check(where, f"buildSessionContext at {at}", case["context"], as_json(context.to_dict()))
+        d.check(where, f"convertToLlm at {at}", case["llm"], as_json(context.to_llm()))
+    llm = json.loads(_cli("context", str(path), "--llm"))
+    d.check(where, "pisession context --llm (the open leaf)", pi["contexts"][0]["llm"], llm)
+    for part, branch in (("all", False), ("branch", True)):
+        rows = [
+            {"key": r.key, "cost": r.cost, "tokens": r.tokens}
+            for r in session_breakdown(session, branch=branch)
+        ]
+        d.check(where, f"getUsageCostBreakdown ({part})", pi["usage"][part], as_json(rows))
+    return d
+
+
+def compare_stats(path: Path, stats: dict, where: str) -> Differences:
+    """The RPC ``get_session_stats`` against ``pisession stats --json``'s whole session."""
+    d = Differences()
+    ours = json.loads(_cli("stats", str(path), "--json"))
+    whole = ours["session"]
+    for key in ("userMessages", "assistantMessages", "toolCalls", "toolResults", "totalMessages",
+                "tokens", "cost"):  # fmt: skip
+        d.check(where, f"get_session_stats {key}", stats[key], whole[key])
+    d.check(where, "get_session_stats sessionId", stats["sessionId"], ours["id"])
+    return d
+
+
+def _ms(text: str | None) -> float | None:
+    if text is None:
+        return None
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000
+
+
+def _relative(path: str, root: Path) -> str:
+    """Pi's answers hold paths relative to the sessions folder already; pisession's
+    are absolute."""
+    if not os.path.isabs(path):
+        return path
+    return Path(path).resolve().relative_to(root.resolve()).as_posix()
+
+
+def _listing(rows: list[dict], root: Path) -> list[dict]:
+    return [
+        {
+            "path": _relative(r["path"], root),
+            "id": r["id"],
+            "cwd": r["cwd"],
+            "name": r["name"],
+            "parentSessionPath": r.get("parent_session", r.get("parentSessionPath")),
+            "created": _ms(r["created"]),
+            "modified": _ms(r["modified"]),
+            "messageCount": r.get("message_count", r.get("messageCount")),
+            "firstMessage": r.get("first_message", r.get("firstMessage")),
+        }
+        for r in rows
+    ]
+
+
+@contextlib.contextmanager
+def _agent_dir(agent: Path):
+    """PI_CODING_AGENT_DIR pointing at ``agent`` (as answers.mjs sets it for Pi)."""
+    saved = {k: os.environ.get(k) for k in ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")}
+    os.environ["PI_CODING_AGENT_DIR"] = str(agent)
+    os.environ.pop("PI_CODING_AGENT_SESSION_DIR", None)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def compare_lists(folder: Path, pi: dict, where: str) -> Differences:
+    """``pisession ls --json --all`` and ``ls --json --cwd PROJECT`` against
+    SessionManager.listAll and SessionManager.list, on a copy whose mtimes are the
+    header times (as ``answers.mjs`` sets them)."""
+    d = Differences()
+    with tempfile.TemporaryDirectory() as tmp, _agent_dir(Path(tmp) / "agent"):
+        root = Path(tmp) / "agent" / "sessions"
+        shutil.copytree(folder / "sessions", root)
+        for path in root.glob("*/*.jsonl"):
+            header = json.loads(path.read_text("utf-8").split("\n", 1)[0])
+            when = _ms(header["timestamp"]) / 1000
+            os.utime(path, (when, when))
+        ours = _listing(json.loads(_cli("ls", "--json", "--all")), root)
+        d.check(where, "SessionManager.listAll", _listing(pi["listAll"], root), ours)
+        for cwd, rows in pi["list"].items():
+            ours = _listing(json.loads(_cli("ls", "--json", "--cwd", cwd)), root)
+            d.check(where, f"SessionManager.list({cwd})", _listing(rows, root), ours)
+    return d
+
+
+def compare_scenario(folder: Path, name: str) -> Differences:
+    d = Differences()
+    pi = json.loads((folder / f"{name}.pi.json").read_text("utf-8"))
+    rpc_file = folder / f"{name}.rpc.json"
+    rpc = json.loads(rpc_file.read_text("utf-8")) if rpc_file.exists() else {}
+    sessions = folder / name / "sessions"
+    for rel, answer in pi["files"].items():
+        where = f"{folder.name}/{name}/{rel}"
+        d += compare_file(sessions / rel, answer, where)
+        if rel in rpc.get("getSessionStats", {}):
+            d += compare_stats(sessions / rel, rpc["getSessionStats"][rel], where)
+    d += compare_lists(folder / name, pi, f"{folder.name}/{name}")
+    return d
+
+
+def compare_folder(folder: Path) -> list[str]:
+    out: list[str] = []
+    for name in scenarios(folder):
+        out += compare_scenario(folder, name)
+    return out
