@@ -61,11 +61,12 @@ def test_pisession_answers_as_pi_does(version, scenario):
     assert compare.compare_scenario(folder, scenario) == []
 
 
-def test_every_file_has_pis_rpc_stats():
+def test_every_file_has_pis_rpc_stats_and_export_page():
     for version, scenario in CASES:
-        stats = json.loads((DATA / version / f"{scenario}.rpc.json").read_text("utf-8"))
+        cli = json.loads((DATA / version / f"{scenario}.cli.json").read_text("utf-8"))
         pi = json.loads((DATA / version / f"{scenario}.pi.json").read_text("utf-8"))
-        assert set(stats["getSessionStats"]) == set(pi["files"]), (version, scenario)
+        assert set(cli["getSessionStats"]) == set(pi["files"]), (version, scenario)
+        assert set(cli["exportPage"]) == set(pi["files"]), (version, scenario)
 
 
 def test_a_wrong_answer_is_found():
@@ -83,6 +84,10 @@ def test_a_wrong_answer_is_found():
     assert any("SessionManager.open" in d for d in found)
     assert any("convertToLlm at leaf" in d for d in found)
     assert any("getTree order" in d for d in found)
+    page = json.loads((folder / "rpc-tree.cli.json").read_text("utf-8"))["exportPage"][rel]
+    assert compare.compare_export(path, page, rel) == []
+    page = {**page, "leafId": page["path"][-2][0], "path": page["path"][:-1]}
+    assert len(compare.compare_export(path, page, rel)) == 3
 
 
 def test_paths_read_as_on_a_readers_machine():

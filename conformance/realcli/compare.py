@@ -1,7 +1,7 @@
 """pisession against Pi's answers on the real-CLI recordings of one Pi version
 (``data/realcli/<V>/``: ``<scenario>/sessions/...``, ``<scenario>.pi.json`` from
-``answers.mjs``, ``<scenario>.rpc.json`` from the rpc driver, ``<scenario>.export.json``
-from Pi's ``--export`` page).
+``answers.mjs``, ``<scenario>.cli.json`` from Pi's CLI: RPC ``get_session_stats`` and
+the ``--export`` page).
 
 Each check returns a list of differences (``file: what: Pi says X, pisession says Y``);
 ``tests/test_realcli.py`` runs them on the committed recordings, ``run.py --check`` on
@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import tempfile
 from datetime import datetime
@@ -107,6 +108,28 @@ def compare_stats(path: Path, stats: dict, where: str) -> Differences:
     return d
 
 
+def compare_export(path: Path, page: dict, where: str) -> Differences:
+    """Pi's ``--export`` page against ``pisession export``: the same leaf, the same path
+    (every entry from the root to the leaf, in order), and pisession's table of entries
+    in the page's order."""
+    d = Differences()
+    html = _cli("export", str(path), "--format", "html")
+    leaf = re.search(r"<dt>leaf</dt><dd>([^ <]+)", html)
+    d.check(where, "the --export page's leaf", page["leafId"], leaf and leaf.group(1))
+    count = re.search(r"<dt>path</dt><dd>(\d+) entr", html)
+    d.check(where, "entries on the --export page's path", len(page["path"]),
+            count and int(count.group(1)))  # fmt: skip
+    session = pisession.load(path)
+    ours = [[_id(session, p), field(session.entry(p), "type")] for p in session.path_positions()]
+    d.check(where, "the --export page's path", page["path"], ours)
+    table = html[html.find("id=entries") :]
+    listed = re.findall(r'<td class="mono">([^<]+)</td>', table)
+    order = {entry_id: n for n, (entry_id, _) in enumerate(page["path"])}
+    shown = [order[i] for i in listed if i in order]
+    d.check(where, "pisession export's entries in the page's order", sorted(shown), shown)
+    return d
+
+
 def _ms(text: str | None) -> float | None:
     if text is None:
         return None
@@ -177,14 +200,13 @@ def compare_lists(folder: Path, pi: dict, where: str) -> Differences:
 def compare_scenario(folder: Path, name: str) -> Differences:
     d = Differences()
     pi = json.loads((folder / f"{name}.pi.json").read_text("utf-8"))
-    rpc_file = folder / f"{name}.rpc.json"
-    rpc = json.loads(rpc_file.read_text("utf-8")) if rpc_file.exists() else {}
+    cli = json.loads((folder / f"{name}.cli.json").read_text("utf-8"))
     sessions = folder / name / "sessions"
     for rel, answer in pi["files"].items():
         where = f"{folder.name}/{name}/{rel}"
         d += compare_file(sessions / rel, answer, where)
-        if rel in rpc.get("getSessionStats", {}):
-            d += compare_stats(sessions / rel, rpc["getSessionStats"][rel], where)
+        d += compare_stats(sessions / rel, cli["getSessionStats"][rel], where)
+        d += compare_export(sessions / rel, cli["exportPage"][rel], where)
     d += compare_lists(folder / name, pi, f"{folder.name}/{name}")
     return d
 

@@ -7,10 +7,12 @@ Used by ``run.py`` (``scenarios.py`` holds what each recording does).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import struct
@@ -237,6 +239,7 @@ class Recorder:
         self.provider = FakeProvider().start()
         self.rpc_logs: list[list[dict]] = []
         self.stats: dict[str, dict] = {}
+        self.exports: dict[str, dict] = {}
         for folder in (self.cwd / "src", self.other, self.agent):
             folder.mkdir(parents=True, exist_ok=True)
         (self.cwd / "notes.txt").write_text("Ship the parser on Friday.\nTests: 12 passing.\n")
@@ -312,6 +315,32 @@ class Recorder:
             if path.read_bytes() != before:
                 raise RecorderError(f"{path.name}: opening it for get_session_stats changed it")
 
+    def record_exports(self) -> None:
+        """Pi's own ``--export`` page for every session file: the leaf it shows, the
+        entries embedded in it and the path its viewer renders (the page's ``getPath``:
+        from the leaf up the ``parentId`` chain, stopping at a missing or self parent)."""
+        for path in self.sessions():
+            page = self.root / "export.html"
+            self.pi("--export", str(path), str(page))
+            html = page.read_text("utf-8")
+            found = re.search(r'<script id="session-data" type="application/json">([^<]*)<', html)
+            if not found:
+                raise RecorderError(f"{path.name}: no session data in Pi's export page")
+            data = json.loads(base64.b64decode(found.group(1)))
+            by_id = {e["id"]: e for e in data["entries"]}
+            walk, current = [], by_id.get(data["leafId"])
+            while current:
+                walk.append(current)
+                if not current.get("parentId") or current["parentId"] == current["id"]:
+                    break
+                current = by_id.get(current["parentId"])
+            self.exports[str(path)] = {
+                "leafId": data["leafId"],
+                "entries": [e["id"] for e in data["entries"]],
+                "path": [[e["id"], e["type"]] for e in reversed(walk)],
+            }
+            page.unlink()
+
     def rewrite(self, text: str) -> str:
         """The temp prefix and Pi's install folder, as on a reader's machine."""
         root = str(self.root)
@@ -324,8 +353,8 @@ class Recorder:
 
     def save(self, out: Path, name: str) -> None:
         """Write ``out/<name>/sessions/...``, ``out/<name>.requests.jsonl`` and
-        ``out/<name>.rpc.json`` (the rewritten session files, request bodies and Pi's
-        rpc answers)."""
+        ``out/<name>.cli.json`` (the rewritten session files, the request bodies, and what
+        Pi's CLI answered: RPC ``get_session_stats`` and the ``--export`` page)."""
         folder = out / name
         if folder.exists():
             shutil.rmtree(folder)
@@ -351,8 +380,17 @@ class Recorder:
             self.rewrite(str(Path(p).relative_to(sessions_root))): self._stats(s)
             for p, s in self.stats.items()
         }
-        text = json.dumps({"getSessionStats": stats}, indent=1, ensure_ascii=False, sort_keys=True)
-        (out / f"{name}.rpc.json").write_text(self.rewrite(text) + "\n", "utf-8")
+        exports = {
+            self.rewrite(str(Path(p).relative_to(sessions_root))): e
+            for p, e in self.exports.items()
+        }
+        text = json.dumps(
+            {"getSessionStats": stats, "exportPage": exports},
+            indent=1,
+            ensure_ascii=False,
+            sort_keys=True,
+        )
+        (out / f"{name}.cli.json").write_text(self.rewrite(text) + "\n", "utf-8")
 
     @staticmethod
     def _stats(s: dict) -> dict:

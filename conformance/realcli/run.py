@@ -102,6 +102,7 @@ def record(version: str, out: Path, names: list[str], node: str, found: dict) ->
         try:
             fn(rec)
             rec.record_stats()
+            rec.record_exports()
             rec.save(out, name)
             print(f"  {name}: {len(rec.sessions())} files, {len(rec.provider.requests)} requests "
                   f"({time.monotonic() - start:.1f} s)", flush=True)  # fmt: skip
