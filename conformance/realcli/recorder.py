@@ -180,6 +180,14 @@ class Rpc:
                     return record
         return self._pump(lambda r: r.get("type") == type_, timeout)
 
+    def _call_deltas(self, since: int) -> int:
+        return sum(
+            1
+            for r in self.events[since:]
+            if r.get("type") == "message_update"
+            and (r.get("assistantMessageEvent") or {}).get("type") == "toolcall_delta"
+        )
+
     def mark(self) -> int:
         return len(self.events)
 
@@ -191,9 +199,13 @@ class Rpc:
             self.wait("agent_settled", mark, timeout)
         return data
 
-    def abort_when(self, type_: str, since: int, settle: bool = True) -> None:
-        """Abort once an event of ``type_`` has come (then let hanging streams end)."""
+    def abort_when(self, type_: str, since: int, settle: bool = True, tool_calls: int = 0) -> None:
+        """Abort once an event of ``type_`` has come (and, with ``tool_calls``, once the
+        arguments of that many tool calls have streamed: two deltas each), then let
+        hanging streams end."""
         self.wait(type_, since)
+        while tool_calls and self._call_deltas(since) < 2 * tool_calls:
+            self._pump(lambda r: r.get("type") == "message_update", 30)
         mark = self.mark()
         self.send("abort")
         self.rec.provider.release()

@@ -61,6 +61,7 @@ def rpc_compaction(rec: Recorder) -> None:
         )
         rpc.prompt(long("What does src/app.py do?"))
         rpc.command("/rec-entry after-first-question")
+        rpc.command("/rec-tools read,bash")  # the extension changes the tool set
         rpc.command("/rec-message Remember: the team prefers small functions.")
         p.push({"text": long("Add a docstring and a type hint.")})
         rpc.prompt(long("How would you improve it?"))
@@ -122,7 +123,7 @@ def rpc_retries(rec: Recorder) -> None:
             }
         )
         rpc.prompt("Run two commands", wait=False)
-        rpc.abort_when("message_update", mark)
+        rpc.abort_when("message_update", mark, tool_calls=2)
         p.push({"thinking": "Weighing the options carefully.", "text": "Option B."})
         rpc.prompt("Which option?")
         rpc.send("set_thinking_level", level="high")

@@ -30,7 +30,8 @@ import pisession
 # ## The raw lines
 #
 # `pisession` ships two files written byte for byte by the real Pi 0.87.1 command-line
-# agent, and a small hand-made **tour**. `pisession.sample_path(name)` finds them inside
+# agent, one written by the real Pi 1.6.0 (sample **c**, below), and a small hand-made
+# **tour**. `pisession.sample_path(name)` finds them inside
 # the installed package, so this works on Colab too.
 
 # %%
@@ -188,6 +189,29 @@ print(f"as        {file_name}")
 # an old-version file **rewrites it in place** with the migrated entries (truncate, then
 # write; not atomic, so a crash in between loses the file). `pisession` never writes.
 # `tests/test_notebook_facts.py` asks Pi 0.87.1 and 1.6.0 themselves each of these facts.
+
+# %% [markdown]
+# ## What current Pi writes
+#
+# Sample **c** was written by the real Pi 1.6.0 (driven by `conformance/realcli`, which
+# records every checked Pi version's CLI). Same format, version 3, but newer messages
+# carry more fields: assistant messages and tool results their `durationMs`, an
+# assistant message the `thinkingLevel` it ran with and `usage.cost.totalFromProvider`.
+# And each move in the tree adds a `thinking_level_change` repeating the live level on
+# the branch it lands on (lines 16 and 21, one per move), which 0.87.1 does not write.
+
+# %%
+c = pisession.load(pisession.sample_path("pi-1.6.0-c-rpc-tree-thinking-labels"))
+for position, entry in enumerate(c.entries):
+    message = entry.get("message", {})
+    what = message.get("role", entry["type"])
+    new = {k: message[k] for k in ("durationMs", "thinkingLevel") if k in message}
+    if "usage" in message:
+        new["totalFromProvider"] = message["usage"]["cost"]["totalFromProvider"]
+    if entry["type"] == "thinking_level_change":
+        new["thinkingLevel"] = entry["thinkingLevel"]
+    if new:
+        print(f"line {c.line_of(position):2}  {what:22} {new}")
 
 # %% [markdown]
 # ## Which lines reached the model?

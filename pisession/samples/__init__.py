@@ -4,6 +4,10 @@
   with its kept range, a context edit, a label and state-only entries.
 - ``pi-0.87.1-a-print-multiturn-tools``, ``pi-0.87.1-b-rpc-compaction-manual-threshold-overflow``:
   written byte for byte by the real Pi 0.87.1 CLI (see ``README.md`` here).
+- ``pi-1.6.0-c-rpc-tree-thinking-labels``: written by the real Pi 1.6.0 CLI
+  (``conformance/realcli``): what current Pi writes (``durationMs``, ``thinkingLevel`` on
+  assistant messages, ``usage.cost.totalFromProvider``, a ``thinking_level_change`` after
+  each tree navigation).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 REAL_PI_SAMPLES = (
     "pi-0.87.1-a-print-multiturn-tools",
     "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow",
+    "pi-1.6.0-c-rpc-tree-thinking-labels",
 )
 
 
@@ -40,7 +45,7 @@ def sample_path(name: str = "tour") -> Path:
 
 
 #: The samples ``store_samples`` stores: the ones that look like a real user's sessions.
-STORED = ("tour", *REAL_PI_SAMPLES)
+STORED = ("tour", *REAL_PI_SAMPLES[:2])
 
 
 def store_samples(agent_dir: str | Path) -> list[Path]:
