@@ -3,6 +3,10 @@
 // Pi: for every data/realcli/<V>/<scenario>/ folder it writes <scenario>.pi.json.
 //
 //   PI_ORACLE_VERSION=1.6.0 node conformance/realcli/answers.mjs data/realcli/1.6.0
+//   PI_ORACLE_VERSION=0.87.1 node conformance/realcli/answers.mjs --check data/realcli/1.6.0
+//
+// --check compares with the committed answers apart from the "pi" field (which version
+// answered): each checked version must answer every version's recordings alike.
 //
 // Runs on Node >= 20 with Pi's modules loaded by file path (../pi.mjs). Per session file:
 // SessionManager.open (the leaf it picks, getSessionName, getTree in Pi's order with
@@ -30,6 +34,9 @@ if (!out) {
   process.exit(2);
 }
 const mismatches = [];
+/** An answer file without its "pi" field: every checked version must give the same
+ * answers on every version's recordings (--check compares so). */
+const withoutPi = (text) => text.replace(/^\{\n "pi": "[^"]*",/, "");
 
 /** JSON as Pi would write it (NaN and Infinity become null, undefined fields vanish). */
 const plain = (value) => JSON.parse(JSON.stringify(value ?? null));
@@ -129,7 +136,7 @@ for (const name of readdirSync(out).sort()) {
     const text = JSON.stringify({ pi: PI_VERSION, scenario: name, files, listAll, list }, null, 1) + "\n";
     const target = join(out, `${name}.pi.json`);
     if (!check) writeFileSync(target, text);
-    else if (!existsSync(target) || readFileSync(target, "utf8") !== text) mismatches.push(target);
+    else if (!existsSync(target) || withoutPi(readFileSync(target, "utf8")) !== withoutPi(text)) mismatches.push(target);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
