@@ -89,6 +89,9 @@ def test_a_wrong_answer_is_found():
     assert compare.compare_export(path, page, rel) == []
     page = {**page, "leafId": page["path"][-2][0], "path": page["path"][:-1]}
     assert len(compare.compare_export(path, page, rel)) == 3
+    assert compare.compare_lists(folder / "rpc-tree", pi, "rpc-tree") == []
+    reordered = {**pi, "listAll": pi["listAll"][::-1]}
+    assert [d for d in compare.compare_lists(folder / "rpc-tree", reordered, "rpc-tree")]
 
 
 def test_paths_read_as_on_a_readers_machine():

@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("  " + d)
             failures += diffs
     if failures:
-        print(f"real-CLI recordings: {len(failures)} problems")
+        kept = f" (the recordings: {base})" if args.check else ""
+        print(f"real-CLI recordings: {len(failures)} problems{kept}")
         return 1
     if args.check:
         shutil.rmtree(base, ignore_errors=True)
