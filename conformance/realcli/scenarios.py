@@ -235,6 +235,35 @@ def cache_warm(rec: Recorder) -> None:
         rpc.close()
 
 
+def rpc_queue(rec: Recorder) -> None:
+    """RPC: a steering message and a follow-up sent while a reply streams slowly, a
+    ``new_session`` (a second file in the folder, naming its parent) and a
+    ``switch_session`` back to the first file, continued there."""
+    p = rec.provider
+    rpc = rec.rpc()
+    try:
+        p.push(
+            {"text": "Working on it, slowly, one step after another.", "slow": 0.4},
+            {"text": "Steered: the tests first."},
+            {"text": "Followed up: a summary."},
+        )
+        mark = rpc.mark()
+        rpc.prompt("Start a long task", wait=False)
+        rpc.wait("message_update", mark)
+        rpc.send("steer", message="Focus on the tests")
+        rpc.send("follow_up", message="Then summarise")
+        rpc.wait("agent_settled", mark, timeout=60)
+        first = rpc.send("get_state")["sessionFile"]
+        rpc.send("new_session", parentSession=first)
+        p.push({"text": "A new session."})
+        rpc.prompt("Hello in a new session")
+        rpc.send("switch_session", sessionPath=first)
+        p.push({"text": "Back in the first session."})
+        rpc.prompt("Back again")
+    finally:
+        rpc.close()
+
+
 SCENARIOS = {
     "print-tools": (print_tools, {}),
     "rpc-compaction": (rpc_compaction, {}),
@@ -243,4 +272,5 @@ SCENARIOS = {
     "cli-fork": (cli_fork, {}),
     "tool-without-result": (tool_without_result, {}),
     "cache-warm": (cache_warm, {"cache_ttl": 11}),
+    "rpc-queue": (rpc_queue, {}),
 }

@@ -211,7 +211,8 @@ for position, entry in enumerate(c.entries):
     if entry["type"] == "thinking_level_change":
         new["thinkingLevel"] = entry["thinkingLevel"]
     if new:
-        print(f"line {c.line_of(position):2}  {what:22} {new}")
+        fields = ", ".join(f"{key}={value}" for key, value in new.items())
+        print(f"line {c.line_of(position):2}  {what:21}  {fields}")
 
 # %% [markdown]
 # ## Which lines reached the model?
