@@ -61,9 +61,17 @@ def find_node24() -> str | None:
     return None
 
 
+def library_node() -> str | None:
+    """A Node >= 20 for Pi's library code: ``node`` if new enough, else Node 24."""
+    node = shutil.which("node")
+    if node and (v := node_version(node)) and v >= (20,):
+        return node
+    return find_node24()
+
+
 def find_pi(version: str) -> dict | None:
     """Where Pi ``version`` is installed (``locate.mjs``'s answer), or None."""
-    node = shutil.which("node") or find_node24()
+    node = library_node()
     if not node:
         return None
     code = (
@@ -116,7 +124,9 @@ def record(version: str, out: Path, names: list[str], node: str, found: dict) ->
 
 def answers(version: str, out: Path) -> None:
     """Pi's answers (``answers.mjs``, Pi's own modules) for every recording in ``out``."""
-    node = shutil.which("node") or find_node24()
+    node = library_node()
+    if node is None:
+        raise SystemExit("answers.mjs needs Node >= 20")
     env = {**os.environ, "PI_ORACLE_VERSION": version, "TZ": "UTC"}
     subprocess.run([node, str(HERE / "answers.mjs"), str(out)], check=True, env=env)
 
