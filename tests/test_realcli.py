@@ -92,6 +92,11 @@ def test_a_wrong_answer_is_found():
     assert compare.compare_lists(folder / "rpc-tree", pi, "rpc-tree") == []
     reordered = {**pi, "listAll": pi["listAll"][::-1]}
     assert [d for d in compare.compare_lists(folder / "rpc-tree", reordered, "rpc-tree")]
+    assert compare.compare_usage(folder / "rpc-tree", pi, "rpc-tree") == []
+    wrong = copy.deepcopy(pi)
+    wrong["files"][rel]["usage"]["all"][0]["tokens"] += 1
+    found = compare.compare_usage(folder / "rpc-tree", wrong, "rpc-tree")
+    assert len(found) == 1 and "tokens" in found[0]
 
 
 def test_paths_read_as_on_a_readers_machine():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -197,6 +198,30 @@ def compare_lists(folder: Path, pi: dict, where: str) -> Differences:
     return d
 
 
+def compare_usage(folder: Path, pi: dict, where: str) -> Differences:
+    """``pisession usage --json`` over the scenario's sessions folder (by model) against
+    Pi's per-session ``getUsageCostBreakdown`` added up per model: the sessions, the
+    tokens (exactly) and the cost (to 1e-12, as the additions' order may differ)."""
+    d = Differences()
+    ours = json.loads(_cli("usage", str(folder / "sessions"), "--json"))
+    groups: dict[str, dict] = {}
+    for rel in sorted(pi["files"]):
+        for row in pi["files"][rel]["usage"]["all"]:
+            group = groups.setdefault(row["key"], {"sessions": 0, "tokens": 0, "cost": 0.0})
+            group["sessions"] += 1
+            group["tokens"] += row["tokens"]
+            group["cost"] += row["cost"]
+    mine = {r["group"]: r for r in ours["rows"]}
+    d.check(where, "usage: the models", sorted(groups), sorted(mine))
+    for key, group in groups.items():
+        if key in mine:
+            d.check(where, f"usage {key}: sessions", group["sessions"], mine[key]["sessions"])
+            d.check(where, f"usage {key}: tokens", group["tokens"], mine[key]["tokens"])
+            if not math.isclose(group["cost"], mine[key]["cost"], rel_tol=1e-12, abs_tol=1e-15):
+                d.check(where, f"usage {key}: cost", group["cost"], mine[key]["cost"])
+    return d
+
+
 def compare_scenario(folder: Path, name: str) -> Differences:
     d = Differences()
     pi = json.loads((folder / f"{name}.pi.json").read_text("utf-8"))
@@ -208,6 +233,7 @@ def compare_scenario(folder: Path, name: str) -> Differences:
         d += compare_stats(sessions / rel, cli["getSessionStats"][rel], where)
         d += compare_export(sessions / rel, cli["exportPage"][rel], where)
     d += compare_lists(folder / name, pi, f"{folder.name}/{name}")
+    d += compare_usage(folder / name, pi, f"{folder.name}/{name}")
     return d
 
 
