@@ -136,8 +136,16 @@ def test_the_recordings_hold_what_the_scenarios_promise():
         assert aborted_calls
         assert {m.get("provider") for m in retries if m["role"] == "assistant"} == {"fake", "other"}
         assert any(m["role"] == "bashExecution" for m in retries)
-        last = messages["tool-without-result"][-1]
-        assert last["role"] == "assistant" and last["content"][-1]["type"] == "toolCall"
+        calls = {
+            b["id"]
+            for m in messages["tool-without-result"]
+            if m["role"] == "assistant"
+            for b in m["content"]
+            if b["type"] == "toolCall"
+        }
+        results = {m["toolCallId"] for m in messages["tool-without-result"] if "toolCallId" in m}
+        assert calls and not results  # the call has no result, and the session went on
+        assert messages["tool-without-result"][-1]["role"] == "assistant"
         printed = messages["print-tools"]
         assert any(m.get("responseModel") for m in printed)
         assert any(m["role"] == "toolResult" and m.get("isError") for m in printed)  # a failed tool

@@ -193,7 +193,8 @@ def cli_fork(rec: Recorder) -> None:
 
 
 def tool_without_result(rec: Recorder) -> None:
-    """A tool call left without a result: Pi is killed (SIGKILL) while its bash tool runs."""
+    """A tool call left without a result: Pi is killed (SIGKILL) while its bash tool runs,
+    then the session is continued in print mode (``-c``)."""
     p = rec.provider
     rpc = rec.rpc()
     p.push({"text": "First answer."})
@@ -206,6 +207,8 @@ def tool_without_result(rec: Recorder) -> None:
 
     time.sleep(0.5)  # the assistant message is on disk before the tool starts
     rpc.kill()
+    p.push({"text": "Continuing without that result."})
+    rec.pi("-c", "-p", "Go on")  # the next request carries the call without its result
 
 
 def cache_warm(rec: Recorder) -> None:
