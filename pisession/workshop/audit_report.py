@@ -201,11 +201,15 @@ def _numbered(claims: dict) -> list[tuple[int, dict]]:
 
 
 def _version_cell(asserted: dict) -> str:
+    """Pi 1.6.0's verdict in a word or two: the table's "1.6.0" column.
+
+    >>> _version_cell({"verdict": "holds", "differs": ["s: a"], "newer": {"verdict": "wrong"}})
+    '**wrong**'
+    """
     newer = cast(dict, asserted.get("newer"))  # there when the answers differ
     if not asserted["differs"]:
         return "same answer"
-    same = "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
-    return f"{same}; differs: {md(', '.join(asserted['differs']))}"
+    return "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
 
 
 def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
@@ -230,26 +234,55 @@ def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
     ]
 
 
+def _claim_detail(number: int, c: dict, a: dict, claims: dict) -> list[str]:
+    """One claim's record, folded (``<details>``: one line until opened, on GitHub and in
+    JupyterLab alike): the quote, Pi's evidence, what Pi 1.6.0 answered, the concern."""
+    evidence = ", ".join(f"`{s}`" for s in a["scenarios"]) + ": " + md(", ".join(a["facts"]))
+    newer = _version_cell(a)
+    if a["differs"]:
+        newer += f"; the answers differ at {md(', '.join(a['differs']))}"
+    return [
+        f"<details><summary>Claim {number}: {html.escape(c['short'])} "
+        f"({html.escape(a['verdict'])})</summary>",
+        "",
+        f"- **Quote** ({md(c['source'])}, {md(c['where'])}): “{md(c['quote'])}”",
+        f"- **Evidence** (Pi 0.87.1): {evidence}",
+        f"- **Pi 1.6.0**: {newer}",
+        f"- **Concern**: {md(claim_refs(c['concern'], claims))}",
+        f"- **Response**: {c['response']} (priority {c['priority']})",
+        "",
+        "</details>",
+        "",
+    ]
+
+
 def _claim_audit(claims: dict, asserted: dict) -> list[str]:
-    rows = []
+    rows, details = [], []
     for number, c in _numbered(claims):
         a = asserted[c["key"]]
-        evidence = ", ".join(f"`{s}`" for s in a["scenarios"]) + ": " + md(", ".join(a["facts"]))
         rows.append(
             (
                 str(number),
-                f"“{md(c['quote'])}”",
+                md(c["short"]),
                 md(f"{c['source']}, {c['where']}"),
                 f"**{a['verdict']}**",
                 _version_cell(a),
-                evidence,
-                md(claim_refs(c["concern"], claims)),
                 c["priority"],
                 c["response"],
             )
         )
-    head = ("#", "claim", "where", "verdict (0.87.1)", "1.6.0", "evidence", "concern")
-    return ["## 2. Claim audit", "", *_table((*head, "priority", "response"), rows), ""]
+        details += _claim_detail(number, c, a, claims)
+    head = ("#", "claim", "where", "verdict (0.87.1)", "1.6.0", "priority", "response")
+    return [
+        "## 2. Claim audit",
+        "",
+        "One row per claim; below the table, each claim's quote, the evidence its verdict "
+        "was asserted on, what Pi 1.6.0 answered and the concern (click a claim to open it).",
+        "",
+        *_table(head, rows),
+        "",
+        *details,
+    ]
 
 
 def _code_lines(evidence: dict) -> dict[str, list[int]]:
