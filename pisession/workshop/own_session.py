@@ -21,13 +21,26 @@ def colab_upload() -> tuple[str, bytes] | None:
     return next(iter(colab_files.upload().items()), None)
 
 
+#: The upload button's tooltip (ipywidgets shows "null" when a widget has none).
+UPLOAD_TOOLTIP = "Choose a Pi session file (.jsonl); it is read here, nothing is sent"
+
+
 def upload_picker():
-    """A FileUpload widget for a .jsonl file, or None where ipywidgets is missing."""
+    """A FileUpload widget for a .jsonl file, or None where ipywidgets is missing.
+
+    >>> picker = upload_picker()
+    >>> picker is None or picker.tooltip == UPLOAD_TOOLTIP
+    True
+    """
     try:
         import ipywidgets
     except ImportError:
         return None
-    return ipywidgets.FileUpload(accept=".jsonl", multiple=False)
+    picker = ipywidgets.FileUpload(accept=".jsonl", multiple=False)
+    # ipywidgets 8 names it ``tooltip``; 7 (Colab) ``description_tooltip``
+    name = "tooltip" if picker.has_trait("tooltip") else "description_tooltip"
+    setattr(picker, name, UPLOAD_TOOLTIP)
+    return picker
 
 
 def picked_file(picker) -> tuple[str, bytes] | None:
