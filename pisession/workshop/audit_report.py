@@ -20,10 +20,11 @@ import os
 import re
 import sys
 import tempfile
-import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
+
+from .repository import repository_file  # noqa: F401 (notebook 08 reads through it)
 
 TITLE = "# Chapter 27 audit:"
 
@@ -97,22 +98,6 @@ def summary(claims: dict) -> dict:
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
     return {"text/html": table, "text/plain": "\n".join(text)}
-
-
-def repository_file(relative: str, repository: str, base: Path = Path("..")) -> bytes:
-    """A file of the repository: from the checkout (``base``: notebooks/ runs one level
-    down), else downloaded from ``repository``'s main branch (Colab opens a notebook alone).
-
-    >>> repository_file("samples/tour.jsonl", "", base=Path(__file__).parents[1])[:9]
-    b'{"type":"'
-    """
-    local = base / relative
-    if local.exists():
-        return local.read_bytes()
-    slug = repository.removeprefix("https://github.com/").removesuffix(".git")
-    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.read()
 
 
 def md(text: object) -> str:
