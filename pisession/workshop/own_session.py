@@ -21,8 +21,9 @@ def colab_upload() -> tuple[str, bytes] | None:
     return next(iter(colab_files.upload().items()), None)
 
 
-#: The upload button's tooltip (ipywidgets shows "null" when a widget has none).
-UPLOAD_TOOLTIP = "Choose a Pi session file (.jsonl); it is read here, nothing is sent"
+#: The upload button's tooltip (ipywidgets shows "null" when a widget has none); short,
+#: so the widget's text form stays within a notebook's width.
+UPLOAD_TOOLTIP = "Open a Pi session (.jsonl)"
 
 
 def upload_picker():
