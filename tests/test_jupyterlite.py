@@ -1,7 +1,9 @@
 """The JupyterLite site (``.ci/lite/build.py``), offline: it builds, it holds every
-notebook and every data file the notebooks read, its pisession wheel is the one just
-built, and its start page opens in headless Chromium with no console error up to the
-kernel's start (every request that is not to the local server refused).
+notebook (each multi-line text one string, as JupyterLab reads it) and every data file
+the notebooks read, its pisession wheel is the one just built, its start page opens
+notebook 01 in headless Chromium with no console error up to the kernel's start (every
+request that is not to the local server refused), and every stored output of every
+notebook shows in Chromium as the notebook holds it.
 
 SKIPs without jupyterlite-core (``pip install -r .ci/lite/requirements.txt``); the
 browser test SKIPs without Debian's chromium and the playwright package. Only an online
@@ -346,6 +348,12 @@ def test_stored_outputs_render_as_the_notebook_holds_them(served, chromium):
             )
             page.wait_for_timeout(1000)  # Markdown renders asynchronously
             rendered = page.evaluate(_RENDERED)
+            report = page.locator(".jp-OutputArea-output h2", has_text="2. Claim audit")
+            if report.count():  # 08's report, as a reader of the site sees it
+                report.first.evaluate("h => h.scrollIntoView({block: 'start'})")
+                page.wait_for_timeout(300)
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / "lite-08-report.png"))
             html_text = {
                 o["html"]: page.evaluate(_HTML_TEXT, o["html"])
                 for cell in expected

@@ -13,6 +13,8 @@ The site holds, as in the repository's layout (the notebooks read ``../data/...`
   with commas, JupyterLab joins them as nbformat does);
 - ``data/audit``, ``data/forks`` and ``data/samples``: what the notebooks read
   (``DATA``; the conformance corpus, 20 MB, stays out: 08 says where it is);
+- a start page: an address with no ``?path=`` opens ``START`` (notebook 01), not a bare
+  launcher (``open_at_start``);
 - pisession's wheel, and the wheels of its dependencies that Pyodide's own
   distribution does not satisfy (the same choice as ``.ci/pyodide/check.py``, which
   tests those very wheels), offered to ``%pip`` by piplite (``--piplite-wheels``).
