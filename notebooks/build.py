@@ -421,8 +421,8 @@ def docs_text(url: str, entries: list[tuple[str, str, str]]) -> str:
 The notebooks follow chapter 27 of *Pi Agents* ("The Session File Format") in reading
 order. Each one says what you will learn, works on the sample sessions bundled with
 pisession (files the real Pi wrote, a hand-made tour, legacy version 1 and 2 files:
-`pisession.sample_names()` lists them), and ends with a recap. Every notebook carries its own Colab, Binder and JupyterLite
-badges.
+`pisession.sample_names()` lists them), and ends with a recap. Every notebook carries
+its own Colab, Binder and JupyterLite badges.
 
 | Notebook | Title | What it covers |
 |---|---|---|
