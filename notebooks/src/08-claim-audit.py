@@ -47,10 +47,11 @@ REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 # ## The verdicts at a glance
 #
 # Each row links to its section, where the claim is quoted and its verdict asserted on Pi's
-# own answer. The sections are the detail: to read the outcome, go from this table to
-# [the report](#the-report) for the chapter's author (near the end: one line per claim,
-# each opening onto its quote, evidence and concern). The claims, with their quotes and
-# proposed responses, are in `data/audit/claims.json`.
+# own answer; the last column is the response proposed to the chapter's author (correct,
+# clarify, cite or leave alone). The sections are the detail: to read the outcome, go from
+# this table to [the report](#the-report) for the chapter's author (near the end: one
+# line per claim, each opening onto its quote, evidence and concern). The claims, with
+# their quotes and proposed responses, are in `data/audit/claims.json`.
 
 # %%
 from IPython.display import display

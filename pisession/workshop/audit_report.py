@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import tempfile
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -76,12 +77,13 @@ def plain_mark(verdict: str) -> str:
 
 
 def summary(claims: dict) -> dict:
-    """The verdicts at a glance, as ``{"text/html", "text/plain"}`` for IPython's display.
+    """The verdicts at a glance, with the response the report proposes for each claim,
+    as ``{"text/html", "text/plain"}`` for IPython's display.
 
     >>> one = {"claims": [{"key": "k", "short": "a <claim>", "source": "PiG page",
-    ...     "where": "Label", "verdict": "holds"}]}
+    ...     "where": "Label", "verdict": "holds", "response": "leave alone"}]}
     >>> print(summary(one)["text/plain"])
-     1. [holds]   a <claim>
+     1. [holds]   a <claim> (leave alone)
     """
     rows, text = [], []
     for number, c in _numbered(claims):
@@ -89,12 +91,15 @@ def summary(claims: dict) -> dict:
         where = html.escape(f"{c['source']}, {c['where']}")
         rows.append(
             f"<tr><td>{number}</td><td style='text-align:left'>{link}</td>"
-            f"<td style='text-align:left'>{where}</td><td>{badge(c['verdict'])}</td></tr>"
+            f"<td style='text-align:left'>{where}</td><td>{badge(c['verdict'])}</td>"
+            f"<td style='text-align:left'>{html.escape(c['response'])}</td></tr>"
         )
-        text.append(f"{number:2}. {plain_mark(c['verdict']):9} {c['short']}")
+        line = f"{number:2}. {plain_mark(c['verdict']):9} {c['short']} ({c['response']})"
+        text.append(textwrap.fill(line, 100, subsequent_indent=" " * 14))
     table = (
         "<table><thead><tr><th>#</th><th style='text-align:left'>claim</th>"
-        "<th style='text-align:left'>where</th><th>verdict</th></tr></thead>"
+        "<th style='text-align:left'>where</th><th>verdict</th>"
+        "<th style='text-align:left'>response</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
     return {"text/html": table, "text/plain": "\n".join(text)}
