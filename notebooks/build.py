@@ -420,9 +420,9 @@ def docs_text(url: str, entries: list[tuple[str, str, str]]) -> str:
 
 The notebooks follow chapter 27 of *Pi Agents* ("The Session File Format") in reading
 order. Each one says what you will learn, works on the sample sessions bundled with
-pisession (two written by the real Pi 0.87.1, one by Pi 1.6.0, a hand-made tour, two legacy files),
-and ends with a recap. Every notebook carries its own Colab, Binder and JupyterLite
-badges.
+pisession (files the real Pi wrote, a hand-made tour, legacy version 1 and 2 files:
+`pisession.sample_names()` lists them), and ends with a recap. Every notebook carries
+its own Colab, Binder and JupyterLite badges.
 
 | Notebook | Title | What it covers |
 |---|---|---|
@@ -453,7 +453,9 @@ instructor's guide.
 `conformance/audit.mjs` in `data/audit/evidence.json` (with the small session files of
 `data/audit/` it runs Pi on). In a checkout and on Binder the notebook reads them from the
 repository; on Colab, where the notebook is alone, it downloads them from the repository
-(`{raw_base}`). `04-compaction` reads one audit file the same way. When Node and Pi 0.87.1
+(`{raw_base}`). `04-compaction` reads one audit file the same way, and
+`02-entry-tree-and-branches` the files Pi wrote in `data/forks/`; all three read through
+`pisession.workshop.repository.repository_file`. When Node and Pi 0.87.1
 are installed (`PI_ORACLE_DIR`, or `npm install` in `conformance/`), 08 runs the scenarios
 again and asserts that Pi still gives the recorded answers. Its last section compares
 pisession with the conformance corpus (`data/conformance`), which is in a checkout and on

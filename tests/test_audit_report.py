@@ -68,7 +68,23 @@ def test_one_row_per_claim_with_its_verdict_and_response():
         assert cells[3] == f"**{claim['verdict']}**"
         assert cells[-1].strip() == claim["response"]
         assert cells[-2] == claim["priority"]
-        assert "`" in cells[5], f"claim {cells[0]}: no scenario named as evidence"
+
+
+def test_each_claim_folds_its_quote_evidence_and_concern():
+    """Below the table, one ``<details>`` per claim, in order: the exact quote, the
+    scenarios its verdict rests on, the concern."""
+    text = section("## 2. Claim audit")
+    folds = re.findall(
+        r"<details><summary>Claim (\d+): .*?</summary>\n\n(.*?)\n\n</details>", text, re.S
+    )
+    assert [int(n) for n, _ in folds] == list(range(1, len(CLAIMS["claims"]) + 1))
+    assert text.count("<details>") == text.count("</details>") == len(folds)
+    for (number, body), claim in zip(folds, CLAIMS["claims"]):
+        fields = dict(re.findall(r"^- \*\*(\w[\w .]*)\*\*\W+(.*)$", body, re.M))
+        assert set(fields) == {"Quote", "Evidence", "Pi 1.6.0", "Concern", "Response"}, number
+        assert audit_report.md(claim["quote"]) in fields["Quote"]
+        assert "`" in fields["Evidence"], f"claim {number}: no scenario named as evidence"
+        assert fields["Response"].startswith(claim["response"])
 
 
 def test_every_change_proposed_and_every_unrun_experiment_marked():

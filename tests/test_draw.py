@@ -461,6 +461,9 @@ def test_edits_chart_marks_what_the_edit_changed():
     before, after = edits_chart(tour).columns
     edited = [box for box in after.boxes if box.fill == FATE["edited"].colour]
     assert len(edited) == 1 and "t2000001" in edited[0].text and edited[0].note
+    # every role is named in full (the longest, compactionSummary, was cut to compactio…)
+    roles = [box.text.split(" · ")[0] for box in before.boxes + after.boxes]
+    assert roles.count("compactionSummary") == 2 and not any("…" in r for r in roles)
 
 
 def test_migration_chart_highlights_each_step():

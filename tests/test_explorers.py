@@ -286,3 +286,21 @@ def test_branch_picture_has_alternative_text_naming_the_leaf(tour):
     assert alt.startswith("Entry tree of Tour of the session format: leaf cm000001 · 26 entries")
     assert "2 branch ends" in alt and "9 sent, 3 state-only, 14 off-path" in alt
     assert alt.endswith("12 entries selected for its context.")
+
+
+def test_compaction_stepper_names_each_kept_range_entry_by_its_fate(sample_b):
+    """An older compaction in a newer one's kept range sends nothing: the stepper marks
+    it state-only, the word explain uses, never kept; every mark is the entry's fate."""
+    steps = ex.compaction_steps(sample_b)
+    newest = steps[-1]
+    fates = sample_b.fates(newest.id)
+    assert newest.kept_fates == {p: fates.names[p] for p in newest.kept}
+    older = {sample_b.position_of(s.id) for s in steps[:-1]}
+    assert older & set(newest.kept)
+    assert all(newest.kept_fates[p] == "state-only" for p in older & set(newest.kept))
+    page = ex.compaction_step_html(sample_b, newest, 2, 3)
+    for position in older & set(newest.kept):
+        entry_id = sample_b.entry(position)["id"]
+        rows = re.findall(rf"<tr[^>]*>(?:(?!</tr>).)*{entry_id}(?:(?!</tr>).)*</tr>", page, re.S)
+        assert len(rows) == 2  # before and after the compaction
+        assert all(">state-only<" in row and ">kept<" not in row for row in rows)

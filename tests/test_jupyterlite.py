@@ -1,7 +1,9 @@
 """The JupyterLite site (``.ci/lite/build.py``), offline: it builds, it holds every
-notebook and every data file the notebooks read, its pisession wheel is the one just
-built, and its start page opens in headless Chromium with no console error up to the
-kernel's start (every request that is not to the local server refused).
+notebook (each multi-line text one string, as JupyterLab reads it) and every data file
+the notebooks read, its pisession wheel is the one just built, its start page opens
+notebook 01 in headless Chromium with no console error up to the kernel's start (every
+request that is not to the local server refused), and every stored output of every
+notebook shows in Chromium as the notebook holds it.
 
 SKIPs without jupyterlite-core (``pip install -r .ci/lite/requirements.txt``); the
 browser test SKIPs without Debian's chromium and the playwright package. Only an online
@@ -23,6 +25,7 @@ import threading
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,6 +82,21 @@ def _contents(output: Path) -> set[str]:
     return found
 
 
+def _lists_of_lines(notebook: dict) -> list[str]:
+    """Where a notebook holds text as nbformat's list of lines (JupyterLite 0.8.6 shows
+    such a list joined with commas): cell sources, output text, textual output data."""
+    found = []
+    for k, cell in enumerate(notebook["cells"]):
+        if isinstance(cell["source"], list):
+            found.append(f"cell {k} source")
+        for output in cell.get("outputs", []):
+            values = {"text": output.get("text"), **output.get("data", {})}
+            for key, value in values.items():
+                if isinstance(value, list) and not key.endswith("json"):
+                    found.append(f"cell {k} {output['output_type']} {key}")
+    return found
+
+
 def test_contents_list_every_notebook_and_data_file(site):
     listed = _contents(site["output"])
     notebooks = {f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")}
@@ -87,8 +105,12 @@ def test_contents_list_every_notebook_and_data_file(site):
     data = {str(p) for p in site["build"].data_files()}
     assert {"data/audit/evidence.json", "data/forks/forks.json", "data/samples/tour.jsonl"} <= data
     assert data <= listed
-    for path in notebooks | data:  # the files are there, byte for byte
+    for path in data:  # the files are there, byte for byte
         assert (site["output"] / "files" / path).read_bytes() == (ROOT / path).read_bytes()
+    for path in notebooks:  # the notebooks as JupyterLab's server reads them (nbformat)
+        served = json.loads((site["output"] / "files" / path).read_text(encoding="utf-8"))
+        assert served == nbformat.reads((ROOT / path).read_text(encoding="utf-8"), as_version=4)
+        assert not _lists_of_lines(served), f"{path}: {_lists_of_lines(served)[:3]}"
     assert not any(p.startswith("pisession/") for p in listed)  # the setup cell's checkout test
 
 
@@ -164,58 +186,75 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.mark.skipif(_browser_skip() is not None, reason=str(_browser_skip()))
-def test_start_page_opens_offline_without_console_errors(site):
-    from playwright.sync_api import sync_playwright
-
+@pytest.fixture(scope="module")
+def served(site):
+    """The site on a local server: its address."""
     handler = functools.partial(_Quiet, directory=str(site["output"]))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    local = f"http://127.0.0.1:{server.server_address[1]}/"
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield browser
+        browser.close()
+
+
+def _offline_page(browser, local: str, events: list[tuple[str, str]]):
+    """A page in a fresh context (no stored workspace) that may fetch only from the local
+    server; refused requests and console errors go to ``events`` in order."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+    def route(r):
+        if r.request.url.startswith(local):
+            r.continue_()
+        else:
+            events.append(("refused", r.request.url))
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+
+    def console(message):
+        if message.type == "error":
+            events.append(("error", f"{message.text} ({message.location.get('url')})"))
+
+    page.on("console", console)
+    page.on("pageerror", lambda e: events.append(("error", str(e))))
+    return page
+
+
+@pytest.mark.skipif(_browser_skip() is not None, reason=str(_browser_skip()))
+def test_start_page_opens_the_first_notebook_offline_without_console_errors(served, chromium):
+    """The site's address with no ``?path=`` opens 01 (not a bare launcher), with no
+    console error up to the kernel's start (its request for Pyodide, refused here)."""
     events: list[tuple[str, str]] = []  # in order: ("refused", url) / ("error", text)
+    page = _offline_page(chromium, served, events)
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-            )
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-
-            def route(r):
-                if r.request.url.startswith(local):
-                    r.continue_()
-                else:
-                    events.append(("refused", r.request.url))
-                    r.abort()
-
-            context.route("**/*", route)
-            page = context.new_page()
-
-            def console(message):
-                if message.type == "error":
-                    events.append(("error", f"{message.text} ({message.location.get('url')})"))
-
-            page.on("console", console)
-            page.on("pageerror", lambda e: events.append(("error", str(e))))
-            page.goto(local + "lab/index.html?path=notebooks/01-the-file.ipynb")
-            page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
-            page.wait_for_selector(
-                '.jp-RenderedMarkdown h1:has-text("01 · The file")', timeout=30_000
-            )
-            # opening the notebook starts its kernel: Pyodide from the CDN, refused here
-            page.wait_for_function(
-                "() => document.querySelector('.jp-Notebook') !== null", timeout=10_000
-            )
-            for _ in range(40):
-                if any(k == "refused" and "pyodide" in u for k, u in events):
-                    break
-                page.wait_for_timeout(250)
-            page.wait_for_timeout(1500)
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / "lite-start.png"))
-            listed = page.locator(".jp-DirListing-item").all_inner_texts()
-            browser.close()
+        page.goto(served)  # the root: JupyterLite redirects to lab/
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+        page.wait_for_selector('.jp-RenderedMarkdown h1:has-text("01 · The file")', timeout=30_000)
+        tabs = page.locator(".lm-DockPanel .lm-TabBar-tabLabel")
+        for _ in range(40):  # opening the notebook starts its kernel: Pyodide, refused
+            if any(k == "refused" and "pyodide" in u for k, u in events):
+                break
+            page.wait_for_timeout(250)
+        page.wait_for_timeout(1500)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "lite-start.png"))
+        labels = tabs.all_inner_texts()
+        listed = page.locator(".jp-DirListing-item").all_inner_texts()
     finally:
-        server.shutdown()
+        page.context.close()
+    assert "01-the-file.ipynb" in labels, f"open tabs: {labels}"
     refused = [url for kind, url in events if kind == "refused"]
     start = next((i for i, (k, u) in enumerate(events) if k == "refused" and "pyodide" in u), None)
     assert start is not None, f"the kernel never asked for Pyodide; refused: {refused[:5]}"
@@ -227,6 +266,120 @@ def test_start_page_opens_offline_without_console_errors(site):
     ]
     assert not before, f"console errors before the kernel start: {before[:3]}"
     assert listed, "the file browser lists nothing"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _expected_outputs(notebook: dict) -> list[list[dict]]:
+    """What each code cell's stored outputs must show, in order: the text of a stream or
+    a plain-text result (ANSI colours removed), the HTML whose text must show, or the
+    headings and table rows of a Markdown result; None for a widget (no state stored)."""
+    cells = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        shown = []
+        for output in cell["outputs"]:
+            data = output.get("data", {})
+            if output["output_type"] == "stream":
+                shown.append({"text": _ANSI.sub("", output["text"])})
+            elif "application/vnd.jupyter.widget-view+json" in data:
+                shown.append(None)
+            elif "text/html" in data:
+                shown.append({"html": data["text/html"]})
+            elif "text/markdown" in data:
+                text = data["text/markdown"]
+                lines, fenced = [], False
+                for line in text.splitlines():
+                    fenced ^= line.startswith("```")
+                    if not fenced:
+                        lines.append(line)
+                shown.append(
+                    {
+                        "headings": sum(bool(re.match(r"#{1,6} ", x)) for x in lines),
+                        "rows": sum(x.startswith("|") and "---" not in x for x in lines),
+                    }
+                )
+            elif "text/plain" in data:
+                shown.append({"text": _ANSI.sub("", data["text/plain"])})
+        cells.append(shown)
+    return cells
+
+
+_RENDERED = """() => [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell')].map(cell =>
+  [...cell.querySelectorAll('.jp-OutputArea-output')].map(out => ({
+    text: out.textContent,
+    headings: out.querySelectorAll('h1, h2, h3, h4, h5, h6').length,
+    rows: out.querySelectorAll('tr').length,
+  })))"""
+
+_HTML_TEXT = """html => {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  doc.querySelectorAll('style, script').forEach(e => e.remove());
+  return doc.body.textContent;
+}"""
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.skipif(_browser_skip() is not None, reason=str(_browser_skip()))
+def test_stored_outputs_render_as_the_notebook_holds_them(served, chromium):
+    """Every notebook opened in the site (``?path=``, the badges' address) shows each
+    stored output as JupyterLab does: a text output's lines exactly as stored (no comma
+    from a list of lines), an HTML output's text, a Markdown output's headings and
+    table rows."""
+    problems = []
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        expected = _expected_outputs(nbformat.reads(path.read_text("utf-8"), as_version=4))
+        count = sum(len(c) for c in expected)
+        page = _offline_page(chromium, served, [])
+        try:
+            page.goto(f"{served}lab/index.html?path=notebooks/{path.name}")
+            page.wait_for_function(
+                "([cells, outputs]) =>"
+                " document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell').length === cells"
+                " && document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output').length"
+                " === outputs",
+                arg=[len(expected), count],
+                timeout=60_000,
+            )
+            page.wait_for_timeout(1000)  # Markdown renders asynchronously
+            rendered = page.evaluate(_RENDERED)
+            report = page.locator(".jp-OutputArea-output h2", has_text="2. Claim audit")
+            if report.count():  # 08's report, as a reader of the site sees it
+                report.first.evaluate("h => h.scrollIntoView({block: 'start'})")
+                page.wait_for_timeout(300)
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / "lite-08-report.png"))
+            html_text = {
+                o["html"]: page.evaluate(_HTML_TEXT, o["html"])
+                for cell in expected
+                for o in cell
+                if o and "html" in o
+            }
+        finally:
+            page.context.close()
+        for k, (want, got) in enumerate(zip(expected, rendered)):
+            where = f"{path.name} code cell {k + 1}"
+            if len(want) != len(got):
+                problems.append(f"{where}: {len(got)} outputs shown, {len(want)} stored")
+                continue
+            for w, g in zip(want, got):
+                if w is None:
+                    continue
+                if "text" in w and g["text"].rstrip() != w["text"].rstrip():
+                    problems.append(f"{where}: shows {g['text'][:80]!r}, stores {w['text'][:80]!r}")
+                if "html" in w and _flat(g["text"]) != _flat(html_text[w["html"]]):
+                    problems.append(f"{where}: shows {_flat(g['text'])[:80]!r} for its HTML")
+                if "headings" in w and (g["headings"], g["rows"]) != (w["headings"], w["rows"]):
+                    problems.append(
+                        f"{where}: Markdown shows {g['headings']} headings and {g['rows']} table "
+                        f"rows, its text has {w['headings']} and {w['rows']}"
+                    )
+    assert not problems, f"{len(problems)} outputs differ:\n" + "\n".join(problems[:10])
 
 
 def test_pyodide_check_pins_the_kernels_pyodide():

@@ -30,7 +30,17 @@ WRONG = {
     "## Four hundred lines": "a heading over a 31-line sample",
     "side by side": "the explorers show one view at a time",
     "441 files": "counts come from the cell, not the prose",
+    "ships two files": "pisession.sample_names() lists the samples; a count goes stale",
 }
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_lessons_download_nothing_themselves(source):
+    """Plumbing stays in the package: a lesson reads repository files through
+    ``pisession.workshop.repository`` and builds no URL or request of its own."""
+    text = source.read_text(encoding="utf-8")
+    for plumbing in ("urllib", "urlopen", "raw.githubusercontent.com", "requests."):
+        assert plumbing not in text, f"{source.name}: {plumbing} in a lesson"
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)

@@ -8,9 +8,13 @@ Needs ``jupyterlite-core`` and ``jupyterlite-pyodide-kernel`` (pinned in
 ``.ci/lite/requirements.txt``) and ``jupyter_server`` (for the notebooks' contents).
 The site holds, as in the repository's layout (the notebooks read ``../data/...``):
 
-- ``notebooks/*.ipynb``, with their stored outputs;
+- ``notebooks/*.ipynb``, with their stored outputs, each multi-line text written as one
+  string (``site_notebook``: JupyterLite 0.8.6 renders nbformat's list of lines joined
+  with commas, JupyterLab joins them as nbformat does);
 - ``data/audit``, ``data/forks`` and ``data/samples``: what the notebooks read
   (``DATA``; the conformance corpus, 20 MB, stays out: 08 says where it is);
+- a start page: an address with no ``?path=`` opens ``START`` (notebook 01), not a bare
+  launcher (``open_at_start``);
 - pisession's wheel, and the wheels of its dependencies that Pyodide's own
   distribution does not satisfy (the same choice as ``.ci/pyodide/check.py``, which
   tests those very wheels), offered to ``%pip`` by piplite (``--piplite-wheels``).
@@ -38,6 +42,8 @@ OUTPUT = HERE / "_output"
 DATA = ("data/audit", "data/forks", "data/samples")
 #: never copied into the site (caches, checkpoints)
 SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints"}
+#: what the site opens when its address names no file (``?path=``): the first lesson
+START = "notebooks/01-the-file.ipynb"
 
 
 def sha256(path: Path) -> str:
@@ -95,16 +101,61 @@ def dependency_wheels(wheel: Path) -> list[Path]:
         return []
 
 
+def site_notebook(text: str) -> str:
+    """A notebook as the site serves it: each cell's source and each output's multi-line
+    text joined into one string, as JupyterLab's server gives it to the page
+    (``nbformat.reads``). JupyterLite 0.8.6 serves the file as it is and renders a list
+    of lines as JavaScript's ``String(list)``: the lines joined with commas.
+
+    >>> cell = {"cell_type": "code", "id": "c1", "source": ["print(1)\\n", "print(2)"],
+    ...     "metadata": {},
+    ...     "execution_count": 1, "outputs": [{"output_type": "stream", "name": "stdout",
+    ...     "text": ["1\\n", "2\\n"]}]}
+    >>> nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    >>> site = json.loads(site_notebook(json.dumps(nb)))["cells"][0]
+    >>> site["outputs"][0]["text"], site["source"]
+    ('1\\n2\\n', 'print(1)\\nprint(2)')
+    """
+    import nbformat
+
+    notebook = nbformat.reads(text, as_version=4)  # multi-line strings rejoined
+    return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 def stage(contents: Path) -> None:
-    """The notebooks and the data they read, in the repository's layout."""
+    """The notebooks (``site_notebook``) and the data they read, in the repository's
+    layout."""
     for path in notebooks():
         target = contents / "notebooks" / path.name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+        target.write_text(site_notebook(path.read_text(encoding="utf-8")), encoding="utf-8")
     for relative in data_files():
         target = contents / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / relative, target)
+
+
+def open_at_start(page: str, path: str = START) -> str:
+    """JupyterLab's page (``lab/index.html``) with a script that, before the app loads,
+    adds ``?path=`` for ``path`` to an address that names no file, so the site opens on
+    the first notebook instead of a bare launcher (JupyterLite's opener reads ``path``
+    from the address as the app starts; the site's root redirects to ``lab/``).
+
+    >>> page = open_at_start("<html><head><title>x</title></head></html>", "a b.ipynb")
+    >>> page.split("<head>")[1][:29]
+    '<script id="pisession-start">'
+    >>> print(page[page.index("set("):].split(";")[0])
+    set('path', "a b.ipynb")
+    """
+    script = (
+        '<script id="pisession-start">'
+        "(function () { const url = new URL(window.location.href);"
+        " if (!url.searchParams.has('path')) {"
+        f" url.searchParams.set('path', {json.dumps(path)});"
+        " window.history.replaceState(null, '', url.href); } })();</script>"
+    )
+    head = page.index("<head>") + len("<head>")
+    return page[:head] + script + page[head:]
 
 
 def build_site(wheels: list[Path], output: Path) -> dict:
@@ -132,6 +183,8 @@ def build_site(wheels: list[Path], output: Path) -> dict:
         for wheel in wheels:
             command += ["--piplite-wheels", str(wheel.resolve())]
         subprocess.run(command, cwd=lite_dir, check=True)
+    lab = output / "lab" / "index.html"
+    lab.write_text(open_at_start(lab.read_text(encoding="utf-8")), encoding="utf-8")
     manifest = {
         "notebooks": [f"notebooks/{p.name}" for p in notebooks()],
         "data": [str(p) for p in data_files()],

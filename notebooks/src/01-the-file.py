@@ -29,10 +29,11 @@ import pisession
 # %% [markdown]
 # ## The raw lines
 #
-# `pisession` ships two files written byte for byte by the real Pi 0.87.1 command-line
-# agent, one written by the real Pi 1.6.0 (sample **c**, below), and a small hand-made
-# **tour**. `pisession.sample_path(name)` finds them inside
-# the installed package, so this works on Colab too.
+# `pisession` ships sample sessions: files written byte for byte by the real Pi
+# command-line agent (named `pi-` and the Pi version that wrote them), a small hand-made
+# **tour**, and two legacy files (version 1 and 2, notebook 05). `pisession.sample_names()`
+# lists them and `pisession.sample_path(name)` finds one inside the installed package, so
+# this works on Colab too.
 
 # %%
 print("\n".join(pisession.sample_names()))

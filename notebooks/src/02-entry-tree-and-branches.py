@@ -195,25 +195,13 @@ print(a.labels, a.name)
 #
 # `conformance/record-forks.mjs` made Pi 0.87.1 do each of these in Node 20, on copies of
 # the tour and of real sample **a**, and kept the files it wrote, byte for byte, in
-# `data/forks/` (`forks.json` lists what was called). The cells read those files (from the
-# checkout, or downloaded on Colab):
+# `data/forks/` (`forks.json` lists what was called). The cells read those files with
+# `repository_file` (from the checkout, or downloaded from the repository on Colab):
 
 # %%
 import json
-import urllib.request
-from pathlib import Path
 
-
-def repository_file(relative):
-    """A file of this repository: from the checkout, or downloaded (Colab)."""
-    local = Path("..", relative)
-    if local.exists():
-        return local.read_bytes()
-    slug = REPOSITORY.removeprefix("https://github.com/").removesuffix(".git")
-    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.read()
-
+from pisession.workshop.repository import repository_file
 
 forks = json.loads(repository_file("data/forks/forks.json"))
 cases = {case["name"]: case for case in forks["cases"]}

@@ -118,20 +118,8 @@ print(tour.system_prompt().text)
 
 # %%
 import json
-import urllib.request
-from pathlib import Path
 
-
-def repository_file(relative):
-    """A file of this repository: from the checkout, or downloaded (Colab)."""
-    local = Path("..", relative)
-    if local.exists():
-        return local.read_bytes()
-    slug = REPOSITORY.removeprefix("https://github.com/").removesuffix(".git")
-    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.read()
-
+from pisession.workshop.repository import repository_file
 
 evidence = json.loads(repository_file("data/audit/evidence.json"))
 pi = next(c for c in evidence["files"]["compaction-without-system"]["cases"] if c["leaf"] is None)

@@ -181,9 +181,9 @@ for leaf in tour.leaves():
 totals = b.stats()
 print(f"{totals.assistant_messages} assistant messages, {totals.tool_calls} tool calls")
 usage = totals.usage
-print(f"tokens {usage.total_tokens:.0f} (input {usage.input:.0f}), cost {usage.cost:.5f}")
+print(f"tokens {usage.total_tokens:,.0f} (input {usage.input:,.0f}), cost ${usage.cost:,.4f}")
 compaction_cost = sum(e["usage"]["cost"]["total"] for e in b.entries if e["type"] == "compaction")
-print(f"of which the three compactions cost {compaction_cost:.5f}")
+print(f"of which the three compactions cost ${compaction_cost:,.4f}")
 
 # %% [markdown]
 # ### By model, and over a whole folder
@@ -201,8 +201,13 @@ print(f"of which the three compactions cost {compaction_cost:.5f}")
 # %%
 from pisession.folders.usage import scan_folder, session_breakdown
 
-for row in session_breakdown(b).to_records():
-    pprint.pp(row, width=88)
+records = session_breakdown(b).to_records()
+print("each record:", ", ".join(records[0]))
+for row in records:
+    print(
+        f"{row['key']:16} {row['tokens']:>8,} tokens (input {row['input']:,},"
+        f" output {row['output']:,})  ${row['cost']:,.4f}"
+    )
 
 # %% [markdown]
 # In sample b the compactions' own model calls are the `Tools/summaries` row: a tool that
@@ -214,7 +219,7 @@ for row in session_breakdown(b).to_records():
 folder = scan_folder([pisession.sample_path(n) for n in pisession.sample_names()], by="model")
 records = folder.to_records()
 print(f"{folder.sessions} sessions ({len(folder.skipped)} skipped), {len(records)} models")
-print(f"total: {folder.total.tokens:,} tokens, cost {folder.total.cost:.4f}")
+print(f"total: {folder.total.tokens:,} tokens, cost ${folder.total.cost:,.4f}")
 
 # %% [markdown]
 # `pisession.views.tables.table(records)` shows them as a data frame when pandas is installed

@@ -47,8 +47,11 @@ REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 # ## The verdicts at a glance
 #
 # Each row links to its section, where the claim is quoted and its verdict asserted on Pi's
-# own answer; [the report](#the-report) at the end gathers them for the chapter's author.
-# The claims, with their quotes and proposed responses, are in `data/audit/claims.json`.
+# own answer; the last column is the response proposed to the chapter's author (correct,
+# clarify, cite or leave alone). The sections are the detail: to read the outcome, go from
+# this table to [the report](#the-report) for the chapter's author (near the end: one
+# line per claim, each opening onto its quote, evidence and concern). The claims, with
+# their quotes and proposed responses, are in `data/audit/claims.json`.
 
 # %%
 from IPython.display import display
@@ -1625,10 +1628,11 @@ for key, a in later.items():
 # ## The report
 #
 # What the chapter's author asked for, rendered from the claims file and the verdicts just
-# asserted: context and provenance, the claim audit (one row per claim, with its evidence,
-# concern, priority, proposed response and whether Pi 1.6.0 answers the same), the source
-# ledger, the findings, the upgrade proposal, the experiments (with those not run marked
-# UNRUN) and the review checklist. `docs/chapter-27-audit.md` is the same text (a test keeps
+# asserted: context and provenance, the claim audit (a table with one row per claim: its
+# verdict, whether Pi 1.6.0 answers the same, priority and proposed response; below it,
+# one line per claim that opens onto its quote, evidence and concern), the source ledger,
+# the findings, the upgrade proposal, the experiments (with those not run marked UNRUN)
+# and the review checklist. `docs/chapter-27-audit.md` is the same text (a test keeps
 # the two equal).
 
 # %%

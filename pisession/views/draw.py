@@ -1333,8 +1333,11 @@ def _message_box(fates, item, k: int, message, touched: bool, words: str = "") -
     with its entry's fate when a context edit changed it."""
     from .text import message_text
 
-    role = shorten(entry_kind("message", js_field(message, "role"), short=True), 10)
-    text = f"{role} · {short_id(item.id)} · {shorten(words or message_text(message), 24)}"
+    # the role in full (compactionSummary is the longest: 17), its text gets the rest of
+    # the 34 characters a box holds at the figure's width
+    role = shorten(entry_kind("message", js_field(message, "role"), short=True), 17)
+    rest = max(34 - len(role), 16)
+    text = f"{role} · {short_id(item.id)} · {shorten(words or message_text(message), rest)}"
     fill = FATE[fates[item.position]].colour if touched else "#FFFFFF"
     return Box((item.position, k), text, fill)
 

@@ -151,19 +151,25 @@ class CompactionStep:
     after: engine.Projection  # with the compaction as leaf
     kept: list[int] = field(default_factory=list)
     replaced: list[int] = field(default_factory=list)
+    #: each kept-range entry's fate with the compaction as leaf, as ``explain`` words it:
+    #: ``kept`` (sent), ``state-only`` (e.g. an older compaction) or ``dropped-system``
+    kept_fates: dict[int, str] = field(default_factory=dict)
 
 
 def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
     """Every compaction on the path to ``leaf_id``, oldest first, with its effect.
 
-    ``kept`` are the entries of its kept range; ``replaced`` the entries that were in the
-    context just before it and are not after it (the summary replaced them, or they
-    were system messages dropped from the kept range).
+    ``kept`` are the entries of its kept range and ``kept_fates`` their fates (the
+    words ``explain`` uses); ``replaced`` the entries that were in the context just
+    before it and are not after it (the summary replaced them, or they were system
+    messages dropped from the kept range).
 
     >>> import pisession
     >>> [step] = compaction_steps(pisession.load(pisession.sample_path("tour")))
     >>> step.id, step.first_kept_id, len(step.kept), len(step.replaced)
     ('cp000001', 'u2000001', 9, 10)
+    >>> sorted(set(step.kept_fates.values()))
+    ['edited', 'kept', 'state-only']
     """
     path = session.path_positions(leaf_id)
     steps = []
@@ -178,6 +184,8 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
         replaced = []
         if before is not None:
             replaced = [i.position for i in before.entries if i.position not in after_positions]
+        kept = [item.position for item in after.entries if item.part == engine.KEPT]
+        fates = session.fates(_id(entry)).names
         steps.append(
             CompactionStep(
                 position=position,
@@ -188,28 +196,43 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
                 tokens_before=js_field(entry, "tokensBefore"),
                 before=before,
                 after=after,
-                kept=[item.position for item in after.entries if item.part == engine.KEPT],
+                kept=kept,
                 replaced=replaced,
+                kept_fates={position: fates[position] for position in kept},
             )
         )
     return steps
 
 
 #: The marks of the compaction stepper: word -> (fate whose colour the badge takes,
-#: row class: ``removed`` rows left the context, ``added`` rows entered it).
+#: row class: ``removed`` rows left the context, ``added`` rows entered it). A kept-range
+#: entry is marked with its fate, in ``explain``'s words: ``kept`` when it is sent,
+#: ``state-only`` when it sends nothing (an older compaction, a setting), ``edited`` or
+#: ``omitted`` by a context edit, ``dropped-system`` for a system message Pi drops there.
 _MARKS = {
     "replaced": ("summarized", "removed"),
     "kept": ("kept", ""),
+    "dropped-system": ("dropped-system", "removed"),
     "compaction": ("compaction", "added"),
 }
 
 
+def _mark(word: str) -> tuple[str, str]:
+    """(badge colour's fate, row class) of a stepper mark; any other fate marks itself.
+
+    >>> _mark("replaced"), _mark("state-only")
+    (('summarized', 'removed'), ('state-only', ''))
+    """
+    return _MARKS.get(word, (word, ""))
+
+
 def _selection_table(projection, marks: dict[int, str]) -> str:
-    """The entries a projection selected, marked: replaced, kept or new."""
+    """The entries a projection selected, marked: replaced, kept (or the fate of a
+    kept-range entry that is not sent) or new."""
     rows, row_marks = [], []
     for item in projection.entries if projection is not None else []:
         mark = marks.get(item.position, "")
-        badge = fate_badge(_MARKS[mark][0], text=mark) if mark else ""
+        badge = fate_badge(_mark(mark)[0], text=mark) if mark else ""
         rows.append(
             [
                 str(item.line),
@@ -220,7 +243,7 @@ def _selection_table(projection, marks: dict[int, str]) -> str:
                 badge,
             ]
         )
-        row_marks.append(_MARKS[mark][1] if mark else "")
+        row_marks.append(_mark(mark)[1] if mark else "")
     headers = ["line", "entry", "kind", "text", "msgs", ""]
     table = _table(headers, rows, widths=[38, 76, 72, None, 48, 104], marks=row_marks)
     return table.replace('<table class="pisession"', '<table class="pisession one-line"', 1)
@@ -251,9 +274,10 @@ def compaction_step_html(
     """One compaction step as HTML: facts, the summary (full, as Markdown, new lines
     highlighted against ``previous``), then the selection before and after it with the
     rows that left (red) and entered (green) the context marked."""
+    kept = {position: step.kept_fates.get(position, "kept") for position in step.kept}
     before_marks = dict.fromkeys(step.replaced, "replaced")
-    before_marks.update(dict.fromkeys(step.kept, "kept"))
-    after_marks = dict.fromkeys(step.kept, "kept")
+    before_marks.update(kept)
+    after_marks = dict(kept)
     after_marks[step.position] = "compaction"
     count = len(step.before.messages) if step.before is not None else 0
     facts = (

@@ -20,10 +20,12 @@ import os
 import re
 import sys
 import tempfile
-import urllib.request
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
+
+from .repository import repository_file  # noqa: F401 (notebook 08 reads through it)
 
 TITLE = "# Chapter 27 audit:"
 
@@ -75,12 +77,13 @@ def plain_mark(verdict: str) -> str:
 
 
 def summary(claims: dict) -> dict:
-    """The verdicts at a glance, as ``{"text/html", "text/plain"}`` for IPython's display.
+    """The verdicts at a glance, with the response the report proposes for each claim,
+    as ``{"text/html", "text/plain"}`` for IPython's display.
 
     >>> one = {"claims": [{"key": "k", "short": "a <claim>", "source": "PiG page",
-    ...     "where": "Label", "verdict": "holds"}]}
+    ...     "where": "Label", "verdict": "holds", "response": "leave alone"}]}
     >>> print(summary(one)["text/plain"])
-     1. [holds]   a <claim>
+     1. [holds]   a <claim> (leave alone)
     """
     rows, text = [], []
     for number, c in _numbered(claims):
@@ -88,31 +91,18 @@ def summary(claims: dict) -> dict:
         where = html.escape(f"{c['source']}, {c['where']}")
         rows.append(
             f"<tr><td>{number}</td><td style='text-align:left'>{link}</td>"
-            f"<td style='text-align:left'>{where}</td><td>{badge(c['verdict'])}</td></tr>"
+            f"<td style='text-align:left'>{where}</td><td>{badge(c['verdict'])}</td>"
+            f"<td style='text-align:left'>{html.escape(c['response'])}</td></tr>"
         )
-        text.append(f"{number:2}. {plain_mark(c['verdict']):9} {c['short']}")
+        line = f"{number:2}. {plain_mark(c['verdict']):9} {c['short']} ({c['response']})"
+        text.append(textwrap.fill(line, 100, subsequent_indent=" " * 14))
     table = (
         "<table><thead><tr><th>#</th><th style='text-align:left'>claim</th>"
-        "<th style='text-align:left'>where</th><th>verdict</th></tr></thead>"
+        "<th style='text-align:left'>where</th><th>verdict</th>"
+        "<th style='text-align:left'>response</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
     )
     return {"text/html": table, "text/plain": "\n".join(text)}
-
-
-def repository_file(relative: str, repository: str, base: Path = Path("..")) -> bytes:
-    """A file of the repository: from the checkout (``base``: notebooks/ runs one level
-    down), else downloaded from ``repository``'s main branch (Colab opens a notebook alone).
-
-    >>> repository_file("samples/tour.jsonl", "", base=Path(__file__).parents[1])[:9]
-    b'{"type":"'
-    """
-    local = base / relative
-    if local.exists():
-        return local.read_bytes()
-    slug = repository.removeprefix("https://github.com/").removesuffix(".git")
-    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.read()
 
 
 def md(text: object) -> str:
@@ -201,11 +191,15 @@ def _numbered(claims: dict) -> list[tuple[int, dict]]:
 
 
 def _version_cell(asserted: dict) -> str:
+    """Pi 1.6.0's verdict in a word or two: the table's "1.6.0" column.
+
+    >>> _version_cell({"verdict": "holds", "differs": ["s: a"], "newer": {"verdict": "wrong"}})
+    '**wrong**'
+    """
     newer = cast(dict, asserted.get("newer"))  # there when the answers differ
     if not asserted["differs"]:
         return "same answer"
-    same = "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
-    return f"{same}; differs: {md(', '.join(asserted['differs']))}"
+    return "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
 
 
 def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
@@ -230,26 +224,55 @@ def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
     ]
 
 
+def _claim_detail(number: int, c: dict, a: dict, claims: dict) -> list[str]:
+    """One claim's record, folded (``<details>``: one line until opened, on GitHub and in
+    JupyterLab alike): the quote, Pi's evidence, what Pi 1.6.0 answered, the concern."""
+    evidence = ", ".join(f"`{s}`" for s in a["scenarios"]) + ": " + md(", ".join(a["facts"]))
+    newer = _version_cell(a)
+    if a["differs"]:
+        newer += f"; the answers differ at {md(', '.join(a['differs']))}"
+    return [
+        f"<details><summary>Claim {number}: {html.escape(c['short'])} "
+        f"({html.escape(a['verdict'])})</summary>",
+        "",
+        f"- **Quote** ({md(c['source'])}, {md(c['where'])}): “{md(c['quote'])}”",
+        f"- **Evidence** (Pi 0.87.1): {evidence}",
+        f"- **Pi 1.6.0**: {newer}",
+        f"- **Concern**: {md(claim_refs(c['concern'], claims))}",
+        f"- **Response**: {c['response']} (priority {c['priority']})",
+        "",
+        "</details>",
+        "",
+    ]
+
+
 def _claim_audit(claims: dict, asserted: dict) -> list[str]:
-    rows = []
+    rows, details = [], []
     for number, c in _numbered(claims):
         a = asserted[c["key"]]
-        evidence = ", ".join(f"`{s}`" for s in a["scenarios"]) + ": " + md(", ".join(a["facts"]))
         rows.append(
             (
                 str(number),
-                f"“{md(c['quote'])}”",
+                md(c["short"]),
                 md(f"{c['source']}, {c['where']}"),
                 f"**{a['verdict']}**",
                 _version_cell(a),
-                evidence,
-                md(claim_refs(c["concern"], claims)),
                 c["priority"],
                 c["response"],
             )
         )
-    head = ("#", "claim", "where", "verdict (0.87.1)", "1.6.0", "evidence", "concern")
-    return ["## 2. Claim audit", "", *_table((*head, "priority", "response"), rows), ""]
+        details += _claim_detail(number, c, a, claims)
+    head = ("#", "claim", "where", "verdict (0.87.1)", "1.6.0", "priority", "response")
+    return [
+        "## 2. Claim audit",
+        "",
+        "One row per claim; below the table, each claim's quote, the evidence its verdict "
+        "was asserted on, what Pi 1.6.0 answered and the concern (click a claim to open it).",
+        "",
+        *_table(head, rows),
+        "",
+        *details,
+    ]
 
 
 def _code_lines(evidence: dict) -> dict[str, list[int]]:

@@ -21,13 +21,27 @@ def colab_upload() -> tuple[str, bytes] | None:
     return next(iter(colab_files.upload().items()), None)
 
 
+#: The upload button's tooltip (ipywidgets shows "null" when a widget has none); short,
+#: so the widget's text form stays within a notebook's width.
+UPLOAD_TOOLTIP = "Open a Pi session (.jsonl)"
+
+
 def upload_picker():
-    """A FileUpload widget for a .jsonl file, or None where ipywidgets is missing."""
+    """A FileUpload widget for a .jsonl file, or None where ipywidgets is missing.
+
+    >>> picker = upload_picker()
+    >>> picker is None or picker.tooltip == UPLOAD_TOOLTIP
+    True
+    """
     try:
         import ipywidgets
     except ImportError:
         return None
-    return ipywidgets.FileUpload(accept=".jsonl", multiple=False)
+    picker = ipywidgets.FileUpload(accept=".jsonl", multiple=False)
+    # ipywidgets 8 names it ``tooltip``; 7 (Colab) ``description_tooltip``
+    name = "tooltip" if picker.has_trait("tooltip") else "description_tooltip"
+    setattr(picker, name, UPLOAD_TOOLTIP)
+    return picker
 
 
 def picked_file(picker) -> tuple[str, bytes] | None:

@@ -18,6 +18,9 @@
     const style = getComputedStyle(el);
     return el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   };
+  // folded content (<details>) is measured open, as a reader who opens it sees it
+  const folded = [...panel.node.querySelectorAll('.jp-OutputArea-output details:not([open])')];
+  folded.forEach(d => { d.open = true; });
   const cells = [...panel.content.widgets].filter(c => c.model.type === 'code');
   cells.forEach((cell, k) => {
     const source = cell.model.sharedModel.getSource().trim().split('\n').pop().slice(0, 50);
@@ -69,5 +72,6 @@
       }
     }
   });
+  folded.forEach(d => { d.open = false; });
   return problems;
 }

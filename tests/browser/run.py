@@ -81,12 +81,7 @@ MIN_SHOWN = 20
 
 #: Layout problems known and not fixed yet: (notebook, text in the problem) -> why. They
 #: are printed as KNOWN, not counted as failures; remove an entry once it is fixed.
-KNOWN = {
-    ("08-claim-audit.ipynb", "audit_text"): (
-        "the audit report's Markdown tables (9 columns, long code spans) need about 1200 px, "
-        "more than any of the layouts gives; pisession.audit_report renders them"
-    ),
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 #: Measured in the page for every visible output of the notebook in view (see the file).
 LAYOUT_FACTS = "\n".join(
