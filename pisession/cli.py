@@ -1590,6 +1590,12 @@ COMMANDS = (
 )
 
 
+#: Commands whose output is not text for a terminal (JSON, a file): no colour, width or
+#: ASCII options.
+WRITES_NO_TEXT = ("context", "export", "migrate")
+TERMINAL_OPTIONS = ("--color", "--no-color", "--width", "--ascii")
+
+
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Help whose prose paragraphs wrap to the terminal (at most 80 columns), while
     indented example lines stay as written."""
@@ -1633,7 +1639,7 @@ def build_parser() -> _Parser:
             name,
             help=help_text,
             epilog=epilog,
-            parents=[common],
+            parents=[] if name in WRITES_NO_TEXT else [common],
             description=help_text[0].upper() + help_text[1:] + ".",
             formatter_class=formatter,
         )
@@ -1732,9 +1738,15 @@ def _extra_hint(args, extra: list[str]) -> str:
 
     >>> _extra_hint(build_parser().parse_args(["explain", "tour"]), ["a7000001"])
     'unrecognized argument a7000001: to pick a leaf, use --leaf a7000001'
+    >>> _extra_hint(build_parser().parse_args(["export", "tour"]), ["--width", "80"])
+    'export writes a file: --width is for text on a terminal'
     """
     if len(extra) == 1 and not extra[0].startswith("-") and getattr(args, "leaf", 0) is None:
         return f"unrecognized argument {extra[0]}: to pick a leaf, use --leaf {extra[0]}"
+    terminal = [x.split("=")[0] for x in extra if x.split("=")[0] in TERMINAL_OPTIONS]
+    if terminal and args.command in WRITES_NO_TEXT:
+        what = "JSON" if args.command == "context" else "a file"
+        return f"{args.command} writes {what}: {' '.join(terminal)} is for text on a terminal"
     return f"unrecognized arguments: {' '.join(extra)}"
 
 
