@@ -1088,7 +1088,7 @@ def search_text(found, look: Look) -> str:
     ...     Look(width=80)), end="")  # doctest: +ELLIPSIS
     0b5e55ed  "Tour of the session format"  ...
         21  cm000001  custom_message  off-path  Remember: tests live in «tests/».
-        24  a5000001  assistant  kept  Added «tests/»test_util.py with test_helper_…
+        24  a5000001  assistant       kept      Added «tests/»test_util.py with tes…
     2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's
     default leaf)
     """
@@ -1101,20 +1101,25 @@ def search_text(found, look: Look) -> str:
         zip(sessions, short_ids([next(h.session for h in hits if h.file == f) for f in sessions]))
     )
     left, right = look.symbol("«", "<<"), look.symbol("»", ">>")
+    kinds = [clean(str(_hit_kind(h))) for h in hits]
+    w_id = max((text_width(clean(str(h.id))) for h in hits), default=0)
+    w_kind = max((text_width(k) for k in kinds), default=0)
+    w_fate = max((len(h.fate) for h in hits), default=0)
+    w_line = max((len(str(h.line)) for h in hits), default=4)
     lines, current = [], None
-    for h in hits:
+    for h, kind in zip(hits, kinds):
         if h.file != current:
             current = h.file
             name = f'  "{clean(h.name)}"' if h.name else ""
             lines.append(
                 look.fit(look.paint(f"{clean(shorts[h.file])}{name}  {clean(h.file)}", "bold"))
             )
-        kind = h.role if h.type == "message" and isinstance(h.role, str) else h.type
-        where = f"  {h.line:>4}  {clean(str(h.id))}  {clean(str(kind))}  "
-        fate = look.paint(h.fate, FATE[h.fate].style)
+        where = f"  {h.line:>{max(w_line, 4)}}  {pad(clean(str(h.id)), w_id)}  "
+        where += f"{pad(kind, w_kind)}  "
+        fate = look.paint(h.fate, FATE[h.fate].style) + " " * (w_fate - len(h.fate))
         text = clean(h.excerpt)
         start, end = len(clean(h.excerpt[: h.start])), len(clean(h.excerpt[: h.end]))
-        room = None if look.width is None else look.width - text_width(where) - len(h.fate) - 2
+        room = None if look.width is None else look.width - text_width(where) - w_fate - 2
         if room is not None and text_width(text) + 2 > room:
             keep = max(room - 2, 8)
             shift = max(0, min(start - keep // 3, len(text) - keep))
@@ -1137,6 +1142,11 @@ def search_text(found, look: Look) -> str:
     if found.skipped:
         count += f"; {plural(len(found.skipped), 'file')} skipped (see above)"
     return "\n".join([*lines, *wrap(count, look.width)]) + "\n"
+
+
+def _hit_kind(hit) -> object:
+    """A search hit's kind column: the role of a message, else the entry's type."""
+    return hit.role if hit.type == "message" and isinstance(hit.role, str) else hit.type
 
 
 _USAGE_EPILOG = """\

@@ -5,6 +5,7 @@ aligned search results, errors that fit 80 columns, and hints that name the fix.
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
@@ -43,3 +44,24 @@ def test_commands_that_write_json_or_a_file_offer_no_terminal_options(capsys, co
 )
 def test_commands_that_print_for_a_terminal_offer_colour_width_and_ascii(command):
     assert set(TERMINAL_OPTIONS) <= _options(command)
+
+
+@pytest.mark.parametrize("width", [None, 80, 60])
+def test_search_rows_align_their_fate_and_excerpt_columns(capsys, width):
+    """Every hit's fate starts at one column and its excerpt at another, whatever the
+    lengths of the ids, roles and types before them."""
+    from pisession.views.provenance import FATE
+
+    wide = [] if width is None else ["--width", width]
+    status, out, _ = call(capsys, "search", "util.py", TOUR.parent, "--no-color", *wide)
+    rows = [line for line in out.splitlines() if line.startswith("  ")]
+    assert status == 0 and len(rows) >= 9
+    kinds = {line.split()[2] for line in rows}
+    assert {"toolResult", "branch_summary", "user"} <= kinds  # columns of several widths
+    columns = [re.match(r" +\d+  (\S+) +(\S+) +(\S+) +(\S)", line) for line in rows]
+    assert all(columns)
+    assert {m.group(3) for m in columns} <= set(FATE)
+    assert len({m.start(3) for m in columns}) == 1  # the fate
+    assert len({m.start(4) for m in columns}) == 1  # the excerpt
+    if width is not None:
+        assert max(len(line) for line in out.splitlines()) <= width
