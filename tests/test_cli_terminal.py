@@ -65,3 +65,112 @@ def test_search_rows_align_their_fate_and_excerpt_columns(capsys, width):
     assert len({m.start(4) for m in columns}) == 1  # the excerpt
     if width is not None:
         assert max(len(line) for line in out.splitlines()) <= width
+
+
+# --- colours: readable on dark and light themes, reset before every newline ------------
+
+#: The 16 ANSI colours (30-37, then 90-97) of three common terminal themes, with the
+#: theme's background and foreground: xterm's defaults on black, VS Code's Dark+ and
+#: GNOME Terminal's Tango palette on white. (xterm's own green and cyan, #00cd00 and
+#: #00cdcd, are made for a dark background: on white they reach 2.2 and 2.0.)
+THEMES = {
+    "xterm on black": (
+        "000000 cd0000 00cd00 cdcd00 0000ee cd00cd 00cdcd e5e5e5 "
+        "7f7f7f ff0000 00ff00 ffff00 5c5cff ff00ff 00ffff ffffff",
+        "000000",
+        "e5e5e5",
+    ),
+    "VS Code Dark+": (
+        "000000 cd3131 0dbc79 e5e510 2472c8 bc3fbc 11a8cd e5e5e5 "
+        "666666 f14c4c 23d18b f5f543 3b8eea d670d6 29b8db e5e5e5",
+        "1e1e1e",
+        "cccccc",
+    ),
+    "GNOME Tango, light": (
+        "2e3436 cc0000 4e9a06 c4a000 3465a4 75507b 06989a d3d7cf "
+        "555753 ef2929 8ae234 fce94f 729fcf ad7fa8 34e2e2 eeeeec",
+        "ffffff",
+        "2e3436",
+    ),
+}
+
+
+def _luminance(rgb: str) -> float:
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(rgb[i : i + 2], 16) / 255) for i in (0, 2, 4))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two sRGB colours (1 to 21)."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _text_colour(style: str, theme: str) -> str:
+    """The colour a theme draws text of ``style`` in (its foreground when none is set)."""
+    from pisession.views.terminal import _CODES
+
+    palette, _, foreground = THEMES[theme]
+    colours = palette.split()
+    colour = foreground
+    for name in style.split():
+        code = int(_CODES[name])
+        if 30 <= code <= 37:
+            colour = colours[code - 30]
+        elif 90 <= code <= 97:
+            colour = colours[code - 90 + 8]
+    return colour
+
+
+def test_contrast_is_wcag_s():
+    assert round(contrast("000000", "ffffff"), 1) == 21.0
+    assert round(contrast("0000ee", "000000"), 2) == 2.23  # the old state-only on black
+    assert round(contrast("666666", "1e1e1e"), 2) == 2.90  # the old off-path in VS Code
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_every_fate_colour_reads_on_dark_and_light_themes(theme):
+    """Each fate's terminal colour has a WCAG contrast of 3 or more against the theme's
+    background (the fate's word and its ✓/✗ say the rest): state-only was ANSI blue
+    (2.2 on xterm's black) and off-path bright black (2.9 on VS Code's Dark+)."""
+    from pisession.views.provenance import FATES
+
+    background = THEMES[theme][1]
+    low = {
+        kind.name: round(contrast(_text_colour(kind.style, theme), background), 2)
+        for kind in FATES
+        if contrast(_text_colour(kind.style, theme), background) < 3
+    }
+    assert low == {}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["explain"],
+        ["explain", "--leaf", "a7000001", "--all"],
+        ["tree", TOUR],
+        ["diff", TOUR, "a6000001", "a7000001"],
+        ["check", pisession.sample_path("legacy-v1")],
+        ["stats", TOUR],
+        ["ls", TOUR.parent, "--all"],
+        ["usage", TOUR.parent],
+        ["search", "util.py", TOUR.parent],
+    ],
+    ids=lambda c: c[0],
+)
+def test_colours_are_reset_before_every_newline_at_any_width(capsys, command):
+    """A colour open at a line's end would paint the newline and the next line's indent
+    (``\\e[36medited 1\\n\\e[39m`` in a narrow terminal): every line closes its styles."""
+    from pisession.views.terminal import open_style_at_line_end
+
+    coloured = 0
+    for width in range(20, 101, 4):
+        status, out, _ = call(capsys, *command, "--color", "--width", width)
+        assert status in (0, 1)
+        coloured += "\x1b[" in out  # (a line cut to a narrow width drops its colours)
+        assert open_style_at_line_end(out) == [], width
+    assert coloured
