@@ -1,17 +1,20 @@
 """The ``pisession`` command: real session folders from the terminal.
 
     pisession explain [FILE]          which entries reached the model, and why
-    pisession context FILE            the model context as Pi builds it (JSON)
-    pisession tree FILE               the entry tree (text, or -o tree.png/.svg)
-    pisession export FILE -o OUT      one HTML or Markdown file to share
+    pisession context [FILE]          the model context as Pi builds it (JSON)
+    pisession tree [FILE]             the entry tree (text, or -o tree.png/.svg)
+    pisession export [FILE] -o OUT    one HTML or Markdown file to share
     pisession diff FILE A B           two leaves' contexts side by side
-    pisession migrate FILE -o OUT     write a version 3 copy of a legacy file
-    pisession check FILE              damage and surprises, with an exit status
-    pisession stats FILE              tokens, cost and message counts
+    pisession migrate [FILE] -o OUT   write a version 3 copy of a legacy file
+    pisession check [FILE]            damage and surprises, with an exit status
+    pisession stats [FILE]            tokens, cost and message counts
     pisession ls [DIR]                the sessions Pi (or PiG) has stored
+    pisession usage [DIR]             tokens and cost over a sessions folder
+    pisession search PATTERN [DIR]    text across sessions, and each hit's fate
 
 Also ``python -m pisession``. FILE is a path, ``-`` (standard input), a bundled sample
-(``tour``) or a stored session's id (whole, a unique prefix, or as ``ls`` shows it).
+(``tour``, the default) or a stored session's id (whole, a unique prefix, or as ``ls``
+shows it).
 Files are only read, except by ``migrate``, ``export`` and ``tree -o`` (which write a
 new file atomically, and replace one only with ``--force``). Session text is escaped
 before it reaches the terminal; colours appear only on a terminal (never in a pipe) and
@@ -301,7 +304,7 @@ def cmd_explain(args) -> int:
     its JSON."""
     from .views.explain import entry_data, explain_head, explain_text
 
-    session = _load(args.file if args.file is not None else "tour")
+    session = _load(args.file)
     leaf = _leaf(session, args.leaf)
     if args.json:
         fates = session.fates(leaf)
@@ -561,15 +564,22 @@ def cmd_migrate(args) -> int:
 
     if args.in_place and args.output:
         raise CommandError("use either -o OUT or --in-place, not both")
-    if not args.in_place and not args.output:
-        raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
+    nowhere = not args.in_place and not args.output
+    if nowhere and args.file == "-":
+        raise CommandError("say where to write: -o OUT (standard input cannot be replaced)")
     if args.in_place and args.file == "-":
         raise CommandError("-: standard input cannot be replaced in place; use -o OUT")
+    source = args.file if args.file == "-" else _resolve(args.file)
+    if nowhere:  # a file with nothing to migrate says so before asking where to write
+        session = pisession.load(source)
+        if not session.migration_steps:
+            _out(_nothing_to_migrate(session, args.deterministic_ids))
+            return 0
+        raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
     from .samples import sample_names
 
     if args.in_place and args.file in sample_names():
         raise CommandError(f"{args.file}: a bundled sample is not replaced in place; use -o OUT")
-    source = args.file if args.file == "-" else _resolve(args.file)
     to_stdout = args.output == "-"  # `-o -`: the migrated file on standard output
     target = Path(source) if args.in_place else Path(args.output)
     if not args.in_place and not to_stdout:
@@ -810,7 +820,7 @@ def cmd_ls(args) -> int:
     if root.is_file():
         raise CommandError(f"{root}: is a file; ls lists a folder (pisession explain {root})")
     if not root.is_dir():
-        raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
+        raise CommandError(_no_folder(root, bool(args.dir), args.pig))
     cwd = None
     if args.cwd is not None:
         cwd = os.path.abspath(os.path.expanduser(args.cwd))
@@ -833,7 +843,13 @@ def cmd_ls(args) -> int:
     if not infos:
         where = f" for {cwd}" if cwd else ""
         hint = " (--all lists every folder)" if cwd and not args.cwd else ""
-        _out(f"no sessions in {clean(root)}{clean(where)}{hint}\n")
+        below = _stored_below(root)
+        if below is not None:
+            hint = f"; Pi keeps them one folder down: pisession ls {quote(str(below))}"
+        _out(
+            "\n".join(wrap(f"no sessions in {clean(root)}{clean(where)}{hint}", _look(args).width))
+        )
+        _out("\n")
         return 0
     _out(ls_table(infos, shorts, _look(args)))
     return 0
@@ -920,7 +936,14 @@ def _folder_files(args) -> tuple[Path, list[Path]]:
     elif root.is_dir():
         files = list(iter_session_files(root))
     else:
-        raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
+        raise CommandError(_no_folder(root, bool(args.dir), args.pig))
+    below = _stored_below(root) if not files else None
+    if below is not None:
+        pattern = "" if args.command == "usage" else f"{quote(args.pattern)} "
+        _note_line(
+            f"{root} holds no sessions; Pi keeps them one folder down: "
+            f"pisession {args.command} {pattern}{quote(str(below))}"
+        )
     if args.cwd is not None:
         from .files import session_dir_name
 
@@ -928,6 +951,31 @@ def _folder_files(args) -> tuple[Path, list[Path]]:
         names = (session_dir_name(cwd), args.cwd)
         files = [f for f in files if f.parent.name in names or _same_dir(header_cwd(f), cwd)]
     return root, files
+
+
+def _no_folder(root: Path, given: bool, pig: bool) -> str:
+    """The error for a sessions folder that does not exist; for Pi's own (none stored
+    on this machine), how to try the commands on the samples, as docs/cli.md does."""
+    if given or pig:
+        return f"{root}: no such folder"
+    return (
+        f"{root}: no such folder (Pi makes it when it stores a session); to try pisession "
+        "on the samples stored as Pi stores them: python -m pisession.samples demo/agent, "
+        "then PI_CODING_AGENT_DIR=demo/agent pisession ls --all"
+    )
+
+
+def _stored_below(root: Path) -> Path | None:
+    """``root/sessions`` when it holds session files: ``root`` is the agent folder
+    (``PI_CODING_AGENT_DIR``), one level above where Pi stores its sessions.
+
+    >>> _stored_below(Path("pisession/samples")) is None
+    True
+    """
+    from .files import iter_session_files
+
+    below = root / "sessions"
+    return below if next(iter_session_files(below), None) is not None else None
 
 
 def _scan_progress(what: str):
@@ -1357,6 +1405,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors that name the help to read."""
 
     def error(self, message: str, prog: str | None = None):  # type: ignore[override]
+        if self.prog.endswith(" diff") and "arguments are required" in message:
+            message += " (for example: pisession diff tour a6000001 a7000001)"
         sys.stderr.write(f"{PROG}: error: {clean(message)} (see {prog or self.prog} --help)\n")
         raise SystemExit(2)
 
@@ -1416,6 +1466,13 @@ def _columns(text: str) -> int:
     return value
 
 
+def _file_argument(p, more: str = "") -> None:
+    """FILE, the session a command reads: the tour sample when none is given, for every
+    command that takes one session alone (``diff`` needs its leaves too)."""
+    help_text = _FILE_HELP + " (default: tour)" + more
+    p.add_argument("file", nargs="?", default="tour", metavar="FILE", help=help_text)
+
+
 _LEAF_HELP = "entry id of the leaf (default: Pi's, the last entry in file order)"
 
 
@@ -1439,7 +1496,7 @@ def _add_explain(sub) -> None:
         _EXPLAIN_EPILOG,
         cmd_explain,
     )
-    p.add_argument("file", nargs="?", metavar="FILE", help=_FILE_HELP + " (default: tour)")
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     _collapse_options(p)
     p.add_argument("--json", action="store_true", help="JSON: every entry's fate and reason")
@@ -1449,7 +1506,7 @@ def _add_context(sub) -> None:
     p = sub(
         "context", "print the model context as Pi builds it (JSON)", _CONTEXT_EPILOG, cmd_context
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     p.add_argument("--llm", action="store_true", help="print the provider messages (convertToLlm)")
     fmt = p.add_mutually_exclusive_group()
@@ -1465,7 +1522,7 @@ def _add_context(sub) -> None:
 
 def _add_tree(sub) -> None:
     p = sub("tree", "draw the entry tree (text, or a picture)", _TREE_EPILOG, cmd_tree)
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     image = p.add_mutually_exclusive_group()
     image.add_argument(
@@ -1490,7 +1547,7 @@ def _add_export(sub) -> None:
         _EXPORT_EPILOG,
         cmd_export,
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     p.add_argument(
         "-o",
@@ -1533,7 +1590,7 @@ def _add_migrate(sub) -> None:
     p = sub(
         "migrate", "write a version 3 copy of a legacy (v1/v2) file", _MIGRATE_EPILOG, cmd_migrate
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP + " (modified only with --in-place)")
+    _file_argument(p, " (modified only with --in-place)")
     p.add_argument(
         "-o", "--output", metavar="OUT", help="where to write the migrated file (- for stdout)"
     )
@@ -1553,7 +1610,7 @@ def _add_check(sub) -> None:
         _CHECK_EPILOG,
         cmd_check,
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--json", action="store_true", help="JSON instead of text")
     p.add_argument(
         "--strict",
@@ -1566,7 +1623,7 @@ def _add_stats(sub) -> None:
     p = sub(
         "stats", "tokens, cost and message counts (session and branch)", _STATS_EPILOG, cmd_stats
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
 

@@ -174,3 +174,77 @@ def test_colours_are_reset_before_every_newline_at_any_width(capsys, command):
         coloured += "\x1b[" in out  # (a line cut to a narrow width drops its colours)
         assert open_style_at_line_end(out) == [], width
     assert coloured
+
+
+# --- hints that name the fix -------------------------------------------------------------
+
+
+def test_a_mistyped_sample_gets_did_you_mean(capsys):
+    status, out, err = call(capsys, "explain", "tuor")
+    assert (status, out) == (2, "")
+    assert (
+        err
+        == "pisession: error: tuor: no such file, sample or stored session: did you mean tour?\n"
+    )
+
+
+@pytest.fixture
+def demo(tmp_path, monkeypatch):
+    """The samples stored as docs/cli.md stores them: ``python -m pisession.samples
+    demo/agent``, in a folder of their own."""
+    from pisession.samples import store_samples
+
+    monkeypatch.chdir(tmp_path)
+    store_samples(tmp_path / "demo" / "agent")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", [["ls"], ["usage"], ["search", "util.py"]])
+def test_the_agent_folder_points_to_its_sessions_folder(capsys, demo, command):
+    """``ls demo/agent`` (the folder PI_CODING_AGENT_DIR names) finds no session in it:
+    they are in demo/agent/sessions, and the answer says so, with the command to run."""
+    status, out, err = call(capsys, *command, "demo/agent")
+    assert status in (0, 1)
+    expected = f"Pi keeps them one folder down: pisession {' '.join(command)} demo/agent/sessions"
+    assert expected in out + err
+    status, out, _ = call(capsys, *command, "demo/agent/sessions")
+    assert status == 0 and ("fake/fake-coder" if command == ["usage"] else "0b5e55ed") in out
+
+
+@pytest.mark.parametrize("command", ["ls", "usage"])
+def test_no_pi_folder_points_to_the_demo_folder(capsys, tmp_path, monkeypatch, command):
+    for name in ("PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    status, out, err = call(capsys, command)
+    assert (status, out) == (2, "")
+    assert "no such folder (Pi makes it when it stores a session)" in err
+    assert "python -m pisession.samples demo/agent" in err
+    assert "PI_CODING_AGENT_DIR=demo/agent pisession ls --all" in err
+    status, _, err = call(capsys, command, tmp_path / "elsewhere")
+    assert status == 2 and err.endswith("elsewhere: no such folder\n")
+
+
+def test_migrate_says_nothing_to_migrate_before_asking_where_to_write(capsys):
+    status, out, err = call(capsys, "migrate", "tour")
+    assert status == 0 and err == ""
+    assert out.endswith("tour.jsonl: already version 3, nothing to migrate, nothing written\n")
+    status, _, err = call(capsys, "migrate", "legacy-v1")
+    assert status == 2 and "say where to write: -o OUT" in err
+
+
+@pytest.mark.parametrize("command", ["explain", "context", "tree", "check", "stats", "migrate"])
+def test_every_command_that_reads_one_session_defaults_to_the_tour(capsys, command):
+    assert call(capsys, command)[:2] == call(capsys, command, "tour")[:2]
+
+
+def test_export_defaults_to_the_tour_too(capsys, tmp_path):
+    status, out, _ = call(capsys, "export", "-o", tmp_path / "tour.html")
+    assert status == 0 and out.startswith(f"wrote {tmp_path / 'tour.html'} (html, ")
+
+
+def test_diff_without_its_leaves_shows_an_example(capsys):
+    with pytest.raises(SystemExit):
+        main(["diff", "tour"])
+    err = capsys.readouterr().err
+    assert "required: LEAF_A, LEAF_B (for example: pisession diff tour a6000001 a7000001)" in err
