@@ -18,7 +18,8 @@ shows it).
 Files are only read, except by ``migrate``, ``export`` and ``tree -o`` (which write a
 new file atomically, and replace one only with ``--force``). Session text is escaped
 before it reaches the terminal; colours appear only on a terminal (never in a pipe) and
-never when ``NO_COLOR`` is set. Errors are one line on stderr and exit status 2.
+never when ``NO_COLOR`` is set. Errors are one line on stderr (broken at spaces to a
+terminal's width) and exit status 2.
 
 Importing this module stays light: matplotlib and networkx load only when needed.
 """
@@ -993,7 +994,7 @@ def _scan_progress(what: str):
 
 def _skipped_lines(problems: list[str]) -> None:
     for problem in problems:
-        sys.stderr.write(f"{PROG}: skipped {clean(problem)}\n")
+        _say("skipped", problem)
 
 
 def _figure(value: object, cost: bool = False) -> str:
@@ -1407,7 +1408,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str, prog: str | None = None):  # type: ignore[override]
         if self.prog.endswith(" diff") and "arguments are required" in message:
             message += " (for example: pisession diff tour a6000001 a7000001)"
-        sys.stderr.write(f"{PROG}: error: {clean(message)} (see {prog or self.prog} --help)\n")
+        _say("error", f"{message} (see {prog or self.prog} --help)")
         raise SystemExit(2)
 
 
@@ -1739,16 +1740,26 @@ def short_help(parser: argparse.ArgumentParser) -> str:
 # --- main -----------------------------------------------------------------------------
 
 
+def _say(kind: str, message: str) -> None:
+    """``pisession: KIND: message`` on stderr: one line in a pipe or a log; on a
+    terminal, broken at spaces to its width, the rest indented (one implementation for
+    every error, warning and note)."""
+    width = output_width(sys.stderr, env={})  # a terminal's width, else None: one line
+    lead = f"{PROG}: {kind}: " if kind != "skipped" else f"{PROG}: skipped "
+    lines = wrap(clean(message), width, "    ", lead)
+    sys.stderr.write("\n".join(lines) + "\n")
+
+
 def _note_line(message: str) -> None:
-    sys.stderr.write(f"{PROG}: note: {clean(message)}\n")
+    _say("note", message)
 
 
 def _warn(message: str) -> None:
-    sys.stderr.write(f"{PROG}: warning: {clean(message)}\n")
+    _say("warning", message)
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"{PROG}: error: {clean(message)}\n")
+    _say("error", message)
     return 2
 
 

@@ -248,3 +248,86 @@ def test_diff_without_its_leaves_shows_an_example(capsys):
         main(["diff", "tour"])
     err = capsys.readouterr().err
     assert "required: LEAF_A, LEAF_B (for example: pisession diff tour a6000001 a7000001)" in err
+
+
+# --- errors at 80 columns ---------------------------------------------------------------
+
+
+def _stderr_on_a_terminal(args: list[str], columns: int, cwd) -> tuple[int, str]:
+    """``python -m pisession ARGS`` with stderr on a pseudo-terminal ``columns`` wide
+    (stdout a pipe): the exit status and what the terminal received."""
+    import fcntl
+    import os
+    import struct
+    import subprocess
+    import sys
+    import termios
+    from pathlib import Path
+
+    pty = pytest.importorskip("pty")
+    main_fd, side_fd = pty.openpty()
+    fcntl.ioctl(side_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "pisession", *args],
+            stdout=subprocess.PIPE,
+            stderr=side_fd,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            timeout=60,
+        )
+    finally:
+        os.close(side_fd)
+    received = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    os.close(main_fd)
+    return result.returncode, received.decode("utf-8").replace("\r\n", "\n")
+
+
+LONG_ERRORS = [
+    ["explain", "tour", "--leaf", "zzz"],  # the leaves and the hint
+    ["ls"],  # no Pi folder: how to try the demo folder
+    ["explain", "no-such-folder/with-a-rather-long-name/and-a-longer-session-file.jsonl"],
+    ["export", "tour", "--width", "80"],  # a usage error, through argparse
+]
+
+
+@pytest.mark.parametrize("args", LONG_ERRORS, ids=lambda a: " ".join(a[:2]))
+def test_errors_wrap_at_spaces_to_an_80_column_terminal(tmp_path, args):
+    status, text = _stderr_on_a_terminal(args, 80, tmp_path)
+    lines = text.rstrip("\n").split("\n")
+    assert status == 2
+    assert len(lines) > 1 and lines[0].startswith("pisession: error: ")
+    assert all(len(line) <= 80 for line in lines), lines
+    assert all(line.startswith("    ") for line in lines[1:])
+    # broken at spaces (or after a path's /): joined again, the one line a pipe receives
+    joined = lines[0]
+    for line in lines[1:]:
+        joined += ("" if joined.endswith("/") else " ") + line.strip()
+    assert joined == subprocess_stderr(args, tmp_path)
+
+
+def subprocess_stderr(args: list[str], cwd) -> str:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+    result = subprocess.run(
+        [sys.executable, "-m", "pisession", *args], capture_output=True, env=env, cwd=cwd
+    )
+    text = result.stderr.decode("utf-8")
+    assert text.count("\n") == 1  # in a pipe: one line, for logs and grep
+    return text.rstrip("\n")

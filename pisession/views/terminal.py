@@ -195,6 +195,8 @@ def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> lis
 
     >>> wrap("before the kept range of compaction c1: replaced", 20, "  ", "> ")
     ['> before the kept', '  range of', '  compaction c1:', '  replaced']
+    >>> wrap("no-such/folder/file.jsonl: cannot read", 24, "  ", "error: ")
+    ['error: no-such/folder/', '  file.jsonl: cannot', '  read']
 
     Colours (``paint``'s ANSI styles) do not count as columns, and never span a line
     break: a style open at the end of a line is reset there and opened again on the
@@ -217,6 +219,9 @@ def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> lis
             line, used, fresh = indent, text_width(indent), True
         while used + size > width and size > 0 and width - used > 0:
             piece = truncate(word, width - used, "")
+            slash = max(piece.rfind("/"), piece.rfind("\\"))
+            if 0 < slash < len(piece) - 1:  # a path: cut after a separator
+                piece = piece[: slash + 1]
             lines.append(line + piece)
             word = word[len(piece) :]
             size = text_width(word)
@@ -422,7 +427,13 @@ def output_width(stream: TextIO | None = None, env=None) -> int | None:
     stream = sys.stdout if stream is None else stream
     isatty = getattr(stream, "isatty", None)
     if isatty and isatty():
-        return max(shutil.get_terminal_size((100, 24)).columns, 20)
+        columns = env.get("COLUMNS", "")
+        if columns.isdigit() and int(columns) > 0:  # as shutil.get_terminal_size
+            return max(int(columns), 20)
+        try:  # this stream's own terminal (stderr's may be one while stdout is a pipe)
+            return max(os.get_terminal_size(stream.fileno()).columns, 20)
+        except (AttributeError, OSError, ValueError):
+            return max(shutil.get_terminal_size((100, 24)).columns, 20)
     columns = env.get("COLUMNS", "")
     return max(int(columns), 20) if columns.isdigit() else None
 
