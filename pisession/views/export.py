@@ -687,7 +687,7 @@ def entries_html(ex: Export, collapse: int = 12) -> str:
     return (
         "<h2 id=entries>Every entry, with its fate</h2>"
         f'<div class="scroll"><table class=entries><thead>{head}</thead>'
-        f'<tbody>{"".join(body)}</tbody>'
+        f"<tbody>{''.join(body)}</tbody>"
         "</table></div>"
     )
 
