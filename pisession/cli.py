@@ -1708,7 +1708,9 @@ def build_parser() -> _Parser:
             help=help_text,
             epilog=epilog,
             parents=[] if name in WRITES_NO_TEXT else [common],
-            description=help_text[0].upper() + help_text[1:] + ".",
+            description=help_text[0].upper()
+            + help_text[1:].rstrip(".")
+            + ("" if help_text.endswith("?") else "."),
             formatter_class=formatter,
         )
         p.set_defaults(func=func)
