@@ -574,7 +574,7 @@ def cmd_migrate(args) -> int:
     if nowhere:  # a file with nothing to migrate says so before asking where to write
         session = pisession.load(source)
         if not session.migration_steps:
-            _out(_nothing_to_migrate(session, args.deterministic_ids))
+            _out(_lines_for(_nothing_to_migrate(session, args.deterministic_ids)))
             return 0
         raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
     from .samples import sample_names
@@ -594,8 +594,11 @@ def cmd_migrate(args) -> int:
     else:
         session = pisession.load(source, new_id=new_id)
     if not session.migration_steps:
-        say = sys.stderr.write if to_stdout else _out
-        say(_nothing_to_migrate(session, args.deterministic_ids))
+        text = _nothing_to_migrate(session, args.deterministic_ids)
+        if to_stdout:
+            sys.stderr.write(text)
+        else:
+            _out(_lines_for(text))
         return 0
     if to_stdout:  # the file alone on stdout; the account on stderr
         _out_bytes(session.dumps())
@@ -612,8 +615,7 @@ def cmd_migrate(args) -> int:
     lines.append(f"wrote {clean(target)} (version 3, {entries}, {ids})")
     written = target.read_bytes() if target.is_file() else session.dumps()  # not a FIFO's
     _readback_note(session, written, lines.append)
-    width = output_width(sys.stdout)  # a terminal's width (None in a pipe: whole lines)
-    _out("".join("\n".join(wrap(line, width, "    ")) + "\n" for line in lines))
+    _out(_lines_for("\n".join(lines)))  # a terminal's width (in a pipe: whole lines)
     return 0
 
 
@@ -627,6 +629,12 @@ def _readback_note(session, written: bytes, say) -> None:
     change = readback_change(session, pisession.loads, written)
     if change:
         say(f"note: {clean(change)}; Pi's own rewrite writes the same file")
+
+
+def _lines_for(text: str) -> str:
+    """``text`` broken at spaces to the terminal's width (whole lines in a pipe)."""
+    width = output_width(sys.stdout)
+    return "".join("\n".join(wrap(line, width, "    ")) + "\n" for line in text.splitlines())
 
 
 def _nothing_to_migrate(session, deterministic: bool) -> str:

@@ -331,3 +331,13 @@ def subprocess_stderr(args: list[str], cwd) -> str:
     text = result.stderr.decode("utf-8")
     assert text.count("\n") == 1  # in a pipe: one line, for logs and grep
     return text.rstrip("\n")
+
+
+def test_nothing_to_migrate_fits_the_width(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")  # output_width's width for a pipe
+    status, out, _ = call(capsys, "migrate", "tour")
+    lines = out.splitlines()
+    assert status == 0 and len(lines) > 1 and max(map(len, lines)) <= 60
+    assert " ".join(line.strip() for line in lines).endswith(
+        "already version 3, nothing to migrate, nothing written"
+    )
