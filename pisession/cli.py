@@ -1716,9 +1716,7 @@ def build_parser() -> _Parser:
             help=help_text,
             epilog=epilog,
             parents=[] if name in WRITES_NO_TEXT else [common],
-            description=help_text[0].upper()
-            + help_text[1:].rstrip(".")
-            + ("" if help_text.endswith("?") else "."),
+            description=_sentence(help_text),
             formatter_class=formatter,
         )
         p.set_defaults(func=func)
@@ -1727,6 +1725,16 @@ def build_parser() -> _Parser:
     for add in COMMANDS:
         add(sub)
     return parser
+
+
+def _sentence(text: str) -> str:
+    """A command's help as a sentence: capitalised, ended by a full stop unless it asks.
+
+    >>> _sentence("find text; did it reach the model?"), _sentence("list sessions")
+    ('Find text; did it reach the model?', 'List sessions.')
+    """
+    text = text[0].upper() + text[1:]
+    return text if text.endswith(("?", ".")) else text + "."
 
 
 def short_help(parser: argparse.ArgumentParser) -> str:

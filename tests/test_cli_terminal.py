@@ -341,3 +341,12 @@ def test_nothing_to_migrate_fits_the_width(capsys, monkeypatch):
     assert " ".join(line.strip() for line in lines).endswith(
         "already version 3, nothing to migrate, nothing written"
     )
+
+
+def test_every_help_description_is_one_sentence():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        assert command.description.endswith(("?", ".")), name
+        assert not command.description.endswith(("?.", "..")), name
+    assert sub.choices["search"].description.endswith("did each hit reach the model?")
