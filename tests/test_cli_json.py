@@ -160,7 +160,7 @@ def _field_names(value, inside: str = "") -> set[tuple[str, str]]:
     if isinstance(value, dict):
         for key, item in value.items():
             found.add((inside, key))
-            if key not in ("counts", "usageByModel"):
+            if key != "counts":
                 found |= _field_names(item, key)
     elif isinstance(value, list):
         for item in value:
