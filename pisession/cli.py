@@ -1,21 +1,25 @@
 """The ``pisession`` command: real session folders from the terminal.
 
     pisession explain [FILE]          which entries reached the model, and why
-    pisession context FILE            the model context as Pi builds it (JSON)
-    pisession tree FILE               the entry tree (text, or -o tree.png/.svg)
-    pisession export FILE -o OUT      one HTML or Markdown file to share
+    pisession context [FILE]          the model context as Pi builds it (JSON)
+    pisession tree [FILE]             the entry tree (text, or -o tree.png/.svg)
+    pisession export [FILE] -o OUT    one HTML or Markdown file to share
     pisession diff FILE A B           two leaves' contexts side by side
-    pisession migrate FILE -o OUT     write a version 3 copy of a legacy file
-    pisession check FILE              damage and surprises, with an exit status
-    pisession stats FILE              tokens, cost and message counts
+    pisession migrate [FILE] -o OUT   write a version 3 copy of a legacy file
+    pisession check [FILE]            damage and surprises, with an exit status
+    pisession stats [FILE]            tokens, cost and message counts
     pisession ls [DIR]                the sessions Pi (or PiG) has stored
+    pisession usage [DIR]             tokens and cost over a sessions folder
+    pisession search PATTERN [DIR]    text across sessions, and each hit's fate
 
 Also ``python -m pisession``. FILE is a path, ``-`` (standard input), a bundled sample
-(``tour``) or a stored session's id (whole, a unique prefix, or as ``ls`` shows it).
+(``tour``, the default) or a stored session's id (whole, a unique prefix, or as ``ls``
+shows it).
 Files are only read, except by ``migrate``, ``export`` and ``tree -o`` (which write a
 new file atomically, and replace one only with ``--force``). Session text is escaped
 before it reaches the terminal; colours appear only on a terminal (never in a pipe) and
-never when ``NO_COLOR`` is set. Errors are one line on stderr and exit status 2.
+never when ``NO_COLOR`` is set. Errors are one line on stderr (broken at spaces to a
+terminal's width) and exit status 2.
 
 Importing this module stays light: matplotlib and networkx load only when needed.
 """
@@ -301,7 +305,7 @@ def cmd_explain(args) -> int:
     its JSON."""
     from .views.explain import entry_data, explain_head, explain_text
 
-    session = _load(args.file if args.file is not None else "tour")
+    session = _load(args.file)
     leaf = _leaf(session, args.leaf)
     if args.json:
         fates = session.fates(leaf)
@@ -561,15 +565,22 @@ def cmd_migrate(args) -> int:
 
     if args.in_place and args.output:
         raise CommandError("use either -o OUT or --in-place, not both")
-    if not args.in_place and not args.output:
-        raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
+    nowhere = not args.in_place and not args.output
+    if nowhere and args.file == "-":
+        raise CommandError("say where to write: -o OUT (standard input cannot be replaced)")
     if args.in_place and args.file == "-":
         raise CommandError("-: standard input cannot be replaced in place; use -o OUT")
+    source = args.file if args.file == "-" else _resolve(args.file)
+    if nowhere:  # a file with nothing to migrate says so before asking where to write
+        session = pisession.load(source)
+        if not session.migration_steps:
+            _out(_lines_for(_nothing_to_migrate(session, args.deterministic_ids)))
+            return 0
+        raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
     from .samples import sample_names
 
     if args.in_place and args.file in sample_names():
         raise CommandError(f"{args.file}: a bundled sample is not replaced in place; use -o OUT")
-    source = args.file if args.file == "-" else _resolve(args.file)
     to_stdout = args.output == "-"  # `-o -`: the migrated file on standard output
     target = Path(source) if args.in_place else Path(args.output)
     if not args.in_place and not to_stdout:
@@ -583,8 +594,11 @@ def cmd_migrate(args) -> int:
     else:
         session = pisession.load(source, new_id=new_id)
     if not session.migration_steps:
-        say = sys.stderr.write if to_stdout else _out
-        say(_nothing_to_migrate(session, args.deterministic_ids))
+        text = _nothing_to_migrate(session, args.deterministic_ids)
+        if to_stdout:
+            sys.stderr.write(text)
+        else:
+            _out(_lines_for(text))
         return 0
     if to_stdout:  # the file alone on stdout; the account on stderr
         _out_bytes(session.dumps())
@@ -601,8 +615,7 @@ def cmd_migrate(args) -> int:
     lines.append(f"wrote {clean(target)} (version 3, {entries}, {ids})")
     written = target.read_bytes() if target.is_file() else session.dumps()  # not a FIFO's
     _readback_note(session, written, lines.append)
-    width = output_width(sys.stdout)  # a terminal's width (None in a pipe: whole lines)
-    _out("".join("\n".join(wrap(line, width, "    ")) + "\n" for line in lines))
+    _out(_lines_for("\n".join(lines)))  # a terminal's width (in a pipe: whole lines)
     return 0
 
 
@@ -616,6 +629,12 @@ def _readback_note(session, written: bytes, say) -> None:
     change = readback_change(session, pisession.loads, written)
     if change:
         say(f"note: {clean(change)}; Pi's own rewrite writes the same file")
+
+
+def _lines_for(text: str) -> str:
+    """``text`` broken at spaces to the terminal's width (whole lines in a pipe)."""
+    width = output_width(sys.stdout)
+    return "".join("\n".join(wrap(line, width, "    ")) + "\n" for line in text.splitlines())
 
 
 def _nothing_to_migrate(session, deterministic: bool) -> str:
@@ -810,7 +829,7 @@ def cmd_ls(args) -> int:
     if root.is_file():
         raise CommandError(f"{root}: is a file; ls lists a folder (pisession explain {root})")
     if not root.is_dir():
-        raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
+        raise CommandError(_no_folder(root, bool(args.dir), args.pig))
     cwd = None
     if args.cwd is not None:
         cwd = os.path.abspath(os.path.expanduser(args.cwd))
@@ -833,7 +852,13 @@ def cmd_ls(args) -> int:
     if not infos:
         where = f" for {cwd}" if cwd else ""
         hint = " (--all lists every folder)" if cwd and not args.cwd else ""
-        _out(f"no sessions in {clean(root)}{clean(where)}{hint}\n")
+        below = _stored_below(root)
+        if below is not None:
+            hint = f"; Pi keeps them one folder down: pisession ls {quote(str(below))}"
+        _out(
+            "\n".join(wrap(f"no sessions in {clean(root)}{clean(where)}{hint}", _look(args).width))
+        )
+        _out("\n")
         return 0
     _out(ls_table(infos, shorts, _look(args)))
     return 0
@@ -920,7 +945,14 @@ def _folder_files(args) -> tuple[Path, list[Path]]:
     elif root.is_dir():
         files = list(iter_session_files(root))
     else:
-        raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
+        raise CommandError(_no_folder(root, bool(args.dir), args.pig))
+    below = _stored_below(root) if not files else None
+    if below is not None:
+        pattern = "" if args.command == "usage" else f"{quote(args.pattern)} "
+        _note_line(
+            f"{root} holds no sessions; Pi keeps them one folder down: "
+            f"pisession {args.command} {pattern}{quote(str(below))}"
+        )
     if args.cwd is not None:
         from .files import session_dir_name
 
@@ -928,6 +960,31 @@ def _folder_files(args) -> tuple[Path, list[Path]]:
         names = (session_dir_name(cwd), args.cwd)
         files = [f for f in files if f.parent.name in names or _same_dir(header_cwd(f), cwd)]
     return root, files
+
+
+def _no_folder(root: Path, given: bool, pig: bool) -> str:
+    """The error for a sessions folder that does not exist; for Pi's own (none stored
+    on this machine), how to try the commands on the samples, as docs/cli.md does."""
+    if given or pig:
+        return f"{root}: no such folder"
+    return (
+        f"{root}: no such folder (Pi makes it when it stores a session); to try pisession "
+        "on the samples stored as Pi stores them: python -m pisession.samples demo/agent, "
+        "then PI_CODING_AGENT_DIR=demo/agent pisession ls --all"
+    )
+
+
+def _stored_below(root: Path) -> Path | None:
+    """``root/sessions`` when it holds session files: ``root`` is the agent folder
+    (``PI_CODING_AGENT_DIR``), one level above where Pi stores its sessions.
+
+    >>> _stored_below(Path("pisession/samples")) is None
+    True
+    """
+    from .files import iter_session_files
+
+    below = root / "sessions"
+    return below if next(iter_session_files(below), None) is not None else None
 
 
 def _scan_progress(what: str):
@@ -945,7 +1002,7 @@ def _scan_progress(what: str):
 
 def _skipped_lines(problems: list[str]) -> None:
     for problem in problems:
-        sys.stderr.write(f"{PROG}: skipped {clean(problem)}\n")
+        _say("skipped", problem)
 
 
 def _figure(value: object, cost: bool = False) -> str:
@@ -1088,7 +1145,7 @@ def search_text(found, look: Look) -> str:
     ...     Look(width=80)), end="")  # doctest: +ELLIPSIS
     0b5e55ed  "Tour of the session format"  ...
         21  cm000001  custom_message  off-path  Remember: tests live in «tests/».
-        24  a5000001  assistant  kept  Added «tests/»test_util.py with test_helper_…
+        24  a5000001  assistant       kept      Added «tests/»test_util.py with tes…
     2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's
     default leaf)
     """
@@ -1101,20 +1158,25 @@ def search_text(found, look: Look) -> str:
         zip(sessions, short_ids([next(h.session for h in hits if h.file == f) for f in sessions]))
     )
     left, right = look.symbol("«", "<<"), look.symbol("»", ">>")
+    kinds = [clean(str(_hit_kind(h))) for h in hits]
+    w_id = max((text_width(clean(str(h.id))) for h in hits), default=0)
+    w_kind = max((text_width(k) for k in kinds), default=0)
+    w_fate = max((len(h.fate) for h in hits), default=0)
+    w_line = max((len(str(h.line)) for h in hits), default=4)
     lines, current = [], None
-    for h in hits:
+    for h, kind in zip(hits, kinds):
         if h.file != current:
             current = h.file
             name = f'  "{clean(h.name)}"' if h.name else ""
             lines.append(
                 look.fit(look.paint(f"{clean(shorts[h.file])}{name}  {clean(h.file)}", "bold"))
             )
-        kind = h.role if h.type == "message" and isinstance(h.role, str) else h.type
-        where = f"  {h.line:>4}  {clean(str(h.id))}  {clean(str(kind))}  "
-        fate = look.paint(h.fate, FATE[h.fate].style)
+        where = f"  {h.line:>{max(w_line, 4)}}  {pad(clean(str(h.id)), w_id)}  "
+        where += f"{pad(kind, w_kind)}  "
+        fate = look.paint(h.fate, FATE[h.fate].style) + " " * (w_fate - len(h.fate))
         text = clean(h.excerpt)
         start, end = len(clean(h.excerpt[: h.start])), len(clean(h.excerpt[: h.end]))
-        room = None if look.width is None else look.width - text_width(where) - len(h.fate) - 2
+        room = None if look.width is None else look.width - text_width(where) - w_fate - 2
         if room is not None and text_width(text) + 2 > room:
             keep = max(room - 2, 8)
             shift = max(0, min(start - keep // 3, len(text) - keep))
@@ -1137,6 +1199,11 @@ def search_text(found, look: Look) -> str:
     if found.skipped:
         count += f"; {plural(len(found.skipped), 'file')} skipped (see above)"
     return "\n".join([*lines, *wrap(count, look.width)]) + "\n"
+
+
+def _hit_kind(hit) -> object:
+    """A search hit's kind column: the role of a message, else the entry's type."""
+    return hit.role if hit.type == "message" and isinstance(hit.role, str) else hit.type
 
 
 _USAGE_EPILOG = """\
@@ -1347,7 +1414,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors that name the help to read."""
 
     def error(self, message: str, prog: str | None = None):  # type: ignore[override]
-        sys.stderr.write(f"{PROG}: error: {clean(message)} (see {prog or self.prog} --help)\n")
+        if self.prog.endswith(" diff") and "arguments are required" in message:
+            message += " (for example: pisession diff tour a6000001 a7000001)"
+        _say("error", f"{message} (see {prog or self.prog} --help)")
         raise SystemExit(2)
 
 
@@ -1406,6 +1475,13 @@ def _columns(text: str) -> int:
     return value
 
 
+def _file_argument(p, more: str = "") -> None:
+    """FILE, the session a command reads: the tour sample when none is given, for every
+    command that takes one session alone (``diff`` needs its leaves too)."""
+    help_text = _FILE_HELP + " (default: tour)" + more
+    p.add_argument("file", nargs="?", default="tour", metavar="FILE", help=help_text)
+
+
 _LEAF_HELP = "entry id of the leaf (default: Pi's, the last entry in file order)"
 
 
@@ -1429,7 +1505,7 @@ def _add_explain(sub) -> None:
         _EXPLAIN_EPILOG,
         cmd_explain,
     )
-    p.add_argument("file", nargs="?", metavar="FILE", help=_FILE_HELP + " (default: tour)")
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     _collapse_options(p)
     p.add_argument("--json", action="store_true", help="JSON: every entry's fate and reason")
@@ -1439,7 +1515,7 @@ def _add_context(sub) -> None:
     p = sub(
         "context", "print the model context as Pi builds it (JSON)", _CONTEXT_EPILOG, cmd_context
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     p.add_argument("--llm", action="store_true", help="print the provider messages (convertToLlm)")
     fmt = p.add_mutually_exclusive_group()
@@ -1455,7 +1531,7 @@ def _add_context(sub) -> None:
 
 def _add_tree(sub) -> None:
     p = sub("tree", "draw the entry tree (text, or a picture)", _TREE_EPILOG, cmd_tree)
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     image = p.add_mutually_exclusive_group()
     image.add_argument(
@@ -1480,7 +1556,7 @@ def _add_export(sub) -> None:
         _EXPORT_EPILOG,
         cmd_export,
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     p.add_argument(
         "-o",
@@ -1523,7 +1599,7 @@ def _add_migrate(sub) -> None:
     p = sub(
         "migrate", "write a version 3 copy of a legacy (v1/v2) file", _MIGRATE_EPILOG, cmd_migrate
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP + " (modified only with --in-place)")
+    _file_argument(p, " (modified only with --in-place)")
     p.add_argument(
         "-o", "--output", metavar="OUT", help="where to write the migrated file (- for stdout)"
     )
@@ -1543,7 +1619,7 @@ def _add_check(sub) -> None:
         _CHECK_EPILOG,
         cmd_check,
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--json", action="store_true", help="JSON instead of text")
     p.add_argument(
         "--strict",
@@ -1556,7 +1632,7 @@ def _add_stats(sub) -> None:
     p = sub(
         "stats", "tokens, cost and message counts (session and branch)", _STATS_EPILOG, cmd_stats
     )
-    p.add_argument("file", metavar="FILE", help=_FILE_HELP)
+    _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
 
@@ -1588,6 +1664,12 @@ COMMANDS = (
     _add_usage,
     _add_search,
 )
+
+
+#: Commands whose output is not text for a terminal (JSON, a file): no colour, width or
+#: ASCII options.
+WRITES_NO_TEXT = ("context", "export", "migrate")
+TERMINAL_OPTIONS = ("--color", "--no-color", "--width", "--ascii")
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -1633,8 +1715,8 @@ def build_parser() -> _Parser:
             name,
             help=help_text,
             epilog=epilog,
-            parents=[common],
-            description=help_text[0].upper() + help_text[1:] + ".",
+            parents=[] if name in WRITES_NO_TEXT else [common],
+            description=_sentence(help_text),
             formatter_class=formatter,
         )
         p.set_defaults(func=func)
@@ -1643,6 +1725,16 @@ def build_parser() -> _Parser:
     for add in COMMANDS:
         add(sub)
     return parser
+
+
+def _sentence(text: str) -> str:
+    """A command's help as a sentence: capitalised, ended by a full stop unless it asks.
+
+    >>> _sentence("find text; did it reach the model?"), _sentence("list sessions")
+    ('Find text; did it reach the model?', 'List sessions.')
+    """
+    text = text[0].upper() + text[1:]
+    return text if text.endswith(("?", ".")) else text + "."
 
 
 def short_help(parser: argparse.ArgumentParser) -> str:
@@ -1666,16 +1758,26 @@ def short_help(parser: argparse.ArgumentParser) -> str:
 # --- main -----------------------------------------------------------------------------
 
 
+def _say(kind: str, message: str) -> None:
+    """``pisession: KIND: message`` on stderr: one line in a pipe or a log; on a
+    terminal, broken at spaces to its width, the rest indented (one implementation for
+    every error, warning and note)."""
+    width = output_width(sys.stderr, env={})  # a terminal's width, else None: one line
+    lead = f"{PROG}: {kind}: " if kind != "skipped" else f"{PROG}: skipped "
+    lines = wrap(clean(message), width, "    ", lead)
+    sys.stderr.write("\n".join(lines) + "\n")
+
+
 def _note_line(message: str) -> None:
-    sys.stderr.write(f"{PROG}: note: {clean(message)}\n")
+    _say("note", message)
 
 
 def _warn(message: str) -> None:
-    sys.stderr.write(f"{PROG}: warning: {clean(message)}\n")
+    _say("warning", message)
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"{PROG}: error: {clean(message)}\n")
+    _say("error", message)
     return 2
 
 
@@ -1732,9 +1834,15 @@ def _extra_hint(args, extra: list[str]) -> str:
 
     >>> _extra_hint(build_parser().parse_args(["explain", "tour"]), ["a7000001"])
     'unrecognized argument a7000001: to pick a leaf, use --leaf a7000001'
+    >>> _extra_hint(build_parser().parse_args(["export", "tour"]), ["--width", "80"])
+    'export writes a file: --width is for text on a terminal'
     """
     if len(extra) == 1 and not extra[0].startswith("-") and getattr(args, "leaf", 0) is None:
         return f"unrecognized argument {extra[0]}: to pick a leaf, use --leaf {extra[0]}"
+    terminal = [x.split("=")[0] for x in extra if x.split("=")[0] in TERMINAL_OPTIONS]
+    if terminal and args.command in WRITES_NO_TEXT:
+        what = "JSON" if args.command == "context" else "a file"
+        return f"{args.command} writes {what}: {' '.join(terminal)} is for text on a terminal"
     return f"unrecognized arguments: {' '.join(extra)}"
 
 

@@ -519,9 +519,25 @@ def _remove(temp: str | None) -> None:
 
 
 def to_jsonable(info: SessionInfo) -> dict:
-    """A ``SessionInfo`` as plain JSON-ready values (for ``pisession ls --json``)."""
-    out = dict(info.__dict__)
+    """A ``SessionInfo`` as plain JSON-ready values (for ``pisession ls --json``), its
+    keys in camelCase as Pi writes its own JSON.
+
+    >>> from pisession.samples import sample_path
+    >>> list(to_jsonable(session_info(sample_path("tour"))))[4:]
+    ['parentSession', 'created', 'modified', 'messageCount', 'firstMessage']
+    """
+    out = {_camel(key): value for key, value in info.__dict__.items()}
     out["path"] = str(info.path)
     for key in ("created", "modified"):
         out[key] = out[key].isoformat().replace("+00:00", "Z") if out[key] else None
     return json.loads(json.dumps(out, default=str))
+
+
+def _camel(name: str) -> str:
+    """``parent_session`` -> ``parentSession``.
+
+    >>> _camel("message_count"), _camel("id")
+    ('messageCount', 'id')
+    """
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)

@@ -11,6 +11,7 @@ the part ``pisession ls`` shows. Pi's own rule decides what is a path: an argume
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Callable
@@ -157,6 +158,9 @@ def locate(arg: str, roots: list[Path] | Callable[[], list[Path]]) -> Path:
 
     >>> locate("tour", []).name
     'tour.jsonl'
+    >>> locate("tuor", [])
+    Traceback (most recent call last):
+    pisession.locate.NotFound: tuor: no such file, sample or stored session: did you mean tour?
     """
     from .samples import sample_names, sample_path
 
@@ -175,6 +179,9 @@ def locate(arg: str, roots: list[Path] | Callable[[], list[Path]]) -> Path:
             f"{arg}: names {len(matches)} stored sessions ({shown}); give more of the id"
         )
     where = f"looked in {', '.join(str(r) for r in roots)}" if roots else "none stored here yet"
+    close = difflib.get_close_matches(arg, sample_names(), n=1, cutoff=0.6)
+    if close:  # a sample's name mistyped, as a mistyped command is named
+        raise NotFound(f"{arg}: no such file, sample or stored session: did you mean {close[0]}?")
     raise NotFound(
         f"{arg}: no such file, bundled sample ({', '.join(sample_names())}) or stored "
         f"session id ({where})"

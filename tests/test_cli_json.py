@@ -151,3 +151,66 @@ def test_explain_json_answers_or_fails_on_one_line_for_every_corpus_file(capsys,
         assert json.loads(out)["entries"] is not None
     else:
         assert out == "" and err.count("\n") == 1
+
+
+def _field_names(value, inside: str = "") -> set[tuple[str, str]]:
+    """Every (parent key, key) of a JSON value, ``counts`` objects left out: they are
+    keyed by the names they count (fates, diff kinds), not by field names."""
+    found: set[tuple[str, str]] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.add((inside, key))
+            if key != "counts":
+                found |= _field_names(item, key)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _field_names(item, inside)
+    return found
+
+
+JSON_COMMANDS = [
+    ["explain", TOUR],
+    ["tree", TOUR],
+    ["check", TOUR],
+    ["stats", TOUR],
+    ["diff", TOUR, "a6000001", "a7000001"],
+    ["ls", TOUR.parent, "--all"],
+    ["usage", TOUR.parent],
+    ["usage", TOUR.parent, "--by", "session"],
+    ["search", "tests/", TOUR.parent],
+]
+
+
+@pytest.mark.parametrize("command", JSON_COMMANDS, ids=lambda c: " ".join(map(str, c[:1])))
+def test_every_json_field_name_is_camel_case(capsys, command):
+    """One key style across every ``--json`` output, Pi's own: camelCase
+    (``messageCount``, never ``message_count``), as docs/cli.md says."""
+    import re
+
+    status, data, _ = call_json(capsys, *command, "--json")
+    assert status in (0, 1)
+    names = _field_names(data)
+    assert names, command
+    odd = sorted(
+        f"{parent}.{key}" for parent, key in names if not re.fullmatch("[a-z][a-zA-Z0-9]*", key)
+    )
+    assert odd == []
+
+
+def test_ls_json_is_camel_case_with_each_session(capsys):
+    status, data, _ = call_json(capsys, "ls", TOUR.parent, "--all", "--json")
+    tour = next(item for item in data if item["id"] == pisession.load(TOUR).id)
+    assert status == 0
+    assert list(tour) == [
+        "path",
+        "id",
+        "cwd",
+        "name",
+        "parentSession",
+        "created",
+        "modified",
+        "messageCount",
+        "firstMessage",
+        "shortId",
+    ]
+    assert (tour["messageCount"], tour["firstMessage"]) == (16, "List the files in src/.")

@@ -222,7 +222,7 @@ def test_width_below_20_is_one_line():
 
 
 def test_usage_errors_are_one_line():
-    for args in (("explian",), ("tree",), ("explain", "--nope")):
+    for args in (("explian",), ("diff", "tour"), ("explain", "--nope")):
         result = run(*args)
         assert result.returncode == 2 and result.stderr.count(b"\n") == 1, result.stderr
 

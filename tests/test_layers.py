@@ -1,7 +1,7 @@
 """The package's layers: no module imports from a layer above its own, and no import
 cycle, counting every import (at any depth: inside functions too; relative or absolute).
 
-The layers, lowest first (README "Where things live"):
+The layers, lowest first (docs/maintainers.md, "Where things live"):
 
 1. base: errors and versions;
 2. js: JavaScript semantics (``pisession.js``);

@@ -152,11 +152,12 @@ def _listing(rows: list[dict], root: Path) -> list[dict]:
             "id": r["id"],
             "cwd": r["cwd"],
             "name": r["name"],
-            "parentSessionPath": r.get("parent_session", r.get("parentSessionPath")),
+            # Pi names it parentSessionPath, `ls --json` parentSession
+            "parentSessionPath": r.get("parentSessionPath", r.get("parentSession")),
             "created": _ms(r["created"]),
             "modified": _ms(r["modified"]),
-            "messageCount": r.get("message_count", r.get("messageCount")),
-            "firstMessage": r.get("first_message", r.get("firstMessage")),
+            "messageCount": r["messageCount"],
+            "firstMessage": r["firstMessage"],
         }
         for r in rows
     ]

@@ -30,7 +30,7 @@ from ..js.value import UNDEFINED, quoted
 from ..js.value import field as js_field
 from ..tree import shown_name
 from .provenance import FATE, FATES, OFF_PATH
-from .terminal import SGR, Look, pad, text_width, wrap, wrap_path
+from .terminal import Look, pad, text_width, wrap, wrap_path
 from .text import entry_kind, entry_text, id_text, model_text, plural, visible
 
 #: Marks for "reached the model" and "did not", in Unicode and in ASCII.
@@ -648,10 +648,8 @@ def explain_text(
         out.extend(fate_table(session, fates, items, look))
         out.append("")
     for line in summary_lines(fates, reading.messages, color):
-        if width is not None and look.visible_width(line) > width:
-            out.extend(wrap(SGR.sub("", line), width, " " * (12 if line[0] == " " else 2)))
-        else:
-            out.append(line)
+        lead = line[: len(line) - len(line.lstrip(" "))]  # "  reached:  " wraps under itself
+        out.extend(wrap(line[len(lead) :], width, " " * (12 if lead else 2), lead))
     return "\n".join(out) + "\n"
 
 

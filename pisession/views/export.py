@@ -331,6 +331,12 @@ font-size:14px}
 .pe td,.pe th{text-align:left;vertical-align:top;padding:.15rem .4rem;
 border-bottom:1px solid #eee;overflow-wrap:anywhere}
 .pe td.num,.pe th.num{text-align:right;white-space:nowrap}
+.pe td.key{white-space:nowrap;overflow-wrap:normal}.pe td.key b{white-space:normal}
+.pe td.why{min-width:12rem}
+@media (max-width:40rem){.pe table.entries,.pe .entries tbody{display:block}
+.pe .entries thead{display:none}.pe .entries tr{display:flex;flex-wrap:wrap;
+border-bottom:1px solid #eee}.pe .entries td{border:0}
+.pe .entries td.why,.pe .entries td.gap{flex-basis:100%;min-width:0;padding-left:2.2rem}}
 .pe .scroll{overflow-x:auto}
 .pe img{max-width:100%;height:auto;border:1px solid #ddd}
 .pe footer{margin-top:2rem;color:#666;font-size:12px}
@@ -673,13 +679,15 @@ def entries_html(ex: Export, collapse: int = 12) -> str:
         label = session.label_of(item)
         kind_cell = esc(kind) + (f" <b>#{esc(label)}</b>" if label is not None else "")
         body.append(
-            f'<tr><td class="num">{fate.line}</td><td class="mono">{esc(id_text(fate.id))}</td>'
-            f"<td>{kind_cell}</td><td>{chip(fate.fate)}</td><td>{esc(fate.reason)}</td></tr>"
+            f'<tr><td class="num">{fate.line}</td><td class="mono key">{esc(id_text(fate.id))}'
+            f'</td><td class="key">{kind_cell}</td><td>{chip(fate.fate)}</td>'
+            f'<td class="why">{esc(fate.reason)}</td></tr>'
         )
     head = "<tr><th class=num>line</th><th>id</th><th>entry</th><th>fate</th><th>why</th></tr>"
     return (
         "<h2 id=entries>Every entry, with its fate</h2>"
-        f'<div class="scroll"><table><thead>{head}</thead><tbody>{"".join(body)}</tbody>'
+        f'<div class="scroll"><table class=entries><thead>{head}</thead>'
+        f"<tbody>{''.join(body)}</tbody>"
         "</table></div>"
     )
 

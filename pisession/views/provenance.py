@@ -39,8 +39,10 @@ class FateKind:
 
 
 #: Every fate, in the order legends list them (colours: the Okabe-Ito palette; terminal
-#: styles: nine different ones, none yellow or white, so each reads on a dark and on a
-#: light palette and no two fates look alike).
+#: styles: nine different ones, so no two fates look alike, each in a colour with a
+#: WCAG contrast of 3 or more on dark and light terminal themes, or in the theme's own
+#: foreground: tests/test_cli_terminal.py checks them on xterm's and VS Code's dark
+#: palettes and GNOME's light one).
 FATES: tuple[FateKind, ...] = (
     FateKind(
         "sent",
@@ -104,7 +106,7 @@ FATES: tuple[FateKind, ...] = (
         "selected but contributes no message (settings, labels, ...)",
         "state-only (no message)",
         "#FFFFFF",
-        "blue",
+        "italic",
     ),
     FateKind(
         "off-path",
@@ -112,7 +114,7 @@ FATES: tuple[FateKind, ...] = (
         "on another branch: not in this context",
         "off-path (other branch)",
         "#E4E4E4",
-        "grey",
+        "default",
     ),
 )
 

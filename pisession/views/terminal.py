@@ -195,7 +195,18 @@ def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> lis
 
     >>> wrap("before the kept range of compaction c1: replaced", 20, "  ", "> ")
     ['> before the kept', '  range of', '  compaction c1:', '  replaced']
+    >>> wrap("no-such/folder/file.jsonl: cannot read", 24, "  ", "error: ")
+    ['error: no-such/folder/', '  file.jsonl: cannot', '  read']
+
+    Colours (``paint``'s ANSI styles) do not count as columns, and never span a line
+    break: a style open at the end of a line is reset there and opened again on the
+    next line, so a terminal (or ``less -R``) never colours a newline or an indent.
+
+    >>> wrap(paint("✓ kept by the compaction", "green"), 12)
+    ['\\x1b[32m✓ kept by\\x1b[0m', '\\x1b[32mthe\\x1b[0m', '\\x1b[32mcompaction\\x1b[0m']
     """
+    if text and "\x1b" in text:
+        return _wrap_styled(text, width, indent, first)
     if width is None or text_width(first + text) <= width:
         return [first + text]
     lines: list[str] = []
@@ -208,6 +219,9 @@ def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> lis
             line, used, fresh = indent, text_width(indent), True
         while used + size > width and size > 0 and width - used > 0:
             piece = truncate(word, width - used, "")
+            slash = max(piece.rfind("/"), piece.rfind("\\"))
+            if 0 < slash < len(piece) - 1:  # a path: cut after a separator
+                piece = piece[: slash + 1]
             lines.append(line + piece)
             word = word[len(piece) :]
             size = text_width(word)
@@ -219,6 +233,80 @@ def wrap(text: str, width: int | None, indent: str = "", first: str = "") -> lis
         fresh = False
     lines.append(line)
     return lines
+
+
+def _wrap_styled(text: str, width: int | None, indent: str, first: str) -> list[str]:
+    """``wrap`` for text holding ANSI styles: the plain text is wrapped, then each style
+    is put back where it stood, closed at every line's end and reopened after it."""
+    codes: list[tuple[int, str]] = []  # (offset in the plain text, the SGR sequence)
+    pieces, start, plain_len = [], 0, 0
+    for match in SGR.finditer(text):
+        pieces.append(text[start : match.start()])
+        plain_len += match.start() - start
+        codes.append((plain_len, match.group()))
+        start = match.end()
+    pieces.append(text[start:])
+    plain = "".join(pieces)
+    lines = wrap(plain, width, indent, first)
+    out: list[str] = []
+    active: list[str] = []  # the styles open (since the last reset)
+    cursor, k = 0, 0  # where the next line's text is looked for; the next code
+    for n, line in enumerate(lines):
+        lead = first if n == 0 else indent
+        content = line[len(lead) :]
+        begin = plain.find(content, cursor) if content else cursor
+        end = begin + len(content)
+        last = n == len(lines) - 1
+        while k < len(codes) and codes[k][0] < begin:  # styles in the gap before the line
+            _apply(active, codes[k][1])
+            k += 1
+        shown = [lead, *active]
+        at = begin
+        while k < len(codes) and (
+            codes[k][0] < end or last or (codes[k][0] == end and _is_reset(codes[k][1]))
+        ):
+            offset, code = codes[k]
+            shown.append(plain[at:offset])
+            shown.append(code)
+            _apply(active, code)
+            at, k = max(offset, at), k + 1
+        shown.append(plain[at:end])
+        if active and not last:
+            shown.append("\x1b[0m")
+        out.append("".join(shown))
+        cursor = end
+    return out
+
+
+def _is_reset(code: str) -> bool:
+    return code in ("\x1b[0m", "\x1b[m")
+
+
+def _apply(active: list[str], code: str) -> None:
+    """The open styles after ``code``: a reset closes them all."""
+    if _is_reset(code):
+        active.clear()
+    else:
+        active.append(code)
+
+
+def open_style_at_line_end(text: str) -> list[int]:
+    """The numbers (from 0) of the lines of ``text`` that end with an ANSI style still
+    open: none should (a colour must be reset before the newline).
+
+    >>> open_style_at_line_end("\\x1b[36medited 1\\n\\x1b[0m")
+    [0]
+    >>> open_style_at_line_end("a\\x1b[1mb\\x1b[0m\\n")
+    []
+    """
+    found: list[int] = []
+    active: list[str] = []
+    for n, line in enumerate(text.split("\n")):
+        if n and active:
+            found.append(n - 1)
+        for match in SGR.finditer(line):
+            _apply(active, match.group())
+    return found
 
 
 def pad(text: str, width: int, right: bool = False) -> str:
@@ -243,6 +331,8 @@ _CODES = {
     "magenta": "35",
     "cyan": "36",
     "grey": "90",
+    "italic": "3",
+    "default": "39",
     "bright_green": "92",
     "underline": "4",
 }
@@ -337,7 +427,13 @@ def output_width(stream: TextIO | None = None, env=None) -> int | None:
     stream = sys.stdout if stream is None else stream
     isatty = getattr(stream, "isatty", None)
     if isatty and isatty():
-        return max(shutil.get_terminal_size((100, 24)).columns, 20)
+        columns = env.get("COLUMNS", "")
+        if columns.isdigit() and int(columns) > 0:  # as shutil.get_terminal_size
+            return max(int(columns), 20)
+        try:  # this stream's own terminal (stderr's may be one while stdout is a pipe)
+            return max(os.get_terminal_size(stream.fileno()).columns, 20)
+        except (AttributeError, OSError, ValueError):
+            return max(shutil.get_terminal_size((100, 24)).columns, 20)
     columns = env.get("COLUMNS", "")
     return max(int(columns), 20) if columns.isdigit() else None
 
