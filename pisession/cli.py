@@ -963,8 +963,9 @@ def cmd_usage(args) -> int:
 
     root, files = _folder_files(args)
     usage = scan_folder(
-        files, args.by, args.branch, args.since, args.until, progress=_scan_progress("reading")
-    )
+        files, args.by, args.branch, args.since, args.until, progress=_scan_progress("reading"),
+        per_file=args.per_file, zone=args.timezone,
+    )  # fmt: skip
     end_note()
     _skipped_lines(usage.skipped)
     if args.json:
@@ -1044,6 +1045,16 @@ def usage_table(usage, names: list[str], root: Path, look: Look) -> str:
             ", abandoned branches and compacted history too (as Pi's /session); "
             "--branch: the default leaf's path only"
         )
+    if usage.left_out:
+        note += (
+            f"; {plural(usage.left_out, 'copied entry', 'copied entries')} of "
+            f"{plural(usage.files_with_copies, 'fork or clone', 'forks and clones')} counted "
+            "once, in the session that wrote them first (--per-file: Pi's per-session figures)"
+        )
+    elif usage.per_file:
+        note += "; each file counted as Pi's /session counts it, a fork's copies again"
+    if usage.by in ("day", "week", "month") or usage.dated:
+        note += f"; days in {clean(usage.zone)}"
     if usage.skipped:
         note += f"; {plural(len(usage.skipped), 'file')} skipped (see above)"
     if not usage.rows:
@@ -1194,8 +1205,30 @@ def _add_usage(sub) -> None:
     )
     p.add_argument("--since", metavar="YYYY-MM-DD", type=_day, help="from this local day on")
     p.add_argument("--until", metavar="YYYY-MM-DD", type=_day, help="up to this local day")
+    p.add_argument(
+        "--timezone",
+        metavar="ZONE",
+        type=_zone,
+        help="days in this IANA zone, e.g. Europe/Paris (default: this machine's)",
+    )
+    p.add_argument(
+        "--per-file",
+        action="store_true",
+        help="each file as Pi's /session counts it (a fork's copied history again)",
+    )
     p.add_argument("--branch", action="store_true", help="the default leaf's path only")
     p.add_argument("--csv", action="store_true", help="CSV instead of a table")
+
+
+def _zone(text: str):
+    from zoneinfo import ZoneInfo
+
+    try:
+        return ZoneInfo(text)
+    except (ValueError, OSError, LookupError):  # ZoneInfoNotFoundError is a KeyError
+        raise argparse.ArgumentTypeError(
+            f"not a time zone: {text!r} (an IANA name such as Europe/Paris or UTC)"
+        ) from None
 
 
 def _day(text: str) -> str:

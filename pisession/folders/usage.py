@@ -554,6 +554,7 @@ class FolderUsage:
     left_out: int = 0  # copied entries not counted again (forks.py)
     files_with_copies: int = 0  # files that lost entries to an earlier file
     zone: str = ""  # the time zone of the days (an IANA name)
+    dated: bool = False  # --since or --until kept some days only
 
     def to_records(self) -> list[dict]:
         """One plain dict per group (the models' breakdown left out), for a data frame.
@@ -744,7 +745,7 @@ def scan_folder(
         usages = (_between(u, since, until) for u in usages)
     out = summarize(usages, by, branch)
     out.per_file, out.left_out, out.files_with_copies = per_file, copies, files_with_copies
-    out.zone = zone_name(zone)
+    out.zone, out.dated = zone_name(zone), bool(since or until)
     return out
 
 

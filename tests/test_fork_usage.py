@@ -1,0 +1,145 @@
+"""Forks and clones counted once by ``usage``, against Pi's own breakdown.
+
+``data/forks/folder`` (made by Pi 0.87.1's ``SessionManager``) and
+``data/forks/pi-1.6.0/folder`` (by Pi 1.6.0's) hold two sessions and a fork or clone by
+every route Pi has, each continued with a reply of its own (``conformance/record-forks.mjs``;
+``folder.json`` names the routes). ``data/forks/usage.json`` is Pi 1.6.0's
+``getUsageCostBreakdown`` over each file's entries that count there and over the distinct
+entries (``conformance/record-fork-usage.mjs``, which writes the rule again in JavaScript).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pisession.cli import main
+from pisession.folders.forks import FileHeader, left_out
+from pisession.folders.usage import file_header, scan_folder, session_usage
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = json.loads((ROOT / "data/forks/usage.json").read_text())
+FOLDERS = sorted(GOLDEN["folders"])
+
+
+def _files(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_the_folder_holds_a_copy_made_by_every_route(folder):
+    routes = {f["route"] for f in json.loads((ROOT / folder / "folder.json").read_text())["files"]}
+    assert {"CLI --fork", "RPC fork", "clone", "/fork at the first message"} <= routes
+    assert any("RPC clone" in r for r in routes) and any("not in the folder" in r for r in routes)
+    calls = json.loads((ROOT / folder / "folder.json").read_text())["files"]
+    assert any("labels rewritten" in c["call"] for c in calls)
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_usage_is_pis_breakdown_over_the_distinct_entries(folder):
+    golden = GOLDEN["folders"][folder]
+    usage = scan_folder(_files(folder), by="model", workers=1)
+    assert [(r.group, r.tokens, r.cost) for r in usage.rows] == [
+        (r["key"], r["tokens"], r["cost"]) for r in golden["perSession"]
+    ]
+    assert usage.left_out == golden["leftOut"] > 0
+    distinct = {r["key"]: r for r in golden["distinct"]}
+    for row in usage.rows:
+        assert row.tokens == distinct[row.group]["tokens"]
+        assert row.cost == pytest.approx(distinct[row.group]["cost"], rel=1e-12)
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_each_file_counts_what_it_wrote_first(folder):
+    golden = GOLDEN["folders"][folder]["files"]
+    files = _files(folder)
+    headers = [file_header(f) for f in files]
+    entries = [session_usage(str(f), identify=True).entries for f in files]
+    gone = left_out(headers, entries)
+    for index, path in enumerate(files):
+        mine = session_usage(str(path), leave_out=gone.get(index, ()))
+        assert mine.breakdown.pi_rows() == golden[path.name]["kept"], path.name
+        assert len(gone.get(index, ())) == golden[path.name]["leftOut"], path.name
+        assert session_usage(str(path)).breakdown.pi_rows() == golden[path.name]["all"]
+    assert golden["tour.jsonl"]["leftOut"] == golden["real.jsonl"]["leftOut"] == 0
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_per_file_keeps_pis_per_session_numbers(folder):
+    golden = GOLDEN["folders"][folder]["files"]
+    usage = scan_folder(_files(folder), by="model", workers=1, per_file=True)
+    every = [r for f in golden.values() for r in f["all"]]
+    assert usage.total.tokens == sum(r["tokens"] for r in every)
+    assert usage.left_out == 0 and usage.per_file
+
+
+def test_the_scan_order_does_not_matter():
+    files = _files(FOLDERS[0])
+    first = scan_folder(files, by="model", workers=1)
+    shuffled = files[:]
+    random.Random(4).shuffle(shuffled)
+    again = scan_folder(shuffled, by="model", workers=2)
+    assert [(r.group, r.tokens) for r in again.rows] == [(r.group, r.tokens) for r in first.rows]
+    assert again.left_out == first.left_out
+
+
+def test_a_fork_whose_parent_is_not_in_the_scan_counts_its_copies_once():
+    folder = ROOT / FOLDERS[0]
+    fork = folder / "7-cli-fork-of-a-parent-not-in-the-folder.jsonl"
+    clone = folder / "8-clone-of-that-fork.jsonl"
+    alone = scan_folder([fork], workers=1)
+    assert alone.left_out == 0 and alone.total.tokens > 0
+    both = scan_folder([clone, fork], workers=1)
+    assert both.total.tokens == alone.total.tokens and both.left_out > 0
+
+
+def test_the_same_session_found_twice_counts_once(tmp_path):
+    tour = ROOT / "data/samples/tour.jsonl"
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    shutil.copy(tour, tmp_path / "a/tour.jsonl"), shutil.copy(tour, tmp_path / "b/tour.jsonl")
+    once = scan_folder([tour], workers=1)
+    twice = scan_folder([tmp_path / "a/tour.jsonl", tmp_path / "b/tour.jsonl"], workers=1)
+    assert twice.total.tokens == once.total.tokens and twice.left_out > 0
+
+
+def test_without_forks_nothing_is_compared():
+    assert left_out([FileHeader("a", 1, None), FileHeader("b", 2, None)], [None, None]) == {}
+
+
+def test_the_command_says_how_many_copies_it_left_out(capsys):
+    folder = ROOT / FOLDERS[0]
+    assert main(["usage", str(folder), "--width", "100"]) == 0
+    out = capsys.readouterr().out
+    left = GOLDEN["folders"][FOLDERS[0]]["leftOut"]
+    assert f"{left} copied entries" in out and "--per-file" in out
+    assert main(["usage", str(folder), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["copiesLeftOut"] == left and data["perFile"] is False
+    assert main(["usage", str(folder), "--json", "--per-file"]) == 0
+    assert json.loads(capsys.readouterr().out)["copiesLeftOut"] == 0
+
+
+def _node_ready() -> str | None:
+    if shutil.which("node") is None:
+        return "node is not installed"
+    located = subprocess.run(
+        ["node", "conformance/locate.mjs", "1.6.0"], cwd=ROOT, capture_output=True
+    )
+    return None if located.returncode == 0 else "Pi 1.6.0 is not installed"
+
+
+@pytest.mark.skipif(_node_ready() is not None, reason=str(_node_ready()))
+def test_the_golden_is_pis_answer_today():
+    run = subprocess.run(
+        ["node", "conformance/record-fork-usage.mjs", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
