@@ -773,16 +773,19 @@ def _stats_table(session, cells: list, heads: tuple, look: Look) -> str:
 # --- ls -------------------------------------------------------------------------------
 
 
-def _sessions(root: Path) -> list:
-    """The sessions under ``root``, newest first (with a progress note when many)."""
-    from .files import list_sessions
+def _sessions(files: list[Path]) -> list:
+    """The sessions of ``files``, newest first (with a progress note when many)."""
+    from .files import session_info
 
-    def progress(done: int, total: int) -> None:
-        if total > 200 and done % 50 == 0:
-            note(f"pisession: scanning {done}/{total} files ...")
-
-    infos = list_sessions(root, progress=progress)
+    infos = []
+    for done, path in enumerate(files, 1):
+        info = session_info(path)
+        if info is not None:
+            infos.append(info)
+        if len(files) > 200 and done % 50 == 0:
+            note(f"pisession: scanning {done}/{len(files)} files ...")
     end_note()
+    infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
 
 
@@ -809,14 +812,15 @@ def cmd_ls(args) -> int:
     root = Path(args.dir).expanduser() if args.dir else sessions_root(agent)
     if root.is_file():
         raise CommandError(f"{root}: is a file; ls lists a folder (pisession explain {root})")
-    if not root.is_dir():
+    if not root.is_dir() and not args.root:
         raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
+    files = _found_files(args, root)
     cwd = None
     if args.cwd is not None:
         cwd = os.path.abspath(os.path.expanduser(args.cwd))
     elif not args.all and not args.dir:
         cwd = os.getcwd()
-    infos = _sessions(root)
+    infos = _sessions(files)
     if cwd is not None:
         infos = [i for i in infos if _in_folder(i, cwd, args.cwd or "")]
     if args.name:
@@ -908,19 +912,35 @@ def ls_table(infos: list, shorts: list[str], look: Look) -> str:
 # --- usage and search (a whole sessions folder) ------------------------------------------
 
 
+def _found_files(args, root: Path) -> list[Path]:
+    """The session files below ``root`` and each ``--root`` (``folders.discover``); the
+    folders skipped and the files that are not Pi sessions said on stderr, one line each."""
+    from .folders.discover import find_sessions
+
+    extra = [Path(r).expanduser() for r in args.root or []]
+    given = bool(getattr(args, "dir", None))
+    found = find_sessions([root, *extra] if root.exists() or given else extra)
+    _skipped_lines(found.problems)
+    if found.not_sessions:
+        count = plural(len(found.not_sessions), "file")
+        sys.stderr.write(
+            f"{PROG}: skipped {count} below project folders that are not Pi sessions "
+            "(derived transcripts such as subagent-artifacts/)\n"
+        )
+    return found.files
+
+
 def _folder_files(args) -> tuple[Path, list[Path]]:
     """The session files ``usage`` and ``search`` read: DIR (or one file), else Pi's
-    sessions folder as ``ls`` finds it; ``--cwd`` keeps one working directory's."""
-    from .files import iter_session_files, sessions_root
+    sessions folder as ``ls`` finds it, with the sessions below project folders and
+    below each ``--root``; ``--cwd`` keeps one working directory's."""
+    from .files import sessions_root
     from .folders.usage import header_cwd
 
     root = Path(args.dir).expanduser() if args.dir else sessions_root("pig" if args.pig else "pi")
-    if root.is_file():
-        files = [root]
-    elif root.is_dir():
-        files = list(iter_session_files(root))
-    else:
+    if not root.exists() and not args.root:
         raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
+    files = _found_files(args, root)
     if args.cwd is not None:
         from .files import session_dir_name
 
@@ -1185,8 +1205,18 @@ status: 0 hits found, 1 none, 2 error.
 def _folder_options(p) -> None:
     p.add_argument("dir", nargs="?", metavar="DIR", help="sessions folder or file (default: Pi's)")
     p.add_argument("--pig", action="store_true", help="PiG's sessions instead of Pi's")
+    _root_option(p)
     p.add_argument("--cwd", metavar="PATH", help="only sessions started in PATH")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
+
+
+def _root_option(p) -> None:
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        action="append",
+        help="also the sessions below DIR, any folder of Pi-format sessions (repeatable)",
+    )
 
 
 def _add_usage(sub) -> None:
@@ -1598,6 +1628,7 @@ def _add_ls(sub) -> None:
     p = sub("ls", "list stored sessions, newest first", _LS_EPILOG, cmd_ls)
     p.add_argument("dir", nargs="?", metavar="DIR", help="sessions folder (default: Pi's)")
     p.add_argument("--pig", action="store_true", help="PiG's sessions instead of Pi's")
+    _root_option(p)
     p.add_argument(
         "--cwd",
         metavar="PATH",

@@ -85,3 +85,73 @@ def test_the_command_takes_and_shows_the_zone(tmp_path, capsys):
         code = exc.code
     assert code == 2
     assert "not a time zone: 'Mars/Olympus'" in capsys.readouterr().err
+
+
+# --- nested stores and several roots -------------------------------------------------------
+
+
+def _store(tmp_path: Path) -> Path:
+    """A Pi store with a child session in a sub-folder (as pi-subagents writes them), its
+    derived transcript in ``subagent-artifacts/``, a symlink loop, and a second root."""
+    import shutil
+
+    root = tmp_path / "pi" / "sessions"
+    project = root / "--home-reader-projects-demo-app--"
+    child = project / "0b5e55ed-child"
+    artifacts = project / "subagent-artifacts"
+    for folder in (child, artifacts):
+        folder.mkdir(parents=True)
+    shutil.copy(ROOT / "data/samples/tour.jsonl", project / "tour.jsonl")
+    shutil.copy(ROOT / "data/samples/pi-0.87.1-a-print-multiturn-tools.jsonl", child / "a.jsonl")
+    (artifacts / "run1_worker.jsonl").write_text('{"type":"agent_start"}\n{"type":"end"}\n')
+    (child / "back").symlink_to(project)
+    omp = tmp_path / "omp" / "sessions" / "--w--"
+    omp.mkdir(parents=True)
+    sample_b = "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow.jsonl"
+    shutil.copy(ROOT / "data/samples" / sample_b, omp / "b.jsonl")
+    return root
+
+
+def test_discovery_finds_nested_sessions_and_skips_derived_copies_and_loops(tmp_path):
+    from pisession.folders.discover import find_sessions
+
+    root = _store(tmp_path)
+    found = find_sessions([root, tmp_path / "omp" / "sessions"])
+    assert [p.name for p in found.files] == ["a.jsonl", "tour.jsonl", "b.jsonl"]
+    assert [p.name for p in found.not_sessions] == ["run1_worker.jsonl"]
+    assert len(found.problems) == 1 and "(a loop)" in found.problems[0]
+
+
+def test_an_unreadable_folder_is_one_line_and_skipped(tmp_path, monkeypatch):
+    import os
+
+    from pisession.folders.discover import find_sessions
+
+    root = _store(tmp_path)
+    real = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("0b5e55ed-child"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = find_sessions([root])
+    assert [p.name for p in found.files] == ["tour.jsonl"]
+    assert any("cannot be read (Permission denied)" in p for p in found.problems)
+
+
+def test_usage_search_and_ls_read_nested_stores_and_every_root(tmp_path, capsys):
+    root = _store(tmp_path)
+    omp = str(tmp_path / "omp" / "sessions")
+    assert main(["usage", str(root), "--root", omp, "--json", "--per-file"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["sessions"] == 3
+    assert "skipped 1 file below project folders that are not Pi sessions" in captured.err
+    assert "(a loop)" in captured.err and captured.err.count("\n") == 2
+    assert main(["search", "notes.txt", str(root), "--root", omp, "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert {Path(h["file"]).name for h in hits} == {"a.jsonl"}
+    assert main(["ls", str(root), "--root", omp, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert sorted(Path(i["path"]).name for i in listed) == ["a.jsonl", "b.jsonl", "tour.jsonl"]
