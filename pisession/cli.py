@@ -832,7 +832,15 @@ def cmd_ls(args) -> int:
         ]
     shorts = short_ids([i.id for i in infos])
     if args.json:
-        _out_json([{**to_jsonable(i), "shortId": s} for i, s in zip(infos, shorts)])
+        _out_json(
+            [
+                {**to_jsonable(i), "shortId": s, "reopenCommand": reopen_command(i.path)}
+                for i, s in zip(infos, shorts)
+            ]
+        )
+        return 0
+    if args.reopen:
+        _out("".join(f"{clean(reopen_command(i.path))}\n" for i in infos))
         return 0
     if not infos:
         where = f" for {cwd}" if cwd else ""
@@ -977,7 +985,15 @@ def _figure(value: object, cost: bool = False) -> str:
 
 
 def cmd_usage(args) -> int:
-    """``pisession usage``: tokens and cost over a sessions folder, as Pi counts them."""
+    """``pisession usage``: tokens and cost over a sessions folder, as Pi counts them.
+
+    Forks and clones count once: across the files of the scan, an entry that counts usage
+    and has the same id, timestamp and usage as an entry of another file counts once, in
+    the file whose header's timestamp is earliest (then the first scanned), because Pi's
+    fork routes copy entries with their ids, timestamps and usage, and summing Pi's
+    per-file breakdowns pays for every copy again (ccusage issue 1634, "forked sessions
+    replay parent token history and are double-counted"). ``--per-file`` keeps Pi's
+    per-session numbers. The rule: ``pisession.folders.forks``."""
     from .folders.usage import scan_folder
     from .locate import short_ids
 
@@ -1087,9 +1103,9 @@ def cmd_search(args) -> int:
     the model at the default leaf."""
     import re
 
-    from .folders.search import Pattern, search_folder
+    from .folders.search import Around, Pattern, search_folder
 
-    pattern = Pattern(args.pattern, args.regex, args.ignore_case)
+    pattern = Pattern(args.pattern, args.regex, args.ignore_case, args.word)
     try:
         pattern.compiled  # noqa: B018 (compiled here to report a bad pattern)
     except re.error as exc:
@@ -1097,31 +1113,73 @@ def cmd_search(args) -> int:
     if not args.pattern:
         raise CommandError("the pattern is empty")
     _, files = _folder_files(args)
-    found = search_folder(files, pattern, args.reached, progress=_scan_progress("searching"))
+    before = args.before if args.before is not None else args.context
+    after = args.after if args.after is not None else args.context
+    around = Around(0, 0) if args.list else Around(before or 0, after or 0)
+    found = search_folder(
+        files, pattern, args.reached, progress=_scan_progress("searching"), around=around,
+        by_time=args.sort == "time",
+    )  # fmt: skip
     end_note()
     _skipped_lines(found.skipped)
+    if args.list:
+        return _search_list(found, args)
     if args.json:
         head = {"pattern": args.pattern, "regex": args.regex, "ignoreCase": args.ignore_case}
+        head |= {"word": args.word, "sort": args.sort}
         head |= {"files": found.files, "skipped": len(found.skipped), "problems": found.skipped}
-        _out_json({**head, "hits": found.to_records()})
+        _out_json({**head, "hits": [hit.to_dict() for hit in found.hits]})
         return 0
     _out(search_text(found, _look(args)))
     return 0 if found.hits else 1
 
 
+def reopen_command(path: str | os.PathLike) -> str:
+    """The command that reopens a session in Pi: ``pi --session <path>``, the path as
+    listed (absolute under Pi's own folder; relative to where you ran pisession when you
+    gave a relative folder), quoted for a POSIX shell. Pi 0.87.1 and 1.6.0 take a value
+    with a ``/`` or ending in ``.jsonl`` as a path (``resolveSessionPath``), open that file
+    and run in the session's own working directory (its header's ``cwd``).
+
+    >>> reopen_command("/home/me/.pi/agent/sessions/--w--/a b.jsonl")
+    "pi --session '/home/me/.pi/agent/sessions/--w--/a b.jsonl'"
+    """
+    return f"pi --session {quote(str(path))}"
+
+
+def _search_list(found, args) -> int:
+    """``search -l``: each matching session once, in the order of its first hit; with
+    ``--reopen`` the command that reopens it in Pi."""
+    sessions: dict[str, list] = {}
+    for hit in found.hits:
+        sessions.setdefault(hit.file, []).append(hit)
+    if args.json:
+        _out_json(
+            [
+                {"path": path, "id": hits[0].session, "name": hits[0].name,
+                 "hits": len(hits), "reopenCommand": reopen_command(path)}
+                for path, hits in sessions.items()
+            ]
+        )  # fmt: skip
+    else:
+        show = reopen_command if args.reopen else str
+        _out("".join(f"{clean(show(path))}\n" for path in sessions))
+    return 0 if sessions else 1
+
+
 def search_text(found, look: Look) -> str:
     """``pisession search``'s lines: a heading per session, then one line per hit (line,
-    entry id, type or role, fate, excerpt with the match marked), and a count.
+    the entry's local time, entry id, type or role, fate, excerpt with the match marked)
+    with the entries around it (``search -C``), and a count.
 
     >>> from pisession.folders.search import Pattern, search_folder
     >>> from pisession.samples import sample_path
     >>> print(search_text(search_folder([sample_path("tour")], Pattern("tests/"), workers=1),
-    ...     Look(width=80)), end="")  # doctest: +ELLIPSIS
+    ...     Look(width=100)), end="")  # doctest: +ELLIPSIS
     0b5e55ed  "Tour of the session format"  ...
-        21  cm000001  custom_message  off-path  Remember: tests live in «tests/».
-        24  a5000001  assistant  kept  Added «tests/»test_util.py with test_helper_…
-    2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's
-    default leaf)
+        21  2026-11-... cm000001  custom_message  off-path  Remember: tests live in «tests/».
+        24  2026-11-... a5000001  assistant  kept  Added «tests/»test_util.py with test_helper_…
+    2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's default leaf)
     """
     from .locate import short_ids
     from .views.provenance import FATE
@@ -1140,8 +1198,10 @@ def search_text(found, look: Look) -> str:
             lines.append(
                 look.fit(look.paint(f"{clean(shorts[h.file])}{name}  {clean(h.file)}", "bold"))
             )
+        for n in h.before:
+            lines.append(_neighbour_line(n, look))
         kind = h.role if h.type == "message" and isinstance(h.role, str) else h.type
-        where = f"  {h.line:>4}  {clean(str(h.id))}  {clean(str(kind))}  "
+        where = f"  {h.line:>4}  {_when(h.timestamp)}  {clean(str(h.id))}  {clean(str(kind))}  "
         fate = look.paint(h.fate, FATE[h.fate].style)
         text = clean(h.excerpt)
         start, end = len(clean(h.excerpt[: h.start])), len(clean(h.excerpt[: h.end]))
@@ -1158,6 +1218,10 @@ def search_text(found, look: Look) -> str:
             start, end = max(start, 0), max(min(end, len(text)), 0)
         marked = text[:start] + look.paint(left + text[start:end] + right, "bold") + text[end:]
         lines.append(f"{where}{fate}  {marked}".rstrip())
+        for n in h.after:
+            lines.append(_neighbour_line(n, look))
+        if h.before or h.after:
+            lines.append("  --")
     reached = sum(1 for h in hits if h.reached)
     count = f"{plural(len(hits), 'hit')} in {plural(len(sessions), 'session')}"
     if hits:
@@ -1170,6 +1234,26 @@ def search_text(found, look: Look) -> str:
     return "\n".join([*lines, *wrap(count, look.width)]) + "\n"
 
 
+def _when(stamp: object) -> str:
+    """An entry's timestamp as a local ``YYYY-MM-DD HH:MM`` (``?`` when it has none)."""
+    from .files import _iso
+    from .js.date import DateConversionError, js_time_ms
+
+    try:
+        moment = _iso(js_time_ms(stamp)) if isinstance(stamp, str) else None
+    except DateConversionError:
+        moment = None
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M") if moment else "?"
+
+
+def _neighbour_line(n, look: Look) -> str:
+    """A neighbour of a hit (``search -C``): its line, time, id, role or type, and text."""
+    kind = n.role if n.type == "message" and isinstance(n.role, str) else n.type
+    line = f"  {n.line:>4}  {_when(n.timestamp)}  {clean(str(n.id))}  {clean(str(kind))}  "
+    line += look.symbol("·", "-") + f"  {clean(n.text)}"
+    return look.paint(look.fit(line.rstrip()), "dim")
+
+
 _USAGE_EPILOG = """\
 examples:
   pisession usage                         every session in Pi's folder, by model
@@ -1177,14 +1261,22 @@ examples:
   pisession usage --by project --csv > usage.csv
   pisession usage ~/backup/sessions --by session --json
   pisession usage --cwd ~/work/api --branch
+  pisession usage --by day --timezone Europe/Paris --root ~/.omp/agent/sessions
 
 Counts as Pi 1.6.0's /session breakdown (getUsageCostBreakdown) counts a session: every
 entry of the file, compacted history and abandoned branches included (--branch: the
 entries on the path to Pi's default leaf only). Assistant messages count under
 provider/(responseModel or model), usage entries under their provider and model, the
-usage of tool results, compactions and branch summaries under Tools/summaries. Days are
-local days of each entry's timestamp; weeks start on Monday. A file that cannot be read
-is named on one line on stderr and skipped; the totals say how many.
+usage of tool results, compactions and branch summaries under Tools/summaries.
+
+Forks and clones count once: an entry copied into several files (same id, timestamp and
+usage) counts in the file made first (by its header's timestamp), since summing Pi's
+per-file figures pays for every copy again; the table says how many copied entries were
+left out, and --per-file counts each file as Pi's /session does. Sessions below project
+folders count too (files there that are not Pi sessions, such as subagent-artifacts/, are
+skipped and counted); --root adds more folders. Days are calendar days of each entry's
+timestamp in --timezone (default: this machine's zone); weeks start on Monday. A file that
+cannot be read is named on one line on stderr and skipped; the totals say how many.
 """
 
 _SEARCH_EPILOG = """\
@@ -1193,12 +1285,18 @@ examples:
   pisession search -i --regex "todo|fixme" ~/backup/sessions
   pisession search API_KEY --reached          hits the model saw
   pisession search "rm -rf" --not-reached --json
+  pisession search -w port -C 2 --sort time
+  pisession search -l --reopen "migration plan"
 
 Searches the text of messages (text, thinking, tool calls' names and arguments, tool
 results, bash commands and output, system sections, summaries, custom messages), never
-JSON keys. Each hit shows its line, entry id, role or type, its fate at the session's
-default leaf (as pisession explain shows it) and an excerpt with the match marked. Exit
-status: 0 hits found, 1 none, 2 error.
+JSON keys. PATTERN is literal text unless --regex is given (-w: whole words, -i: any
+case). Each hit shows its line, its entry's time (local), entry id, role or type, its fate
+at the session's default leaf (as pisession explain shows it) and an excerpt with the
+match marked; -C/-B/-A N add the entries around it on its path (its parents before; after:
+towards the default leaf, or the newest child). --sort time orders the hits by their
+entries' time; -l lists the matching sessions' files only (with --reopen: the command that
+reopens each in Pi). Exit status: 0 hits found, 1 none, 2 error.
 """
 
 
@@ -1278,7 +1376,9 @@ def _add_search(sub) -> None:
         cmd_search,
     )
     p.add_argument(
-        "pattern", metavar="PATTERN", help="text to find (--regex: a Python regular expression)"
+        "pattern",
+        metavar="PATTERN",
+        help="text to find, literally (--regex: a Python regular expression)",
     )
     _folder_options(p)
     p.add_argument("--regex", action="store_true", help="PATTERN is a regular expression")
@@ -1288,6 +1388,28 @@ def _add_search(sub) -> None:
                        default=None, help="only hits that reached the model")  # fmt: skip
     fates.add_argument("--not-reached", dest="reached", action="store_const", const=False,
                        help="only hits that did not")  # fmt: skip
+    p.add_argument("-w", "--word", action="store_true", help="whole words only (as grep -w)")
+    p.add_argument("-C", "--context", metavar="N", type=_count, help="N entries around each hit")
+    p.add_argument("-B", "--before", metavar="N", type=_count, help="N entries before each hit")
+    p.add_argument("-A", "--after", metavar="N", type=_count, help="N entries after each hit")
+    p.add_argument(
+        "--sort", choices=("file", "time"), default="file",
+        help="hits in folder order (default) or by their entries' time",
+    )  # fmt: skip
+    p.add_argument("-l", "--list", action="store_true", help="only the matching sessions' files")
+    p.add_argument(
+        "--reopen", action="store_true", help="with -l: the command that reopens each in Pi"
+    )
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a count of entries (0 or more), not {text!r}")
+    return value
 
 
 # --- the parser -----------------------------------------------------------------------
@@ -1398,11 +1520,14 @@ examples:
   pisession ls --cwd ~/work/api   sessions of another folder
   pisession ls --pig --all        PiG's sessions
   pisession ls ~/backup/sessions --json
+  pisession ls --all --root ~/.omp/agent/sessions --reopen
 
 Where: DIR if given, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions,
-else ~/.pi/agent/sessions (PiG: the PIG_ variables and ~/.pig/agent/sessions). The id
-column shows the part of each id that tells sessions apart; give it (or any unique part
-of the start of an id) as FILE to the other commands.
+else ~/.pi/agent/sessions (PiG: the PIG_ variables and ~/.pig/agent/sessions), with the
+sessions below project folders, and each --root. The id column shows the part of each id
+that tells sessions apart; give it (or any unique part of the start of an id) as FILE to
+the other commands. --reopen prints `pi --session PATH` for each session, the command that
+reopens it in Pi.
 """
 
 
@@ -1636,6 +1761,11 @@ def _add_ls(sub) -> None:
     )
     p.add_argument("--all", action="store_true", help="every working directory (default: cwd)")
     p.add_argument("--name", metavar="TEXT", help="name or first message contains TEXT")
+    p.add_argument(
+        "--reopen",
+        action="store_true",
+        help="print the command that reopens each session in Pi (pi --session PATH)",
+    )
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
 
 

@@ -155,3 +155,83 @@ def test_usage_search_and_ls_read_nested_stores_and_every_root(tmp_path, capsys)
     assert main(["ls", str(root), "--root", omp, "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert sorted(Path(i["path"]).name for i in listed) == ["a.jsonl", "b.jsonl", "tour.jsonl"]
+
+
+# --- search a user can act on ---------------------------------------------------------------
+
+TOUR = ROOT / "data/samples/tour.jsonl"
+
+
+def _search_json(capsys, *argv) -> dict:
+    assert main(["search", *argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_context_entries_follow_the_hits_path(capsys):
+    hits = _search_json(capsys, "Run the tests.", str(TOUR), "-C", "2")["hits"]
+    (hit,) = hits
+    assert hit["id"] == "u4000001" and hit["timestamp"] == "2026-11-30T09:02:55.000Z"
+    assert [n["id"] for n in hit["before"]] == ["a5000001", "cp000001"]  # parent last
+    assert [n["id"] for n in hit["after"]] == ["a6000001"]  # the default leaf's path ends
+    hits = _search_json(capsys, "summarize main.py", str(TOUR), "-A", "1", "-B", "0")["hits"]
+    (hit,) = hits  # off the default path: its newest child
+    assert hit["before"] == [] and [n["id"] for n in hit["after"]] == ["a7000001"]
+    assert hit["after"][0]["text"].startswith("main.py parses arguments")
+    label = _search_json(capsys, "Read util.py", str(TOUR), "-B", "1")["hits"][0]["before"]
+    assert [(n["id"], n["type"]) for n in label] == [("lb000001", "label")]
+
+
+def test_context_lines_in_the_text_output(capsys):
+    assert main(["search", "Run the tests.", str(TOUR), "-C", "1", "--width", "100"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[3] for line in out[1:4]] == ["cp000001", "u4000001", "a6000001"]
+    assert out[4].strip() == "--"
+
+
+def test_every_hit_carries_its_time_and_session_name_and_sorts_by_time(capsys):
+    hits = _search_json(capsys, "util.py", str(TOUR), "--sort", "time")["hits"]
+    stamps = [h["timestamp"] for h in hits]
+    assert stamps == sorted(stamps) and all(h["name"] == "Tour of the session format" for h in hits)
+    in_file = [h["line"] for h in _search_json(capsys, "util.py", str(TOUR))["hits"]]
+    assert sorted(in_file) == in_file
+
+
+def test_whole_words_and_literal_by_default(capsys):
+    every = _search_json(capsys, "util", str(TOUR))["hits"]
+    words = _search_json(capsys, "util", str(TOUR), "-w")["hits"]
+    assert {h["id"] for h in words} < {h["id"] for h in every}
+    assert "a5000001" not in {h["id"] for h in words}  # test_util.py: "_" is part of a word
+    assert main(["search", "util.py|main", str(TOUR)]) == 1  # a literal "|", no hits
+    capsys.readouterr()
+    try:
+        code = main(["search", "--help"])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 0
+    assert "PATTERN is literal text unless --regex" in " ".join(capsys.readouterr().out.split())
+
+
+def test_list_prints_each_matching_session_once_and_how_to_reopen_it(capsys, tmp_path):
+    import shutil
+
+    for name in ("tour.jsonl", "pi-0.87.1-a-print-multiturn-tools.jsonl", "legacy-v1.jsonl"):
+        shutil.copy(ROOT / "data/samples" / name, tmp_path / name)
+    assert main(["search", "the", str(tmp_path), "-l"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == len(set(listed)) >= 2 and all(line.endswith(".jsonl") for line in listed)
+    assert main(["search", "util.py", str(tmp_path), "-l", "--reopen"]) == 0
+    assert capsys.readouterr().out == f"pi --session {tmp_path / 'tour.jsonl'}\n"
+    assert main(["search", "no such text anywhere", str(tmp_path), "-l"]) == 1
+
+
+def test_ls_prints_and_carries_the_reopen_command(capsys, tmp_path):
+    import shutil
+
+    folder = tmp_path / "with space"
+    folder.mkdir()
+    shutil.copy(TOUR, folder / "tour.jsonl")
+    assert main(["ls", str(folder), "--reopen"]) == 0
+    assert capsys.readouterr().out == f"pi --session '{folder / 'tour.jsonl'}'\n"
+    assert main(["ls", str(folder), "--json"]) == 0
+    (info,) = json.loads(capsys.readouterr().out)
+    assert info["reopenCommand"] == f"pi --session '{folder / 'tour.jsonl'}'"

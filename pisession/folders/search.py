@@ -413,14 +413,20 @@ class Hits(list):
     """The hits of a search, in folder order; ``to_records()`` for a data frame."""
 
     def to_records(self) -> list[dict]:
-        """One plain dict per hit (``pandas.DataFrame(hits.to_records())``).
+        """One plain dict per hit (``pandas.DataFrame(hits.to_records())``): ``to_dict``
+        without the entries around it (``before``, ``after``).
 
         >>> from pisession.samples import sample_path
         >>> hits = search_file(sample_path("tour"), Pattern("util.py"))
         >>> sorted({r["fate"] for r in hits.to_records()})
         ['compaction', 'kept', 'off-path', 'summarized']
         """
-        return [hit.to_dict() for hit in self]
+        flat = []
+        for hit in self:
+            record = hit.to_dict()
+            del record["before"], record["after"]
+            flat.append(record)
+        return flat
 
 
 def _plain_header(data: bytes) -> bool:
@@ -600,11 +606,13 @@ class _Near:
         self.towards_leaf = dict(pairwise(path))
 
     def of(self, position: int, around: Around) -> tuple[tuple, tuple]:
-        before, at = [], position
+        before: list[int] = []
+        at = position
         while len(before) < around.before and self.parents[at] >= 0:
             at = self.parents[at]
             before.append(at)
-        after, at = [], position
+        after: list[int] = []
+        at = position
         while len(after) < around.after:
             nxt = self.towards_leaf.get(at, self.newest.get(at))
             if nxt is None or nxt in after:
