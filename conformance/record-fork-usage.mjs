@@ -8,7 +8,7 @@
 //
 // The rule, written here on its own (pisession/folders/forks.py is the Python one): an
 // entry that counts usage is the same entry in two files when its id, its timestamp, the
-// key it counts under and its five figures (String() of each) are the same; it counts in
+// key it counts under and its five figures (numbers as doubles) are the same; it counts in
 // the file that holds it first, files ordered by their header's timestamp, then by name.
 // Per file: "all", Pi's breakdown over every entry (what /session shows), "kept", Pi's
 // breakdown over the entries that count there, and "leftOut", how many were left out. Per
@@ -59,7 +59,9 @@ function identity(entry) {
   if (found === null) return null;
   const { key, usage } = found;
   const figures = [usage.input, usage.output, usage.cacheRead, usage.cacheWrite, usage.cost.total];
-  return [String(entry.id), String(entry.timestamp), key, ...figures.map(String)].join("\u0000");
+  // a number as the double it is (String(-0) is "0" too), a string as itself, else String()
+  const text = (v) => (typeof v === "number" ? `n${String(v)}` : typeof v === "string" ? `s${v}` : String(v));
+  return [String(entry.id), String(entry.timestamp), key, ...figures.map(text)].join("\u0000");
 }
 
 /** Pi's reading of a copy of the file (loadEntriesFromFile may append a final newline). */

@@ -12,8 +12,8 @@ Pi's ``getUsageCostBreakdown`` file by file counts every copied charge once per 
 double-counted").
 
 The rule: an entry that counts usage is *the same entry* in two files when its ``id``,
-its ``timestamp`` and what it counts (the key and the five figures, as JavaScript's
-``String`` writes them) are the same (``identity``). It counts once, in the file that
+its ``timestamp`` and what it counts (the key and the five figures, numbers as the
+doubles they are) are the same (``identity``). It counts once, in the file that
 holds it first: files are ordered by their header's ``timestamp`` (the time the session
 was made; a fork is made after the entries it copies were written), then by their
 order in the scan (``file_order``). Only the entries of files that may hold copies are
@@ -26,6 +26,7 @@ the scan still counts what it copied, once.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -37,8 +38,8 @@ DIGEST = 8
 
 def identity(entry_id: object, timestamp: object, key: str, figures: tuple) -> bytes:
     """The digest that says two entries are the same charge: ``id``, ``timestamp``, the
-    key the usage counts under and its five figures, each as JavaScript's ``String``
-    writes it (so ``1.0`` and ``1``, ``2e-05`` and ``0.00002`` are the same).
+    key the usage counts under and its five figures, numbers as the doubles they are
+    (so ``1.0`` and ``1``, ``2e-05`` and ``0.00002`` are the same; ``"1"`` is not ``1``).
 
     >>> identity("a1", "2026-01-01T00:00:00Z", "p/m", (1, 2, 0, 0, 2e-05)) == identity(
     ...     "a1", "2026-01-01T00:00:00Z", "p/m", (1.0, 2, 0, 0, 0.00002))
@@ -46,12 +47,48 @@ def identity(entry_id: object, timestamp: object, key: str, figures: tuple) -> b
     >>> one = identity("a1", "t", "p/m", (1, 2, 0, 0, 0.5))
     >>> one == identity("a1", "t", "p/m", (1, 3, 0, 0, 0.5))
     False
+    >>> one == identity("a1", "t", "p/m", ("1", 2, 0, 0, 0.5))  # a string is not a number
+    False
     """
-    text = "\x00".join((_text(entry_id), _text(timestamp), key, *map(_text, figures)))
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST).digest()
+    if type(entry_id) is str and type(timestamp) is str:  # the usual case, fast
+        text = f"s{entry_id}\x00s{timestamp}\x00{key}\x00"
+    else:
+        text = f"{_text(entry_id)}\x00{_text(timestamp)}\x00{key}\x00"
+    try:
+        tail = b"N" + _DOUBLES.pack(*[_double(f) for f in figures])
+    except (TypeError, OverflowError, struct.error):  # a figure that is not a number
+        tail = b"T" + "\x00".join(map(_text, figures)).encode("utf-8", "surrogatepass")
+    data = text.encode("utf-8", "surrogatepass") + tail
+    return hashlib.blake2b(data, digest_size=DIGEST).digest()
+
+
+def _double(value: object) -> float:
+    kind = type(value)
+    if kind is float:
+        return value + 0.0  # type: ignore[operator]
+    if kind is int:
+        return float(value)  # type: ignore[arg-type]
+    raise TypeError("not a number")
+
+
+_DOUBLES = struct.Struct("<5d")
 
 
 def _text(value: object) -> str:
+    """A figure's text, the same exactly when the figures are: a number as the double it
+    is (``1`` and ``1.0``, ``-0`` and ``0`` alike), a string as itself, anything else as
+    JavaScript's ``String`` writes it.
+
+    >>> _text(1) == _text(1.0) == _text(1.0 - 0.0), _text(2e-05) == _text(0.00002)
+    (True, True)
+    >>> _text("1") == _text(1), _text(None)
+    (False, 'null')
+    """
+    kind = type(value)
+    if kind is int or kind is float:
+        return f"n{float(value) + 0.0!r}"  # type: ignore[arg-type]
+    if kind is str:
+        return f"s{value}"
     try:
         return js_string(value)
     except Exception:  # an object with its own toString: never the same as another

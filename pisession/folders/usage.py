@@ -738,8 +738,11 @@ def scan_folder(
     if identify:
         usages = list(usages)
         found = left_out(headers, [u.entries for u in usages])
-        for index, positions in found.items():
-            usages[index] = session_usage(files[index], branch, False, positions, zone)
+        jobs = sorted(found.items())
+        again = partial(_recount, branch=branch, zone=zone)
+        recounted = map_sessions(again, [(files[i], gone) for i, gone in jobs], workers)
+        for (index, _), usage in zip(jobs, recounted):
+            usages[index] = usage
         copies, files_with_copies = sum(map(len, found.values())), len(found)
     if since or until:
         usages = (_between(u, since, until) for u in usages)
@@ -747,6 +750,12 @@ def scan_folder(
     out.per_file, out.left_out, out.files_with_copies = per_file, copies, files_with_copies
     out.zone, out.dated = zone_name(zone), bool(since or until)
     return out
+
+
+def _recount(job: tuple, branch: bool, zone) -> SessionUsage:
+    """A file read again without the entries an earlier file holds (``scan_folder``)."""
+    path, gone = job
+    return session_usage(path, branch, False, gone, zone)
 
 
 def zone_name(zone=None) -> str:
