@@ -425,7 +425,7 @@ def local_day(timestamp: object, cache: dict, zone=None) -> str:
     """
     if not isinstance(timestamp, str):
         return "unknown"
-    # a minute's timestamps share a day in every zone (offsets are whole minutes)
+    # a minute's timestamps share a day (zone offsets are whole minutes since 1972)
     probe = timestamp[:16] if len(timestamp) == 24 and timestamp.endswith("Z") else timestamp
     day = cache.get(probe)
     if day is None:
@@ -842,12 +842,7 @@ def header_cwd(path) -> str:
     >>> header_cwd(sample_path("tour"))
     '/home/reader/projects/demo-app'
     """
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-        cwd = js_field(msgspec.json.decode(first.lstrip(b"\xef\xbb\xbf")), "cwd")
-    except (OSError, msgspec.DecodeError):
-        return ""
+    cwd = js_field(_first_value(path), "cwd")
     return cwd if isinstance(cwd, str) else ""
 
 
