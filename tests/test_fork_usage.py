@@ -143,3 +143,23 @@ def test_the_golden_is_pis_answer_today():
         timeout=120,
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_branch_counts_each_path_entry_once():
+    folder = ROOT / FOLDERS[0]
+    tour, clone = folder / "tour.jsonl", folder / "3-clone.jsonl"
+    alone = scan_folder([tour], branch=True, workers=1)
+    both = scan_folder([clone, tour], branch=True, workers=1)
+    reply = session_usage(str(clone)).breakdown  # the clone's own reply: 300 + 30 + 3 tokens
+    assert both.total.tokens == alone.total.tokens + 333
+    assert both.left_out > 0 and sum(r.tokens for r in reply) > both.total.tokens - 333
+
+
+def test_a_header_without_a_time_comes_last():
+    from pisession.folders.forks import FileEntries, file_order
+
+    nan = float("nan")
+    headers = [FileHeader("a", nan, "/p"), FileHeader("b", 5, None)]
+    assert file_order(headers) == [1, 0]
+    same = [FileEntries([3], [b"x"]), FileEntries([7], [b"x"])]
+    assert left_out(headers, same) == {0: [3]}
