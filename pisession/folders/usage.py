@@ -722,9 +722,12 @@ def scan_folder(
     >>> usage = scan_folder([sample_path("tour")], by="day", workers=1)
     >>> usage.sessions, usage.skipped, len(usage.rows)
     (1, [], 1)
-    >>> twice = scan_folder([sample_path("tour"), "data/forks/clone-tour.jsonl"], workers=1)
+    >>> import pathlib, shutil, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())  # the same session found twice
+    >>> copies = [shutil.copy(sample_path("tour"), folder / n) for n in ("a.jsonl", "b.jsonl")]
+    >>> twice = scan_folder(copies, workers=1)
     >>> twice.total.tokens == usage.total.tokens, twice.left_out
-    (True, 8)
+    (True, 9)
     """
     from functools import partial
 
