@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -163,3 +164,65 @@ def test_a_header_without_a_time_comes_last():
     assert file_order(headers) == [1, 0]
     same = [FileEntries([3], [b"x"]), FileEntries([7], [b"x"])]
     assert left_out(headers, same) == {0: [3]}
+
+
+def _same_apart_from_the_draws(values: list[dict], known: set) -> list[dict]:
+    """Header id and time dropped; ids Pi drew numbered in file order; the clock's times
+    of new entries and their messages dropped."""
+    names: dict[str, str] = {}
+    out = []
+    for value in values:
+        value = json.loads(json.dumps(value))
+        if value.get("type") == "session":
+            value.pop("id"), value.pop("timestamp")
+            parent = value.get("parentSession", "")  # a fork's file name: Pi's time and id
+            value["parentSession"] = re.sub(r"/[^/]*_[0-9a-f-]{36}\.jsonl$", "/<drawn>", parent)
+        elif value["id"] not in known:
+            names[value["id"]] = f"new-{len(names) + 1}"
+            if value["type"] != "label":
+                value.pop("timestamp")
+                value.get("message", {}).pop("timestamp", None)
+        for key in ("id", "parentId"):
+            if key in value:
+                value[key] = names.get(value[key], value[key])
+        out.append(value)
+    return out
+
+
+@pytest.mark.parametrize("version, folder", [("0.87.1", FOLDERS[0]), ("1.6.0", FOLDERS[1])])
+def test_a_rerun_of_the_recorder_makes_the_same_folder(version, folder, tmp_path):
+    import os
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    found = subprocess.run(
+        ["node", "conformance/locate.mjs", version], cwd=ROOT, capture_output=True
+    )
+    if found.returncode != 0:
+        pytest.skip(f"Pi {version} is not installed")
+    run = subprocess.run(
+        ["node", "conformance/record-forks.mjs", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PI_ORACLE_VERSION": version},
+    )
+    assert run.returncode == 0, run.stderr
+    committed, again = ROOT / folder, tmp_path / "folder"
+    manifest = json.loads((committed / "folder.json").read_text())
+    rerun = json.loads((again / "folder.json").read_text())
+    assert rerun["pi"] == manifest["pi"] == version
+    assert [f["route"] for f in rerun["files"]] == [f["route"] for f in manifest["files"]]
+    assert sorted(p.name for p in again.glob("*.jsonl")) == [p.name for p in _files(folder)]
+    known = {
+        json.loads(line).get("id")
+        for name in ("tour.jsonl", "real.jsonl")
+        for line in (committed / name).read_text().splitlines()
+    }
+    for path in _files(folder):
+        mine = [json.loads(line) for line in path.read_text().splitlines()]
+        theirs = [json.loads(line) for line in (again / path.name).read_text().splitlines()]
+        assert _same_apart_from_the_draws(theirs, known) == _same_apart_from_the_draws(
+            mine, known
+        ), path.name
