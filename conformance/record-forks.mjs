@@ -155,6 +155,128 @@ const open = (name) => SessionManager.open(join(SESSIONS, name), SESSIONS);
   });
 }
 
+// --- a folder of forks and clones, each made by one of Pi's routes -------------------------
+//
+// The calls Pi's own commands make (agent-session-runtime.js `fork`, which /fork, /clone,
+// RPC `fork` and RPC `clone` all go through; main.js `forkSessionOrExit` for pi --fork),
+// each fork then continued by one question and a reply with usage of its own, as a user
+// would. The files keep their parent's absolute path in `parentSession`, which is gone
+// once the folder is committed: pisession finds the copies by their entries.
+// data/forks/[pi-<V>/]folder/folder.json says which route made each file;
+// conformance/record-fork-usage.mjs records Pi's breakdown over its distinct entries.
+{
+  const FOLDER = join(WORK, "folder");
+  const ELSEWHERE = join(WORK, "elsewhere"); // a parent that is not in the folder
+  mkdirSync(FOLDER, { recursive: true });
+  mkdirSync(ELSEWHERE, { recursive: true });
+  copyFileSync(join(SAMPLES, TOUR), join(FOLDER, "tour.jsonl"));
+  copyFileSync(join(SAMPLES, REAL), join(FOLDER, "real.jsonl"));
+  copyFileSync(join(SAMPLES, REAL), join(ELSEWHERE, "real-moved.jsonl"));
+  let tick = 0;
+  const later = () => {
+    const start = Date.now(); // every file made in a millisecond of its own
+    while (Date.now() <= start + 1);
+  };
+  const exchange = (sm, text) => {
+    tick += 1;
+    const cost = tick / 1000;
+    sm.appendMessage({ role: "user", content: [{ type: "text", text }], timestamp: Date.now() });
+    sm.appendMessage({
+      role: "assistant",
+      content: [{ type: "text", text: `Answer ${tick}.` }],
+      api: "openai-completions",
+      provider: "fake",
+      model: "fake-coder",
+      usage: { input: 100 * tick, output: 10 * tick, cacheRead: tick, cacheWrite: 0, totalTokens: 111 * tick, cost: { input: cost, output: cost, cacheRead: 0, cacheWrite: 0, total: 2 * cost } },
+      stopReason: "stop",
+      timestamp: Date.now(),
+    });
+  };
+  const made = [];
+  const taken = new Set(readdirSync(FOLDER));
+  const name = (file, route, call, parent) => {
+    const target = `${made.length + 1}-${route.replace(/[^a-z0-9]+/gi, "-").toLowerCase().replace(/^-|-$/g, "")}.jsonl`;
+    made.push({ file: target, route, call, parent, piFile: basename(file) });
+    return target;
+  };
+  const fileOf = (sm) => sm.getSessionFile();
+  const inFolder = (dir) => (n) => join(dir, n);
+  const at = inFolder(FOLDER);
+  const rename = [];
+
+  later();
+  // pi --fork tour.jsonl: every entry of every branch
+  const cliFork = SessionManager.forkFrom(at("tour.jsonl"), "/home/reader/projects/demo-app", FOLDER);
+  exchange(cliFork, "Carry on in the fork.");
+  rename.push([fileOf(cliFork), name(fileOf(cliFork), "CLI --fork", "SessionManager.forkFrom(tour.jsonl)", "tour.jsonl")]);
+  later();
+  // RPC fork on u4000001 (runtime.fork(entryId)): the path up to its parent
+  {
+    const sm = SessionManager.open(at("tour.jsonl"), FOLDER);
+    const target = sm.getEntry("u4000001").parentId;
+    sm.createBranchedSession(target);
+    exchange(sm, "Run the tests again.");
+    rename.push([fileOf(sm), name(fileOf(sm), "RPC fork", `createBranchedSession("${target}")`, "tour.jsonl")]);
+  }
+  later();
+  // /clone (RPC clone: runtime.fork(leaf, {position: "at"})), labels rewritten at the end
+  {
+    const sm = SessionManager.open(at("tour.jsonl"), FOLDER);
+    const leaf = sm.getLeafId();
+    sm.createBranchedSession(leaf);
+    exchange(sm, "Now in the clone.");
+    rename.push([fileOf(sm), name(fileOf(sm), "clone", `createBranchedSession("${leaf}"), labels rewritten`, "tour.jsonl")]);
+  }
+  later();
+  // RPC clone of the CLI fork: copies the fork's own reply too (a chain)
+  {
+    const sm = SessionManager.open(fileOf(cliFork), FOLDER);
+    const leaf = sm.getLeafId();
+    sm.createBranchedSession(leaf);
+    exchange(sm, "A clone of the fork.");
+    rename.push([fileOf(sm), name(fileOf(sm), "RPC clone of the CLI fork", `createBranchedSession("${leaf}")`, made[0].file)]);
+  }
+  later();
+  // /fork at the first user message of a real file: the system message's path, no file until the reply
+  {
+    const sm = SessionManager.open(at("real.jsonl"), FOLDER);
+    const user = sm.getEntries().find((e) => e.type === "message" && e.message.role === "user");
+    sm.createBranchedSession(user.parentId);
+    exchange(sm, "A new first question.");
+    rename.push([fileOf(sm), name(fileOf(sm), "/fork at the first message", `createBranchedSession("${user.parentId}")`, "real.jsonl")]);
+  }
+  later();
+  // /fork on a user message without a parent: a new session that names its parent
+  {
+    const sm = SessionManager.create("/home/reader/projects/demo-app", FOLDER);
+    sm.newSession({ parentSession: at("tour.jsonl") });
+    exchange(sm, "Start again from nothing.");
+    rename.push([fileOf(sm), name(fileOf(sm), "/fork at a root message", "newSession({ parentSession })", "tour.jsonl")]);
+  }
+  later();
+  // pi --fork of a file that is not in the folder, then a clone of that fork
+  {
+    const orphan = SessionManager.forkFrom(join(ELSEWHERE, "real-moved.jsonl"), "/home/reader/projects/demo-app", FOLDER);
+    exchange(orphan, "The parent is elsewhere.");
+    rename.push([fileOf(orphan), name(fileOf(orphan), "CLI --fork of a parent not in the folder", "SessionManager.forkFrom(elsewhere/real-moved.jsonl)", null)]);
+    later();
+    const sm = SessionManager.open(fileOf(orphan), FOLDER);
+    const leaf = sm.getLeafId();
+    sm.createBranchedSession(leaf);
+    rename.push([fileOf(sm), name(fileOf(sm), "clone of that fork", `createBranchedSession("${leaf}")`, made[made.length - 1].file)]);
+  }
+  const folderOut = join(OUT, "folder");
+  rmSync(folderOut, { recursive: true, force: true });
+  mkdirSync(folderOut, { recursive: true });
+  for (const n of taken) copyFileSync(at(n), join(folderOut, n));
+  for (const [from, to] of rename) {
+    if (!existsSync(from)) throw new Error(`${to}: Pi wrote no file`);
+    copyFileSync(from, join(folderOut, to));
+  }
+  const folderManifest = { pi: PI_VERSION, sources: [...taken].sort(), files: made.map(({ piFile, ...rest }) => rest) };
+  writeFileSync(join(folderOut, "folder.json"), `${JSON.stringify(folderManifest, null, 1)}\n`);
+}
+
 // The files forked from are left as they were.
 const sourcesUnchanged = [TOUR, REAL].every((name) =>
   readFileSync(join(SESSIONS, name)).equals(readFileSync(join(SAMPLES, name))),

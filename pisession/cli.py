@@ -792,16 +792,19 @@ def _stats_table(session, cells: list, heads: tuple, look: Look) -> str:
 # --- ls -------------------------------------------------------------------------------
 
 
-def _sessions(root: Path) -> list:
-    """The sessions under ``root``, newest first (with a progress note when many)."""
-    from .files import list_sessions
+def _sessions(files: list[Path]) -> list:
+    """The sessions of ``files``, newest first (with a progress note when many)."""
+    from .files import session_info
 
-    def progress(done: int, total: int) -> None:
-        if total > 200 and done % 50 == 0:
-            note(f"pisession: scanning {done}/{total} files ...")
-
-    infos = list_sessions(root, progress=progress)
+    infos = []
+    for done, path in enumerate(files, 1):
+        info = session_info(path)
+        if info is not None:
+            infos.append(info)
+        if len(files) > 200 and done % 50 == 0:
+            note(f"pisession: scanning {done}/{len(files)} files ...")
     end_note()
+    infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
 
 
@@ -828,14 +831,15 @@ def cmd_ls(args) -> int:
     root = Path(args.dir).expanduser() if args.dir else sessions_root(agent)
     if root.is_file():
         raise CommandError(f"{root}: is a file; ls lists a folder (pisession explain {root})")
-    if not root.is_dir():
+    if not root.is_dir() and not args.root:
         raise CommandError(_no_folder(root, bool(args.dir), args.pig))
+    files = _found_files(args, root)
     cwd = None
     if args.cwd is not None:
         cwd = os.path.abspath(os.path.expanduser(args.cwd))
     elif not args.all and not args.dir:
         cwd = os.getcwd()
-    infos = _sessions(root)
+    infos = _sessions(files)
     if cwd is not None:
         infos = [i for i in infos if _in_folder(i, cwd, args.cwd or "")]
     if args.name:
@@ -847,7 +851,15 @@ def cmd_ls(args) -> int:
         ]
     shorts = short_ids([i.id for i in infos])
     if args.json:
-        _out_json([{**to_jsonable(i), "shortId": s} for i, s in zip(infos, shorts)])
+        _out_json(
+            [
+                {**to_jsonable(i), "shortId": s, "reopenCommand": reopen_command(i.path)}
+                for i, s in zip(infos, shorts)
+            ]
+        )
+        return 0
+    if args.reopen:
+        _out("".join(f"{clean(reopen_command(i.path))}\n" for i in infos))
         return 0
     if not infos:
         where = f" for {cwd}" if cwd else ""
@@ -933,20 +945,36 @@ def ls_table(infos: list, shorts: list[str], look: Look) -> str:
 # --- usage and search (a whole sessions folder) ------------------------------------------
 
 
+def _found_files(args, root: Path) -> list[Path]:
+    """The session files below ``root`` and each ``--root`` (``folders.discover``); the
+    folders skipped and the files that are not Pi sessions said on stderr, one line each."""
+    from .folders.discover import find_sessions
+
+    extra = [Path(r).expanduser() for r in args.root or []]
+    given = bool(getattr(args, "dir", None))
+    found = find_sessions([root, *extra] if root.exists() or given else extra)
+    _skipped_lines(found.problems)
+    if found.not_sessions:
+        count = plural(len(found.not_sessions), "file")
+        sys.stderr.write(
+            f"{PROG}: skipped {count} below project folders that are not Pi sessions "
+            "(derived transcripts such as subagent-artifacts/)\n"
+        )
+    return found.files
+
+
 def _folder_files(args) -> tuple[Path, list[Path]]:
     """The session files ``usage`` and ``search`` read: DIR (or one file), else Pi's
-    sessions folder as ``ls`` finds it; ``--cwd`` keeps one working directory's."""
-    from .files import iter_session_files, sessions_root
+    sessions folder as ``ls`` finds it, with the sessions below project folders and
+    below each ``--root``; ``--cwd`` keeps one working directory's."""
+    from .files import sessions_root
     from .folders.usage import header_cwd
 
     root = Path(args.dir).expanduser() if args.dir else sessions_root("pig" if args.pig else "pi")
-    if root.is_file():
-        files = [root]
-    elif root.is_dir():
-        files = list(iter_session_files(root))
-    else:
+    if not root.exists() and not args.root:
         raise CommandError(_no_folder(root, bool(args.dir), args.pig))
-    below = _stored_below(root) if not files else None
+    files = _found_files(args, root)
+    below = _stored_below(root) if not files and root.is_dir() else None
     if below is not None:
         pattern = "" if args.command == "usage" else f"{quote(args.pattern)} "
         _note_line(
@@ -1014,14 +1042,23 @@ def _figure(value: object, cost: bool = False) -> str:
 
 
 def cmd_usage(args) -> int:
-    """``pisession usage``: tokens and cost over a sessions folder, as Pi counts them."""
+    """``pisession usage``: tokens and cost over a sessions folder, as Pi counts them.
+
+    Forks and clones count once: across the files of the scan, an entry that counts usage
+    and has the same id, timestamp and usage as an entry of another file counts once, in
+    the file whose header's timestamp is earliest (then the first scanned), because Pi's
+    fork routes copy entries with their ids, timestamps and usage, and summing Pi's
+    per-file breakdowns pays for every copy again (ccusage issue 1634, "forked sessions
+    replay parent token history and are double-counted"). ``--per-file`` keeps Pi's
+    per-session numbers. The rule: ``pisession.folders.forks``."""
     from .folders.usage import scan_folder
     from .locate import short_ids
 
     root, files = _folder_files(args)
     usage = scan_folder(
-        files, args.by, args.branch, args.since, args.until, progress=_scan_progress("reading")
-    )
+        files, args.by, args.branch, args.since, args.until, progress=_scan_progress("reading"),
+        per_file=args.per_file, zone=args.timezone,
+    )  # fmt: skip
     end_note()
     _skipped_lines(usage.skipped)
     if args.json:
@@ -1101,6 +1138,16 @@ def usage_table(usage, names: list[str], root: Path, look: Look) -> str:
             ", abandoned branches and compacted history too (as Pi's /session); "
             "--branch: the default leaf's path only"
         )
+    if usage.left_out:
+        note += (
+            f"; {plural(usage.left_out, 'copied entry', 'copied entries')} of "
+            f"{plural(usage.files_with_copies, 'fork or clone', 'forks and clones')} counted "
+            "once, in the session that wrote them first (--per-file: Pi's per-session figures)"
+        )
+    elif usage.per_file:
+        note += "; each file counted as Pi's /session counts it, a fork's copies again"
+    if usage.by in ("day", "week", "month") or usage.dated:
+        note += f"; days in {clean(usage.zone)}"
     if usage.skipped:
         note += f"; {plural(len(usage.skipped), 'file')} skipped (see above)"
     if not usage.rows:
@@ -1113,9 +1160,9 @@ def cmd_search(args) -> int:
     the model at the default leaf."""
     import re
 
-    from .folders.search import Pattern, search_folder
+    from .folders.search import Around, Pattern, search_folder
 
-    pattern = Pattern(args.pattern, args.regex, args.ignore_case)
+    pattern = Pattern(args.pattern, args.regex, args.ignore_case, args.word)
     try:
         pattern.compiled  # noqa: B018 (compiled here to report a bad pattern)
     except re.error as exc:
@@ -1123,31 +1170,73 @@ def cmd_search(args) -> int:
     if not args.pattern:
         raise CommandError("the pattern is empty")
     _, files = _folder_files(args)
-    found = search_folder(files, pattern, args.reached, progress=_scan_progress("searching"))
+    before = args.before if args.before is not None else args.context
+    after = args.after if args.after is not None else args.context
+    around = Around(0, 0) if args.list else Around(before or 0, after or 0)
+    found = search_folder(
+        files, pattern, args.reached, progress=_scan_progress("searching"), around=around,
+        by_time=args.sort == "time",
+    )  # fmt: skip
     end_note()
     _skipped_lines(found.skipped)
+    if args.list:
+        return _search_list(found, args)
     if args.json:
         head = {"pattern": args.pattern, "regex": args.regex, "ignoreCase": args.ignore_case}
+        head |= {"word": args.word, "sort": args.sort}
         head |= {"files": found.files, "skipped": len(found.skipped), "problems": found.skipped}
-        _out_json({**head, "hits": found.to_records()})
+        _out_json({**head, "hits": [hit.to_dict() for hit in found.hits]})
         return 0
     _out(search_text(found, _look(args)))
     return 0 if found.hits else 1
 
 
+def reopen_command(path: str | os.PathLike) -> str:
+    """The command that reopens a session in Pi: ``pi --session <path>``, the path as
+    listed (absolute under Pi's own folder; relative to where you ran pisession when you
+    gave a relative folder), quoted for a POSIX shell. Pi 0.87.1 and 1.6.0 take a value
+    with a ``/`` or ending in ``.jsonl`` as a path (``resolveSessionPath``), open that file
+    and run in the session's own working directory (its header's ``cwd``).
+
+    >>> reopen_command("/home/me/.pi/agent/sessions/--w--/a b.jsonl")
+    "pi --session '/home/me/.pi/agent/sessions/--w--/a b.jsonl'"
+    """
+    return f"pi --session {quote(str(path))}"
+
+
+def _search_list(found, args) -> int:
+    """``search -l``: each matching session once, in the order of its first hit; with
+    ``--reopen`` the command that reopens it in Pi."""
+    sessions: dict[str, list] = {}
+    for hit in found.hits:
+        sessions.setdefault(hit.file, []).append(hit)
+    if args.json:
+        _out_json(
+            [
+                {"path": path, "id": hits[0].session, "name": hits[0].name,
+                 "hits": len(hits), "reopenCommand": reopen_command(path)}
+                for path, hits in sessions.items()
+            ]
+        )  # fmt: skip
+    else:
+        show = reopen_command if args.reopen else str
+        _out("".join(f"{clean(show(path))}\n" for path in sessions))
+    return 0 if sessions else 1
+
+
 def search_text(found, look: Look) -> str:
     """``pisession search``'s lines: a heading per session, then one line per hit (line,
-    entry id, type or role, fate, excerpt with the match marked), and a count.
+    the entry's local time, entry id, type or role, fate, excerpt with the match marked)
+    with the entries around it (``search -C``), and a count.
 
     >>> from pisession.folders.search import Pattern, search_folder
     >>> from pisession.samples import sample_path
     >>> print(search_text(search_folder([sample_path("tour")], Pattern("tests/"), workers=1),
-    ...     Look(width=80)), end="")  # doctest: +ELLIPSIS
+    ...     Look(width=100)), end="")  # doctest: +ELLIPSIS
     0b5e55ed  "Tour of the session format"  ...
-        21  cm000001  custom_message  off-path  Remember: tests live in «tests/».
-        24  a5000001  assistant       kept      Added «tests/»test_util.py with tes…
-    2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's
-    default leaf)
+        21  2026-11-... cm000001  custom_message  off-path  Remember: tests live in «tests/».
+        24  2026-11-... a5000001  assistant       kept      Added «tests/»test_util.py with test_…
+    2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's default leaf)
     """
     from .locate import short_ids
     from .views.provenance import FATE
@@ -1163,6 +1252,9 @@ def search_text(found, look: Look) -> str:
     w_kind = max((text_width(k) for k in kinds), default=0)
     w_fate = max((len(h.fate) for h in hits), default=0)
     w_line = max((len(str(h.line)) for h in hits), default=4)
+    # the time column only where an excerpt of 24 columns still fits beside it
+    head = 2 + max(w_line, 4) + 2 + w_id + 2 + w_kind + 2 + w_fate + 2
+    timed = look.width is None or head + 18 + 24 <= look.width
     lines, current = [], None
     for h, kind in zip(hits, kinds):
         if h.file != current:
@@ -1171,8 +1263,11 @@ def search_text(found, look: Look) -> str:
             lines.append(
                 look.fit(look.paint(f"{clean(shorts[h.file])}{name}  {clean(h.file)}", "bold"))
             )
-        where = f"  {h.line:>{max(w_line, 4)}}  {pad(clean(str(h.id)), w_id)}  "
-        where += f"{pad(kind, w_kind)}  "
+        for n in h.before:
+            lines.append(_neighbour_line(n, look))
+        when = f"{_when(h.timestamp)}  " if timed else ""
+        where = f"  {h.line:>{max(w_line, 4)}}  {when}"
+        where += f"{pad(clean(str(h.id)), w_id)}  {pad(kind, w_kind)}  "
         fate = look.paint(h.fate, FATE[h.fate].style) + " " * (w_fate - len(h.fate))
         text = clean(h.excerpt)
         start, end = len(clean(h.excerpt[: h.start])), len(clean(h.excerpt[: h.end]))
@@ -1189,6 +1284,10 @@ def search_text(found, look: Look) -> str:
             start, end = max(start, 0), max(min(end, len(text)), 0)
         marked = text[:start] + look.paint(left + text[start:end] + right, "bold") + text[end:]
         lines.append(f"{where}{fate}  {marked}".rstrip())
+        for n in h.after:
+            lines.append(_neighbour_line(n, look))
+        if h.before or h.after:
+            lines.append("  --")
     reached = sum(1 for h in hits if h.reached)
     count = f"{plural(len(hits), 'hit')} in {plural(len(sessions), 'session')}"
     if hits:
@@ -1206,6 +1305,25 @@ def _hit_kind(hit) -> object:
     return hit.role if hit.type == "message" and isinstance(hit.role, str) else hit.type
 
 
+def _when(stamp: object) -> str:
+    """An entry's timestamp as a local ``YYYY-MM-DD HH:MM`` (``?`` when it has none)."""
+    from .files import _iso
+    from .js.date import DateConversionError, js_time_ms
+
+    try:
+        moment = _iso(js_time_ms(stamp)) if isinstance(stamp, str) else None
+    except DateConversionError:
+        moment = None
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M") if moment else "?"
+
+
+def _neighbour_line(n, look: Look) -> str:
+    """A neighbour of a hit (``search -C``): its line, time, id, role or type, and text."""
+    line = f"  {n.line:>4}  {_when(n.timestamp)}  {clean(str(n.id))}  {clean(str(_hit_kind(n)))}  "
+    line += look.symbol("·", "-") + f"  {clean(n.text)}"
+    return look.paint(look.fit(line.rstrip()), "dim")
+
+
 _USAGE_EPILOG = """\
 examples:
   pisession usage                         every session in Pi's folder, by model
@@ -1213,14 +1331,22 @@ examples:
   pisession usage --by project --csv > usage.csv
   pisession usage ~/backup/sessions --by session --json
   pisession usage --cwd ~/work/api --branch
+  pisession usage --by day --timezone Europe/Paris --root ~/.omp/agent/sessions
 
 Counts as Pi 1.6.0's /session breakdown (getUsageCostBreakdown) counts a session: every
 entry of the file, compacted history and abandoned branches included (--branch: the
 entries on the path to Pi's default leaf only). Assistant messages count under
 provider/(responseModel or model), usage entries under their provider and model, the
-usage of tool results, compactions and branch summaries under Tools/summaries. Days are
-local days of each entry's timestamp; weeks start on Monday. A file that cannot be read
-is named on one line on stderr and skipped; the totals say how many.
+usage of tool results, compactions and branch summaries under Tools/summaries.
+
+Forks and clones count once: an entry copied into several files (same id, timestamp and
+usage) counts in the file made first (by its header's timestamp), since summing Pi's
+per-file figures pays for every copy again; the table says how many copied entries were
+left out, and --per-file counts each file as Pi's /session does. Sessions below project
+folders count too (files there that are not Pi sessions, such as subagent-artifacts/, are
+skipped and counted); --root adds more folders. Days are calendar days of each entry's
+timestamp in --timezone (default: this machine's zone); weeks start on Monday. A file that
+cannot be read is named on one line on stderr and skipped; the totals say how many.
 """
 
 _SEARCH_EPILOG = """\
@@ -1229,20 +1355,36 @@ examples:
   pisession search -i --regex "todo|fixme" ~/backup/sessions
   pisession search API_KEY --reached          hits the model saw
   pisession search "rm -rf" --not-reached --json
+  pisession search -w port -C 2 --sort time
+  pisession search -l --reopen "migration plan"
 
 Searches the text of messages (text, thinking, tool calls' names and arguments, tool
 results, bash commands and output, system sections, summaries, custom messages), never
-JSON keys. Each hit shows its line, entry id, role or type, its fate at the session's
-default leaf (as pisession explain shows it) and an excerpt with the match marked. Exit
-status: 0 hits found, 1 none, 2 error.
+JSON keys. PATTERN is literal text unless --regex is given (-w: whole words, -i: any
+case). Each hit shows its line, its entry's time (local), entry id, role or type, its fate
+at the session's default leaf (as pisession explain shows it) and an excerpt with the
+match marked; -C/-B/-A N add the entries around it on its path (its parents before; after:
+towards the default leaf, or the newest child). --sort time orders the hits by their
+entries' time; -l lists the matching sessions' files only (with --reopen: the command that
+reopens each in Pi). Exit status: 0 hits found, 1 none, 2 error.
 """
 
 
 def _folder_options(p) -> None:
     p.add_argument("dir", nargs="?", metavar="DIR", help="sessions folder or file (default: Pi's)")
     p.add_argument("--pig", action="store_true", help="PiG's sessions instead of Pi's")
+    _root_option(p)
     p.add_argument("--cwd", metavar="PATH", help="only sessions started in PATH")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
+
+
+def _root_option(p) -> None:
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        action="append",
+        help="also the sessions below DIR, any folder of Pi-format sessions (repeatable)",
+    )
 
 
 def _add_usage(sub) -> None:
@@ -1261,8 +1403,30 @@ def _add_usage(sub) -> None:
     )
     p.add_argument("--since", metavar="YYYY-MM-DD", type=_day, help="from this local day on")
     p.add_argument("--until", metavar="YYYY-MM-DD", type=_day, help="up to this local day")
+    p.add_argument(
+        "--timezone",
+        metavar="ZONE",
+        type=_zone,
+        help="days in this IANA zone, e.g. Europe/Paris (default: this machine's)",
+    )
+    p.add_argument(
+        "--per-file",
+        action="store_true",
+        help="each file as Pi's /session counts it (a fork's copied history again)",
+    )
     p.add_argument("--branch", action="store_true", help="the default leaf's path only")
     p.add_argument("--csv", action="store_true", help="CSV instead of a table")
+
+
+def _zone(text: str):
+    from zoneinfo import ZoneInfo
+
+    try:
+        return ZoneInfo(text)
+    except (ValueError, OSError, LookupError):  # ZoneInfoNotFoundError is a KeyError
+        raise argparse.ArgumentTypeError(
+            f"not a time zone: {text!r} (an IANA name such as Europe/Paris or UTC)"
+        ) from None
 
 
 def _day(text: str) -> str:
@@ -1282,7 +1446,9 @@ def _add_search(sub) -> None:
         cmd_search,
     )
     p.add_argument(
-        "pattern", metavar="PATTERN", help="text to find (--regex: a Python regular expression)"
+        "pattern",
+        metavar="PATTERN",
+        help="text to find, literally (--regex: a Python regular expression)",
     )
     _folder_options(p)
     p.add_argument("--regex", action="store_true", help="PATTERN is a regular expression")
@@ -1292,6 +1458,28 @@ def _add_search(sub) -> None:
                        default=None, help="only hits that reached the model")  # fmt: skip
     fates.add_argument("--not-reached", dest="reached", action="store_const", const=False,
                        help="only hits that did not")  # fmt: skip
+    p.add_argument("-w", "--word", action="store_true", help="whole words only (as grep -w)")
+    p.add_argument("-C", "--context", metavar="N", type=_count, help="N entries around each hit")
+    p.add_argument("-B", "--before", metavar="N", type=_count, help="N entries before each hit")
+    p.add_argument("-A", "--after", metavar="N", type=_count, help="N entries after each hit")
+    p.add_argument(
+        "--sort", choices=("file", "time"), default="file",
+        help="hits in folder order (default) or by their entries' time",
+    )  # fmt: skip
+    p.add_argument("-l", "--list", action="store_true", help="only the matching sessions' files")
+    p.add_argument(
+        "--reopen", action="store_true", help="with -l: the command that reopens each in Pi"
+    )
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a count of entries (0 or more), not {text!r}")
+    return value
 
 
 # --- the parser -----------------------------------------------------------------------
@@ -1402,11 +1590,14 @@ examples:
   pisession ls --cwd ~/work/api   sessions of another folder
   pisession ls --pig --all        PiG's sessions
   pisession ls ~/backup/sessions --json
+  pisession ls --all --root ~/.omp/agent/sessions --reopen
 
 Where: DIR if given, else $PI_CODING_AGENT_SESSION_DIR, else $PI_CODING_AGENT_DIR/sessions,
-else ~/.pi/agent/sessions (PiG: the PIG_ variables and ~/.pig/agent/sessions). The id
-column shows the part of each id that tells sessions apart; give it (or any unique part
-of the start of an id) as FILE to the other commands.
+else ~/.pi/agent/sessions (PiG: the PIG_ variables and ~/.pig/agent/sessions), with the
+sessions below project folders, and each --root. The id column shows the part of each id
+that tells sessions apart; give it (or any unique part of the start of an id) as FILE to
+the other commands. --reopen prints `pi --session PATH` for each session, the command that
+reopens it in Pi.
 """
 
 
@@ -1641,6 +1832,7 @@ def _add_ls(sub) -> None:
     p = sub("ls", "list stored sessions, newest first", _LS_EPILOG, cmd_ls)
     p.add_argument("dir", nargs="?", metavar="DIR", help="sessions folder (default: Pi's)")
     p.add_argument("--pig", action="store_true", help="PiG's sessions instead of Pi's")
+    _root_option(p)
     p.add_argument(
         "--cwd",
         metavar="PATH",
@@ -1648,6 +1840,11 @@ def _add_ls(sub) -> None:
     )
     p.add_argument("--all", action="store_true", help="every working directory (default: cwd)")
     p.add_argument("--name", metavar="TEXT", help="name or first message contains TEXT")
+    p.add_argument(
+        "--reopen",
+        action="store_true",
+        help="print the command that reopens each session in Pi (pi --session PATH)",
+    )
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
 
 

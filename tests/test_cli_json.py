@@ -212,5 +212,6 @@ def test_ls_json_is_camel_case_with_each_session(capsys):
         "messageCount",
         "firstMessage",
         "shortId",
+        "reopenCommand",
     ]
     assert (tour["messageCount"], tour["firstMessage"]) == (16, "List the files in src/.")

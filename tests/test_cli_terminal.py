@@ -56,9 +56,11 @@ def test_search_rows_align_their_fate_and_excerpt_columns(capsys, width):
     status, out, _ = call(capsys, "search", "util.py", TOUR.parent, "--no-color", *wide)
     rows = [line for line in out.splitlines() if line.startswith("  ")]
     assert status == 0 and len(rows) >= 9
-    kinds = {line.split()[2] for line in rows}
-    assert {"toolResult", "branch_summary", "user"} <= kinds  # columns of several widths
-    columns = [re.match(r" +\d+  (\S+) +(\S+) +(\S+) +(\S)", line) for line in rows]
+    # line, the entry's time (where the width leaves room for it), id, kind, fate, excerpt
+    columns = [
+        re.match(r" +\d+  (?:\S+ \S+  )?(\S+) +(\S+) +(\S+) +(\S)", line) for line in rows
+    ]
+    assert {"toolResult", "branch_summary", "user"} <= {m.group(2) for m in columns if m}
     assert all(columns)
     assert {m.group(3) for m in columns} <= set(FATE)
     assert len({m.start(3) for m in columns}) == 1  # the fate
@@ -200,15 +202,23 @@ def demo(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("command", [["ls"], ["usage"], ["search", "util.py"]])
-def test_the_agent_folder_points_to_its_sessions_folder(capsys, demo, command):
-    """``ls demo/agent`` (the folder PI_CODING_AGENT_DIR names) finds no session in it:
-    they are in demo/agent/sessions, and the answer says so, with the command to run."""
-    status, out, err = call(capsys, *command, "demo/agent")
-    assert status in (0, 1)
-    expected = f"Pi keeps them one folder down: pisession {' '.join(command)} demo/agent/sessions"
-    assert expected in out + err
-    status, out, _ = call(capsys, *command, "demo/agent/sessions")
-    assert status == 0 and ("fake/fake-coder" if command == ["usage"] else "0b5e55ed") in out
+def test_the_agent_folder_finds_its_sessions_folder(capsys, demo, command):
+    """``ls demo/agent`` (the folder PI_CODING_AGENT_DIR names): its sessions are in
+    demo/agent/sessions, and the commands find them there (sessions below a folder are
+    found, issue 41), as they do given demo/agent/sessions itself."""
+    for folder in ("demo/agent", "demo/agent/sessions"):
+        status, out, _ = call(capsys, *command, folder)
+        assert status == 0 and ("fake/fake-coder" if command == ["usage"] else "0b5e55ed") in out
+
+
+def test_an_empty_agent_folder_points_to_its_sessions_folder(capsys, tmp_path):
+    """A folder holding no sessions but a ``sessions`` folder that does is named."""
+    from pisession.cli import _stored_below
+
+    (tmp_path / "sessions" / "--p--").mkdir(parents=True)
+    assert _stored_below(tmp_path) is None
+    (tmp_path / "sessions" / "--p--" / "s.jsonl").write_text('{"type":"session"}\n')
+    assert _stored_below(tmp_path) == tmp_path / "sessions"
 
 
 @pytest.mark.parametrize("command", ["ls", "usage"])

@@ -95,7 +95,7 @@ def _good_files() -> list[Path]:
 
 def test_a_folder_total_is_the_sum_of_pis_per_session_figures():
     files = _good_files()
-    usage = scan_folder(files, by="model", workers=2)
+    usage = scan_folder(files, by="model", workers=2, per_file=True)
     assert usage.sessions == len(files) and not usage.skipped
     for row in usage.rows:
         per_file = [r for f in files for r in FILES[f.relative_to(ROOT).as_posix()]["all"]]

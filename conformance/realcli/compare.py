@@ -200,11 +200,13 @@ def compare_lists(folder: Path, pi: dict, where: str) -> Differences:
 
 
 def compare_usage(folder: Path, pi: dict, where: str) -> Differences:
-    """``pisession usage --json`` over the scenario's sessions folder (by model) against
+    """``pisession usage --per-file --json`` over the scenario's sessions folder (by model) against
     Pi's per-session ``getUsageCostBreakdown`` added up per model: the sessions, the
     tokens (exactly) and the cost (to 1e-12, as the additions' order may differ)."""
     d = Differences()
-    ours = json.loads(_cli("usage", str(folder / "sessions"), "--json"))
+    # --per-file: Pi's numbers session by session (the default counts a fork's or a
+    # clone's copied entries once, which Pi's per-session breakdown does not)
+    ours = json.loads(_cli("usage", str(folder / "sessions"), "--per-file", "--json"))
     groups: dict[str, dict] = {}
     for rel in sorted(pi["files"]):
         for row in pi["files"][rel]["usage"]["all"]:

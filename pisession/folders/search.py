@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import cast
 
 from ..errors import PisessionError
@@ -43,16 +44,25 @@ _SPACE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 @dataclass(frozen=True)
 class Pattern:
-    """What to look for: a literal text or a regular expression, with or without case."""
+    """What to look for: a literal text or a regular expression, with or without case;
+    ``word``: only where no letter, digit or ``_`` comes right before or after (grep -w).
+
+    >>> bool(Pattern("port", word=True).compiled.search("the port:")), bool(
+    ...     Pattern("port", word=True).compiled.search("report"))
+    (True, False)
+    """
 
     text: str
     regex: bool = False
     ignore_case: bool = False
+    word: bool = False
 
     @property
     def compiled(self) -> re.Pattern:
         """The pattern as a ``re`` pattern on text."""
         source = self.text if self.regex else re.escape(self.text)
+        if self.word:
+            source = rf"(?<!\w)(?:{source})(?!\w)"
         return re.compile(source, re.IGNORECASE if self.ignore_case else 0)
 
     def byte_filter(self) -> ByteFilter | None:
@@ -342,9 +352,33 @@ def excerpt(text: str, start: int, end: int, around: int = AROUND) -> tuple[str,
 
 
 @dataclass(frozen=True)
+class Neighbour:
+    """An entry next to a hit on the session's path: where it is and the start of its
+    text (``searched_texts``; empty for an entry without one)."""
+
+    line: int
+    id: object
+    type: object
+    role: object
+    timestamp: object
+    text: str
+
+
+@dataclass(frozen=True)
+class Around:
+    """How many entries to show before and after each hit, along its path: the hit's
+    parent, grandparent, ... (``before``), and its child towards the session's default
+    leaf, or where the hit is off that path its newest child, ... (``after``)."""
+
+    before: int = 0
+    after: int = 0
+
+
+@dataclass(frozen=True)
 class Hit:
     """One matching entry: where it is, the first match in an excerpt, how many matches
-    the entry holds, and its fate at the session's default leaf."""
+    the entry holds, and its fate at the session's default leaf; its timestamp, and the
+    entries around it when asked (``Around``)."""
 
     file: str
     session: str
@@ -361,13 +395,17 @@ class Hit:
     fate: str
     reached: bool
     reason: str
+    timestamp: object = None
+    before: tuple[Neighbour, ...] = ()
+    after: tuple[Neighbour, ...] = ()
 
     def to_dict(self) -> dict:
         """The hit as plain JSON values (ids and types as ``String()`` when odd)."""
         out = asdict(self)
-        for key in ("id", "type", "role"):
-            value = out[key]
-            out[key] = value if value is None or isinstance(value, str) else js_string(value)
+        for item in (out, *out["before"], *out["after"]):
+            for key in ("id", "type", "role", "timestamp"):
+                value = item[key]
+                item[key] = value if value is None or isinstance(value, str) else js_string(value)
         return out
 
 
@@ -375,14 +413,20 @@ class Hits(list):
     """The hits of a search, in folder order; ``to_records()`` for a data frame."""
 
     def to_records(self) -> list[dict]:
-        """One plain dict per hit (``pandas.DataFrame(hits.to_records())``).
+        """One plain dict per hit (``pandas.DataFrame(hits.to_records())``): ``to_dict``
+        without the entries around it (``before``, ``after``).
 
         >>> from pisession.samples import sample_path
         >>> hits = search_file(sample_path("tour"), Pattern("util.py"))
         >>> sorted({r["fate"] for r in hits.to_records()})
         ['compaction', 'kept', 'off-path', 'summarized']
         """
-        return [hit.to_dict() for hit in self]
+        flat = []
+        for hit in self:
+            record = hit.to_dict()
+            del record["before"], record["after"]
+            flat.append(record)
+        return flat
 
 
 def _plain_header(data: bytes) -> bool:
@@ -406,7 +450,7 @@ def _role(entry: object) -> object:
     return None if role is UNDEFINED else role
 
 
-def search_file(path, pattern: Pattern, prefilter: bool = True) -> Hits:
+def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around = Around()) -> Hits:
     """Every entry of one session file whose searched text matches ``pattern``, with its
     fate at the default leaf. Raises ``PisessionError`` (or ``OSError``) for a file that
     cannot be read as a session.
@@ -441,7 +485,7 @@ def search_file(path, pattern: Pattern, prefilter: bool = True) -> Hits:
     positions: Sequence[int] = range(len(session))
     if offsets is not None:
         positions = _positions_at(session, parsed, offsets)
-    return _hits_in(session, str(path), pattern, positions)
+    return _hits_in(session, str(path), pattern, positions, around)
 
 
 def _places(path, byte_filter: ByteFilter) -> tuple[bytes | None, list[int] | None]:
@@ -495,7 +539,7 @@ def _positions_at(session, parsed, offsets: list[int]) -> list[int]:
     return [p for p in positions if p >= 0 and entry_lines[p] in lines]
 
 
-def _hits_in(session, path: str, pattern: Pattern, positions) -> Hits:
+def _hits_in(session, path: str, pattern: Pattern, positions, around: Around = Around()) -> Hits:
     compiled = pattern.compiled
     positions = list(positions)
     found = []
@@ -516,9 +560,11 @@ def _hits_in(session, path: str, pattern: Pattern, positions) -> Hits:
     header = session.header
     name = session_name(session)
     hits = Hits()
+    near = _Near(session) if around.before or around.after else None
     for position, entry, (what, text, start, end), count in found:
         fate = fates[position]
         shown, s, e = excerpt(text, start, end)
+        before, after = near.of(position, around) if near is not None else ((), ())
         hits.append(
             Hit(
                 path,
@@ -536,9 +582,62 @@ def _hits_in(session, path: str, pattern: Pattern, positions) -> Hits:
                 fate.fate,
                 fate.reached_model,
                 fate.reason,
+                _plain(js_field(entry, "timestamp")),
+                before,
+                after,
             )
         )
     return hits
+
+
+class _Near:
+    """The entries along a session's paths around a position (``Around``)."""
+
+    def __init__(self, session):
+        self.session = session
+        parents = session.index.parents
+        self.parents = parents
+        self.newest: dict[int, int] = {}
+        for child, parent in enumerate(parents):
+            if parent >= 0:
+                self.newest[parent] = child  # the last in file order
+        leaf = session.default_leaf
+        path = session.path_positions() if leaf is not None else []
+        self.towards_leaf = dict(pairwise(path))
+
+    def of(self, position: int, around: Around) -> tuple[tuple, tuple]:
+        before: list[int] = []
+        at = position
+        while len(before) < around.before and self.parents[at] >= 0:
+            at = self.parents[at]
+            before.append(at)
+        after: list[int] = []
+        at = position
+        while len(after) < around.after:
+            nxt = self.towards_leaf.get(at, self.newest.get(at))
+            if nxt is None or nxt in after:
+                break
+            after.append(nxt)
+            at = nxt
+        return self._shown(before[::-1]), self._shown(after)
+
+    def _shown(self, positions: list[int]) -> tuple[Neighbour, ...]:
+        session = self.session
+        out = []
+        for position, entry in zip(positions, session.entries_at(positions)):
+            texts = searched_texts(entry)
+            text = excerpt(texts[0][1], 0, 0, around=60)[0] if texts else ""
+            out.append(
+                Neighbour(
+                    session.line_of(position),
+                    _plain(js_field(entry, "id")),
+                    _plain(js_field(entry, "type")),
+                    _plain(_role(entry)),
+                    _plain(js_field(entry, "timestamp")),
+                    text,
+                )
+            )
+        return tuple(out)
 
 
 def _plain(value: object) -> object:
@@ -559,9 +658,9 @@ class FileHits:
 
 def search_one(args: tuple) -> FileHits:
     """``search_file`` for ``search_folder``'s workers: never raises for a bad file."""
-    path, pattern = args
+    path, pattern, around = args if len(args) == 3 else (*args, Around())
     try:
-        return FileHits(path, search_file(path, pattern))
+        return FileHits(path, search_file(path, pattern, around=around))
     except PisessionError as exc:
         return FileHits(path, Hits(), str(exc))
     except OSError as exc:
@@ -571,8 +670,8 @@ def search_one(args: tuple) -> FileHits:
 
 
 def _search_batch(args: tuple) -> list[FileHits]:
-    paths, pattern = args
-    return [search_one((path, pattern)) for path in paths]
+    paths, pattern, around = args
+    return [search_one((path, pattern, around)) for path in paths]
 
 
 def batches(paths: list[str], parts: int) -> list[list[str]]:
@@ -618,10 +717,18 @@ class FolderHits:
 
 
 def search_folder(
-    paths: Iterable, pattern: Pattern, reached: bool | None = None, workers=None, progress=None
+    paths: Iterable,
+    pattern: Pattern,
+    reached: bool | None = None,
+    workers=None,
+    progress=None,
+    around: Around = Around(),
+    by_time: bool = False,
 ) -> FolderHits:
-    """Search session files; the hits in the order of the files given. ``reached``
-    keeps only the hits that reached the model (True) or did not (False). Worker
+    """Search session files; the hits in the order of the files given (``by_time``: of
+    their entries' timestamps, as JavaScript's ``Date`` reads them, hits without one
+    last). ``reached`` keeps only the hits that reached the model (True) or did not
+    (False); ``around`` adds the entries around each hit on its path. Worker
     processes (``usage.map_sessions``) take the files in batches of about equal size,
     the biggest first; ``progress(files done, files)`` after each batch.
 
@@ -635,7 +742,7 @@ def search_folder(
     pattern.byte_filter()  # worked out once, before the workers fork
     count = worker_count(workers, len(files))
     parts = len(files) if count == 1 else 24 * count  # one process: a file at a time
-    jobs = [(batch, pattern) for batch in batches(files, parts)]
+    jobs = [(batch, pattern, around) for batch in batches(files, parts)]
     results: dict[str, FileHits] = {}
     report = (lambda done, total: progress(len(results), len(files))) if progress else None
     for found in map_sessions(_search_batch, jobs, count, report, chunksize=1):
@@ -646,4 +753,23 @@ def search_folder(
         if result.problem is not None:
             skipped.append(result.problem)
         hits.extend(h for h in result.hits if reached is None or h.reached == reached)
+    if by_time:
+        hits = Hits(sorted(hits, key=_time_key))
     return FolderHits(hits, len(files) - len(skipped), skipped)
+
+
+def _time_key(hit: Hit) -> tuple:
+    """Hits by their entry's time (``new Date(timestamp)``), those without one last.
+
+    >>> h = Hit("f", "s", None, 1, "a", "message", "user", "text", "", 0, 0, 1, "sent",
+    ...     True, "", "2026-01-02T00:00:00Z")
+    >>> _time_key(h)
+    (False, 1767312000000)
+    """
+    from ..js.date import DateConversionError, js_time_ms
+
+    try:
+        when = js_time_ms(hit.timestamp) if hit.timestamp is not None else float("nan")
+    except DateConversionError:
+        when = float("nan")
+    return (when != when, when if when == when else 0)

@@ -37,6 +37,7 @@ from ..js.value import (
     truthy,
 )
 from ..js.value import field as js_field
+from .forks import FileEntries, FileHeader, identity, left_out, may_hold_copies
 
 #: Where Pi counts usage that no model answered for (tool results, summaries).
 TOOLS_KEY = "Tools/summaries"
@@ -288,6 +289,7 @@ class UsageLine(msgspec.Struct, gc=False):
     """The fields of a line the breakdown reads (message text and tool output skipped)."""
 
     type: Any = UNDEFINED
+    id: Any = UNDEFINED
     timestamp: Any = UNDEFINED
     provider: Any = UNDEFINED
     model: Any = UNDEFINED
@@ -362,9 +364,13 @@ def line_attribution(line: object) -> tuple[str, object] | None:
     return None
 
 
-def _tally(session, positions, with_days: bool, fallback_time: str = "") -> tuple[dict, dict]:
-    """Totals by key and (when ``with_days``) by (local day, key) of the entries at
-    ``positions`` (all by default), in that order. Raises ``UsageError`` where Pi throws."""
+def _tally(
+    session, positions, with_days: bool, fallback_time: str = "", identities=None, zone=None
+) -> tuple[dict, dict]:
+    """Totals by key and (when ``with_days``) by (local day in ``zone``, key) of the
+    entries at ``positions`` (all by default), in that order; ``identities`` (a
+    ``forks.FileEntries``) gets each counted entry's position and ``forks.identity``.
+    Raises ``UsageError`` where Pi throws."""
     totals: dict[str, list] = {}
     days: dict = {}
     cache: dict = {}
@@ -379,10 +385,15 @@ def _tally(session, positions, with_days: bool, fallback_time: str = "") -> tupl
             where = f"{session.source}:{session.line_of(position)}"
             raise UsageError(f"{where}: Pi's usage breakdown throws here: {exc}") from None
         add_figures(totals.setdefault(key, [0, 0, 0, 0, 0]), figures)
-        if with_days:
+        if with_days or identities is not None:
             stamp = line.timestamp if type(line) is UsageLine else js_field(line, "timestamp")
-            day = local_day(stamp if isinstance(stamp, str) else fallback_time, cache)
+        if with_days:
+            day = local_day(stamp if isinstance(stamp, str) else fallback_time, cache, zone)
             add_figures(days.setdefault((day, key), [0, 0, 0, 0, 0]), figures)
+        if identities is not None:
+            entry_id = line.id if type(line) is UsageLine else js_field(line, "id")
+            identities.positions.append(position)
+            identities.digests.append(identity(entry_id, stamp, key, figures))
     return totals, days
 
 
@@ -401,22 +412,27 @@ def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> 
 # --- a sessions folder ------------------------------------------------------------------
 
 
-def local_day(timestamp: object, cache: dict) -> str:
-    """The local calendar day (``YYYY-MM-DD``) of an ISO timestamp; ``"unknown"`` when it
-    is none.
+def local_day(timestamp: object, cache: dict, zone=None) -> str:
+    """The calendar day (``YYYY-MM-DD``) of an ISO timestamp in ``zone`` (a ``tzinfo``;
+    None: this machine's zone); ``"unknown"`` when it is none.
 
+    >>> from zoneinfo import ZoneInfo
     >>> local_day("not a date", {})
     'unknown'
+    >>> [local_day("2026-03-08T04:30:00.000Z", {}, ZoneInfo(z)) for z in ("UTC",
+    ...     "America/New_York", "Asia/Kolkata")]
+    ['2026-03-08', '2026-03-07', '2026-03-08']
     """
     if not isinstance(timestamp, str):
         return "unknown"
-    probe = timestamp[:13] if len(timestamp) == 24 and timestamp.endswith("Z") else timestamp
+    # a minute's timestamps share a day (zone offsets are whole minutes since 1972)
+    probe = timestamp[:16] if len(timestamp) == 24 and timestamp.endswith("Z") else timestamp
     day = cache.get(probe)
     if day is None:
         try:
             text = timestamp.replace("Z", "+00:00") if probe is not timestamp else timestamp
             moment = datetime.fromisoformat(text)
-            day = (moment.astimezone() if moment.tzinfo else moment).date().isoformat()
+            day = (moment.astimezone(zone) if moment.tzinfo else moment).date().isoformat()
         except ValueError:
             day = "unknown"
         cache[probe] = day
@@ -436,11 +452,22 @@ class SessionUsage:
     breakdown: Breakdown = field(default_factory=Breakdown)
     days: dict = field(default_factory=dict)  # (day, key) -> five figures
     problem: str | None = None
+    entries: FileEntries | None = None  # with ``identify``: what forks.left_out compares
+    left_out: int = 0  # entries not counted here: an earlier file holds them (forks.py)
 
 
-def session_usage(path: str, branch: bool = False) -> SessionUsage:
+def session_usage(
+    path: str,
+    branch: bool = False,
+    identify: bool = False,
+    leave_out: Iterable[int] = (),
+    zone=None,
+) -> SessionUsage:
     """Read one session file for ``scan_folder``: never raises for a bad file (its
-    ``problem`` says file, line and reason).
+    ``problem`` says file, line and reason). ``identify`` keeps each counted entry's
+    identity (``forks.identity``); the entries at the positions ``leave_out`` are not
+    counted (an earlier file holds them); days are days in ``zone`` (None: this
+    machine's).
 
     >>> from pisession.samples import sample_path
     >>> u = session_usage(str(sample_path("tour")))
@@ -459,7 +486,13 @@ def session_usage(path: str, branch: bool = False) -> SessionUsage:
         out.started = started if isinstance(started, str) else ""
         out.name = session_name(session)
         positions = session.path_positions() if branch else None
-        totals, out.days = _tally(session, positions, True, out.started)
+        skip = set(leave_out)
+        if skip:
+            everything = range(len(session)) if positions is None else positions
+            positions = [p for p in everything if p not in skip]
+            out.left_out = len(skip)
+        out.entries = FileEntries() if identify else None
+        totals, out.days = _tally(session, positions, True, out.started, out.entries, zone)
         out.breakdown = breakdown_from_totals(totals)
     except PisessionError as exc:
         out.problem = str(exc)
@@ -517,6 +550,11 @@ class FolderUsage:
     sessions: int
     skipped: list[str]
     branch: bool = False
+    per_file: bool = False  # every file counted as Pi's /session counts it, copies too
+    left_out: int = 0  # copied entries not counted again (forks.py)
+    files_with_copies: int = 0  # files that lost entries to an earlier file
+    zone: str = ""  # the time zone of the days (an IANA name)
+    dated: bool = False  # --since or --until kept some days only
 
     def to_records(self) -> list[dict]:
         """One plain dict per group (the models' breakdown left out), for a data frame.
@@ -532,6 +570,10 @@ class FolderUsage:
         return {
             "by": self.by,
             "counts": "the default leaf's path" if self.branch else "every entry",
+            "perFile": self.per_file,
+            "copiesLeftOut": self.left_out,
+            "filesWithCopies": self.files_with_copies,
+            "timezone": self.zone,
             "sessions": self.sessions,
             "skipped": len(self.skipped),
             "problems": self.skipped,
@@ -655,14 +697,6 @@ def map_sessions(
                 progress(done, total)
 
 
-def _read_all(path: str) -> SessionUsage:
-    return session_usage(path, False)
-
-
-def _read_branch(path: str) -> SessionUsage:
-    return session_usage(path, True)
-
-
 def scan_folder(
     paths: Iterable,
     by: str = "model",
@@ -671,22 +705,117 @@ def scan_folder(
     until: str | None = None,
     workers: int | None = None,
     progress=None,
+    per_file: bool = False,
+    zone=None,
 ) -> FolderUsage:
     """Pi's usage breakdown over session files, grouped ``by`` one of ``GROUPS``;
-    ``since``/``until`` (``YYYY-MM-DD``, both included) keep the usage of those local
-    days only.
+    ``since``/``until`` (``YYYY-MM-DD``, both included) keep the usage of those days in
+    ``zone`` (a ``ZoneInfo``; None: this machine's zone) only.
+
+    An entry that forks and clones copied into several files counts once, in the file
+    that holds it first (``forks.py``: same id, timestamp and usage; files ordered by
+    their header's time), because summing Pi's per-file breakdowns counts a fork's
+    copied history again for every copy (ccusage issue 1634); ``per_file`` counts every
+    file as Pi's ``/session`` does, copies included.
 
     >>> from pisession.samples import sample_path
     >>> usage = scan_folder([sample_path("tour")], by="day", workers=1)
     >>> usage.sessions, usage.skipped, len(usage.rows)
     (1, [], 1)
+    >>> import pathlib, shutil, tempfile
+    >>> folder = pathlib.Path(tempfile.mkdtemp())  # the same session found twice
+    >>> copies = [shutil.copy(sample_path("tour"), folder / n) for n in ("a.jsonl", "b.jsonl")]
+    >>> twice = scan_folder(copies, workers=1)
+    >>> twice.total.tokens == usage.total.tokens, twice.left_out
+    (True, 9)
     """
+    from functools import partial
+
     files = [str(p) for p in paths]
-    reader = _read_branch if branch else _read_all
-    usages = map_sessions(reader, files, workers, progress)
+    headers = [] if per_file else [file_header(f) for f in files]
+    identify = bool(may_hold_copies(headers))
+    reader = partial(session_usage, branch=branch, identify=identify, zone=zone)
+    usages: Iterable[SessionUsage] = map_sessions(reader, files, workers, progress)
+    copies = 0
+    files_with_copies = 0
+    if identify:
+        usages = list(usages)
+        found = left_out(headers, [u.entries for u in usages])
+        jobs = sorted(found.items())
+        again = partial(_recount, branch=branch, zone=zone)
+        recounted = map_sessions(again, [(files[i], gone) for i, gone in jobs], workers)
+        for (index, _), usage in zip(jobs, recounted):
+            usages[index] = usage
+        copies, files_with_copies = sum(map(len, found.values())), len(found)
     if since or until:
         usages = (_between(u, since, until) for u in usages)
-    return summarize(usages, by, branch)
+    out = summarize(usages, by, branch)
+    out.per_file, out.left_out, out.files_with_copies = per_file, copies, files_with_copies
+    out.zone, out.dated = zone_name(zone), bool(since or until)
+    return out
+
+
+def _recount(job: tuple, branch: bool, zone) -> SessionUsage:
+    """A file read again without the entries an earlier file holds (``scan_folder``)."""
+    path, gone = job
+    return session_usage(path, branch, False, gone, zone)
+
+
+def zone_name(zone=None) -> str:
+    """The IANA name of ``zone`` (a ``ZoneInfo``), or of this machine's zone when None
+    (``$TZ``, else where ``/etc/localtime`` points; its abbreviation when neither says).
+
+    >>> from zoneinfo import ZoneInfo
+    >>> zone_name(ZoneInfo("Europe/Paris"))
+    'Europe/Paris'
+    """
+    if zone is not None:
+        return str(getattr(zone, "key", None) or zone)
+    configured = os.environ.get("TZ", "").lstrip(":")
+    if configured:
+        return configured
+    try:
+        target = os.path.realpath("/etc/localtime")
+    except OSError:
+        target = ""
+    if "zoneinfo/" in target:
+        return target.split("zoneinfo/", 1)[1]
+    return datetime.now().astimezone().tzname() or "local"
+
+
+def file_header(path) -> FileHeader | None:
+    """What ``forks.py`` reads of a session file's header (its first line only); None
+    when the first line is not a session header.
+
+    >>> from pisession.samples import sample_path
+    >>> file_header(sample_path("tour")).id
+    '0b5e55ed-7011-4a2c-9d2e-70a15e55104e'
+    """
+    from ..js.date import DateConversionError, js_time_ms
+
+    header = _first_value(path)
+    if js_field(header, "type") != "session":
+        return None
+    header_id, parent = js_field(header, "id"), js_field(header, "parentSession")
+    try:
+        time = js_time_ms(js_field(header, "timestamp"))
+    except DateConversionError:
+        time = float("nan")
+    return FileHeader(
+        header_id if isinstance(header_id, str) else None,
+        time if js_field(header, "timestamp") is not UNDEFINED else float("nan"),
+        parent if isinstance(parent, str) and parent else None,
+    )
+
+
+def _first_value(path) -> object:
+    """The JSON value of a file's first line (None where there is none)."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(1 << 20)
+        return msgspec.json.decode(first.lstrip(b"\xef\xbb\xbf"))
+    except (OSError, msgspec.DecodeError):
+        return None
 
 
 def _between(usage: SessionUsage, since: str | None, until: str | None) -> SessionUsage:
@@ -716,12 +845,7 @@ def header_cwd(path) -> str:
     >>> header_cwd(sample_path("tour"))
     '/home/reader/projects/demo-app'
     """
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-        cwd = js_field(msgspec.json.decode(first.lstrip(b"\xef\xbb\xbf")), "cwd")
-    except (OSError, msgspec.DecodeError):
-        return ""
+    cwd = js_field(_first_value(path), "cwd")
     return cwd if isinstance(cwd, str) else ""
 
 
