@@ -57,9 +57,7 @@ def test_search_rows_align_their_fate_and_excerpt_columns(capsys, width):
     rows = [line for line in out.splitlines() if line.startswith("  ")]
     assert status == 0 and len(rows) >= 9
     # line, the entry's time (where the width leaves room for it), id, kind, fate, excerpt
-    columns = [
-        re.match(r" +\d+  (?:\S+ \S+  )?(\S+) +(\S+) +(\S+) +(\S)", line) for line in rows
-    ]
+    columns = [re.match(r" +\d+  (?:\S+ \S+  )?(\S+) +(\S+) +(\S+) +(\S)", line) for line in rows]
     assert {"toolResult", "branch_summary", "user"} <= {m.group(2) for m in columns if m}
     assert all(columns)
     assert {m.group(3) for m in columns} <= set(FATE)
