@@ -117,6 +117,7 @@ for version in $versions; do
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record.mjs" --check "${dirs[@]#"$REPO"/}") || failed=1
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/session-dirs.mjs" --check) || failed=1
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record-migrate.mjs" --check) || failed=1
+  (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record-manager.mjs" --check) || failed=1
   echo "   ($((SECONDS - start)) s)"
   checked+=("$version")
 done

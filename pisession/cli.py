@@ -713,6 +713,7 @@ def cmd_stats(args) -> int:
         return 0
     cells = stats_rows(session, leaf, whole, branch)
     leaf_text = "(no id)" if leaf_id is None else clean(leaf_id)
+    leaf_text = leaf_text if path or not len(session) else "(no leaf: the last entry's id is null)"
     _out(_stats_table(session, cells, ("", "whole session", f"branch to {leaf_text}"), _look(args)))
     _out(f"\ncontext at the leaf: {messages:,} message{'s' if messages != 1 else ''}\n")
     _out(_breakdown_text(by_model, _look(args)))
@@ -773,15 +774,21 @@ def _stats_table(session, cells: list, heads: tuple, look: Look) -> str:
 # --- ls -------------------------------------------------------------------------------
 
 
-def _sessions(root: Path) -> list:
-    """The sessions under ``root``, newest first (with a progress note when many)."""
+def _sessions(root: Path, cwd: str | None = None) -> list:
+    """The sessions under ``root`` (of ``cwd`` only: Pi's ``list(cwd)``), newest first
+    (with a progress note when many)."""
     from .files import list_sessions
 
     def progress(done: int, total: int) -> None:
         if total > 200 and done % 50 == 0:
             note(f"pisession: scanning {done}/{total} files ...")
 
-    infos = list_sessions(root, progress=progress)
+    if cwd is not None and cwd.startswith("--") and (root / cwd).is_dir():
+        root, cwd = root / cwd, None  # a folder name Pi gave a cwd, as it is
+    try:
+        infos = list_sessions(root, progress=progress, cwd=cwd)
+    except ValueError as exc:  # a file:// URL Node cannot convert either
+        raise CommandError(f"--cwd {exc}") from None
     end_note()
     return infos
 
@@ -789,15 +796,6 @@ def _sessions(root: Path) -> list:
 def _same_dir(a: str, b: str) -> bool:
     norm = [os.path.normcase(os.path.normpath(x)) for x in (a, b)]
     return norm[0] == norm[1]
-
-
-def _in_folder(info, cwd: str, given: str) -> bool:
-    """A session started in ``cwd``: by its header's cwd, or by the folder Pi stores it
-    in (``--home-me-app--``, or that folder name given as it is)."""
-    from .files import session_dir_name
-
-    folder = info.path.parent.name
-    return _same_dir(info.cwd, cwd) or folder in (session_dir_name(cwd), given)
 
 
 def cmd_ls(args) -> int:
@@ -813,12 +811,10 @@ def cmd_ls(args) -> int:
         raise CommandError(f"{root}: no such folder (no sessions stored yet?)")
     cwd = None
     if args.cwd is not None:
-        cwd = os.path.abspath(os.path.expanduser(args.cwd))
+        cwd = args.cwd
     elif not args.all and not args.dir:
         cwd = os.getcwd()
-    infos = _sessions(root)
-    if cwd is not None:
-        infos = [i for i in infos if _in_folder(i, cwd, args.cwd or "")]
+    infos = _sessions(root, cwd)
     if args.name:
         needle = args.name.casefold()
         infos = [
@@ -826,7 +822,7 @@ def cmd_ls(args) -> int:
             for i in infos
             if needle in (i.name or "").casefold() or needle in i.first_message.casefold()
         ]
-    shorts = short_ids([i.id for i in infos])
+    shorts = short_ids([i.id if isinstance(i.id, str) else "" for i in infos])
     if args.json:
         _out_json([{**to_jsonable(i), "shortId": s} for i, s in zip(infos, shorts)])
         return 0
@@ -842,7 +838,7 @@ def cmd_ls(args) -> int:
 def _ls_rows(infos: list, shorts: list[str]) -> list[tuple]:
     return [
         (
-            i.modified.astimezone().strftime("%Y-%m-%d %H:%M"),
+            i.modified.astimezone().strftime("%Y-%m-%d %H:%M") if i.modified else "Invalid Date",
             f"{i.message_count:,}",
             clean(short),
             clean(i.name) if i.name else clean(i.first_message),
@@ -1406,7 +1402,10 @@ def _columns(text: str) -> int:
     return value
 
 
-_LEAF_HELP = "entry id of the leaf (default: Pi's, the last entry in file order)"
+_LEAF_HELP = (
+    "entry id of the leaf (default: Pi's, the last entry in file order; none, an empty "
+    "context, when its id is null)"
+)
 
 
 def _collapse_options(p) -> None:

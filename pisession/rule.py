@@ -42,9 +42,25 @@ _SOURCE = "<entries>"  # the file the rule's errors name: it is given entries, n
 
 
 # --- 1. the path ---------------------------------------------------------------------
+def default_leaf(entries: Entries) -> int | None:
+    """Pi's leaf after loading: the last entry (a position), whatever its type; None (no
+    leaf: an empty path) when there is none or its ``id`` is ``null``. Pi's
+    ``SessionManager`` takes the last entry's ``id`` as its leaf, and ``buildSessionPath``
+    walks nothing from a ``null`` leaf (a missing ``id`` falls back to the last entry).
+
+    >>> default_leaf([{"id": "a"}, {"id": None, "parentId": "a"}]) is None
+    True
+    >>> default_leaf([{"id": "a"}, {"parentId": "a"}])
+    1
+    """
+    if not entries or field(entries[-1], "id") is None:
+        return None
+    return len(entries) - 1
+
+
 def path(entries: Entries, leaf: int | None = None) -> list[int]:
-    """Positions from a root down to ``leaf`` (a position; None: Pi's default leaf, the
-    last entry in file order). A ``parentId`` that is falsy or names no entry ends the
+    """Positions from a root down to ``leaf`` (a position; None: Pi's default leaf,
+    ``default_leaf``). A ``parentId`` that is falsy or names no entry ends the
     walk at a root; ids are looked up as a JavaScript ``Map`` keys them (the last entry
     with an id wins). A walk that comes back to an entry is a cycle: Pi loops forever.
 
@@ -53,7 +69,7 @@ def path(entries: Entries, leaf: int | None = None) -> list[int]:
     """
     by_id = {js_key(field(entry, "id")): position for position, entry in enumerate(entries)}
     by_id.pop(NO_KEY, None)  # an object or array id: no Map key finds it
-    current: int | None = len(entries) - 1 if leaf is None else leaf
+    current: int | None = default_leaf(entries) if leaf is None else leaf
     walked: list[int] = []
     seen: set[int] = set()
     while current is not None and current >= 0:
