@@ -162,34 +162,59 @@ function walkLoops(manager) {
   return false;
 }
 
+/** SessionManager.open on a copy of absPath (in tmp): its leaf, and the context there. */
+export function openAnswer(SessionManager, parseSessionEntries, absPath, tmp, keepContext = false) {
+  const copy = join(tmp, "session.jsonl");
+  copyFileSync(absPath, copy);
+  let out;
+  try {
+    const manager = SessionManager.open(copy, join(tmp, "sessions"));
+    const leaf = manager.getLeafId();
+    // a v1 file gets fresh random ids from Pi's migration: the leaf is one of them
+    const header = parseSessionEntries(readFileSync(absPath, "utf8")).find((e) => e?.type === "session");
+    const migrated = !((header?.version ?? 1) >= 2) && typeof leaf === "string";
+    out = { leaf: leaf === undefined ? "(undefined)" : migrated ? "(a new id)" : leaf };
+    if (walkLoops(manager)) out.cycle = true;
+    else {
+      const context = manager.buildSessionContext();
+      const text = JSON.stringify(context);
+      out.messages = context.messages.length;
+      out.sha256 = createHash("sha256").update(text).digest("hex");
+      if (keepContext) out.context = context;
+    }
+  } catch (err) {
+    out = { ...out, error: message(err).replaceAll(copy, "<file>") };
+  } finally {
+    rmSync(copy, { force: true });
+  }
+  return out;
+}
+
+/** SessionManager.listAll(dir) of a folder holding a copy of absPath alone, at
+ * REPRO_MTIME: the file's row (as infoJson, path left out), or null (not listed). */
+export async function listAnswer(SessionManager, absPath, tmp) {
+  const dir = join(tmp, "listed");
+  mkdirSync(dir, { recursive: true });
+  const copy = join(dir, "session.jsonl");
+  copyFileSync(absPath, copy);
+  utimesSync(copy, REPRO_MTIME, REPRO_MTIME);
+  try {
+    const [info] = await SessionManager.listAll(dir);
+    if (!info) return null;
+    const { path, ...row } = infoJson(info, dir);
+    return row;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export function recordOpen(SessionManager, parseSessionEntries, version) {
   const golden = { pi: version, files: {} };
   const tmp = mkdtempSync(join(tmpdir(), "pi-open-"));
   try {
     for (const rel of corpusFiles()) {
-      const copy = join(tmp, "session.jsonl");
-      copyFileSync(join(REPO, rel), copy);
-      let out;
-      try {
-        const manager = SessionManager.open(copy, join(tmp, "sessions"));
-        const leaf = manager.getLeafId();
-        // a v1 file gets fresh random ids from Pi's migration: the leaf is one of them
-        const header = parseSessionEntries(readFileSync(join(REPO, rel), "utf8")).find((e) => e?.type === "session");
-        const migrated = !((header?.version ?? 1) >= 2) && typeof leaf === "string";
-        out = { leaf: leaf === undefined ? "(undefined)" : migrated ? "(a new id)" : leaf };
-        if (walkLoops(manager)) out.cycle = true;
-        else {
-          const context = manager.buildSessionContext();
-          const text = JSON.stringify(context);
-          out.messages = context.messages.length;
-          out.sha256 = createHash("sha256").update(text).digest("hex");
-          if (rel.startsWith("data/manager/leaf/")) out.context = context;
-        }
-      } catch (err) {
-        out = { ...out, error: message(err).replaceAll(copy, "<file>") };
-      }
-      golden.files[rel] = out;
-      rmSync(copy, { force: true });
+      const keep = rel.startsWith("data/manager/leaf/");
+      golden.files[rel] = openAnswer(SessionManager, parseSessionEntries, join(REPO, rel), tmp, keep);
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

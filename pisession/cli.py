@@ -72,19 +72,35 @@ class CommandError(Exception):
 # --- shared helpers -------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _to_stdout():
+    """An error writing standard output names it (``standard output: No space left on
+    device``); a closed pipe stays a ``BrokenPipeError`` (``_quiet_pipe``)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), "standard output") from None
+
+
 def _out(text: str) -> None:
-    sys.stdout.write(text)
+    with _to_stdout():
+        sys.stdout.write(text)
 
 
 def _out_bytes(data: bytes) -> None:
     """Write bytes exactly (JSON output must not depend on the locale's encoding)."""
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
-        return
-    sys.stdout.flush()
-    buffer.write(data)
-    buffer.flush()
+    with _to_stdout():
+        if buffer is None:
+            sys.stdout.write(data.decode("utf-8"))
+            return
+        sys.stdout.flush()
+        buffer.write(data)
+        buffer.flush()
 
 
 def _roots() -> list[Path]:
@@ -110,7 +126,9 @@ def _read_stdin() -> bytes:
         raise CommandError("-: standard input is not available")
     if sys.stdin.isatty():
         note("pisession: reading a session from standard input (end it with Ctrl-D) ...")
-    data = stdin.read()
+    from .engine.reader import read_stream
+
+    data = read_stream(stdin, "-")
     end_note()
     return data
 
@@ -249,14 +267,17 @@ def _write(path: Path, data: bytes) -> None:
 def _out_chunks(chunks) -> None:
     """Write bytes as they come (a long context is never held whole)."""
     buffer = getattr(sys.stdout, "buffer", None)
-    sys.stdout.flush()
+    with _to_stdout():
+        sys.stdout.flush()
     for chunk in chunks:
-        if buffer is None:
-            sys.stdout.write(chunk.decode("utf-8"))
-        else:
-            buffer.write(chunk)
+        with _to_stdout():
+            if buffer is None:
+                sys.stdout.write(chunk.decode("utf-8"))
+            else:
+                buffer.write(chunk)
     if buffer is not None:
-        buffer.flush()
+        with _to_stdout():
+            buffer.flush()
 
 
 def _out_json(value: object, indent: int | None = 2) -> None:
@@ -303,6 +324,7 @@ def cmd_explain(args) -> int:
 
     session = _load(args.file if args.file is not None else "tour")
     leaf = _leaf(session, args.leaf)
+    session.refuse_too_deep(leaf)  # as context does: one line, the same limit
     if args.json:
         fates = session.fates(leaf)
         head = explain_head(session, fates, leaf)
@@ -323,6 +345,7 @@ def cmd_context(args) -> int:
     leaf = _leaf(session, args.leaf)
     indent = 0 if args.compact else min(args.indent, 10)  # JSON.stringify's limit
     if args.llm:
+        session.refuse_too_deep(leaf)
         _out_json(session.context(leaf).to_llm(), indent or None)
         return 0
     from .engine.stream import terminal_safe
@@ -368,6 +391,7 @@ def cmd_tree(args) -> int:
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
+    session.refuse_too_deep(leaf)
     image = _image_target(args)
     if image is not None:
         _check_target(image[0], args.force, args.file)
@@ -481,6 +505,7 @@ def cmd_export(args) -> int:
         raise CommandError("HTML is not for the terminal: pass -o OUT.html (or redirect: > OUT)")
     session = _shareable(_load(args.file, counting=True), args.redact)
     leaf = _leaf(session, args.leaf)
+    session.refuse_too_deep(leaf)
     render = export_html if fmt == "html" else export_markdown
     limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
     text = render(session, leaf, limit=limit, full_path=args.full_path)
@@ -543,6 +568,8 @@ def cmd_diff(args) -> int:
 
     session = _load(args.file)
     a, b = _leaf(session, args.leaf_a), _leaf(session, args.leaf_b)
+    session.refuse_too_deep(a)
+    session.refuse_too_deep(b)
     result = session.diff(a, b)
     if args.json:
         _out_json(result.to_dict(session))
@@ -786,7 +813,9 @@ def _sessions(root: Path, cwd: str | None = None) -> list:
     if cwd is not None and cwd.startswith("--") and (root / cwd).is_dir():
         root, cwd = root / cwd, None  # a folder name Pi gave a cwd, as it is
     try:
-        infos = list_sessions(root, progress=progress, cwd=cwd)
+        infos = list_sessions(
+            root, progress=progress, cwd=cwd, skipped=lambda p, why: _skipped_lines([f"{p}: {why}"])
+        )
     except ValueError as exc:  # a file:// URL Node cannot convert either
         raise CommandError(f"--cwd {exc}") from None
     end_note()
@@ -944,6 +973,13 @@ def _skipped_lines(problems: list[str]) -> None:
         sys.stderr.write(f"{PROG}: skipped {clean(problem)}\n")
 
 
+def _named_file_failed(root: Path, problems: list[str]) -> None:
+    """FILE named on its own that cannot be read as a session: an error (exit 2), said
+    as ``context`` says it, not a skipped file of a folder."""
+    if problems and root.is_file():
+        raise CommandError(problems[0])
+
+
 def _figure(value: object, cost: bool = False) -> str:
     from .js.value import js_string
 
@@ -962,6 +998,7 @@ def cmd_usage(args) -> int:
         files, args.by, args.branch, args.since, args.until, progress=_scan_progress("reading")
     )
     end_note()
+    _named_file_failed(root, usage.skipped)
     _skipped_lines(usage.skipped)
     if args.json:
         _out_json(usage.to_dict())
@@ -1061,15 +1098,16 @@ def cmd_search(args) -> int:
         raise CommandError(f"{args.pattern!r}: not a regular expression: {exc}") from None
     if not args.pattern:
         raise CommandError("the pattern is empty")
-    _, files = _folder_files(args)
+    root, files = _folder_files(args)
     found = search_folder(files, pattern, args.reached, progress=_scan_progress("searching"))
     end_note()
+    _named_file_failed(root, found.skipped)
     _skipped_lines(found.skipped)
     if args.json:
         head = {"pattern": args.pattern, "regex": args.regex, "ignoreCase": args.ignore_case}
         head |= {"files": found.files, "skipped": len(found.skipped), "problems": found.skipped}
         _out_json({**head, "hits": found.to_records()})
-        return 0
+        return 0 if found.hits else 1  # as without --json, as grep does
     _out(search_text(found, _look(args)))
     return 0 if found.hits else 1
 
@@ -1700,13 +1738,15 @@ def _unexpected(exc: BaseException) -> int:
 
 
 def _quiet_pipe() -> int:
-    """``pisession ... | head``: the reader left; stop without a message."""
+    """``pisession ... | head``: the reader left; stop without a message, exit 0 (what
+    was written before is what the reader wanted; whether a write still fitted in the
+    pipe's buffer must not decide the status)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, io.UnsupportedOperation):
         pass
-    return 1
+    return 0
 
 
 def _command_guess(parser: argparse.ArgumentParser, word: str) -> str | None:
@@ -1773,7 +1813,8 @@ def _run(args) -> int:
             sys.stdout.reconfigure(errors="backslashreplace")
     try:
         status = args.func(args)
-        sys.stdout.flush()
+        with _to_stdout():
+            sys.stdout.flush()
         return status
     except BrokenPipeError:
         return _quiet_pipe()

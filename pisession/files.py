@@ -377,14 +377,24 @@ def _line_values(handle) -> Iterator[object]:
 
 
 def session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> SessionInfo | None:
+    """``read_session_info`` with a file that cannot be read left out too (None), as Pi's
+    session list leaves it out."""
+    try:
+        return read_session_info(path, mtime_ms)
+    except OSError:
+        return None
+
+
+def read_session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> SessionInfo | None:
     """Summarise one file as Pi's session list does (its ``buildSessionInfo``); None where
-    Pi leaves the file out: no session header first, an unreadable file, or an entry on
-    which Pi throws. ``mtime_ms``: the file's modification time, if already known.
+    Pi leaves the file out: no session header first, or an entry on which Pi throws;
+    ``OSError`` where the file cannot be read. ``mtime_ms``: the file's modification
+    time, if already known.
 
     Reads line by line (no migration, nothing written).
 
     >>> from pisession.samples import sample_path
-    >>> info = session_info(sample_path("tour"))
+    >>> info = read_session_info(sample_path("tour"))
     >>> info.message_count, info.first_message[:30]
     (16, 'List the files in src/.')
     """
@@ -401,7 +411,7 @@ def session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> Sess
             for entry in values:
                 activity.add(entry)
         created_ms = js_time_ms(field(header, "timestamp"))
-    except (OSError, NotListed, DateConversionError):  # Pi's listing skips such a file too
+    except (NotListed, DateConversionError):  # Pi's listing skips such a file too
         return None
     stamp = field(header, "timestamp")
     header_ms = js_time_ms(stamp) if isinstance(stamp, str) else float("nan")
@@ -510,6 +520,7 @@ def list_sessions(
     env: Mapping[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
     cwd: str | None = None,
+    skipped: Callable[[Path, str], None] | None = None,
 ) -> list[SessionInfo]:
     """Every session under ``root`` (default: Pi's sessions root) that Pi's session list
     shows, in its order: newest first (``modified``), ties in the order the files were
@@ -519,6 +530,8 @@ def list_sessions(
     gives them: in a sessions root, the files of the folder Pi names after ``cwd``; in
     one session folder, the files whose header ``cwd`` resolves to ``cwd`` (all of them
     when the folder is the one Pi names after ``cwd``). ``cwd`` may be a ``file://`` URL.
+    ``skipped(path, reason)`` hears of each file that cannot be read (Pi's list leaves it
+    out without a word).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -538,7 +551,12 @@ def list_sessions(
     files = listed_files(root)
     infos = []
     for done, (path, mtime) in enumerate(files, 1):
-        info = session_info(path, mtime)
+        try:
+            info = read_session_info(path, mtime)
+        except OSError as exc:
+            info = None
+            if skipped is not None:
+                skipped(path, f"cannot read: {exc.strerror or exc}")
         if info is not None and keep(info):
             infos.append(info)
         if progress is not None:

@@ -17,6 +17,7 @@ from .engine.opening import SessionFile, opened
 from .engine.reader import paused_gc, read_source
 from .engine.stats import SessionStats, on_path, summed_columns
 from .errors import SessionFormatError
+from .js.json import STRINGIFY_TOO_DEEP, too_deep_to_stringify
 from .js.value import NO_KEY, js_key
 from .locate import named_file
 from .migration import IdFactory
@@ -147,6 +148,23 @@ class Session(SessionFile):
             yield from chunks
         except SessionFormatError as exc:
             raise self._located(exc) from None
+
+    def refuse_too_deep(self, leaf_id: object = None) -> None:
+        """Raise ``SessionFormatError`` (naming the line) where Pi's ``JSON.stringify``
+        throws on the context at this leaf, a message nested deeper than it goes: what
+        every command that shows a context says, in bounded time and memory
+        (``js.json.too_deep_to_stringify``).
+
+        >>> load("tour").refuse_too_deep()
+        """
+        try:
+            context = self.context(leaf_id)
+        except SessionFormatError:
+            return  # not this error: each command says it in its own way (a cycle, ...)
+        k = too_deep_to_stringify(context.messages)
+        if k is not None:
+            position = context.origins[k].position
+            raise self._located(SessionFormatError(None, None, STRINGIFY_TOO_DEEP, position))
 
     def context(self, leaf_id: object = None) -> Context:
         """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""

@@ -46,6 +46,7 @@ def _ours(rel: str) -> dict:
         session = pisession.load(REPO / rel)
         leaf = session.default_leaf
         context = session.context()
+        session.refuse_too_deep()  # where Pi's JSON.stringify of the context throws
     except PisessionError as exc:
         return {"error": str(exc)}
     leaf_id = None if leaf is None else session.index.ids[leaf]
@@ -241,3 +242,51 @@ def test_each_repro_file_alone(name):
     [row] = _rows([to_jsonable(info)], path.parent)
     [want] = _pi([{**listed[name], "path": name}])
     assert row == want
+
+
+# --- a context nested deeper than JSON.stringify goes ---------------------------------
+
+DEEP = sorted((REPO / "data" / "manager" / "deep").glob("*.jsonl"))
+TOO_DEEP = (
+    ":2: a message nested more than 4,116 deep: Pi's JSON.stringify throws RangeError "
+    "(Maximum call stack size exceeded) on the context\n"
+)
+
+
+@pytest.mark.parametrize("path", DEEP, ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["context"],
+        ["context", "--llm"],
+        ["context", "--compact"],
+        ["explain"],
+        ["explain", "--json"],
+        ["tree"],
+        ["tree", "--json"],
+        ["export", "--format", "md", "-o", "-"],
+        ["export", "--format", "html", "-o", "-"],
+        ["diff", "u1", "a1"],
+    ],
+    ids=" ".join,
+)
+def test_every_output_path_refuses_a_context_too_deep_for_pi(path, command):
+    """Pi (both versions) throws RangeError in JSON.stringify on these contexts: every
+    command that shows the context says so on one line naming the file and the line,
+    with nothing on standard output (``context --llm`` printed 50 MB at 5,000 deep)."""
+    rel = os.path.relpath(path, REPO)
+    assert "Maximum call stack" in OPEN["files"][rel]["error"]
+    out = _cli(*command[:1], rel, *command[1:])
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"pisession: error: {rel}{TOO_DEEP}"
+
+
+def test_search_skips_a_context_too_deep_for_pi(tmp_path):
+    folder = tmp_path / "--home-reader-demo--"
+    folder.mkdir()
+    for path in DEEP:
+        shutil.copyfile(path, folder / path.name)
+    out = _cli("search", "deep", str(tmp_path))
+    assert out.returncode == 1
+    for path in DEEP:
+        assert f"pisession: skipped {folder / path.name}{TOO_DEEP}" in out.stderr

@@ -26,7 +26,8 @@ from typing import Any, cast
 
 import msgspec
 
-from ..errors import PisessionError
+from ..engine.context import walk_path
+from ..errors import PisessionError, SessionFormatError
 from ..js.value import (
     UNDEFINED,
     ToPrimitiveError,
@@ -394,8 +395,27 @@ def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> 
     >>> [r.key for r in session_breakdown(pisession.load(pisession.sample_path("tour")))]
     ['fake/fake-coder', 'Tools/summaries']
     """
-    positions = session.path_positions(leaf_id) if branch else None
+    positions = _branch(session, leaf_id) if branch else None
     return breakdown_from_totals(_tally(session, positions, False)[0])
+
+
+def _branch(session, leaf_id: object = None) -> list[int]:
+    """The entries Pi's ``/session`` counts for the branch: ``getBranch()``, the path to
+    the leaf; after loading, the last entry's path, or none when its id is falsy
+    (``getBranch`` looks a leaf id up only when it is truthy).
+
+    >>> import pisession
+    >>> len(_branch(pisession.load(pisession.sample_path("tour"))))
+    22
+    """
+    if leaf_id is not None or not len(session):
+        return session.path_positions(leaf_id)
+    if not truthy(session.index.ids[len(session) - 1]):
+        return []
+    try:
+        return walk_path(session.index, len(session) - 1)
+    except SessionFormatError as exc:
+        raise session._located(exc) from None
 
 
 # --- a sessions folder ------------------------------------------------------------------
@@ -458,7 +478,7 @@ def session_usage(path: str, branch: bool = False) -> SessionUsage:
         out.cwd = cwd if isinstance(cwd, str) else ""
         out.started = started if isinstance(started, str) else ""
         out.name = session_name(session)
-        positions = session.path_positions() if branch else None
+        positions = _branch(session) if branch else None
         totals, out.days = _tally(session, positions, True, out.started)
         out.breakdown = breakdown_from_totals(totals)
     except PisessionError as exc:
