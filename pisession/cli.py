@@ -1345,9 +1345,10 @@ examples:
   pisession check session.jsonl --json
 
 reports: skipped lines, dangling parents, duplicate ids, parent cycles, compactions whose
-firstKeptEntryId is not on their path, context edits with no effect, and leaves on which
-Pi 0.87.1 itself fails; as notes, which are no problems: blank lines and a legacy
-version (Pi reads a v1 or v2 file as well as any, migrating it). Exit status: 0 no
+firstKeptEntryId is not on their path, context edits with no effect, leaves on which
+Pi 0.87.1 itself fails, and a last entry whose id is null (no leaf); as notes, which
+are no problems: blank lines and a legacy version (Pi reads a v1 or v2 file as well as
+any, migrating it). Exit status: 0 no
 problems, 1 problems found (notes too, with --strict), 2 the file cannot be read as a
 session.
 """

@@ -290,3 +290,16 @@ def test_search_skips_a_context_too_deep_for_pi(tmp_path):
     assert out.returncode == 1
     for path in DEEP:
         assert f"pisession: skipped {folder / path.name}{TOO_DEEP}" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("rel", "line", "kind"),
+    [
+        ("data/manager/leaf/last-id-null.jsonl", 4, "null-leaf"),
+        ("data/manager/deep/user-content-nested-5000-deep.jsonl", 2, "pi-fails"),
+    ],
+)
+def test_check_reports_what_the_default_leaf_gives_pi(rel, line, kind):
+    out = _cli("check", rel)
+    assert out.returncode == 1
+    assert out.stdout.startswith(f"{rel}:{line}: {kind}: ")
