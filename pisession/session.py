@@ -33,7 +33,8 @@ class Session(SessionFile):
 
     @property
     def default_leaf(self) -> int | None:
-        """Pi's leaf after loading: the last entry in file order, whatever its type."""
+        """Pi's leaf after loading (``SessionManager.open``): the last entry in file order,
+        whatever its type; None, an empty context, when that entry's id is null."""
         return engine.default_leaf(self.index)
 
     def leaves(self) -> list[int]:
@@ -95,11 +96,11 @@ class Session(SessionFile):
             raise self._located(exc) from None
 
     def path_positions(self, leaf_id: object = None) -> list[int]:
-        """Positions from the root to the leaf (default: the last entry)."""
+        """Positions from the root to the leaf (default: ``default_leaf``)."""
         return self._asked(engine.walk_path, leaf_id)
 
     def path(self, leaf_id: object = None) -> list:
-        """The entries from the root to the leaf (default leaf: the last entry)."""
+        """The entries from the root to the leaf (default: ``default_leaf``)."""
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
     def steps(self, leaf_id: object = None, edits: bool = True) -> engine.Steps:
