@@ -303,3 +303,17 @@ def test_check_reports_what_the_default_leaf_gives_pi(rel, line, kind):
     out = _cli("check", rel)
     assert out.returncode == 1
     assert out.stdout.startswith(f"{rel}:{line}: {kind}: ")
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("file://example.com/x", 'File URL host must be "localhost" or empty on linux'),
+        ("file:///a%2Fb", "File URL path must not include encoded / characters"),
+    ],
+)
+def test_a_cwd_url_node_cannot_convert_is_an_error(url, reason, repro):
+    """Node's fileURLToPath throws on these; ls says so on one line."""
+    out = _cli("ls", "--cwd", url, str(repro / "sessions"))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"pisession: error: --cwd {url!r}: {reason}\n"
