@@ -378,7 +378,11 @@ def _line_values(handle) -> Iterator[object]:
 
 def session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> SessionInfo | None:
     """``read_session_info`` with a file that cannot be read left out too (None), as Pi's
-    session list leaves it out."""
+    session list leaves it out.
+
+    >>> session_info("/no/such/file.jsonl") is None
+    True
+    """
     try:
         return read_session_info(path, mtime_ms)
     except OSError:
