@@ -2,8 +2,9 @@
 # Conformance re-check: for every Pi version pisession is checked against (the "checked"
 # list of pisession/pi_versions.json), re-record every golden with that version's own code
 # and compare with the committed ones, byte for byte apart from the "pi" field that names
-# the recording version. Also re-checks the session-folder-name table (data/paths) and Pi's
-# own rewrite of every legacy file (data/migrated, ids normalised).
+# the recording version. Also re-checks the session-folder-name table (data/paths), Pi's
+# own rewrite of every legacy file (data/migrated, ids normalised) and Pi's answers at the
+# SessionManager level (data/manager: the leaf open picks, its context, listAll and list).
 #
 #   sh conformance/check.sh                       (or bash; run from anywhere)
 #   PI_VERSIONS="1.3.0 1.4.0" sh conformance/check.sh   (other versions, on demand)
@@ -117,6 +118,7 @@ for version in $versions; do
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record.mjs" --check "${dirs[@]#"$REPO"/}") || failed=1
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/session-dirs.mjs" --check) || failed=1
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record-migrate.mjs" --check) || failed=1
+  (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record-manager.mjs" --check) || failed=1
   echo "   ($((SECONDS - start)) s)"
   checked+=("$version")
 done

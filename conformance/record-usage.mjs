@@ -5,8 +5,8 @@
 //   node conformance/record-usage.mjs [--check]
 //
 // Per file: "all", the breakdown over every entry (what Pi passes: getEntries(), the
-// migrated entries without the header), and "branch", over the default leaf's path
-// (the last entry's, as buildSessionContext picks it). A figure that is not a finite number (NaN, a string that JavaScript's +
+// migrated entries without the header), and "branch", over SessionManager's getBranch()
+// after loading (the last entry's path; none when its id is falsy). A figure that is not a finite number (NaN, a string that JavaScript's +
 // concatenated) is stored as {"js": typeof, "text": String(value)}; a throw as
 // {"error": message}. --check compares with the committed file and exits 1 on a difference.
 process.env.TZ = "UTC";
@@ -51,12 +51,14 @@ function guarded(f) {
   }
 }
 
-/** The path buildSessionContext(entries) walks for its default leaf (the last entry, as
- * pisession's default leaf; Pi's buildSessionPath is not exported), or null on a cycle,
- * which Pi's walk would follow for ever. */
+/** The path SessionManager's getBranch() walks after loading (the branch Pi's /session
+ * counts): from the last entry, none when its id is falsy (getBranch starts from
+ * byId.get(leafId) only for a truthy leaf id), or null on a cycle, which Pi's walk would
+ * follow for ever. */
 function defaultPath(entries) {
   const index = new Map();
   for (const e of entries) index.set(e.id, e);
+  if (!entries[entries.length - 1]?.id) return [];
   const path = [];
   const seen = new Set();
   for (let e = entries[entries.length - 1]; e; e = e.parentId ? index.get(e.parentId) : undefined) {

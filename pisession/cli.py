@@ -76,19 +76,35 @@ class CommandError(Exception):
 # --- shared helpers -------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def _to_stdout():
+    """An error writing standard output names it (``standard output: No space left on
+    device``); a closed pipe stays a ``BrokenPipeError`` (``_quiet_pipe``)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), "standard output") from None
+
+
 def _out(text: str) -> None:
-    sys.stdout.write(text)
+    with _to_stdout():
+        sys.stdout.write(text)
 
 
 def _out_bytes(data: bytes) -> None:
     """Write bytes exactly (JSON output must not depend on the locale's encoding)."""
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
-        return
-    sys.stdout.flush()
-    buffer.write(data)
-    buffer.flush()
+    with _to_stdout():
+        if buffer is None:
+            sys.stdout.write(data.decode("utf-8"))
+            return
+        sys.stdout.flush()
+        buffer.write(data)
+        buffer.flush()
 
 
 def _roots() -> list[Path]:
@@ -114,7 +130,9 @@ def _read_stdin() -> bytes:
         raise CommandError("-: standard input is not available")
     if sys.stdin.isatty():
         note("pisession: reading a session from standard input (end it with Ctrl-D) ...")
-    data = stdin.read()
+    from .engine.reader import read_stream
+
+    data = read_stream(stdin, "-")
     end_note()
     return data
 
@@ -253,14 +271,17 @@ def _write(path: Path, data: bytes) -> None:
 def _out_chunks(chunks) -> None:
     """Write bytes as they come (a long context is never held whole)."""
     buffer = getattr(sys.stdout, "buffer", None)
-    sys.stdout.flush()
+    with _to_stdout():
+        sys.stdout.flush()
     for chunk in chunks:
-        if buffer is None:
-            sys.stdout.write(chunk.decode("utf-8"))
-        else:
-            buffer.write(chunk)
+        with _to_stdout():
+            if buffer is None:
+                sys.stdout.write(chunk.decode("utf-8"))
+            else:
+                buffer.write(chunk)
     if buffer is not None:
-        buffer.flush()
+        with _to_stdout():
+            buffer.flush()
 
 
 def _out_json(value: object, indent: int | None = 2) -> None:
@@ -307,6 +328,7 @@ def cmd_explain(args) -> int:
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
+    session.refuse_too_deep(leaf)  # as context does: one line, the same limit
     if args.json:
         fates = session.fates(leaf)
         head = explain_head(session, fates, leaf)
@@ -327,6 +349,7 @@ def cmd_context(args) -> int:
     leaf = _leaf(session, args.leaf)
     indent = 0 if args.compact else min(args.indent, 10)  # JSON.stringify's limit
     if args.llm:
+        session.refuse_too_deep(leaf)
         _out_json(session.context(leaf).to_llm(), indent or None)
         return 0
     from .engine.stream import terminal_safe
@@ -372,6 +395,7 @@ def cmd_tree(args) -> int:
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
+    session.refuse_too_deep(leaf)
     image = _image_target(args)
     if image is not None:
         _check_target(image[0], args.force, args.file)
@@ -485,6 +509,7 @@ def cmd_export(args) -> int:
         raise CommandError("HTML is not for the terminal: pass -o OUT.html (or redirect: > OUT)")
     session = _shareable(_load(args.file, counting=True), args.redact)
     leaf = _leaf(session, args.leaf)
+    session.refuse_too_deep(leaf)
     render = export_html if fmt == "html" else export_markdown
     limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
     text = render(session, leaf, limit=limit, full_path=args.full_path)
@@ -547,6 +572,8 @@ def cmd_diff(args) -> int:
 
     session = _load(args.file)
     a, b = _leaf(session, args.leaf_a), _leaf(session, args.leaf_b)
+    session.refuse_too_deep(a)
+    session.refuse_too_deep(b)
     result = session.diff(a, b)
     if args.json:
         _out_json(result.to_dict(session))
@@ -732,6 +759,7 @@ def cmd_stats(args) -> int:
         return 0
     cells = stats_rows(session, leaf, whole, branch)
     leaf_text = "(no id)" if leaf_id is None else clean(leaf_id)
+    leaf_text = leaf_text if path or not len(session) else "(no leaf: the last entry's id is null)"
     _out(_stats_table(session, cells, ("", "whole session", f"branch to {leaf_text}"), _look(args)))
     _out(f"\ncontext at the leaf: {messages:,} message{'s' if messages != 1 else ''}\n")
     _out(_breakdown_text(by_model, _look(args)))
@@ -792,34 +820,52 @@ def _stats_table(session, cells: list, heads: tuple, look: Look) -> str:
 # --- ls -------------------------------------------------------------------------------
 
 
-def _sessions(files: list[Path]) -> list:
-    """The sessions of ``files``, newest first (with a progress note when many)."""
-    from .files import session_info
+def _sessions(roots: list[Path], found: list[Path], cwd: str | None = None) -> list:
+    """The sessions ``ls`` lists, newest first (with a progress note when many): what
+    Pi's session list shows of each root (``listAll``, or ``list(cwd)``), and then the
+    sessions found below project folders that Pi's list does not read (``found``: child
+    sessions of extensions), of ``cwd`` only when given."""
+    from .files import list_sessions, read_session_info, resolve_cwd
+    from .tree import v8_sort
+
+    def progress(done: int, total: int) -> None:
+        if total > 200 and done % 50 == 0:
+            note(f"pisession: scanning {done}/{total} files ...")
+
+    def skipped(path: Path, why: str) -> None:
+        _skipped_lines([f"{path}: {why}"])
 
     infos = []
-    for done, path in enumerate(files, 1):
-        info = session_info(path)
-        if info is not None:
+    for root in (r for r in roots if r.is_dir()):
+        given = cwd
+        if given is not None and given.startswith("--") and (root / given).is_dir():
+            root, given = root / given, None  # a folder name Pi gave a cwd, as it is
+        try:
+            infos += list_sessions(root, progress=progress, cwd=given, skipped=skipped)
+        except ValueError as exc:  # a file:// URL Node cannot convert either
+            raise CommandError(f"--cwd {exc}") from None
+    listed = {os.path.realpath(i.path) for i in infos}
+    tops = {os.path.realpath(r) for r in roots}
+    wanted = None if cwd is None or cwd.startswith("--") else resolve_cwd(cwd)
+    for path in found:  # only below project folders: Pi's list reads a root's folders
+        real = os.path.realpath(path)  # (or the root itself when it has none), no deeper
+        folder = os.path.dirname(real)
+        if real in listed or folder in tops or os.path.dirname(folder) in tops:
+            continue
+        try:
+            info = read_session_info(path)
+        except OSError as exc:
+            skipped(path, f"cannot read: {exc.strerror or exc}")
+            continue
+        if info is not None and (wanted is None or (info.cwd and resolve_cwd(info.cwd) == wanted)):
             infos.append(info)
-        if len(files) > 200 and done % 50 == 0:
-            note(f"pisession: scanning {done}/{len(files)} files ...")
     end_note()
-    infos.sort(key=lambda i: i.modified, reverse=True)
-    return infos
+    return v8_sort(infos, lambda a, b: float(b.modified_ms) - float(a.modified_ms))
 
 
 def _same_dir(a: str, b: str) -> bool:
     norm = [os.path.normcase(os.path.normpath(x)) for x in (a, b)]
     return norm[0] == norm[1]
-
-
-def _in_folder(info, cwd: str, given: str) -> bool:
-    """A session started in ``cwd``: by its header's cwd, or by the folder Pi stores it
-    in (``--home-me-app--``, or that folder name given as it is)."""
-    from .files import session_dir_name
-
-    folder = info.path.parent.name
-    return _same_dir(info.cwd, cwd) or folder in (session_dir_name(cwd), given)
 
 
 def cmd_ls(args) -> int:
@@ -836,12 +882,10 @@ def cmd_ls(args) -> int:
     files = _found_files(args, root)
     cwd = None
     if args.cwd is not None:
-        cwd = os.path.abspath(os.path.expanduser(args.cwd))
+        cwd = args.cwd
     elif not args.all and not args.dir:
         cwd = os.getcwd()
-    infos = _sessions(files)
-    if cwd is not None:
-        infos = [i for i in infos if _in_folder(i, cwd, args.cwd or "")]
+    infos = _sessions([root, *_extra_roots(args)], files, cwd)
     if args.name:
         needle = args.name.casefold()
         infos = [
@@ -849,7 +893,7 @@ def cmd_ls(args) -> int:
             for i in infos
             if needle in (i.name or "").casefold() or needle in i.first_message.casefold()
         ]
-    shorts = short_ids([i.id for i in infos])
+    shorts = short_ids([i.id if isinstance(i.id, str) else "" for i in infos])
     if args.json:
         _out_json(
             [
@@ -879,7 +923,7 @@ def cmd_ls(args) -> int:
 def _ls_rows(infos: list, shorts: list[str]) -> list[tuple]:
     return [
         (
-            i.modified.astimezone().strftime("%Y-%m-%d %H:%M"),
+            i.modified.astimezone().strftime("%Y-%m-%d %H:%M") if i.modified else "Invalid Date",
             f"{i.message_count:,}",
             clean(short),
             clean(i.name) if i.name else clean(i.first_message),
@@ -945,12 +989,17 @@ def ls_table(infos: list, shorts: list[str], look: Look) -> str:
 # --- usage and search (a whole sessions folder) ------------------------------------------
 
 
+def _extra_roots(args) -> list[Path]:
+    """The folders of Pi-format sessions given with ``--root``."""
+    return [Path(r).expanduser() for r in args.root or []]
+
+
 def _found_files(args, root: Path) -> list[Path]:
     """The session files below ``root`` and each ``--root`` (``folders.discover``); the
     folders skipped and the files that are not Pi sessions said on stderr, one line each."""
     from .folders.discover import find_sessions
 
-    extra = [Path(r).expanduser() for r in args.root or []]
+    extra = _extra_roots(args)
     given = bool(getattr(args, "dir", None))
     found = find_sessions([root, *extra] if root.exists() or given else extra)
     _skipped_lines(found.problems)
@@ -1033,6 +1082,13 @@ def _skipped_lines(problems: list[str]) -> None:
         _say("skipped", problem)
 
 
+def _named_file_failed(root: Path, problems: list[str]) -> None:
+    """FILE named on its own that cannot be read as a session: an error (exit 2), said
+    as ``context`` says it, not a skipped file of a folder."""
+    if problems and root.is_file():
+        raise CommandError(problems[0])
+
+
 def _figure(value: object, cost: bool = False) -> str:
     from .js.value import js_string
 
@@ -1060,6 +1116,7 @@ def cmd_usage(args) -> int:
         per_file=args.per_file, zone=args.timezone,
     )  # fmt: skip
     end_note()
+    _named_file_failed(root, usage.skipped)
     _skipped_lines(usage.skipped)
     if args.json:
         _out_json(usage.to_dict())
@@ -1169,7 +1226,7 @@ def cmd_search(args) -> int:
         raise CommandError(f"{args.pattern!r}: not a regular expression: {exc}") from None
     if not args.pattern:
         raise CommandError("the pattern is empty")
-    _, files = _folder_files(args)
+    root, files = _folder_files(args)
     before = args.before if args.before is not None else args.context
     after = args.after if args.after is not None else args.context
     around = Around(0, 0) if args.list else Around(before or 0, after or 0)
@@ -1178,6 +1235,7 @@ def cmd_search(args) -> int:
         by_time=args.sort == "time",
     )  # fmt: skip
     end_note()
+    _named_file_failed(root, found.skipped)
     _skipped_lines(found.skipped)
     if args.list:
         return _search_list(found, args)
@@ -1186,7 +1244,7 @@ def cmd_search(args) -> int:
         head |= {"word": args.word, "sort": args.sort}
         head |= {"files": found.files, "skipped": len(found.skipped), "problems": found.skipped}
         _out_json({**head, "hits": [hit.to_dict() for hit in found.hits]})
-        return 0
+        return 0 if found.hits else 1  # as without --json, as grep does
     _out(search_text(found, _look(args)))
     return 0 if found.hits else 1
 
@@ -1566,9 +1624,10 @@ examples:
   pisession check session.jsonl --json
 
 reports: skipped lines, dangling parents, duplicate ids, parent cycles, compactions whose
-firstKeptEntryId is not on their path, context edits with no effect, and leaves on which
-Pi 0.87.1 itself fails; as notes, which are no problems: blank lines and a legacy
-version (Pi reads a v1 or v2 file as well as any, migrating it). Exit status: 0 no
+firstKeptEntryId is not on their path, context edits with no effect, leaves on which
+Pi 0.87.1 itself fails, and a last entry whose id is null (no leaf); as notes, which
+are no problems: blank lines and a legacy version (Pi reads a v1 or v2 file as well as
+any, migrating it). Exit status: 0 no
 problems, 1 problems found (notes too, with --strict), 2 the file cannot be read as a
 session.
 """
@@ -1673,7 +1732,10 @@ def _file_argument(p, more: str = "") -> None:
     p.add_argument("file", nargs="?", default="tour", metavar="FILE", help=help_text)
 
 
-_LEAF_HELP = "entry id of the leaf (default: Pi's, the last entry in file order)"
+_LEAF_HELP = (
+    "entry id of the leaf (default: Pi's, the last entry in file order; none, an empty "
+    "context, when its id is null)"
+)
 
 
 def _collapse_options(p) -> None:
@@ -2000,13 +2062,15 @@ def _unexpected(exc: BaseException) -> int:
 
 
 def _quiet_pipe() -> int:
-    """``pisession ... | head``: the reader left; stop without a message."""
+    """``pisession ... | head``: the reader left; stop without a message, exit 0 (what
+    was written before is what the reader wanted; whether a write still fitted in the
+    pipe's buffer must not decide the status)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, io.UnsupportedOperation):
         pass
-    return 1
+    return 0
 
 
 def _command_guess(parser: argparse.ArgumentParser, word: str) -> str | None:
@@ -2079,7 +2143,8 @@ def _run(args) -> int:
             sys.stdout.reconfigure(errors="backslashreplace")
     try:
         status = args.func(args)
-        sys.stdout.flush()
+        with _to_stdout():
+            sys.stdout.flush()
         return status
     except BrokenPipeError:
         return _quiet_pipe()

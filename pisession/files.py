@@ -20,14 +20,24 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import cmp_to_key
 from pathlib import Path
-from typing import cast
 
 from .js import path as nodepath
-from .js.date import DateConversionError, js_time_ms
+from .js.collate import locale_compare
+from .js.date import DateConversionError, js_time_ms, time_clip
 from .js.json import LineDecodeError, loads
-from .js.value import field
-from .tree import NameNotText, trimmed_name
+from .js.value import (
+    UNDEFINED,
+    ToPrimitiveError,
+    field,
+    js_number_value,
+    js_string,
+    js_trim,
+    nullish,
+    truthy,
+)
+from .tree import NameNotText, trimmed_name, v8_sort
 
 AGENTS = {"pi": ("PI", ".pi"), "pig": ("PIG", ".pig")}
 
@@ -62,11 +72,52 @@ def _pi_normalize_path(path: str, platform: str, home: str) -> str:
         join = nodepath.win32_join if platform == "win32" else nodepath.posix_join
         return join(home, path[2:])
     if path.startswith("file://"):
-        raise ValueError(
-            f"{path!r}: Pi reads a file:// URL as the path it names; "
-            "pisession does not convert URLs, pass the path itself"
-        )
+        return file_url_path(path, platform)
     return path
+
+
+def file_url_path(url: str, platform: str = "posix") -> str:
+    """The path a ``file://`` URL names, as Node's ``fileURLToPath`` gives it (Pi reads a
+    cwd given as such a URL so): percent escapes decoded, ``.`` and ``..`` resolved, the
+    query and fragment left out. Raises ``ValueError`` where Node throws (a host, an
+    encoded ``/``, an escape that is not UTF-8).
+
+    >>> file_url_path("file:///home/reader/caf%C3%A9/./x/..")
+    '/home/reader/café/'
+    >>> file_url_path("file://example.com/x")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'file://example.com/x': File URL host must be "localhost" or empty on linux
+    """
+    from urllib.parse import unquote
+
+    if platform != "posix":
+        raise ValueError(f"{url!r}: pisession converts file:// URLs with POSIX rules only")
+    rest = re.split(r"[?#]", url[len("file://") :], maxsplit=1)[0].replace("\\", "/")
+    host, slash, path = rest.partition("/")
+    if host.lower() not in ("", "localhost"):
+        raise ValueError(f'{url!r}: File URL host must be "localhost" or empty on linux')
+    segments: list[str] = []
+    parts = path.split("/")
+    for k, part in enumerate(parts):
+        last = k == len(parts) - 1
+        if part in (".", "%2e", "%2E"):
+            if last:
+                segments.append("")
+        elif part.lower() in ("..", ".%2e", "%2e.", "%2e%2e"):
+            if segments:
+                segments.pop()
+            if last:
+                segments.append("")
+        else:
+            segments.append(part)
+    pathname = slash + "/".join(segments)
+    if re.search(r"%2f", pathname, re.IGNORECASE):
+        raise ValueError(f"{url!r}: File URL path must not include encoded / characters")
+    try:
+        return unquote(pathname, errors="strict")
+    except UnicodeDecodeError:
+        raise ValueError(f"{url!r}: URIError: URI malformed") from None
 
 
 def resolve_cwd(
@@ -176,17 +227,26 @@ def default_session_dir(cwd: str, agent: str = "pi", env: Mapping[str, str] | No
 
 @dataclass
 class SessionInfo:
-    """One row of a session listing (the fields of Pi's session picker)."""
+    """One row of a session listing: the fields of Pi's ``SessionInfo`` (its session
+    list). ``id`` and ``parent_session`` are the header's values as written (any JSON
+    value; None where the field is missing); ``created`` and ``modified`` are None where
+    JavaScript has an Invalid Date."""
 
     path: Path
-    id: str
+    id: object
     cwd: str
     name: str | None
-    parent_session: str | None
+    parent_session: object
     created: datetime | None
-    modified: datetime
+    modified: datetime | None
     message_count: int
     first_message: str
+    #: ``modified.getTime()``: what Pi sorts the list by (NaN for an Invalid Date)
+    modified_ms: float = float("nan")
+
+
+class NotListed(Exception):
+    """Where Pi's ``buildSessionInfo`` throws: its session list leaves the file out."""
 
 
 def _iso(ms: float) -> datetime | None:
@@ -204,13 +264,42 @@ def _iso(ms: float) -> datetime | None:
         return None
 
 
-def _text_of(message: dict) -> str:
+def _date_ms(ms: float) -> float:
+    """``new Date(ms).getTime()``: the time clipped to whole milliseconds, NaN beyond
+    JavaScript's range."""
+    return time_clip(ms)
+
+
+def message_text(message: dict) -> str:
+    """Pi's ``extractTextContent``: a string content as it is, else the ``text`` of every
+    text block, joined with spaces as JavaScript joins values (null: ``""``, an object:
+    ``[object Object]``, an array: ``1,2``). Raises ``NotListed`` where Pi throws (a
+    content that is neither a string nor an array, a block that is null).
+
+    >>> blocks = [{"type": "text", "text": [1, 2]}, {"type": "text", "text": True}]
+    >>> message_text({"content": blocks})
+    '1,2 true'
+    >>> message_text({"content": None})
+    Traceback (most recent call last):
+    ...
+    pisession.files.NotListed: TypeError: content.filter is not a function
+    """
     content = message.get("content")
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
-        return ""
-    return " ".join(str(b.get("text", "")) for b in content if field(b, "type") == "text")
+        raise NotListed("TypeError: content.filter is not a function")
+    texts = []
+    for block in content:
+        if nullish(block):
+            raise NotListed("TypeError: Cannot read properties of null (reading 'type')")
+        if field(block, "type") == "text":
+            text = field(block, "text")
+            try:
+                texts.append("" if nullish(text) else js_string(text))
+            except ToPrimitiveError as exc:
+                raise NotListed(str(exc)) from None
+    return " ".join(texts)
 
 
 @dataclass
@@ -223,54 +312,101 @@ class _Activity:
     last_activity: float | None = None
 
     def add(self, entry: object) -> None:
-        """Count one entry: a ``session_info`` names the session (the last one wins), every
-        message counts, and a user or assistant message with content dates the activity
-        (its own timestamp, else the entry's) and may be the first user text."""
+        """Count one entry as Pi's ``buildSessionInfo`` does: a ``session_info`` names the
+        session (the last one wins), every message counts, and a user or assistant message
+        with content dates the activity (its own numeric timestamp, else the entry's) and
+        may be the first user text. Raises ``NotListed`` where Pi throws."""
         kind = field(entry, "type")
         if kind == "session_info":
-            value = field(entry, "name")
-            self.name = trimmed_name(value)  # Pi's list skips the file where this throws
+            try:
+                self.name = trimmed_name(field(entry, "name"))
+            except NameNotText as exc:
+                raise NotListed(str(exc)) from None
         if kind != "message":
             return
         self.message_count += 1
         message = field(entry, "message")
-        if not isinstance(message, dict) or "content" not in message:
+        if nullish(message):
+            raise NotListed("TypeError: Cannot read properties of undefined (reading 'role')")
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
             return
-        role = message.get("role")
-        if role not in ("user", "assistant"):
+        if "content" not in message or message["role"] not in ("user", "assistant"):
             return
         stamp = message.get("timestamp")
-        when = (
-            stamp
-            if isinstance(stamp, (int, float))
-            else js_time_ms(cast(dict, entry).get("timestamp"))
-        )
-        if when == when:
+        if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+            when: float | None = js_number_value(stamp)
+        else:
+            try:
+                when = js_time_ms(field(entry, "timestamp"))
+            except DateConversionError as exc:
+                raise NotListed(str(exc)) from None
+            when = None if when != when else when
+        if when is not None:
             self.last_activity = max(self.last_activity or 0, when)
-        text = _text_of(message)
-        if text and not self.first_message and role == "user":
+        text = message_text(message)
+        if text and not self.first_message and message["role"] == "user":
             self.first_message = text
 
 
-def _line_values(handle) -> Iterator[object]:
-    """The values of a file's lines that JSON.parse accepts and that are truthy."""
+def _pi_lines(handle) -> Iterator[bytes]:
+    """The lines Node's ``readline`` gives for a file (``crlfDelay: Infinity``): split at
+    ``\n``, ``\r\n`` and a lone ``\r``."""
     for raw in handle:
+        raw = raw.rstrip(b"\n")
+        if b"\r" in raw:
+            yield from raw.split(b"\r")
+        else:
+            yield raw
+
+
+def _line_values(handle) -> Iterator[object]:
+    """The values of a file's lines that ``JSON.parse`` accepts and that are truthy (Pi's
+    ``parseSessionEntryLine``: a ``{}`` or ``[]`` line is a value, ``0`` or ``null`` is
+    not)."""
+    for raw in _pi_lines(handle):
+        if not raw.strip(b" \t\r\n\x0b\x0c"):
+            text = raw.decode("utf-8", errors="replace")
+            if not js_trim(text):
+                continue
         try:
-            value = loads(raw.rstrip(b"\n")) if raw.strip() else None
+            value = loads(raw)
         except LineDecodeError:
             continue
-        if value:
+        if truthy(value):
             yield value
 
 
-def session_info(path: str | os.PathLike) -> SessionInfo | None:
-    """Summarise one file as Pi's session list does; None if it is not a session.
+def session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> SessionInfo | None:
+    """``read_session_info`` with a file that cannot be read left out too (None), as Pi's
+    session list leaves it out.
+
+    >>> session_info("/no/such/file.jsonl") is None
+    True
+    """
+    try:
+        return read_session_info(path, mtime_ms)
+    except OSError:
+        return None
+
+
+def read_session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> SessionInfo | None:
+    """Summarise one file as Pi's session list does (its ``buildSessionInfo``); None where
+    Pi leaves the file out: no session header first, or an entry on which Pi throws;
+    ``OSError`` where the file cannot be read. ``mtime_ms``: the file's modification
+    time, if already known.
 
     Reads line by line (no migration, nothing written).
+
+    >>> from pisession.samples import sample_path
+    >>> info = read_session_info(sample_path("tour"))
+    >>> info.message_count, info.first_message[:30]
+    (16, 'List the files in src/.')
     """
     path = Path(path)
     activity = _Activity()
     try:
+        if mtime_ms is None:
+            mtime_ms = path.stat().st_mtime_ns / 1e6
         with open(path, "rb") as handle:
             values = _line_values(handle)
             header = next(values, None)
@@ -278,29 +414,32 @@ def session_info(path: str | os.PathLike) -> SessionInfo | None:
                 return None
             for entry in values:
                 activity.add(entry)
-        stat = path.stat()
-    except (OSError, DateConversionError, NameNotText):  # Pi's listing skips such a file too
+        created_ms = js_time_ms(field(header, "timestamp"))
+    except (NotListed, DateConversionError):  # Pi's listing skips such a file too
         return None
-    if not isinstance(header, dict) or not isinstance(header.get("id"), str):
-        return None
-    stamp = header.get("timestamp")
-    created = _iso(js_time_ms(stamp)) if isinstance(stamp, str) else None
-    modified = (
-        (_iso(activity.last_activity) if activity.last_activity else None)
-        or created
-        or datetime.fromtimestamp(stat.st_mtime, tz=timezone.utc)
-    )
-    cwd = header.get("cwd")
+    stamp = field(header, "timestamp")
+    header_ms = js_time_ms(stamp) if isinstance(stamp, str) else float("nan")
+    last = activity.last_activity
+    if last is not None and last > 0:
+        modified_ms = _date_ms(last)
+    elif header_ms == header_ms:
+        modified_ms = header_ms
+    else:
+        modified_ms = _date_ms(float(int(mtime_ms)))
+    cwd = field(header, "cwd")
+    session_id = field(header, "id")
+    parent = field(header, "parentSession")
     return SessionInfo(
         path=path,
-        id=header["id"],
+        id=None if session_id is UNDEFINED else session_id,
         cwd=cwd if isinstance(cwd, str) else "",
         name=activity.name,
-        parent_session=header.get("parentSession"),
-        created=created,
-        modified=modified,  # type: ignore[arg-type]
+        parent_session=None if parent is UNDEFINED else parent,
+        created=_iso(created_ms),
+        modified=_iso(modified_ms),
         message_count=activity.message_count,
         first_message=activity.first_message or "(no messages)",
+        modified_ms=modified_ms,
     )
 
 
@@ -316,14 +455,87 @@ def iter_session_files(root: str | os.PathLike) -> Iterator[Path]:
             yield from sorted(p for p in child.glob("*.jsonl") if p.is_file())
 
 
+def _jsonl_names(folder: Path) -> list[str]:
+    try:
+        return [name for name in os.listdir(folder) if name.endswith(".jsonl")]
+    except OSError:
+        return []
+
+
+def _name_descending(a: str, b: str) -> int:
+    """Pi's ``b.localeCompare(a)``."""
+    return locale_compare(b, a)
+
+
+def _newest_file_first(a: tuple[Path, float], b: tuple[Path, float]) -> float:
+    """Pi's ``(b.mtimeMs - a.mtimeMs) || basename(b).localeCompare(basename(a))``."""
+    newer = float(b[1]) - float(a[1])
+    return newer if newer == newer and newer != 0 else locale_compare(b[0].name, a[0].name)
+
+
+def listed_files(root: str | os.PathLike) -> list[tuple[Path, float | None]]:
+    """The files Pi's session list reads under ``root``, in its order, each with its
+    modification time in ms (None: known only when read).
+
+    A folder with subfolders is a sessions root (``<agentDir>/sessions``): Pi's
+    ``SessionManager.listAll()`` reads the ``*.jsonl`` of each subfolder (a file directly
+    in the root is not a session of any project), newest file first, then by name,
+    descending. A folder without subfolders is one session folder (Pi's
+    ``listAll(dir)`` and ``list(cwd, dir)``): its own ``*.jsonl``, by name, descending.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.jsonl").write_text("{}"), (d / "b.jsonl").write_text("{}")
+    >>> [p.name for p, _ in listed_files(d)]
+    ['b.jsonl', 'a.jsonl']
+    """
+    root = Path(root)
+    try:
+        children = list(os.scandir(root))
+    except OSError:
+        return []
+    folders = [c for c in children if c.is_symlink() or c.is_dir(follow_symlinks=False)]
+    if not folders:
+        names = sorted(_jsonl_names(root), key=cmp_to_key(_name_descending))
+        return [(root / name, None) for name in names]
+    candidates: list[tuple[Path, float]] = []
+    for folder in folders:
+        for name in _jsonl_names(Path(folder.path)):
+            path = Path(folder.path) / name
+            try:
+                mtime = path.stat().st_mtime_ns / 1e6
+            except OSError:
+                mtime = float("-inf")
+            candidates.append((path, mtime))
+    newest = v8_sort(candidates, _newest_file_first)
+    return [(path, None if mtime == float("-inf") else mtime) for path, mtime in newest]
+
+
+def _has_folders(root: Path) -> bool:
+    try:
+        return any(c.is_symlink() or c.is_dir(follow_symlinks=False) for c in os.scandir(root))
+    except OSError:
+        return False
+
+
 def list_sessions(
     root: str | os.PathLike | None = None,
     agent: str = "pi",
     env: Mapping[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cwd: str | None = None,
+    skipped: Callable[[Path, str], None] | None = None,
 ) -> list[SessionInfo]:
-    """Every session under ``root`` (default: Pi's sessions root), newest first.
-    ``progress(done, total)`` is called after each file read.
+    """Every session under ``root`` (default: Pi's sessions root) that Pi's session list
+    shows, in its order: newest first (``modified``), ties in the order the files were
+    read (``listed_files``). ``progress(done, total)`` is called after each file read.
+
+    ``cwd``: the sessions of one working directory, as Pi's ``SessionManager.list(cwd)``
+    gives them: in a sessions root, the files of the folder Pi names after ``cwd``; in
+    one session folder, the files whose header ``cwd`` resolves to ``cwd`` (all of them
+    when the folder is the one Pi names after ``cwd``). ``cwd`` may be a ``file://`` URL.
+    ``skipped(path, reason)`` hears of each file that cannot be read (Pi's list leaves it
+    out without a word).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -333,16 +545,27 @@ def list_sessions(
     ['x']
     """
     root = sessions_root(agent, env) if root is None else Path(root)
-    files = list(iter_session_files(root))
+    keep: Callable[[SessionInfo], bool] = lambda info: True  # noqa: E731
+    if cwd is not None:
+        resolved = resolve_cwd(cwd)
+        if _has_folders(root):
+            root = root / safe_dir_name(resolved)
+        elif os.path.abspath(root) != os.path.abspath(default_session_dir(resolved, agent, env)):
+            keep = lambda info: bool(info.cwd) and resolve_cwd(info.cwd) == resolved  # noqa: E731
+    files = listed_files(root)
     infos = []
-    for done, path in enumerate(files, 1):
-        info = session_info(path)
-        if info is not None:
+    for done, (path, mtime) in enumerate(files, 1):
+        try:
+            info = read_session_info(path, mtime)
+        except OSError as exc:
+            info = None
+            if skipped is not None:
+                skipped(path, f"cannot read: {exc.strerror or exc}")
+        if info is not None and keep(info):
             infos.append(info)
         if progress is not None:
             progress(done, len(files))
-    infos.sort(key=lambda i: i.modified, reverse=True)
-    return infos
+    return v8_sort(infos, lambda a, b: float(b.modified_ms) - float(a.modified_ms))
 
 
 #: Temp files of a write in progress: ``.<target name>.pisession-<pid>-<random>.tmp``.
@@ -526,7 +749,7 @@ def to_jsonable(info: SessionInfo) -> dict:
     >>> list(to_jsonable(session_info(sample_path("tour"))))[4:]
     ['parentSession', 'created', 'modified', 'messageCount', 'firstMessage']
     """
-    out = {_camel(key): value for key, value in info.__dict__.items()}
+    out = {_camel(k): v for k, v in info.__dict__.items() if k != "modified_ms"}
     out["path"] = str(info.path)
     for key in ("created", "modified"):
         out[key] = out[key].isoformat().replace("+00:00", "Z") if out[key] else None

@@ -43,17 +43,18 @@ _SOURCE = "<entries>"  # the file the rule's errors name: it is given entries, n
 
 # --- 1. the path ---------------------------------------------------------------------
 def path(entries: Entries, leaf: int | None = None) -> list[int]:
-    """Positions from a root down to ``leaf`` (a position; None: Pi's default leaf, the
-    last entry in file order). A ``parentId`` that is falsy or names no entry ends the
-    walk at a root; ids are looked up as a JavaScript ``Map`` keys them (the last entry
-    with an id wins). A walk that comes back to an entry is a cycle: Pi loops forever.
+    """Positions from a root down to ``leaf`` (a position; None: Pi's default, the last
+    entry's id as ``SessionManager`` keeps it: a null id is no leaf, no path). A falsy or
+    unknown ``parentId`` ends the walk at a root; ids are looked up as JavaScript ``Map``
+    keys (the last entry with an id wins). A walk that returns to an entry is a cycle.
 
     >>> path([{"id": "a", "parentId": None}, {"id": "b", "parentId": "a"}])
     [0, 1]
     """
     by_id = {js_key(field(entry, "id")): position for position, entry in enumerate(entries)}
     by_id.pop(NO_KEY, None)  # an object or array id: no Map key finds it
-    current: int | None = len(entries) - 1 if leaf is None else leaf
+    last = len(entries) - 1 if entries and field(entries[-1], "id") is not None else -1
+    current: int | None = last if leaf is None else leaf
     walked: list[int] = []
     seen: set[int] = set()
     while current is not None and current >= 0:

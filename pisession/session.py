@@ -17,6 +17,7 @@ from .engine.opening import SessionFile, opened
 from .engine.reader import paused_gc, read_source
 from .engine.stats import SessionStats, on_path, summed_columns
 from .errors import SessionFormatError
+from .js.json import STRINGIFY_TOO_DEEP, too_deep_to_stringify
 from .js.value import NO_KEY, js_key
 from .locate import named_file
 from .migration import IdFactory
@@ -32,7 +33,8 @@ class Session(SessionFile):
 
     @property
     def default_leaf(self) -> int | None:
-        """Pi's leaf after loading: the last entry in file order, whatever its type."""
+        """Pi's leaf after loading (``SessionManager.open``): the last entry in file order,
+        whatever its type; None, an empty context, when that entry's id is null."""
         return engine.default_leaf(self.index)
 
     def leaves(self) -> list[int]:
@@ -94,11 +96,11 @@ class Session(SessionFile):
             raise self._located(exc) from None
 
     def path_positions(self, leaf_id: object = None) -> list[int]:
-        """Positions from the root to the leaf (default: the last entry)."""
+        """Positions from the root to the leaf (default: ``default_leaf``)."""
         return self._asked(engine.walk_path, leaf_id)
 
     def path(self, leaf_id: object = None) -> list:
-        """The entries from the root to the leaf (default leaf: the last entry)."""
+        """The entries from the root to the leaf (default: ``default_leaf``)."""
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
     def steps(self, leaf_id: object = None, edits: bool = True) -> engine.Steps:
@@ -147,6 +149,23 @@ class Session(SessionFile):
             yield from chunks
         except SessionFormatError as exc:
             raise self._located(exc) from None
+
+    def refuse_too_deep(self, leaf_id: object = None) -> None:
+        """Raise ``SessionFormatError`` (naming the line) where Pi's ``JSON.stringify``
+        throws on the context at this leaf, a message nested deeper than it goes: what
+        every command that shows a context says, in bounded time and memory
+        (``js.json.too_deep_to_stringify``).
+
+        >>> load("tour").refuse_too_deep()
+        """
+        try:
+            context = self.context(leaf_id)
+        except SessionFormatError:
+            return  # not this error: each command says it in its own way (a cycle, ...)
+        k = too_deep_to_stringify(context.messages)
+        if k is not None:
+            position = context.origins[k].position
+            raise self._located(SessionFormatError(None, None, STRINGIFY_TOO_DEEP, position))
 
     def context(self, leaf_id: object = None) -> Context:
         """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""

@@ -981,3 +981,17 @@ def test_the_notebook_solutions_pass_on_every_draw(capsys):
     for check, function in calls:
         for seed in range(40):
             assert getattr(workshop, check)(namespace[function], seed=seed), capsys.readouterr().out
+
+
+def test_default_leaf_rejects_the_last_entry_with_a_truthy_id(capsys):
+    """Issue 39: Pi's SessionManager takes the last entry's id as it is; a null id is a
+    null leaf (an empty context), so searching back for an entry with an id is wrong."""
+    from pisession import workshop
+
+    def last_truthy(entries):
+        return next((e["id"] for e in reversed(entries) if e.get("id")), None)
+
+    assert not workshop.check_default_leaf(last_truthy, seed=1)
+    out = capsys.readouterr().out
+    assert "the last entry's id is null" in out and "even null" in out
+    assert workshop.check_default_leaf(lambda entries: entries[-1]["id"], seed=1)

@@ -12,6 +12,10 @@ raises anything but a ``PisessionError``. The rules are those of
   written as ``\\uXXXX``, a documented difference);
 - a legacy (v1/v2) file's migration must write Pi's own rewrite (``SessionManager.open``
   writing the file back), ids aside, or refuse where Pi's rewrite throws;
+- at the level users meet Pi (``answer["manager"]``): the leaf ``SessionManager.open``
+  picks and the context there (pisession's default leaf and ``context()``, refused where
+  Pi's ``JSON.stringify`` of it throws), and the row ``SessionManager.listAll(dir)``
+  lists for the file, or none (``files.session_info``);
 - at the default leaf the other readers (stats, fates, explain, tree text, HTML views,
   ``export`` as HTML and Markdown, ``diff`` against a branch end) must not crash: only a
   ``PisessionError`` may come out of them.
@@ -172,6 +176,8 @@ def compare(path: Path, answer: dict, probes: bool = True) -> tuple[list[Finding
     """Every difference between pisession's reading of ``path`` and Pi's (``answer``),
     and the documented differences seen on the way (not counted as findings)."""
     out = _Collector()
+    if "manager" in answer:
+        _compare_manager(out, path, answer["manager"])
     golden = answer["golden"]
     pi_refuses = golden.get("error") in ("no-valid-header", "exception")
     try:
@@ -342,7 +348,7 @@ def _compare_case(out: _Collector, session, case: dict) -> None:
     failing = case.get("stage") if case.get("error") == "exception" else None
     expected = "a PisessionError where Pi throws a TypeError"
     try:
-        projection = _guard(out, "projection", lambda: session.projection(leaf), leaf)
+        projection = _guard(out, "projection", lambda: _free_projection(session, leaf), leaf)
     except PisessionError as exc:
         if failing in ("context", "projection"):
             out.intended.append(expected)
@@ -382,6 +388,29 @@ def _compare_case(out: _Collector, session, case: dict) -> None:
             out.value(stage, ours, case[stage], leaf)
 
 
+def _null_leaf(session) -> bool:
+    """The last entry's id is null: ``SessionManager``'s leaf is null (an empty context,
+    compared in ``_compare_manager``), while the free functions walk from the last entry."""
+    return len(session) > 0 and session.default_leaf is None
+
+
+def _free_projection(session, leaf):
+    """``session.projection(leaf)``, but for the default leaf the free function's, as the
+    golden records it: ``buildSessionContext(entries)`` walks from the last entry."""
+    if leaf is not None or not _null_leaf(session):
+        return session.projection(leaf)
+    from pisession.engine import context as engine
+    from pisession.errors import SessionFormatError
+
+    try:
+        projection = engine.project(session.index, len(session) - 1)
+    except SessionFormatError as exc:
+        raise session._located(exc) from None
+    for item in projection.items:
+        item.line = session.line_of(item.position)
+    return projection
+
+
 def run_cli(argv: list[str]) -> tuple[int, bytes, str]:
     """``pisession ARGV`` in this process: (status, stdout bytes, stderr text)."""
     raw = io.BytesIO()
@@ -396,6 +425,9 @@ def run_cli(argv: list[str]) -> tuple[int, bytes, str]:
 def _compare_cli(out: _Collector, path: Path, answer: dict) -> None:
     """``pisession context`` (and ``--llm``) print Pi's text at the default leaf."""
     texts = answer.get("text") or {}
+    with contextlib.suppress(PisessionError):
+        if _null_leaf(pisession.load(path)):
+            texts = {}  # the CLI prints SessionManager's empty context: _compare_manager
     for name, argv in (("context", ["context"]), ("llm", ["context", "--llm"])):
         try:
             status, printed, errors = run_cli([*argv, str(path)])
@@ -463,3 +495,104 @@ if __name__ == "__main__":  # pragma: no cover - manual use: compare.py FILE ANS
     found, _ = compare(Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text()))
     for f in found:
         print(f.kind, f.detail)
+
+
+#: The modification time (s) the worker gives the copy it lists (record-manager.mjs).
+LIST_MTIME = 1767225600
+
+
+def _manager_open(path: Path) -> dict:
+    """pisession's answers to ``SessionManager.open``'s questions, as the worker writes
+    Pi's: the default leaf's id, the context there (count and SHA-256 of its JSON)."""
+    import hashlib
+
+    try:
+        session = pisession.load(path)
+        leaf = session.default_leaf
+        context = session.context()
+        session.refuse_too_deep()
+    except CycleError:
+        return {"cycle": True}
+    except PisessionError as exc:
+        return {"error": str(exc)}
+    leaf_id = None if leaf is None else session.index.ids[leaf]
+    text = context.to_json(None).encode("utf-8", "surrogatepass")
+    return {
+        "leaf": "(undefined)" if leaf_id is UNDEFINED else as_json(leaf_id),
+        "messages": len(context.messages),
+        "sha256": hashlib.sha256(text).hexdigest(),
+    }
+
+
+def _manager_row(path: Path) -> dict | None:
+    """pisession's row for the file in a session list, as the worker writes Pi's."""
+    from pisession.files import session_info, to_jsonable
+
+    info = session_info(path, LIST_MTIME * 1000)
+    if info is None:
+        return None
+    row = to_jsonable(info)
+    return {
+        "id": row["id"],
+        "cwd": row["cwd"],
+        "name": row["name"],
+        "parentSessionPath": row["parent_session"],
+        "created": _ms(row["created"]),
+        "modified": _ms(row["modified"]),
+        "messageCount": row["message_count"],
+        "firstMessage": row["first_message"],
+    }
+
+
+def _ms(iso: str | None) -> int | None:
+    from datetime import datetime
+
+    if iso is None:
+        return None
+    return round(datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() * 1000)
+
+
+def _compare_manager(out: _Collector, path: Path, manager: dict) -> None:
+    """pisession against ``SessionManager.open`` and ``listAll`` (the worker's answer)."""
+    theirs = manager["open"]
+    ours = _guard(out, "manager-open", lambda: _manager_open(path))
+    if ours is not None:
+        _compare_open(out, ours, theirs)
+    listed = manager.get("listed")
+    if isinstance(listed, dict) and "error" in listed:
+        out.add("manager:list-error", f"Pi's listAll throws: {listed['error']}")
+        return
+    row = _guard(out, "manager-list", lambda: _manager_row(path))
+    if listed is None or row is None:
+        if (listed is None) != (row is None):
+            who = "Pi" if row is None else "pisession"
+            out.add("manager:listed", f"only {who} lists the file ({listed or row})")
+        return
+    theirs_row = {**listed, "created": _ms(listed["created"]), "modified": _ms(listed["modified"])}
+    for key, value in theirs_row.items():
+        if not strict_equal(as_json(row[key]), value):
+            out.add(f"manager:list:{key}", f"{key}: {_short(row[key])} != {_short(value)} (Pi)")
+
+
+def _compare_open(out: _Collector, ours: dict, theirs: dict) -> None:
+    failed = "error" in ours or "cycle" in ours
+    if "error" in theirs and "leaf" not in theirs and "Maximum call stack" in theirs["error"]:
+        if not failed:  # Pi's open rewrites a migrated file and throws there
+            out.intended.append("migrate: Pi's rewrite throws; pisession refuses to write it")
+    elif "error" in theirs:  # open, or JSON.stringify of its context, throws
+        if not failed:
+            out.add("manager:opens", f"Pi throws ({theirs['error'][:120]}); pisession answers")
+    elif "cycle" in theirs:
+        if "cycle" not in ours:
+            out.add("manager:cycle", f"Pi's walk from its leaf loops; pisession: {ours}")
+    elif failed:
+        if theirs.get("leaf") is None and theirs.get("messages") == 0:
+            # no session header: Pi's open starts a new session in the file and writes
+            # it; pisession never writes, and says the file has no header
+            out.intended.append("manager: Pi's open starts a new session in a file without one")
+        else:
+            out.add("manager:refuses", f"pisession: {ours}; Pi opens ({theirs})")
+    elif theirs["leaf"] != "(a new id)" and ours["leaf"] != theirs["leaf"]:
+        out.add("manager:leaf", f"leaf {_short(ours['leaf'])} != {_short(theirs['leaf'])} (Pi)")
+    elif (ours["messages"], ours["sha256"]) != (theirs["messages"], theirs["sha256"]):
+        out.add("manager:context", f"{ours['messages']} messages != {theirs['messages']} (Pi)")

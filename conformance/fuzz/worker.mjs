@@ -12,13 +12,20 @@
 //   -> {"id": N, "error": "..."} when recording itself threw (reported, not compared)
 // A legacy (v1/v2) file also gets "migrated": Pi's own rewrite of a copy of it
 // (SessionManager.open writes the migrated file back), {"bytes": base64} or {"error": line}.
+// "manager" holds what users meet: SessionManager.open on a copy (getLeafId, then the
+// context there: {leaf, messages, sha256} or {error}) and SessionManager.listAll(dir) of
+// a folder holding a copy alone ({listed: row or null}, conformance/record-manager.mjs).
 // "text" holds Pi's own indented JSON text of the default leaf's context and llm
 // messages (what `pisession context` promises to print); a field is absent when the
 // default case has none, and "textError" says why when JSON.stringify threw.
 process.env.TZ = "UTC";
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { sessionManager } from "../pi.mjs";
+import { listAnswer, openAnswer } from "../record-manager.mjs";
 import { legacy, rewrite } from "../record-migrate.mjs";
 import { recordFile } from "../record.mjs";
 
@@ -86,7 +93,23 @@ function errorText(err) {
   return String(err && err.message !== undefined ? err.message : err);
 }
 
-function answer(request) {
+async function managerAnswer(path) {
+  const tmp = mkdtempSync(join(tmpdir(), "pi-fuzz-manager-"));
+  try {
+    const open = openAnswer(SessionManager, sessionManager.parseSessionEntries, path, tmp);
+    let listed;
+    try {
+      listed = await listAnswer(SessionManager, path, tmp);
+    } catch (err) {
+      listed = { error: errorText(err) };
+    }
+    return { open, listed };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function answer(request) {
   const out = { id: request.id };
   if (request.dates) {
     // {"id", "dates": [...]}: new Date(value).getTime() for each value (NaN -> null)
@@ -104,6 +127,7 @@ function answer(request) {
     return out;
   }
   out.golden = golden;
+  out.manager = await managerAnswer(request.path);
   if (legacy(request.path)) {
     const fresh = rewrite(request.path);
     out.migrated = fresh.error ? { error: fresh.error } : { bytes: fresh.bytes.toString("base64") };
@@ -129,7 +153,7 @@ for await (const line of lines) {
   let reply;
   try {
     request = JSON.parse(line);
-    reply = JSON.stringify(answer(request));
+    reply = JSON.stringify(await answer(request));
   } catch (err) {
     // The golden itself cannot be written (e.g. nested beyond JSON.stringify's reach).
     reply = JSON.stringify({ id: request?.id, error: `unserialisable: ${errorText(err)}` });

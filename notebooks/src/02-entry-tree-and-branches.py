@@ -76,6 +76,25 @@ leaf = tour.default_leaf
 print("default leaf: position", leaf, "id", tour.entry(leaf)["id"], "line", tour.line_of(leaf))
 
 # %% [markdown]
+# Strictly, Pi's `SessionManager` keeps the last entry's **id** as its leaf, without
+# looking at it. Where that id is `null` (a hand-edited or damaged file), the leaf is
+# null: there is no path, and Pi builds an **empty** context. pisession does the same
+# (`default_leaf` is `None`, and `explain` says why); a last entry with no `id` at all is
+# different: the leaf is undefined, and Pi walks from the last entry itself.
+
+# %%
+null_id = pisession.loads(
+    b'{"type":"session","version":3,"id":"s1","timestamp":"2026-02-01T10:00:00Z","cwd":"/"}\n'
+    b'{"type":"message","id":"u1","parentId":null,"timestamp":"2026-02-01T10:00:01Z",'
+    b'"message":{"role":"user","content":"hi"}}\n'
+    b'{"type":"label","id":null,"parentId":"u1","timestamp":"2026-02-01T10:00:02Z",'
+    b'"targetId":"u1","label":"start"}\n'
+)
+last = null_id.entry(len(null_id) - 1)
+print("last entry:", last["type"], "with id", last["id"])
+print("default leaf:", null_id.default_leaf, "; messages:", len(null_id.context().messages))
+
+# %% [markdown]
 # The **path** to a leaf is found by following `parentId` from the leaf until there is
 # no parent (null, empty, or an id that is not in the file), then reading it root first.
 # If two entries share an id (a damaged or hand-edited file), the **later** one in the
@@ -345,7 +364,8 @@ branch_explorer(tour)
 #
 # - `parentId` links entries into a tree; a file can hold several roots and many
 #   branches.
-# - The leaf Pi uses after loading is the **last entry in the file**; the **path** is
+# - The leaf Pi uses after loading is the **last entry in the file** (its id: a null id
+#   is no leaf, and an empty context); the **path** is
 #   found by walking `parentId` from the leaf to a root, then read root first.
 # - Labels and the session name are entries too, resolved over the whole file.
 # - `/clone` and `/fork` write a **new file** holding one path (labels rewritten at its

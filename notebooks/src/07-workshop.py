@@ -90,9 +90,11 @@ solved["file name"] = workshop.check_session_file_name(session_file_name)
 # ### 2. The default leaf
 #
 # `default_leaf(entries)` gets a file's entries (dicts, file order, header excluded) and
-# returns the id of the entry Pi treats as the leaf right after loading the file: the
-# **last entry in the file**, whatever its type. Tools that pick the newest timestamp, or
-# the last *message*, get it wrong.
+# returns the id of the leaf Pi uses right after loading the file: the id of the **last
+# entry in the file**, whatever its type and whatever that id is. Tools that pick the
+# newest timestamp, or the last *message*, get it wrong, and so does skipping an entry
+# whose id is null: Pi's `SessionManager` takes the last entry's id as it is, and a null
+# leaf has no path (Pi then builds an empty context).
 
 # %%
 for entry in tour.entries[-3:]:
@@ -119,6 +121,10 @@ solved["default leaf"] = workshop.check_default_leaf(default_leaf)
 # **Common mistakes.** The newest timestamp (clocks skew, and a branch written later can
 # carry older times), or the last `message` (the last line is often a label, a usage entry
 # or a model change). Pi does neither: after loading, the leaf is whatever entry came last.
+# Nor does it look at the id: a last entry whose id is null gives a null leaf and an empty
+# context (`SessionManager` sets its leaf to the last entry's id); searching back for an
+# entry with an id gets that file wrong. A last entry without an id is different: the leaf
+# is undefined, and Pi walks from the last entry itself.
 
 # %% [markdown]
 # ### 3. The folder name
@@ -809,7 +815,7 @@ for name, ok in solved.items():
 # ## Recap
 #
 # Fifteen rules, each a few lines of plain Python. The ones people get wrong most often:
-# the leaf (the last entry, not the newest), the kept range (system messages dropped only
+# the leaf (the last entry's id, not the newest, even null), the kept range (system messages dropped only
 # before the compaction, always), the settings (assistant messages set the model), labels
 # (the last one wins, any falsy label clears), a cancelled command (no exit code), and the
 # folder name (`C:\work\api` is `--C--work-api--`). Next: auditing the chapter's claims

@@ -240,8 +240,24 @@ class EntryIndex:
 
 
 def default_leaf(index: EntryIndex) -> int | None:
-    """Pi's leaf after loading: the last entry in file order, whatever its type."""
-    return len(index) - 1 if len(index) else None
+    """Pi's leaf after loading: the last entry in file order, whatever its type; none
+    (an empty path, an empty context) when that entry's ``id`` is ``null``.
+
+    Pi's ``SessionManager`` sets its leaf to the last entry's ``id``, and
+    ``buildSessionPath`` returns no path for a leaf that is ``null``; an ``id`` that is
+    missing (undefined) falls back to the last entry itself.
+
+    >>> default_leaf(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}]))
+    1
+    >>> default_leaf(EntryIndex.of([{"id": "a"}, {"id": None, "parentId": "a"}])) is None
+    True
+    >>> default_leaf(EntryIndex.of([{"id": "a"}, {"parentId": "a"}]))
+    1
+    """
+    if not len(index):
+        return None
+    last = len(index) - 1
+    return None if index.ids[last] is None else last
 
 
 def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
@@ -933,7 +949,7 @@ class Steps(NamedTuple):
 
 
 def leaf_steps(index: EntryIndex, leaf: int | None = None, edits: bool = True) -> Steps:
-    """Steps 1 to 4 for one leaf (None: Pi's default, the last entry in file order), in Pi's
+    """Steps 1 to 4 for one leaf (None: Pi's default, ``default_leaf``), in Pi's
     order, so a file Pi fails on fails at the same step. ``edits=False``: none collected.
 
     >>> from pisession.build import new_message as m
@@ -949,7 +965,7 @@ def leaf_steps(index: EntryIndex, leaf: int | None = None, edits: bool = True) -
 
 
 def project(index: EntryIndex, leaf: int | None = None, edits: bool = True) -> Projection:
-    """The five steps for one leaf (None: Pi's default, the last entry in file order).
+    """The five steps for one leaf (None: Pi's default, ``default_leaf``).
     ``edits=False`` leaves step 4 out: what a reader that ignores context edits builds.
 
     >>> from pisession.build import new_entry as e, new_message as m

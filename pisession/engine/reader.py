@@ -600,7 +600,10 @@ def read_source(
     with handle:
         try:
             size = os.fstat(handle.fileno()).st_size
-            if size <= CHUNK or not _regular(handle):
+            if not _regular(handle):
+                data = read_stream(handle, path)
+                return _from_bytes(data, path, complete_lines_only, counting)
+            if size <= CHUNK:
                 return _from_bytes(handle.read(), path, complete_lines_only, counting)
             partial = None
             if complete_lines_only:
@@ -646,6 +649,47 @@ def open_input(path: str, wait: float | None = None):
         raise TimeoutError(110, f"a FIFO no program writes to (waited {wait:g} s)")
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
+
+
+#: The most bytes read from what is not a regular file (a pipe, a FIFO, standard
+#: input): such input is held in memory whole, so ``/dev/zero`` or an endless writer is
+#: stopped here, with the file named, instead of at the memory limit.
+STREAM_LIMIT = 256 * 1024 * 1024
+
+
+def read_stream(handle, source: str, limit: int | None = None) -> bytes:
+    """Everything a pipe, a FIFO or standard input gives, up to ``limit`` bytes
+    (``STREAM_LIMIT``); a device that is not a terminal (``/dev/zero``, a disk) is
+    refused before reading. Raises ``SessionFormatError`` naming ``source``.
+
+    >>> import io
+    >>> read_stream(io.BytesIO(b"{}"), "-", limit=2)
+    b'{}'
+    >>> read_stream(io.BytesIO(b"{} "), "-", limit=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pisession.errors.SessionFormatError: -: more than 2 bytes come from it, and it is not ...
+    """
+    import stat
+
+    limit = STREAM_LIMIT if limit is None else limit
+    try:
+        mode = os.fstat(handle.fileno()).st_mode
+    except (OSError, AttributeError, ValueError):
+        mode = 0
+    if (stat.S_ISCHR(mode) and not os.isatty(handle.fileno())) or stat.S_ISBLK(mode):
+        raise SessionFormatError(
+            source, None, "is a device, not a session file (pass a file, a pipe or -)"
+        )
+    data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise SessionFormatError(
+            source,
+            None,
+            f"more than {limit:,} bytes come from it, and it is not a regular file (a pipe "
+            "or a device): save the session to a file and pass that",
+        )
+    return data
 
 
 def _regular(handle) -> bool:

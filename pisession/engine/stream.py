@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 import msgspec
 
@@ -101,6 +102,7 @@ def _encode_block(messages: list, exact: list[bool] | None, indent: int | None) 
             compact = _encode(messages)
         else:
             compact = b"[" + b",".join(_parts(messages, exact)) + b"]"
+        _refuse_too_deep_text(compact)
         probe = compact.translate(jsjson.DIGITS_AS_ZERO)
         if jsjson.long_integer_in(probe) or (b'0":' in probe and _INTEGER_KEY.search(probe)):
             raise ValueError("a long number or an integer-like key: the exact path")
@@ -131,10 +133,17 @@ def _refuse_too_deep(messages: list) -> None:
     """Raises ``TooDeep`` for the first message that puts the context (an object, its
     ``messages`` array, the message) deeper than ``jsjson.STRINGIFY_DEPTH``: Pi throws
     there, and writing it indented would cost memory far beyond the file's size."""
-    for k, message in enumerate(messages):
-        depth = jsjson.nesting_depth(message, jsjson.STRINGIFY_DEPTH) + 2
-        if depth > jsjson.STRINGIFY_DEPTH:
-            raise TooDeep(k, depth)
+    k = jsjson.too_deep_to_stringify(messages)
+    if k is not None:
+        raise TooDeep(k, jsjson.STRINGIFY_DEPTH + 1)
+
+
+def _refuse_too_deep_text(compact: bytes) -> None:
+    """``_refuse_too_deep`` for a block already written as JSON (its messages may be
+    lines passed through as they are): read again only when it holds enough brackets to
+    nest that deep."""
+    if compact.count(b"[") + compact.count(b"{") + 2 > jsjson.STRINGIFY_DEPTH:
+        _refuse_too_deep(cast(list, jsjson.loads(compact)))
 
 
 def _parts(messages: list, exact: list[bool]) -> Iterator[bytes]:
@@ -253,11 +262,7 @@ class _Bodies:
         """The error naming the entry whose message nests too deep (its position)."""
         owners = self._owners if general else chunk  # general: as the block found them
         position = owners[deep.index] if deep.index < len(owners) else None
-        reason = (
-            f"a message nested more than {jsjson.STRINGIFY_DEPTH - 3:,} deep: Pi's "
-            "JSON.stringify throws RangeError (Maximum call stack size exceeded) on the context"
-        )
-        return SessionFormatError(None, None, reason, position)
+        return SessionFormatError(None, None, jsjson.STRINGIFY_TOO_DEEP, position)
 
     def _plain(self, chunk: Sequence[int]) -> tuple[list, None] | None:
         """A block of message entries no edit targets, read straight from their lines

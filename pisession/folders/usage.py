@@ -26,7 +26,8 @@ from typing import Any, cast
 
 import msgspec
 
-from ..errors import PisessionError
+from ..engine.context import walk_path
+from ..errors import PisessionError, SessionFormatError
 from ..js.value import (
     UNDEFINED,
     ToPrimitiveError,
@@ -405,8 +406,27 @@ def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> 
     >>> [r.key for r in session_breakdown(pisession.load(pisession.sample_path("tour")))]
     ['fake/fake-coder', 'Tools/summaries']
     """
-    positions = session.path_positions(leaf_id) if branch else None
+    positions = _branch(session, leaf_id) if branch else None
     return breakdown_from_totals(_tally(session, positions, False)[0])
+
+
+def _branch(session, leaf_id: object = None) -> list[int]:
+    """The entries Pi's ``/session`` counts for the branch: ``getBranch()``, the path to
+    the leaf; after loading, the last entry's path, or none when its id is falsy
+    (``getBranch`` looks a leaf id up only when it is truthy).
+
+    >>> import pisession
+    >>> len(_branch(pisession.load(pisession.sample_path("tour"))))
+    22
+    """
+    if leaf_id is not None or not len(session):
+        return session.path_positions(leaf_id)
+    if not truthy(session.index.ids[len(session) - 1]):
+        return []
+    try:
+        return walk_path(session.index, len(session) - 1)
+    except SessionFormatError as exc:
+        raise session._located(exc) from None
 
 
 # --- a sessions folder ------------------------------------------------------------------
@@ -485,7 +505,7 @@ def session_usage(
         out.cwd = cwd if isinstance(cwd, str) else ""
         out.started = started if isinstance(started, str) else ""
         out.name = session_name(session)
-        positions = session.path_positions() if branch else None
+        positions = _branch(session) if branch else None
         skip = set(leave_out)
         if skip:
             everything = range(len(session)) if positions is None else positions

@@ -417,6 +417,36 @@ def js_key_order(value: object) -> object:
 #: levels with the caller's stack.
 STRINGIFY_DEPTH = 4119
 
+#: What every output path says where Pi's ``JSON.stringify`` throws on a context (the
+#: line is named by the error's place).
+STRINGIFY_TOO_DEEP = (
+    f"a message nested more than {STRINGIFY_DEPTH - 3:,} deep: Pi's JSON.stringify throws "
+    "RangeError (Maximum call stack size exceeded) on the context"
+)
+
+
+def too_deep_to_stringify(values: list[object], above: int = 2) -> int | None:
+    """The index of the first of ``values`` that ``JSON.stringify`` cannot write with
+    ``above`` containers around it (a context: the object and its ``messages`` array),
+    None when every one fits. msgspec tries first (in C; it stops past about 1,000
+    levels), the exact count runs only then and stops at the limit: bounded time and
+    memory, however deep the value.
+
+    >>> deep = "x"
+    >>> for _ in range(STRINGIFY_DEPTH): deep = [deep]
+    >>> too_deep_to_stringify([{"role": "user"}, deep]), too_deep_to_stringify([[[1]]])
+    (1, None)
+    """
+    try:
+        msgspec.json.encode(values)
+        return None
+    except (RecursionError, TypeError, ValueError, OverflowError, UnicodeEncodeError):
+        pass
+    for k, value in enumerate(values):
+        if nesting_depth(value, STRINGIFY_DEPTH) + above > STRINGIFY_DEPTH:
+            return k
+    return None
+
 
 def nesting_depth(value: object, limit: int | None = None) -> int:
     """How deep ``value``'s arrays and objects nest (a scalar: 0), found without

@@ -121,7 +121,17 @@ def header_lines(session, reading, leaf_id: object = None) -> list[tuple[str, st
     rows.append(("session", f"{visible(session.id)}{name}"))
     rows.append(("version", _version_text(session)))
     path = projection.path
-    if not path:
+    if not path and leaf_id is None and len(session):
+        last = session.line_of(len(session) - 1)
+        rows.append(
+            (
+                "leaf",
+                f"none: the last entry (line {last}) has id null; Pi's SessionManager takes "
+                "the last entry's id as its leaf, and a null leaf has no path (an empty "
+                "context)",
+            )
+        )
+    elif not path:
         rows.append(("leaf", "none: the session has no entries"))
     else:
         how = "the default: the last entry in file order" if leaf_id is None else "chosen"

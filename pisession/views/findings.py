@@ -315,16 +315,21 @@ def default_leaf_findings(session, known: list[Finding]) -> list[Finding]:
     """The default leaf, if Pi fails on it for a reason not reported yet."""
     if not len(session) or any(f.kind in ("pi-fails", "parent-cycle") for f in known):
         return []
+    last = session.line_of(len(session) - 1)
+    if session.default_leaf is None:
+        reason = (
+            "the last entry's id is null: Pi's SessionManager takes it as its leaf after "
+            "loading, a null leaf has no path, and the context is empty"
+        )
+        return [Finding(last, "null-leaf", reason)]
     try:
         session.fates()  # the rule's steps for the default leaf, streamed
+        session.refuse_too_deep()  # where Pi's JSON.stringify of the context throws
     except CycleError:
         return []
     except SessionFormatError as exc:
-        return [
-            Finding(
-                session.line_of(session.default_leaf), "pi-fails", f"the default leaf: {exc.reason}"
-            )
-        ]
+        line = last if exc.line is None else exc.line
+        return [Finding(line, "pi-fails", f"the default leaf: {exc.reason}")]
     return []
 
 

@@ -186,6 +186,8 @@ system message there; c1 stores no system message, so none from before it reache
         """
         sent = ", ".join(self.roles) or "nothing"
         c = id_text(self.compaction)
+        if self.fate == OFF_PATH and self.leaf is None:
+            return "on no path: there is no leaf (the last entry's id is null)"
         if self.fate == OFF_PATH:
             return f"not on the path to leaf {id_text(self.leaf)} (another branch)"
         if self.fate == SUMMARIZED:

@@ -67,6 +67,19 @@ _TINY_TREE_FILES = {
 }
 
 
+#: The default leaf's own corner: Pi takes the last entry's id as it is, null included.
+_TINY_LEAF_FILES = {
+    "tiny file, the last entry's id is null (Pi's leaf is null: an empty context)": (
+        "last-id-null",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            {**new_entry("label", "l1", "a1", 3, targetId="u1", label="start"), "id": None},
+        ],
+    ),
+}
+
+
 def _tiny_tree_sessions() -> dict:
     return _tiny_sessions(_TINY_TREE_FILES)
 
@@ -167,18 +180,29 @@ def check_walk(walk: Callable, seed: int | None = None) -> bool:
     return _run(WALK, walk, seed)
 
 
+def _default_leaf_id(session) -> object:
+    """The id of pisession's default leaf; None where there is none (Pi's leaf is null)."""
+    leaf = session.default_leaf
+    return None if leaf is None else _leaf_id(session, leaf)
+
+
 def _leaf_fixed() -> list[Case]:
     cases = []
-    for name, session in {**_sample_sessions(), **_tiny_tree_sessions()}.items():
-        cases.append(Case(name, (session.entries,), _leaf_id(session, session.default_leaf)))
+    tiny = {**_tiny_tree_sessions(), **_tiny_sessions(_TINY_LEAF_FILES)}
+    for name, session in {**_sample_sessions(), **tiny}.items():
+        cases.append(Case(name, (session.entries,), _default_leaf_id(session)))
     return cases
 
 
 def _leaf_drawn(rng: random.Random) -> list[Case]:
     return [
-        Case("drawn at random", (s.entries,), _leaf_id(s, s.default_leaf), True)
+        Case("drawn at random", (s.entries,), _default_leaf_id(s), True)
         for _, s in _drawn_sessions(rng, DRAWN)
     ]
+
+
+def _last_truthy_id(entries):
+    return next((e["id"] for e in reversed(entries) if e.get("id")), None)
 
 
 DEFAULT_LEAF = Exercise(
@@ -195,8 +219,15 @@ DEFAULT_LEAF = Exercise(
             "not the last message: the last entry, whatever its type (a label, a usage "
             "entry, ...).",
         ),
+        Mistake(
+            _last_truthy_id,
+            "the last entry's id as it is, even null: Pi's SessionManager takes the last "
+            "entry's id as its leaf without looking at it, and a null leaf has no path "
+            "(Pi then builds an empty context).",
+        ),
     ),
-    "the leaf after loading is simply the last entry in file order.",
+    "the leaf after loading is the last entry's id, whatever its type, whatever the id "
+    "(None where the entry has none).",
 )
 
 
