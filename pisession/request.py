@@ -280,12 +280,15 @@ class WrittenResult:
 class Sent:
     """What the request carries: ``messages`` as sent, and for each where it came from
     (``origins``: a provider message's index, or a ``WrittenResult``); ``left_out`` maps
-    the index of each reply pi-ai leaves out to the reason (``LEFT_OUT``)."""
+    the index of each reply pi-ai leaves out to the reason (``LEFT_OUT``); ``sources``
+    (filled by ``Context.sent``) each provider message's entry."""
 
     messages: list[object]
     origins: list[int | WrittenResult]
     left_out: dict[int, str] = field(default_factory=dict)
     model: TargetModel | None = None
+    #: for each provider message, the position of the entry it came from (when known)
+    sources: list[int] = field(default_factory=list)
 
 
 def sent(

@@ -47,6 +47,7 @@ from ..js.value import (
     value_text,
 )
 from ..js.value import field as js_field
+from ..request import TargetModel
 from ..rule import (  # the rule's own: what an entry contributes
     EDITABLE_ROLES,  # noqa: F401 (for the views)
     PiFailure,
@@ -811,6 +812,59 @@ class Context:
             return to_llm(self.messages)
         except ToPrimitiveError as exc:
             raise self.located(exc) from None
+
+    def sent(self, model: object = None, now: int | None = None, version: str | None = None):
+        """What the request carries (``pisession.request.sent`` of ``to_llm()``) for a
+        target ``model``: a ``request.TargetModel``, ``"provider/id"``, or None for the
+        model in force here (``request.target_model``: its API from its latest reply on the
+        path). ``sources`` gives each provider message's projected entry; where pi-ai
+        throws, ``PiFailure`` names the entry's line.
+
+        >>> import pisession
+        >>> done = pisession.load(pisession.sample_path("tour")).context().sent(now=0)
+        >>> len(done.messages), done.left_out, done.model.id
+        (10, {}, 'fake-coder')
+        """
+        from ..llm import to_llm_message
+        from ..request import TransformError, sent, target_model
+
+        llm = self.to_llm()
+        sources = [o for m, o in zip(self.messages, self.origins) if to_llm_message(m) is not None]
+        if not isinstance(model, TargetModel):
+            replies = [m for m in llm if js_field(m, "role") == "assistant"]
+            model = target_model(*self._named_model(model), replies, version)
+            if model.api is UNDEFINED:
+                raise PisessionError(
+                    f"{self.source}: the target model {value_text(model.provider)}/"
+                    f"{value_text(model.id)} is in no reply on this path nor in Pi's model "
+                    "catalog: its API is unknown"
+                )
+        try:
+            out = sent(llm, model, now, version)  # type: ignore[arg-type]
+        except TransformError as exc:
+            item = (
+                sources[exc.index] if exc.index is not None and exc.index < len(sources) else None
+            )
+            if item is None:
+                raise
+            reason = f"entry {quoted(item.id)}: {exc}"
+            raise PiFailure(self.source, item.line, reason, position=item.position) from None
+        out.sources = [item.position for item in sources]
+        return out
+
+    def _named_model(self, name: object) -> tuple[object, object]:
+        """Provider and id of the target: ``"provider/id"``, or (None) the model in force."""
+        if name is not None:
+            provider, _, model_id = str(name).partition("/")
+            if not provider or not model_id:
+                raise PisessionError(f"the target model {name!r} is not provider/id")
+            return provider, model_id
+        if not isinstance(self.model, dict):
+            raise PisessionError(
+                f"{self.source}: no model in force at this leaf (no model_change or reply on "
+                "its path): name the target model as provider/id"
+            )
+        return self.model.get("provider", UNDEFINED), self.model.get("modelId", UNDEFINED)
 
     def to_json(self, indent: int | None = None) -> str:
         """``to_dict()`` serialised as ``JSON.stringify`` would."""

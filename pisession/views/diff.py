@@ -87,6 +87,9 @@ class LeafDiff:
     parts: list[Part] = field(default_factory=list)
     messages_a: int = 0
     messages_b: int = 0
+    #: pi-ai's request step at each leaf (``provenance.RequestStep``; None: not known)
+    request_a: object = None
+    request_b: object = None
 
     def __repr__(self) -> str:
         """A one-line summary (``to_dict()`` or the HTML view for every entry).
@@ -121,8 +124,17 @@ class LeafDiff:
                 "relation": self.fork.relation,
             },
             "counts": self.counts(),
+            "request": {"a": _request_data(self.request_a), "b": _request_data(self.request_b)},
             "entries": [_part_data(part) for part in self.parts],
         }
+
+
+def _request_data(step) -> dict | None:
+    """What pi-ai's request step does at a leaf, as JSON-ready data."""
+    if step is None:
+        return None
+    written = sum(len(calls) for calls in step.written.values())
+    return {"messages": step.messages, "leftOut": len(step.left_out), "written": written}
 
 
 def _entry_ref(session, position: int | None) -> dict | None:
@@ -221,7 +233,12 @@ def diff_leaves(session, leaf_a: object, leaf_b: object) -> LeafDiff:
     >>> diff_leaves(pisession.load(pisession.sample_path("tour")), None, "a7000001").fork.shared
     8
     """
-    return compare(session.projection(leaf_a), session.projection(leaf_b))
+    from .provenance import request_step
+
+    result = compare(session.projection(leaf_a), session.projection(leaf_b))
+    result.request_a = request_step(session, leaf_a)
+    result.request_b = request_step(session, leaf_b)
+    return result
 
 
 # --- as text ----------------------------------------------------------------------------
@@ -267,6 +284,10 @@ def _head(session, result: LeafDiff) -> list[tuple[str, str]]:
         ("B", f"{_where(session, result.leaf_b)}: {plural(result.messages_b, 'message')}"),
         ("paths part", fork_text(session, result.fork)),
         ("messages", ", ".join(f"{counts[k]:,} {words[k]}" for k in KINDS)),
+    ] + [
+        (f"{side}'s request", sentence[len("The request carries ") : -1])
+        for side, step in (("A", result.request_a), ("B", result.request_b))
+        if step is not None and (sentence := step.sentence())  # type: ignore[attr-defined]
     ]
 
 
