@@ -1281,8 +1281,8 @@ examples:
   pisession context session.jsonl             Pi's buildSessionContext, indent 2
   pisession context session.jsonl --compact   one line, as JSON.stringify(ctx)
   pisession context session.jsonl --leaf a7000001 --llm   provider messages
-  pisession context session.jsonl --sent      what the request carries (pi-ai's last step)
-  pisession context session.jsonl --sent --model anthropic/claude-sonnet-4-5
+  pisession context session.jsonl --sent      what the request carries
+  pisession context session.jsonl --sent --model anthropic/claude-opus-4-5
 
 --llm is Pi's convertToLlm of the context. --sent goes one step further, as every
 provider API of pi-ai does before a request (transformMessages): failed and aborted
