@@ -308,13 +308,28 @@ def sent(
     >>> done.origins, done.left_out
     ([0], {1: 'an aborted reply'})
     """
+    transformed = rewritten(messages, model, version, normalize)
+    return completed(transformed, now, model)
+
+
+def rewritten(
+    messages: list[object],
+    model: TargetModel,
+    version: str | None = None,
+    normalize: Normalizer | str | None = "api",
+) -> list[object]:
+    """pi-ai's first pass, message by message: a missing content made ``[]``, images the
+    model cannot see replaced, replies from another model rewritten (``reply_sent``) and
+    the results of their calls given the calls' new ids (``result_sent``).
+
+    >>> rewritten([{"role": "user"}], TargetModel("p", "m", "a"))
+    [{'role': 'user', 'content': []}]
+    """
     version = version or pi_versions()["primary"]
     rules = {"thinking": catalog()["foreignThinking"][version], "index": 0}
     if normalize == "api":
         normalize = normalizer_for(model, version)
-    now = int(time.time() * 1000) if now is None else now
     ids: dict = {}
-    # First pass, message by message: images, replies from another model, renamed ids
     transformed: list[object] = []
     for index, message in enumerate(messages):
         rules["index"] = index
@@ -327,7 +342,22 @@ def sent(
         elif role == "assistant":
             message = reply_sent(message, model, normalize, ids, rules)  # type: ignore[arg-type]
         transformed.append(message)
-    # Second pass: failed replies out, unanswered tool calls answered
+    return transformed
+
+
+def completed(
+    transformed: list[object], now: int | None = None, model: TargetModel | None = None
+) -> Sent:
+    """pi-ai's second pass: failed and aborted replies left out; before the next assistant
+    or user message (and at the end) a written result for each call of the last reply
+    sent that no result answered; a system message among open calls held until after
+    their results. ``now``: the ``Date.now()`` of written results (default: this moment).
+
+    >>> done = completed([{"role": "assistant", "content": [{"type": "toolCall", "id": "c"}]}], 7)
+    >>> [m["role"] for m in done.messages], done.origins[1]
+    (['assistant', 'toolResult'], WrittenResult(call_id='c', tool_name=undefined, reply=0))
+    """
+    now = int(time.time() * 1000) if now is None else now
     out = Sent([], [], {}, model)
     pending: list[tuple[object, int]] = []  # the open reply's tool calls (and its index)
     answered: set = set()
@@ -362,7 +392,7 @@ def sent(
             if isinstance(stop, str) and stop in LEFT_OUT:
                 out.left_out[index] = LEFT_OUT[stop]
                 continue
-            calls = [b for b in _blocks(message) if _read(b, "type", index) == "toolCall"]
+            calls = [b for b in _blocks(message, index) if _read(b, "type", index) == "toolCall"]
             if calls:
                 pending, answered = [(call, index) for call in calls], set()
         elif role == "toolResult":
@@ -407,8 +437,15 @@ def _object(message: object) -> dict:
     return message if isinstance(message, dict) else {}  # type: ignore[return-value]
 
 
-def _blocks(message: object) -> list[object]:
-    return js_field(message, "content")  # type: ignore[return-value]  # an array by now
+def _blocks(message: object, index: int) -> list[object]:
+    """A reply's content: an array after the first pass (a missing one is ``[]``; anything
+    else makes ``.filter`` throw)."""
+    content = js_field(message, "content")
+    if nullish(content):
+        return []
+    if not isinstance(content, list):
+        raise TransformError("assistantMsg.content.filter is not a function", index)
+    return content
 
 
 def _defined(**fields: object) -> dict[str, object]:

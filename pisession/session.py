@@ -168,7 +168,13 @@ class Session(SessionFile):
         >>> [m["role"] for m in done.messages][:3], done.left_out
         (['system', 'user', 'user'], {})
         """
-        return self.context(leaf_id).sent(model, now, version)
+        return self.context(leaf_id).sent(model, now, version, self._replies)
+
+    def _replies(self) -> list:
+        """Every assistant message of the file, in file order (for a target model's API
+        when no reply on the path names it)."""
+        roles = self.index.roles
+        return [self.entry(p)["message"] for p in range(len(self)) if roles[p] == "assistant"]
 
     def system_prompt(self, leaf_id: object = None) -> SystemPrompt:
         """The system prompt and tools in force at a leaf, replayed from its context."""

@@ -155,7 +155,7 @@ def _request_step(expected: rule.RuleProjection, fates: dict) -> None:
                 llm.append(converted)
                 sources.append(position)
     try:
-        done = request.sent(llm, provenance.NO_MODEL, now=0)
+        done = request.sent(llm, request.TargetModel(None, None, None), now=0)
     except PisessionError:
         return
     for index in done.left_out:

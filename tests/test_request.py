@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import pisession
 from pisession import request
 from pisession.js import json as jsjson
 from pisession.js.value import UNDEFINED
@@ -160,3 +161,24 @@ def test_target_model_from_catalog_and_reply():
     assert (model.api, model.sees_images) == ("anthropic-messages", True)
     custom = request.target_model("mine", "x", [{"provider": "mine", "model": "x", "api": "y"}])
     assert (custom.api, custom.sees_images) == ("y", True) and "unknown" in custom.source
+
+
+def test_target_model_api_from_a_reply_on_another_branch():
+    """The model in force at the leaf (a model_change) answered only on another branch:
+    its API comes from that reply, found in the file."""
+    from pisession.build import new_entry, new_message
+
+    reply = new_message("a1", "u1", "assistant", 2)
+    reply["message"].update(provider="mine", model="m2", api="custom-api")
+    entries = [
+        new_message("u1", None, "user", 1),
+        reply,
+        new_entry("model_change", "mc", "u1", 3, provider="mine", modelId="m2"),
+        new_message("u2", "mc", "user", 4),
+    ]
+    data = b'{"type":"session","version":3,"id":"s"}\n' + b"".join(
+        (json.dumps(e) + "\n").encode() for e in entries
+    )
+    session = pisession.loads(data)
+    model = session.sent("u2", now=0).model
+    assert (model.provider, model.id, model.api) == ("mine", "m2", "custom-api")

@@ -813,26 +813,38 @@ class Context:
         except ToPrimitiveError as exc:
             raise self.located(exc) from None
 
-    def sent(self, model: object = None, now: int | None = None, version: str | None = None):
+    def sent(
+        self,
+        model: object = None,
+        now: int | None = None,
+        version: str | None = None,
+        replies: Callable[[], list] | None = None,
+    ):
         """What the request carries (``pisession.request.sent`` of ``to_llm()``) for a
         target ``model``: a ``request.TargetModel``, ``"provider/id"``, or None for the
         model in force here (``request.target_model``: its API from its latest reply on the
-        path). ``sources`` gives each provider message's projected entry; where pi-ai
-        throws, ``PiFailure`` names the entry's line.
+        path, else from ``replies()``: more replies, file order). ``sources`` gives each
+        provider message's projected entry; where pi-ai throws, ``PiFailure`` names the
+        entry's line.
 
         >>> import pisession
         >>> done = pisession.load(pisession.sample_path("tour")).context().sent(now=0)
         >>> len(done.messages), done.left_out, done.model.id
         (10, {}, 'fake-coder')
         """
-        from ..llm import to_llm_message
         from ..request import TransformError, sent, target_model
 
-        llm = self.to_llm()
-        sources = [o for m, o in zip(self.messages, self.origins) if to_llm_message(m) is not None]
+        llm, sources = self.llm_sources()
         if not isinstance(model, TargetModel):
-            replies = [m for m in llm if js_field(m, "role") == "assistant"]
-            model = target_model(*self._named_model(model), replies, version)
+            provider, model_id = self._named_model(model)
+            on_path = [m for m in llm if js_field(m, "role") == "assistant"]
+            if replies is not None and not any(
+                strict_equal(js_field(m, "provider"), provider)
+                and strict_equal(js_field(m, "model"), model_id)
+                for m in on_path
+            ):
+                on_path = replies() + on_path
+            model = target_model(provider, model_id, on_path, version)
             if model.api is UNDEFINED:
                 raise PisessionError(
                     f"{self.source}: the target model {value_text(model.provider)}/"
@@ -851,6 +863,27 @@ class Context:
             raise PiFailure(self.source, item.line, reason, position=item.position) from None
         out.sources = [item.position for item in sources]
         return out
+
+    def llm_sources(self) -> tuple[list, list]:
+        """``to_llm()``, and for each provider message the projected entry it came from.
+
+        >>> import pisession
+        >>> llm, sources = pisession.load(pisession.sample_path("tour")).context().llm_sources()
+        >>> len(llm) == len(sources), sources[0].id
+        (True, 'cp000001')
+        """
+        from ..llm import to_llm_message
+
+        llm, sources = [], []
+        for number, (message, origin) in enumerate(zip(self.messages, self.origins)):
+            try:
+                converted = to_llm_message(message)
+            except ToPrimitiveError as exc:
+                raise self.located(ToPrimitiveError(exc.reason, number)) from None
+            if converted is not None:
+                llm.append(converted)
+                sources.append(origin)
+        return llm, sources
 
     def _named_model(self, name: object) -> tuple[object, object]:
         """Provider and id of the target: ``"provider/id"``, or (None) the model in force."""

@@ -547,10 +547,6 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
     return Fates(session, names, details, steps, leaf, step)
 
 
-#: The target model the fates ask for: one that sees images, with no id rule.
-NO_MODEL = request.TargetModel(UNDEFINED, UNDEFINED, UNDEFINED)
-
-
 @dataclass
 class RequestStep:
     """What pi-ai's last step (``pisession.request``) does to a leaf's context, by entry:
@@ -584,7 +580,9 @@ class RequestStep:
 def request_step(session, leaf_id: object = None) -> RequestStep | None:
     """pi-ai's request step at a leaf, by entry (None where Pi fails before sending). What
     it leaves out and the results it writes do not depend on the target model (only the
-    content of replies, images and ids do), so any model serves: ``NO_MODEL``.
+    content of replies, images and ids do), so only its second pass is run
+    (``request.completed``; a file whose replies make the first pass throw is the rare
+    exception, where Pi's request fails instead).
 
     >>> import pisession
     >>> request_step(pisession.load(pisession.sample_path("tour")))
@@ -593,9 +591,11 @@ def request_step(session, leaf_id: object = None) -> RequestStep | None:
     from ..errors import PisessionError
 
     try:
-        done = session.context(leaf_id).sent(NO_MODEL, now=0)
+        llm, sources = session.context(leaf_id).llm_sources()
+        done = request.completed(llm, now=0)
     except PisessionError:
         return None
+    done.sources = [item.position for item in sources]
     left_out = {done.sources[i]: why for i, why in done.left_out.items()}
     written: dict[int, list[tuple[object, object]]] = {}
     inserted: dict[int, list[tuple[object, object]]] = {}

@@ -212,17 +212,18 @@ REQUEST = Exercise(
     (
         Mistake(
             lambda m, now: _request_model(m, now, left_out=("aborted",)),
-            "your answer kept a failed reply: pi-ai leaves out stopReason 'error' as well as 'aborted'.",
+            "your answer kept a failed reply: pi-ai leaves out stopReason 'error' as well "
+            "as 'aborted'.",
         ),
         Mistake(
             lambda m, now: _request_model(m, now, left_out=()),
-            "your answer sent every reply: pi-ai leaves out the ones whose stopReason is 'error' or "
-            "'aborted' (incomplete turns are never replayed).",
+            "your answer sent every reply: pi-ai leaves out the ones whose stopReason is "
+            "'error' or 'aborted' (incomplete turns are never replayed).",
         ),
         Mistake(
             lambda m, now: _request_model(m, now, answer_left_out=True),
-            "your answer answered the tool calls of a reply it left out: that reply is not sent, so its "
-            "calls need no result.",
+            "your answer answered the tool calls of a reply it left out: that reply is not "
+            "sent, so its calls need no result.",
         ),
         Mistake(
             lambda m, now: _request_model(m, now, only_at_end=True),
