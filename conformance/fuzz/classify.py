@@ -39,14 +39,16 @@ def _kind(pattern: str) -> Callable[[Finding], bool]:
 #: difference of theirs is now unexplained.
 KNOWN: list[KnownCause] = [
     KnownCause(
-        "request: an edited message's undefined content key",
+        "request: a message's undefined content key",
         True,
-        "a context edit whose replacement has no content leaves JavaScript's message an "
+        "a context edit whose replacement has no content, or a custom message without "
+        "content that convertToLlm makes a user message, leaves JavaScript's message an "
         "undefined `content` key in its place; pisession's message has no such key "
-        "(rule.apply_context_edit drops it, as JSON does), so the `content: []` pi-ai's "
-        "transformMessages gives it comes last instead of in place: key order only",
+        "(rule.apply_context_edit and llm.to_llm drop it, as JSON does), so the "
+        "`content: []` pi-ai's transformMessages gives it comes last instead of in place: "
+        "key order only",
         _kind(r"^key-order:sent\["),
-        lambda data, answer: b'"context_edit"' in data,
+        lambda data, answer: b'"context_edit"' in data or b'"custom"' in data,
     ),
 ]
 
