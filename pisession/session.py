@@ -173,8 +173,12 @@ class Session(SessionFile):
     def _replies(self) -> list:
         """Every assistant message of the file, in file order (for a target model's API
         when no reply on the path names it)."""
+        from .js.value import field
+
         roles = self.index.roles
-        return [self.entry(p)["message"] for p in range(len(self)) if roles[p] == "assistant"]
+        return [
+            field(self.entry(p), "message") for p in range(len(self)) if roles[p] == "assistant"
+        ]
 
     def system_prompt(self, leaf_id: object = None) -> SystemPrompt:
         """The system prompt and tools in force at a leaf, replayed from its context."""
