@@ -9,7 +9,7 @@ Needs ``jupyterlite-core`` and ``jupyterlite-pyodide-kernel`` (pinned in
 The site holds, as in the repository's layout (the notebooks read ``../data/...``):
 
 - ``notebooks/*.ipynb``, with their stored outputs;
-- ``data/audit``, ``data/forks`` and ``data/samples``: what the notebooks read
+- ``data/audit``, ``data/forks``, ``data/realcli`` and ``data/samples``: what the notebooks read
   (``DATA``; the conformance corpus, 20 MB, stays out: 08 says where it is);
 - pisession's wheel, and the wheels of its dependencies that Pyodide's own
   distribution does not satisfy (the same choice as ``.ci/pyodide/check.py``, which
@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 OUTPUT = HERE / "_output"
 #: what the notebooks read through ``repository_file`` / ``Path("..", ...)``
-DATA = ("data/audit", "data/forks", "data/samples")
+DATA = ("data/audit", "data/forks", "data/realcli", "data/samples")
 #: never copied into the site (caches, checkpoints)
 SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints"}
 
