@@ -48,6 +48,9 @@ USER_IMAGE_PLACEHOLDER = "(image omitted: model does not support images)"
 TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
 #: The text of the tool result pi-ai writes for a call that has none.
 NO_RESULT = "No result provided"
+#: The APIs of pi-ai that send the context without this step (``pi-messages`` posts
+#: ``{model, context, options}`` as it is, to a gateway that does its own).
+UNTRANSFORMED_APIS = ("pi-messages",)
 #: The replies pi-ai leaves out: incomplete turns, never replayed.
 LEFT_OUT = {"aborted": "an aborted reply", "error": "a failed reply (stopReason error)"}
 
@@ -301,13 +304,16 @@ def sent(
     """pi-ai's ``transformMessages`` of provider messages (``pisession.llm.to_llm``) for
     ``model``, as Pi ``version`` does it (default: the primary one); ``now``: the
     ``Date.now()`` of written results (default: this moment); ``normalize``: the tool-call
-    id rule (``"api"``: the one of the target's API, ``pisession.tool_call_ids``).
+    id rule (``"api"``: the one of the target's API, ``pisession.tool_call_ids``). An API
+    of ``UNTRANSFORMED_APIS`` sends the messages as they are.
 
     >>> aborted = {"role": "assistant", "content": [], "stopReason": "aborted"}
     >>> done = sent([{"role": "user", "content": "hi"}, aborted], TargetModel("p", "m", "a"))
     >>> done.origins, done.left_out
     ([0], {1: 'an aborted reply'})
     """
+    if model.api in UNTRANSFORMED_APIS:  # the context is posted as it is
+        return Sent(list(messages), list(range(len(messages))), {}, model)
     transformed = rewritten(messages, model, version, normalize)
     return completed(transformed, now, model)
 

@@ -582,7 +582,8 @@ def request_step(session, leaf_id: object = None) -> RequestStep | None:
     it leaves out and the results it writes do not depend on the target model (only the
     content of replies, images and ids do), so only its second pass is run
     (``request.completed``; a file whose replies make the first pass throw is the rare
-    exception, where Pi's request fails instead).
+    exception, where Pi's request fails instead). When the latest reply came through an
+    API that sends the context as it is (``request.UNTRANSFORMED_APIS``), nothing changes.
 
     >>> import pisession
     >>> request_step(pisession.load(pisession.sample_path("tour")))
@@ -595,6 +596,9 @@ def request_step(session, leaf_id: object = None) -> RequestStep | None:
         done = request.completed(llm, now=0)
     except PisessionError:
         return None
+    replies = [m for m in llm if js_field(m, "role") == "assistant"]
+    if replies and js_field(replies[-1], "api") in request.UNTRANSFORMED_APIS:
+        return RequestStep({}, {}, len(llm))  # the context is sent as it is
     done.sources = [item.position for item in sources]
     left_out = {done.sources[i]: why for i, why in done.left_out.items()}
     written: dict[int, list[tuple[object, object]]] = {}
