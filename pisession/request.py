@@ -38,7 +38,16 @@ from functools import cache
 from importlib.resources import files
 
 from .errors import PisessionError
-from .js.value import NO_KEY, UNDEFINED, js_key, js_trim, nullish, strict_equal, truthy
+from .js.value import (
+    NO_KEY,
+    UNDEFINED,
+    js_key,
+    js_trim,
+    nullish,
+    spread,
+    strict_equal,
+    truthy,
+)
 from .js.value import field as js_field
 from .piversions import pi_versions
 from .tool_call_ids import Normalizer, normalizer_for
@@ -340,7 +349,7 @@ def rewritten(
     for index, message in enumerate(messages):
         rules["index"] = index
         if nullish(js_field(message, "content")):
-            message = {**_object(message), "content": []}
+            message = spread(message, "content", [])  # an undefined key keeps its place
         message = images_downgraded(message, model, index)
         role = js_field(message, "role")
         if role == "toolResult":
