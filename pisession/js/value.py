@@ -61,7 +61,7 @@ class JsObject(dict[str, object]):
         super().__init__(items)
         self.order = order
 
-    def __reduce__(self) -> tuple:  # copies and pickles keep ``order``
+    def __reduce__(self) -> tuple[type, tuple[dict, tuple[str, ...]]]:  # keeps ``order``
         return (JsObject, (dict(self), self.order))
 
 
