@@ -61,8 +61,8 @@ class JsObject(dict[str, object]):
         super().__init__(items)
         self.order = order
 
-    def __reduce__(self) -> tuple[type, tuple[dict, tuple[str, ...]]]:  # keeps ``order``
-        return (JsObject, (dict(self), self.order))
+    def __reduce__(self) -> tuple[type, tuple[dict[str, object], tuple[str, ...]]]:
+        return (JsObject, (dict(self), self.order))  # copies and pickles keep ``order``
 
 
 def spread(value: object, key: str, new: object) -> dict[str, object]:
