@@ -259,7 +259,7 @@ import urllib.request
 from pathlib import Path
 
 REALCLI = "data/realcli/1.6.0/rpc-retries"
-SESSION = "sessions/--home-reader-projects-demo-app--/2026-12-06T01-17-04-933Z_01a248ed-0e24-7541-8c84-79ec8737d9e3.jsonl"
+RECORDED = "sessions/--home-reader-projects-demo-app--/2026-12-06T01-28-35-596Z_01a248f7-980b-775d-b9a2-0197a3aa8184.jsonl"  # (the file's name when this notebook was built)
 
 
 def repository_file(relative):
@@ -273,9 +273,12 @@ def repository_file(relative):
         return response.read()
 
 
-recorded = pisession.loads(repository_file(f"{REALCLI}/{SESSION}"), "rpc-retries.jsonl")
+found = sorted(Path("..", REALCLI, "sessions").rglob("*.jsonl"))  # in a checkout
+session_file = found[0].relative_to(Path("..", REALCLI)).as_posix() if found else RECORDED
+recorded = pisession.loads(repository_file(f"{REALCLI}/{session_file}"), "rpc-retries.jsonl")
 requests = [json.loads(line)["body"] for line in repository_file(f"{REALCLI}.requests.jsonl").splitlines()]
-reply = recorded.entry(recorded.position_of("e241c339"))  # the answer to "Which option?"
+asked = next(e for e in recorded.entries if e.get("message", {}).get("content") == [{"type": "text", "text": "Which option?"}])
+reply = next(e for e in recorded.entries if e.get("parentId") == asked["id"])  # the answer to it
 before = reply["parentId"]  # the request was made at the reply's parent
 request = next(r for r in requests if r["messages"][-1]["content"][0]["text"] == "Which option?")
 
