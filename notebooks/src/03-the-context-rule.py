@@ -287,16 +287,16 @@ def short(message):
     content = message.get("content")
     if isinstance(content, list):
         content = " ".join(b.get("text") or f"[{b.get('type')}]" for b in content)
-    return f"{message['role']}: {(content or '')[:24]}"
+    return f"{message['role']}: {(content or '')[:20]}"
 
 
 projected = [m for m in recorded.context(before).to_llm() if m["role"] != "system"]
 sent = [m for m in recorded.sent(before, now=0).messages if m["role"] != "system"]
 on_the_wire = [m for m in request["messages"] if m["role"] not in ("system", "developer")]
-print(f"{'Pi projection (to_llm)':38}{'pisession: sent':38}request Pi sent")
+print(f"{'Pi projection (to_llm)':34}{'pisession: sent':34}request Pi sent")
 for i in range(max(len(projected), len(sent))):
     cells = [short(col[i]) if i < len(col) else "" for col in (projected, sent, on_the_wire)]
-    print(f"{cells[0]:38}{cells[1]:38}{cells[2]}")
+    print(f"{cells[0]:34}{cells[1]:34}{cells[2]}")
 print(len(projected), "messages in the projection;", len(sent), "sent;", len(on_the_wire), "in the request")
 assert [short(m) for m in sent] == [short(m) for m in on_the_wire], "pisession differs from Pi's request"
 
@@ -307,9 +307,12 @@ assert [short(m) for m in sent] == [short(m) for m in on_the_wire], "pisession d
 # both Pi versions, message by message; `pisession context FILE --sent` prints them.)
 
 # %%
+import textwrap
+
 for fate in recorded.fates(before):
     if fate.fate == "left-out":
-        print(f"line {fate.line:2}  {fate.id}  {fate.fate}  {fate.reason}")
+        print(f"line {fate.line:2}  {fate.id}  {fate.fate}")
+        print(textwrap.fill(fate.reason, 88, initial_indent="    ", subsequent_indent="    "))
 print(recorded.fates(before).reached(), "entries reached the model")
 
 # %% [markdown]
