@@ -25,7 +25,9 @@
 # Two exercises at the end: the settings of a path, and a bash execution for the model.
 
 # %% [setup]
-import pisession  # noqa: I001
+import pisession
+
+REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 
 # %% [markdown]
 # ## Step 1: walk from the leaf to the root
@@ -276,8 +278,14 @@ def repository_file(relative):
 found = sorted(Path("..", REALCLI, "sessions").rglob("*.jsonl"))  # in a checkout
 session_file = found[0].relative_to(Path("..", REALCLI)).as_posix() if found else RECORDED
 recorded = pisession.loads(repository_file(f"{REALCLI}/{session_file}"), "rpc-retries.jsonl")
-requests = [json.loads(line)["body"] for line in repository_file(f"{REALCLI}.requests.jsonl").splitlines()]
-asked = next(e for e in recorded.entries if e.get("message", {}).get("content") == [{"type": "text", "text": "Which option?"}])
+requests = [
+    json.loads(line)["body"] for line in repository_file(f"{REALCLI}.requests.jsonl").splitlines()
+]
+asked = next(
+    e
+    for e in recorded.entries
+    if e.get("message", {}).get("content") == [{"type": "text", "text": "Which option?"}]
+)
 reply = next(e for e in recorded.entries if e.get("parentId") == asked["id"])  # the answer to it
 before = reply["parentId"]  # the request was made at the reply's parent
 request = next(r for r in requests if r["messages"][-1]["content"][0]["text"] == "Which option?")
@@ -297,8 +305,17 @@ print(f"{'Pi projection (to_llm)':34}{'pisession: sent':34}request Pi sent")
 for i in range(max(len(projected), len(sent))):
     cells = [short(col[i]) if i < len(col) else "" for col in (projected, sent, on_the_wire)]
     print(f"{cells[0]:34}{cells[1]:34}{cells[2]}")
-print(len(projected), "messages in the projection;", len(sent), "sent;", len(on_the_wire), "in the request")
-assert [short(m) for m in sent] == [short(m) for m in on_the_wire], "pisession differs from Pi's request"
+print(
+    len(projected),
+    "messages in the projection;",
+    len(sent),
+    "sent;",
+    len(on_the_wire),
+    "in the request",
+)
+assert [short(m) for m in sent] == [short(m) for m in on_the_wire], (
+    "pisession differs from Pi's request"
+)
 
 # %% [markdown]
 # The fates say it too: the failed and the two aborted replies are `left-out` (in the

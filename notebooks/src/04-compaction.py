@@ -487,8 +487,13 @@ failed = next(p for p in range(len(b.entries)) if b.line_of(p) == 28)
 at_failure = b.fates(b.entry(failed)["id"])
 print(f"line 28: {at_failure[failed].fate}:")
 print(textwrap.fill(at_failure[failed].reason, 88, initial_indent="    ", subsequent_indent="    "))
-print("the request at that leaf carries", len(b.sent(b.entry(failed)["id"], now=0).messages),
-      "of the", len(b.context(b.entry(failed)["id"]).to_llm()), "provider messages")
+print(
+    "the request at that leaf carries",
+    len(b.sent(b.entry(failed)["id"], now=0).messages),
+    "of the",
+    len(b.context(b.entry(failed)["id"]).to_llm()),
+    "provider messages",
+)
 
 # %% [markdown]
 # ## The compaction stepper

@@ -817,9 +817,16 @@ def request_messages(messages, now):
         for call in pending:
             if call["id"] not in answered:
                 text = [{"type": "text", "text": "No result provided"}]
-                out.append({"role": "toolResult", "toolCallId": call["id"],
-                            "toolName": call["name"], "content": text, "isError": True,
-                            "timestamp": now})
+                out.append(
+                    {
+                        "role": "toolResult",
+                        "toolCallId": call["id"],
+                        "toolName": call["name"],
+                        "content": text,
+                        "isError": True,
+                        "timestamp": now,
+                    }
+                )
         pending, answered = [], set()
         out.extend(held)
         held.clear()

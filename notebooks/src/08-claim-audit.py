@@ -1629,8 +1629,11 @@ say("sent:   ", request_step["sentRoles"], "(from provider messages", request_st
 say("written by pi-ai:", request_step["written"])
 show_code("request-step")
 aborted = pisession.loads(repository_file("data/audit/aborted-reply.jsonl"), "aborted-reply.jsonl")
-say("pisession:", [m["role"] for m in aborted.sent(now=0).messages],
-    [f.fate for f in aborted.fates() if f.fate == "left-out"])
+say(
+    "pisession:",
+    [m["role"] for m in aborted.sent(now=0).messages],
+    [f.fate for f in aborted.fates() if f.fate == "left-out"],
+)
 
 # %%
 verdict(
