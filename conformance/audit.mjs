@@ -1411,6 +1411,45 @@ async function responseModel() {
   };
 }
 
+/** What the request carries (pi-ai's transformMessages, run before every provider request)
+ * at the leaf of data/audit/aborted-reply.jsonl, for the model in force: recorded after the
+ * other scenarios (its own seed), so theirs do not move. */
+async function requestStep() {
+  const aiText = (rel) => readFileSync(join(PI_PATHS.ai, "dist", rel), "utf8");
+  const aiLine = (rel, needle) => {
+    const lines = aiText(rel).split("\n");
+    const index = lines.findIndex((l) => l.includes(needle));
+    if (index < 0) throw new Error(`pi-ai ${rel}: "${needle}" not found`);
+    return { file: `pi-ai/dist/${rel}`, line: index + 1, text: lines[index].trim() };
+  };
+  const { transformMessages } = await import(pathToFileURL(join(PI_PATHS.ai, "dist", "api", "transform-messages.js")).href);
+  const { context, llm } = readAudit("aborted-reply");
+  const model = { provider: "audit", id: "audit-model", api: "openai-completions", input: ["text", "image"] };
+  const sent = transformMessages(llm, model, (id) => id);
+  // each message sent: the provider message it came from (same role and time; a reply is
+  // copied, not passed through), or -1 for one pi-ai wrote itself
+  const sentFrom = sent.map((m) => llm.findIndex((x) => x.role === m.role && x.timestamp === m.timestamp));
+  const written = sent.filter((m, i) => sentFrom[i] < 0);
+  return {
+    kind: "run",
+    what: "pi-ai's transformMessages (what every provider API runs on convertToLlm's messages before a request) at the leaf of data/audit/aborted-reply.jsonl (an aborted reply that had made a tool call, then a reply whose tool call has no result), for the model in force; which entries' messages the request carries.",
+    calls: ["buildSessionContext", "convertToLlm", "transformMessages"],
+    code: [
+      aiLine("api/transform-messages.js", 'if (assistantMsg.stopReason === "error" || assistantMsg.stopReason === "aborted")'),
+      aiLine("api/transform-messages.js", 'content: [{ type: "text", text: "No result provided" }]'),
+      aiLine("api/openai-completions.js", "const transformedMessages = transformMessages("),
+    ],
+    result: {
+      contextRoles: roles(context.messages),
+      llmRoles: roles(llm),
+      sentRoles: roles(sent),
+      sentFrom,
+      leftOut: llm.flatMap((m, i) => (sentFrom.includes(i) ? [] : [i])),
+      written: written.map(({ toolCallId, toolName, content, isError }) => ({ toolCallId, toolName, content, isError })),
+    },
+  };
+}
+
 // --- every audit file, as Pi reads it ---------------------------------------------------------
 
 function auditFiles() {
@@ -1475,13 +1514,16 @@ export async function recordEvidence() {
     scenarios[name] = await run();
   }
   fresh(seed);
+  const files = auditFiles();
+  fresh(seed + 1);
+  scenarios["request-step"] = await requestStep();
   return {
     pi: PI_VERSION,
     piAi: JSON.parse(readFileSync(join(PI_PATHS.ai, "package.json"), "utf8")).version,
     generator: "conformance/audit.mjs",
     note: "Pi's own answers for notebook 08 (the claim audit). Entropy fixed (seeded ids, a clock from 2026-01-05T12:00:00Z); temporary folders shown as <tmp>, the home folder as ~.",
     scenarios,
-    files: auditFiles(),
+    files,
   };
 }
 

@@ -119,6 +119,9 @@ for version in $versions; do
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/session-dirs.mjs" --check) || failed=1
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record-migrate.mjs" --check) || failed=1
   (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record-manager.mjs" --check) || failed=1
+  if [ -f "$REPO/data/request/$version.json" ]; then  # what pi-ai's transformMessages sends
+    (cd "$REPO" && PI_ORACLE_VERSION="$version" node "$HERE/record-sent.mjs" --check) || failed=1
+  fi
   echo "   ($((SECONDS - start)) s)"
   checked+=("$version")
 done

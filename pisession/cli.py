@@ -352,12 +352,40 @@ def cmd_context(args) -> int:
         session.refuse_too_deep(leaf)
         _out_json(session.context(leaf).to_llm(), indent or None)
         return 0
+    if args.sent:
+        done = session.sent(leaf, args.model, args.now, args.pi)
+        _out_json(done.messages, indent or None)
+        sys.stderr.write(f"{clean(_sent_note(done))}\n")
+        return 0
     from .engine.stream import terminal_safe
 
     chunks = session.context_json(leaf, indent or None, parallel=True)
     _out_chunks(_whole(terminal_safe(chunk) for chunk in chunks))
     _out_bytes(b"\n")
     return 0
+
+
+def _checked_versions() -> list[str]:
+    from .piversions import pi_versions
+
+    return pi_versions()["checked"]
+
+
+def _sent_note(done) -> str:
+    """The line ``context --sent`` writes to standard error: for which model, what changed."""
+    from .js.value import value_text
+    from .request import WrittenResult
+
+    model = done.model
+    written = sum(isinstance(o, WrittenResult) for o in done.origins)
+    name = f"{value_text(model.provider)}/{value_text(model.id)}"
+    return (
+        f"{PROG}: pi-ai's transformMessages for {name} ({value_text(model.api)}: "
+        f"{model.source}): {plural(len(done.messages), 'message')}, "
+        f"{plural(len(done.left_out), 'reply', 'replies')} left out, "
+        f"{plural(written, 'tool result')} written "
+        "(their timestamp is Date.now(): --now MS fixes it)"
+    )
 
 
 #: How much of an answer is held in memory before the rest waits in a temporary file.
@@ -1566,6 +1594,15 @@ examples:
   pisession context session.jsonl             Pi's buildSessionContext, indent 2
   pisession context session.jsonl --compact   one line, as JSON.stringify(ctx)
   pisession context session.jsonl --leaf a7000001 --llm   provider messages
+  pisession context session.jsonl --sent      what the request carries
+  pisession context session.jsonl --sent --model anthropic/claude-opus-4-5
+
+--llm is Pi's convertToLlm of the context. --sent goes one step further, as every
+provider API of pi-ai does before a request (transformMessages): failed and aborted
+replies left out, a "No result provided" tool result written for each call without one,
+thinking and signatures from another model dropped or rewritten, tool-call ids made the
+target API's, images replaced for a text-only model. The target is the model in force at
+the leaf (--model: another one); a written result's timestamp is Date.now() (--now MS).
 
 The JSON is written exactly as JavaScript's JSON.stringify writes it (key order, number
 text, lone surrogates escaped), in UTF-8, ending with one newline. With the default
@@ -1770,7 +1807,28 @@ def _add_context(sub) -> None:
     )
     _file_argument(p)
     p.add_argument("--leaf", metavar="ID", help=_LEAF_HELP)
-    p.add_argument("--llm", action="store_true", help="print the provider messages (convertToLlm)")
+    step = p.add_mutually_exclusive_group()
+    step.add_argument(
+        "--llm", action="store_true", help="print the provider messages (convertToLlm)"
+    )
+    step.add_argument(
+        "--sent",
+        action="store_true",
+        help="print what the request carries (pi-ai's transformMessages of --llm)",
+    )
+    p.add_argument(
+        "--model",
+        metavar="PROVIDER/ID",
+        help="with --sent: the target model (default: the model in force at the leaf)",
+    )
+    p.add_argument(
+        "--now", type=int, metavar="MS", help="with --sent: Date.now() of written tool results"
+    )
+    p.add_argument(
+        "--pi",
+        choices=_checked_versions(),
+        help="with --sent: the Pi version whose pi-ai to follow (default: the primary one)",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument(
         "--indent",

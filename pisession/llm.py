@@ -13,6 +13,7 @@ from typing import Any
 from .js.value import (
     CANNOT_CONVERT,
     UNDEFINED,
+    JsObject,
     ToPrimitiveError,
     field,
     js_string,
@@ -88,7 +89,8 @@ object to primitive value)
 
 def _user(content: object, timestamp: object) -> dict[str, object]:
     out: dict[str, object] = {"role": "user", "content": content, "timestamp": timestamp}
-    return {k: v for k, v in out.items() if v is not UNDEFINED}
+    defined = {k: v for k, v in out.items() if v is not UNDEFINED}
+    return defined if len(defined) == len(out) else JsObject(defined, tuple(out))
 
 
 def _blocks(text: str) -> list[object]:

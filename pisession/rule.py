@@ -25,7 +25,7 @@ from typing import cast
 from .errors import CycleError, SessionFormatError
 from .js.date import js_time_ms
 from .js.json import loads
-from .js.value import NO_KEY, UNDEFINED, field, js_key, nullish, strict_equal, truthy
+from .js.value import NO_KEY, UNDEFINED, JsObject, field, js_key, nullish, strict_equal, truthy
 
 #: A session's entries (no header) as ``JSON.parse`` reads them: mostly objects.
 Entries = list[object]
@@ -230,8 +230,8 @@ def apply_context_edit(messages: list[object], edit: object) -> list[object]:
         if role in ("assistant", "toolResult") and isinstance(content, str):
             content = [{"type": "text", "text": content}]
         copy = {**cast(dict[str, object], message), "content": content}  # an object: it has a role
-        if content is UNDEFINED:
-            del copy["content"]  # JavaScript keeps an undefined key; its JSON drops it
+        if content is UNDEFINED:  # JavaScript keeps an undefined key; its JSON drops it
+            copy = JsObject({k: v for k, v in copy.items() if k != "content"}, tuple(copy))
         out.append(copy)
     return out
 

@@ -171,6 +171,34 @@ class Session(SessionFile):
         """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""
         return self.projection(leaf_id).context
 
+    def sent(
+        self,
+        leaf_id: object = None,
+        model: object = None,
+        now: int | None = None,
+        version: str | None = None,
+    ):
+        """What the request carries at a leaf: pi-ai's last step (``pisession.request``)
+        over ``context(leaf_id).to_llm()``, for ``model`` (a ``request.TargetModel`` or
+        ``"provider/id"``; None: the model in force at the leaf), as Pi ``version`` does it;
+        ``now`` is the ``Date.now()`` of the tool results pi-ai writes (default: now).
+
+        >>> done = load("tour").sent(now=0)
+        >>> [m["role"] for m in done.messages][:3], done.left_out
+        (['system', 'user', 'user'], {})
+        """
+        return self.context(leaf_id).sent(model, now, version, self._replies)
+
+    def _replies(self) -> list:
+        """Every assistant message of the file, in file order (for a target model's API
+        when no reply on the path names it)."""
+        from .js.value import field
+
+        roles = self.index.roles
+        return [
+            field(self.entry(p), "message") for p in range(len(self)) if roles[p] == "assistant"
+        ]
+
     def system_prompt(self, leaf_id: object = None) -> SystemPrompt:
         """The system prompt and tools in force at a leaf, replayed from its context."""
         context = self.context(leaf_id)

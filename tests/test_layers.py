@@ -31,6 +31,8 @@ LAYERS = {
         "pisession.rule",
         "pisession.migration",
         "pisession.llm",
+        "pisession.request",
+        "pisession.tool_call_ids",
         "pisession.system_prompt",
         "pisession.tree",
         "pisession.files",

@@ -39,7 +39,7 @@ def test_lessons_download_nothing_themselves(source):
     """Plumbing stays in the package: a lesson reads repository files through
     ``pisession.workshop.repository`` and builds no URL or request of its own."""
     text = source.read_text(encoding="utf-8")
-    for plumbing in ("urllib", "urlopen", "raw.githubusercontent.com", "requests."):
+    for plumbing in ("urllib", "urlopen", "raw.githubusercontent.com", "import requests"):
         assert plumbing not in text, f"{source.name}: {plumbing} in a lesson"
 
 

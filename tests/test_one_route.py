@@ -23,11 +23,12 @@ from test_projection_reference import _leaf_id, _leaves
 from test_properties import EXAMPLES, RANDOM, session_bytes
 
 import pisession
-from pisession import rule
+from pisession import request, rule
 from pisession.engine import context, stream
 from pisession.errors import PisessionError
 from pisession.js import json as jsjson
 from pisession.js.value import field, js_key, value_text
+from pisession.llm import to_llm_message
 from pisession.views import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,7 +137,31 @@ def _rule_fates(session, leaf: int | None, expected: rule.RuleProjection) -> dic
         item = context.ProjectedEntry(position, entry, messages, parts[rank], edit)
         roles = tuple(value_text(field(m, "role")) for m in messages)
         fates[position] = (provenance._item_fate(item), len(messages), roles)
+    _request_step(expected, fates)
     return fates
+
+
+def _request_step(expected: rule.RuleProjection, fates: dict) -> None:
+    """The replies pi-ai leaves out of the request (``pisession.request`` over the rule's
+    messages through ``convertToLlm``) take the fate ``left-out``."""
+    llm, sources = [], []
+    for position, messages in zip(expected.positions, expected.contributed):
+        for message in messages:
+            try:
+                converted = to_llm_message(message)
+            except PisessionError:
+                return  # Pi throws in convertToLlm: no request
+            if converted is not None:
+                llm.append(converted)
+                sources.append(position)
+    try:
+        done = request.sent(llm, request.TargetModel(None, None, None), now=0)
+    except PisessionError:
+        return
+    for index in done.left_out:
+        name, count, roles = fates[sources[index]]
+        if provenance.FATE[name].reached:
+            fates[sources[index]] = (provenance.LEFT_OUT, count, roles)
 
 
 def _fates_bypass_matches(session, leaf: int | None, monkeypatch) -> None:

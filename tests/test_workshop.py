@@ -256,6 +256,46 @@ def _add_tools(tools, message):
         tools[tool["name"]] = tool
 
 
+def request_messages(messages, now, left_out=("error", "aborted")):
+    out, pending, answered, held = [], [], set(), []
+
+    def close():
+        nonlocal pending, answered
+        for call in pending:
+            if call["id"] not in answered:
+                text = [{"type": "text", "text": "No result provided"}]
+                out.append({"role": "toolResult", "toolCallId": call["id"],
+                            "toolName": call["name"], "content": text, "isError": True,
+                            "timestamp": now})  # fmt: skip
+        pending, answered = [], set()
+        out.extend(held)
+        held.clear()
+
+    for message in messages:
+        role = message["role"]
+        if role == "assistant":
+            close()
+            if message.get("stopReason") in left_out:
+                continue
+            calls = [b for b in message["content"] if b["type"] == "toolCall"]
+            if calls:
+                pending, answered = calls, set()
+        elif role == "toolResult":
+            answered.add(message["toolCallId"])
+        elif role == "system" and pending:
+            held.append(message)
+            continue
+        elif role == "user":
+            close()
+        out.append(message)
+    close()
+    return out
+
+
+def request_messages_aborted_only(messages, now):
+    return request_messages(messages, now, left_out=("aborted",))
+
+
 RIGHT = {
     workshop.check_session_file_name: session_file_name,
     workshop.check_session_dir_name: session_dir_name,
@@ -272,6 +312,7 @@ RIGHT = {
     workshop.check_context_edits: context_edits,
     workshop.check_total_tokens: total_tokens,
     workshop.check_system_prompt: system_prompt,
+    workshop.check_request_messages: request_messages,
 }
 CHECKS = list(RIGHT)
 IDS = [c.__name__ for c in CHECKS]
@@ -890,6 +931,7 @@ def v1_to_v2_none_when_unresolved(values, new_id):
 
 
 WRONG_ON_EVERY_DRAW = [
+    (workshop.check_request_messages, request_messages_aborted_only, "kept a failed reply"),
     (workshop.check_settings, settings_from_response_model, "took the model from responseModel"),
     (workshop.check_read_values, read_values_python_truthiness, "dropped a [] or {} line"),
     (

@@ -11,7 +11,7 @@ The site holds, as in the repository's layout (the notebooks read ``../data/...`
 - ``notebooks/*.ipynb``, with their stored outputs, each multi-line text written as one
   string (``site_notebook``: JupyterLite 0.8.6 renders nbformat's list of lines joined
   with commas, JupyterLab joins them as nbformat does);
-- ``data/audit``, ``data/forks`` and ``data/samples``: what the notebooks read
+- ``data/audit``, ``data/forks``, ``data/realcli`` and ``data/samples``: what the notebooks read
   (``DATA``; the conformance corpus, 20 MB, stays out: 08 says where it is);
 - a start page: an address with no ``?path=`` opens ``START`` (notebook 01), not a bare
   launcher (``open_at_start``);
@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 OUTPUT = HERE / "_output"
 #: what the notebooks read through ``repository_file`` / ``Path("..", ...)``
-DATA = ("data/audit", "data/forks", "data/samples")
+DATA = ("data/audit", "data/forks", "data/realcli", "data/samples")
 #: never copied into the site (caches, checkpoints)
 SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints"}
 #: what the site opens when its address names no file (``?path=``): the first lesson

@@ -35,8 +35,9 @@ def _kind(pattern: str) -> Callable[[Finding], bool]:
 
 #: Causes being fixed elsewhere, reported under their own name and not counted. Empty:
 #: the last ones (V8's dates, Pi's tree view linking falsy parentIds and ordering
-#: siblings with unparsable timestamps, ids nested thousands deep shown as text) are
-#: fixed, so a difference of theirs is now unexplained.
+#: siblings with unparsable timestamps, ids nested thousands deep shown as text, an
+#: undefined content key losing its place in what the request carries) are fixed, so a
+#: difference of theirs is now unexplained.
 KNOWN: list[KnownCause] = []
 
 

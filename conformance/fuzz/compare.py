@@ -16,6 +16,10 @@ raises anything but a ``PisessionError``. The rules are those of
   picks and the context there (pisession's default leaf and ``context()``, refused where
   Pi's ``JSON.stringify`` of it throws), and the row ``SessionManager.listAll(dir)``
   lists for the file, or none (``files.session_info``);
+- at each leaf, for each checked Pi version installed and a few target models, what
+  the request carries (``pisession.request.sent`` of pisession's provider messages) must
+  equal what pi-ai's own ``transformMessages`` makes of Pi's (``conformance/sent.mjs``),
+  or raise a ``PisessionError`` where pi-ai throws;
 - at the default leaf the other readers (stats, fates, explain, tree text, HTML views,
   ``export`` as HTML and Markdown, ``diff`` against a branch end) must not crash: only a
   ``PisessionError`` may come out of them.
@@ -34,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pisession
-from pisession import cli
+from pisession import cli, request
 from pisession.errors import CycleError, PisessionError
 from pisession.js import json as jsjson
 from pisession.js.value import CANNOT_CONVERT, UNDEFINED, field, strict_equal
@@ -207,6 +211,7 @@ def compare(path: Path, answer: dict, probes: bool = True) -> tuple[list[Finding
                 f"pisession raises {exc} where Pi answers",
                 case["leaf"],
             )
+    _compare_sent(out, session, golden, answer.get("sent", {}))
     if probes:
         _compare_cli(out, path, answer)
         _probe(out, session)
@@ -409,6 +414,51 @@ def _free_projection(session, leaf):
     for item in projection.items:
         item.line = session.line_of(item.position)
     return projection
+
+
+#: The Date.now() the worker fixes for the tool results pi-ai writes (conformance/sent.mjs).
+NOW = 1700000000000
+
+
+def _compare_sent(out: _Collector, session, golden: dict, sent: dict) -> None:
+    """What the request carries, against pi-ai's ``transformMessages`` (worker's "sent")."""
+    for version, cases in sent.items():
+        for recorded in cases:
+            leaf = golden["cases"][recorded["case"]]["leaf"]
+            try:
+                llm = _guard(out, "llm", lambda at=leaf: session.context(at).to_llm(), leaf)
+            except PisessionError:
+                continue  # already a finding of the llm stage if Pi answered there
+            if llm is None:
+                continue
+            for name, result in recorded["results"].items():
+                _compare_sent_case(out, llm, version, name, result, leaf)
+
+
+def _compare_sent_case(out: _Collector, llm, version: str, name: str, result: dict, leaf):
+    target = result["model"]
+
+    def get(key: str) -> object:  # a field JSON.stringify left out was undefined
+        return target.get(key, UNDEFINED)
+
+    model = request.TargetModel(get("provider"), get("id"), get("api"), tuple(target["input"]))
+    where = f"sent[{version}/{name}]"
+    try:
+        ours = _guard(
+            out, where, lambda: as_json(request.sent(llm, model, NOW, version).messages), leaf
+        )
+    except PisessionError as exc:
+        if "error" in result:
+            out.intended.append("a PisessionError where Pi throws a TypeError")
+        else:
+            out.add(f"refuses:{where}", f"pisession raises {exc} where pi-ai sends", leaf)
+        return
+    if ours is None:
+        return
+    if "error" in result:
+        out.add(f"answers:{where}", f"pi-ai throws ({result['error']}); pisession sends", leaf)
+        return
+    out.value(where, ours, result["messages"], leaf)
 
 
 def run_cli(argv: list[str]) -> tuple[int, bytes, str]:

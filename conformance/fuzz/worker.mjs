@@ -18,6 +18,9 @@
 // "text" holds Pi's own indented JSON text of the default leaf's context and llm
 // messages (what `pisession context` promises to print); a field is absent when the
 // default case has none, and "textError" says why when JSON.stringify threw.
+// "sent" holds what pi-ai's transformMessages (conformance/sent.mjs) sends for each case's
+// llm messages, for each checked Pi version installed and each of a few target models:
+//   {"<version>": [{"case": N, "results": {"<target>": {"model", "messages"|"error"}}}]}
 process.env.TZ = "UTC";
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -28,6 +31,55 @@ import { sessionManager } from "../pi.mjs";
 import { listAnswer, openAnswer } from "../record-manager.mjs";
 import { legacy, rewrite } from "../record-migrate.mjs";
 import { recordFile } from "../record.mjs";
+import { CHECKED, locate } from "../locate.mjs";
+import { piAiStep } from "../sent.mjs";
+
+// pi-ai's request step of every checked version installed here (both, in CI).
+const STEPS = [];
+for (const version of CHECKED) if (locate(version)) STEPS.push(await piAiStep(version));
+
+/** The target models: the one in force (API of its latest reply), another provider with
+ * thinking, a text-only one with OpenAI's 40-character ids, the Responses API's ids. */
+const TARGETS = {
+  anthropic: { provider: "anthropic", id: "claude-sonnet-4-5", api: "anthropic-messages", input: ["text", "image"] },
+  "openai-text": { provider: "openai", id: "text-only", api: "openai-completions", input: ["text"] },
+  responses: { provider: "openai", id: "gpt-5", api: "openai-responses", input: ["text", "image"] },
+};
+
+function targetsOf(context, llm) {
+  const out = { ...TARGETS };
+  const model = context?.model;
+  if (model && typeof model === "object") {
+    for (let i = llm.length - 1; i >= 0; i--) {
+      const m = llm[i];
+      if (m?.role === "assistant" && m.provider === model.provider && m.model === model.modelId) {
+        out.same = { provider: model.provider, id: model.modelId, api: m.api, input: ["text", "image"] };
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+function sentOf(golden) {
+  const out = {};
+  for (const step of STEPS) {
+    out[step.version] = [];
+    for (const [n, c] of golden.cases.entries()) {
+      if (!Array.isArray(c.llm)) continue;
+      const results = {};
+      for (const [name, model] of Object.entries(targetsOf(c.context, c.llm))) {
+        try {
+          results[name] = { model, messages: step.sentFor(c.llm, model) };
+        } catch (err) {
+          results[name] = { model, error: errorText(err) };
+        }
+      }
+      out[step.version].push({ case: n, results });
+    }
+  }
+  return out;
+}
 
 // The zone local date-times are read in (run.py --tz): Node resets its zone when TZ changes.
 process.env.TZ = process.env.FUZZ_TZ ?? "UTC";
@@ -128,6 +180,7 @@ async function answer(request) {
   }
   out.golden = golden;
   out.manager = await managerAnswer(request.path);
+  out.sent = sentOf(golden);
   if (legacy(request.path)) {
     const fresh = rewrite(request.path);
     out.migrated = fresh.error ? { error: fresh.error } : { bytes: fresh.bytes.toString("base64") };

@@ -1,8 +1,9 @@
 # ruff: noqa: E402, E501, B018
 # title: The context rule
 # summary: From a leaf to the model context: the walk, the settings, what each entry type
-#   contributes, the provenance of every message (projection, fates), and what the provider
-#   receives; try it on your own session. Exercises: the settings, a bash execution for the model.
+#   contributes, the provenance of every message (projection, fates), what the provider
+#   receives and what the request carries (pi-ai's last step, beside a request Pi sent);
+#   try it on your own session. Exercises: the settings, a bash execution for the model.
 
 # %% [markdown]
 # The model never sees the file. Before each request Pi builds a **context**: a list of
@@ -16,13 +17,17 @@
 # - what each of the eleven entry types **contributes** (most contribute nothing);
 # - the **projection**: every selected entry with the messages it produced, so each
 #   context message has a known source; and the **fate** of every line;
-# - the last step, `to_llm`: context messages turned into provider messages, including the
-#   shell commands you ran yourself.
+# - `to_llm`: context messages turned into provider messages, including the shell
+#   commands you ran yourself;
+# - the very last step, **what the request carries**: pi-ai leaves failed and aborted
+#   replies out and answers unanswered tool calls itself, shown beside a request Pi sent.
 #
 # Two exercises at the end: the settings of a path, and a bash execution for the model.
 
 # %% [setup]
-import pisession  # noqa: I001
+import pisession
+
+REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 
 # %% [markdown]
 # ## Step 1: walk from the leaf to the root
@@ -220,6 +225,106 @@ for case in (examples[1], examples[4], examples[-1]):
     pprint.pp(to_llm([message]) or "dropped", width=88)
 
 # %% [markdown]
+# ## Step 6: what the request carries
+#
+# One more step runs before every request, inside pi-ai: each provider API (Anthropic,
+# OpenAI's two APIs, Google, Bedrock, Mistral) passes the provider messages through
+# `transformMessages` for the **target model**, the one being asked. It
+#
+# - **leaves out every failed or aborted reply** (`stopReason` `"error"` or `"aborted"`):
+#   an incomplete turn is never replayed, although Pi's projection keeps it;
+# - **answers every tool call left without a result** with a tool result of its own,
+#   `"No result provided"` (`isError: true`), before the next assistant or user message
+#   or at the end (a system message between a call and its results waits until after
+#   them); its `timestamp` is `Date.now()` at the moment of the request, the one value no
+#   reader of the file can know (`now=` gives it);
+# - rewrites **replies from another model** (another provider, API or model id): thinking
+#   signatures, redacted thinking and tool-call `thoughtSignature`s go; readable thinking is
+#   sent as text (Pi 0.87.1) or dropped (Pi 1.6.0); tool-call ids take the target API's
+#   shape;
+# - replaces **images** with a placeholder text for a model that cannot see them.
+#
+# `pisession.request` is this step as one readable module, checked against pi-ai's own
+# code of both versions on the whole conformance corpus; `session.sent(leaf)` answers it
+# (the model in force at the leaf, unless you name another). So "which lines reached the
+# model" has a nuance: a reply the projection keeps may never be sent.
+#
+# Here is a session written by Pi 1.6.0's real CLI against a fake provider that kept
+# every request it received (`data/realcli`, recorded by `conformance/realcli`). One
+# request failed (an HTTP 400, not retried), then the user pressed Escape twice (two
+# aborted replies, one of them after starting two tool calls) and asked "Which option?".
+# Beside the messages of Pi's projection at that point: pisession's answer, and the
+# request Pi sent (system messages left out of all three):
+
+# %%
+from pathlib import Path
+
+from pisession.workshop.repository import repository_file
+
+REALCLI = "data/realcli/1.6.0/rpc-retries"
+RECORDED = (  # the file's name when this notebook was built
+    "sessions/--home-reader-projects-demo-app--/"
+    "2026-12-06T01-28-35-596Z_01a248f7-980b-775d-b9a2-0197a3aa8184.jsonl"
+)
+
+found = sorted(Path("..", REALCLI, "sessions").rglob("*.jsonl"))  # in a checkout
+session_file = found[0].relative_to(Path("..", REALCLI)).as_posix() if found else RECORDED
+recorded = pisession.loads(repository_file(f"{REALCLI}/{session_file}"), "rpc-retries.jsonl")
+requests = [
+    json.loads(line)["body"] for line in repository_file(f"{REALCLI}.requests.jsonl").splitlines()
+]
+asked = next(
+    e
+    for e in recorded.entries
+    if e.get("message", {}).get("content") == [{"type": "text", "text": "Which option?"}]
+)
+reply = next(e for e in recorded.entries if e.get("parentId") == asked["id"])  # the answer to it
+before = reply["parentId"]  # the request was made at the reply's parent
+request = next(r for r in requests if r["messages"][-1]["content"][0]["text"] == "Which option?")
+
+
+def short(message):
+    content = message.get("content")
+    if isinstance(content, list):
+        content = " ".join(b.get("text") or f"[{b.get('type')}]" for b in content)
+    return f"{message['role']}: {(content or '')[:20]}"
+
+
+projected = [m for m in recorded.context(before).to_llm() if m["role"] != "system"]
+sent = [m for m in recorded.sent(before, now=0).messages if m["role"] != "system"]
+on_the_wire = [m for m in request["messages"] if m["role"] not in ("system", "developer")]
+print(f"{'Pi projection (to_llm)':34}{'pisession: sent':34}request Pi sent")
+for i in range(max(len(projected), len(sent))):
+    cells = [short(col[i]) if i < len(col) else "" for col in (projected, sent, on_the_wire)]
+    print(f"{cells[0]:34}{cells[1]:34}{cells[2]}")
+print(
+    len(projected),
+    "messages in the projection;",
+    len(sent),
+    "sent;",
+    len(on_the_wire),
+    "in the request",
+)
+assert [short(m) for m in sent] == [short(m) for m in on_the_wire], (
+    "pisession differs from Pi's request"
+)
+
+# %% [markdown]
+# The fates say it too: the failed and the two aborted replies are `left-out` (in the
+# projection, not in the request), and they do not count among the entries that reached
+# the model. (`tests/test_sent_requests.py` compares every request of these recordings,
+# both Pi versions, message by message; `pisession context FILE --sent` prints them.)
+
+# %%
+import textwrap
+
+for fate in recorded.fates(before):
+    if fate.fate == "left-out":
+        print(f"line {fate.line:2}  {fate.id}  {fate.fate}")
+        print(textwrap.fill(fate.reason, 88, initial_indent="    ", subsequent_indent="    "))
+print(recorded.fates(before).reached(), "entries reached the model")
+
+# %% [markdown]
 # (Pi may still change this list at request time through extension hooks; pisession
 # reconstructs what the file determines.)
 #
@@ -340,6 +445,8 @@ print(Counter(f.fate for f in mine.fates()))
 # - **Projection** (`session.projection`) pairs each selected entry with its messages;
 #   **fates** (`session.fates`) explain every line; `to_llm()` is the provider view, where
 #   bash executions become user messages (or are dropped when excluded).
+# - **The request** (`session.sent`) is pi-ai's last step: failed and aborted replies left
+#   out (fate `left-out`), unanswered tool calls answered with `"No result provided"`.
 # - Next: what a compaction changes.
 
 # %% [markdown]

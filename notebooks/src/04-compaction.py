@@ -461,6 +461,29 @@ for position in [p for p in range(len(b.entries)) if b.line_of(p) >= 28]:
     )
 
 # %% [markdown]
+# ### A failed reply is kept in the file, not sent
+#
+# The failed reply of line 28 stays in the file, and Pi's projection at its own leaf still
+# holds it. It never reaches the model again all the same: before every request pi-ai's
+# last step (`transformMessages`, notebook 03) **leaves out every failed or aborted reply**
+# (`stopReason` `"error"` or `"aborted"`), hidden by a context edit or not. The same
+# goes for an automatic retry after a 429 or a 500, and for a reply you stopped with
+# Escape. The fates name it `left-out`:
+
+# %%
+failed = next(p for p in range(len(b.entries)) if b.line_of(p) == 28)
+at_failure = b.fates(b.entry(failed)["id"])
+print(f"line 28: {at_failure[failed].fate}:")
+print(textwrap.fill(at_failure[failed].reason, 88, initial_indent="    ", subsequent_indent="    "))
+print(
+    "the request at that leaf carries",
+    len(b.sent(b.entry(failed)["id"], now=0).messages),
+    "of the",
+    len(b.context(b.entry(failed)["id"]).to_llm()),
+    "provider messages",
+)
+
+# %% [markdown]
 # ## The compaction stepper
 #
 # `compaction_stepper(session)` lets you step through the compactions of a path and see,
@@ -489,6 +512,9 @@ compaction_stepper(b)
 #   valid usage plus chars/4, or chars/4 of everything after a context edit or compaction.
 #   The cut keeps about `keepRecentTokens`, never starts at a tool result, and may split a
 #   turn.
+# - A failed or aborted reply stays in the file and in Pi's projection, but pi-ai leaves
+#   it out of every request (fate `left-out`), and answers any tool call left without a
+#   result itself.
 # - Settings (thinking level, model) still come from the whole path, summarized part
 #   included. Next: legacy files and their migration.
 
@@ -535,3 +561,23 @@ def context_roles(path):
 
 
 ok = workshop.check_context_roles(context_roles)
+
+# %% [markdown]
+# **3. What the request carries.** `request_messages(messages, now)` gets provider
+# messages (what `to_llm()` gives; every reply comes from the model being asked) and
+# returns what pi-ai sends: leave out every assistant message whose `stopReason` is
+# `"error"` or `"aborted"`; keep the tool calls of the last reply sent, and before the
+# next assistant or user message (and at the end) add, for each call no `toolResult`
+# answered, `{"role": "toolResult", "toolCallId": ..., "toolName": ..., "content":
+# [{"type": "text", "text": "No result provided"}], "isError": True, "timestamp": now}`;
+# a `system` message that comes while calls are open waits until after their results.
+
+
+# %%
+def request_messages(messages, now):
+    """The messages the request carries."""
+    # Your code here.
+    raise NotImplementedError
+
+
+ok = workshop.check_request_messages(request_messages)

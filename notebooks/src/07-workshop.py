@@ -2,14 +2,14 @@
 # variants: exercises, solutions
 # title[exercises]: Workshop: exercises
 # title[solutions]: Workshop: solutions
-# summary[exercises]: Fifteen rules of the format to write yourself, from the file name to the
-#   system prompt, in three parts of rising difficulty; each checker runs hidden cases drawn at
+# summary[exercises]: Sixteen rules of the format to write yourself, from the file name to the
+#   request pi-ai sends, in three parts of rising difficulty; each checker runs hidden cases drawn at
 #   random and names your mistake.
 # summary[solutions]: The same exercises solved, each with the common mistakes and what the
 #   checker tells them; every checker says correct.
 
 # %% [markdown] only=exercises
-# Fifteen small functions, each one rule of chapter 27, in three parts of rising
+# Sixteen small functions, each one rule of chapter 27 (and the last, pi-ai's step before a request), in three parts of rising
 # difficulty. Write them in plain Python over plain dicts (no pisession needed). After each
 # one, a checker runs your function on the bundled samples (several leaves each), on small
 # files made for the corners, and on cases **drawn at random for this run** that you have
@@ -35,7 +35,7 @@
 # |---|---|---|
 # | A. Warm-up | 1-4 | the file name, the default leaf, the folder name, labels |
 # | B. The path and the context | 5-9 | the walk, the settings, a bash execution for the model, the kept range, the roles of a context |
-# | C. The rest of the format | 10-15 | v2 -> v3, total tokens, context edits, the system prompt, v1 -> v2, the lines Pi keeps |
+# | C. The rest of the format | 10-16 | v2 -> v3, total tokens, context edits, the system prompt, v1 -> v2, the lines Pi keeps, what the request carries |
 #
 # In a 90-minute session do parts A and B; part C is for a longer workshop or homework
 # (`docs/workshop.md` has an instructor's plan).
@@ -794,6 +794,82 @@ solved["lines Pi keeps"] = workshop.check_read_values(read_values)
 # without a header as its first value has no entries at all.
 
 # %% [markdown]
+# ### 16. What the request carries
+#
+# `request_messages(messages, now)` gets provider messages (what `convertToLlm` gives;
+# every reply comes from the model being asked) and returns what pi-ai's
+# `transformMessages` sends: leave out every assistant message whose `stopReason` is
+# `"error"` or `"aborted"`; keep the tool calls of the last reply sent, and before the
+# next assistant or user message (and at the end) add, for each call no `toolResult`
+# answered, `{"role": "toolResult", "toolCallId": ..., "toolName": ..., "content":
+# [{"type": "text", "text": "No result provided"}], "isError": True, "timestamp": now}`;
+# a `system` message that comes while calls are open waits until after their results.
+
+
+# %% only=exercises
+def request_messages(messages, now):
+    """The messages the request carries."""
+    # Your code here.
+    raise NotImplementedError
+
+
+# %% only=solutions
+def request_messages(messages, now):
+    """The messages the request carries."""
+    out, pending, answered, held = [], [], set(), []
+
+    def close():
+        nonlocal pending, answered
+        for call in pending:
+            if call["id"] not in answered:
+                text = [{"type": "text", "text": "No result provided"}]
+                out.append(
+                    {
+                        "role": "toolResult",
+                        "toolCallId": call["id"],
+                        "toolName": call["name"],
+                        "content": text,
+                        "isError": True,
+                        "timestamp": now,
+                    }
+                )
+        pending, answered = [], set()
+        out.extend(held)
+        held.clear()
+
+    for message in messages:
+        role = message["role"]
+        if role == "assistant":
+            close()
+            if message.get("stopReason") in ("error", "aborted"):
+                continue  # an incomplete turn is never replayed
+            calls = [b for b in message["content"] if b["type"] == "toolCall"]
+            if calls:
+                pending, answered = calls, set()
+        elif role == "toolResult":
+            answered.add(message["toolCallId"])
+        elif role == "system" and pending:
+            held.append(message)
+            continue
+        elif role == "user":
+            close()
+        out.append(message)
+    close()
+    return out
+
+
+# %%
+solved["what the request carries"] = workshop.check_request_messages(request_messages)
+
+# %% [markdown] only=solutions
+# **Common mistakes.** Leaving out aborted replies but keeping failed ones (`"error"`
+# counts too); answering the tool calls of a reply that is itself left out; writing the
+# missing results only at the end instead of before the next assistant or user message;
+# sending a system message where it stood between a call and its results; forgetting
+# `isError: True`. The `timestamp` is `Date.now()` at the request: no file can tell it,
+# so the checker gives it as `now`.
+
+# %% [markdown]
 # ## Score
 
 # %%
@@ -805,16 +881,17 @@ for name, ok in solved.items():
 # ## Recap
 #
 # Each checker compared your function with pisession on visible cases and on cases drawn
-# at random for this run, and named the first one that differed. When all fifteen say
+# at random for this run, and named the first one that differed. When all sixteen say
 # **correct**, you have written the chapter's format: the file's name and folder, the
 # lines Pi keeps, the leaf, the path, the settings, the kept range and what each entry
 # contributes, context edits, the system prompt, usage totals, both migrations and one
-# piece of `convertToLlm`. Compare with `07-workshop-solutions`.
+# piece of `convertToLlm`, and what pi-ai does before each request. Compare with
+# `07-workshop-solutions`.
 
 # %% [markdown] only=solutions
 # ## Recap
 #
-# Fifteen rules, each a few lines of plain Python. The ones people get wrong most often:
+# Sixteen rules, each a few lines of plain Python. The ones people get wrong most often:
 # the leaf (the last entry's id, not the newest, even null), the kept range (system messages dropped only
 # before the compaction, always), the settings (assistant messages set the model), labels
 # (the last one wins, any falsy label clears), a cancelled command (no exit code), and the

@@ -1607,6 +1607,48 @@ verdict(
 )
 
 # %% [markdown]
+# ## The chapter's question, once more
+#
+# <a id="claim-reached-the-model"></a>
+# ### 43. Which lines reached the model
+#
+# > “Which of those reached the model is not obvious from the file. This chapter is about
+# > the file and the rule that decides.” (chapter 27, *the opening*)
+#
+# **Needs nuance.** The rule decides what the **context** holds (`buildSessionContext`,
+# then `convertToLlm`). One more step runs before every request, in pi-ai:
+# `transformMessages`, called by every provider API, leaves out every failed or aborted
+# reply and answers each tool call left without a result with a result of its own. On
+# `data/audit/aborted-reply.jsonl` (a reply stopped with Escape after starting a tool
+# call, then a reply whose tool call never got a result), Pi's context holds the aborted
+# reply; the request does not, and it carries a tool result that is in no line of the file.
+# (Notebook 03 shows the same beside a request Pi's real CLI sent; pisession's fates call
+# such a reply `left-out`.)
+
+# %%
+request_step = pi("request-step")
+say("context:", request_step["contextRoles"])
+say("sent:   ", request_step["sentRoles"], "(from provider messages", request_step["sentFrom"], ")")
+say("written by pi-ai:", request_step["written"])
+show_code("request-step")
+aborted = pisession.loads(repository_file("data/audit/aborted-reply.jsonl"), "aborted-reply.jsonl")
+say(
+    "pisession:",
+    [m["role"] for m in aborted.sent(now=0).messages],
+    [f.fate for f in aborted.fates() if f.fate == "left-out"],
+)
+
+# %%
+verdict(
+    "reached-the-model",
+    aborted_reply_in_the_context=request_step["contextRoles"][1] == "assistant",
+    left_out_of_the_request=request_step["leftOut"] == [1],
+    a_result_no_line_holds=request_step["written"][0]["content"][0]["text"] == "No result provided",
+    pisession_sends_the_same=[m["role"] for m in aborted.sent(now=0).messages]
+    == request_step["sentRoles"],
+)
+
+# %% [markdown]
 # ## Every verdict asserted
 #
 # The table at the top and the sections agree: each claim's verdict was asserted on Pi's
@@ -1691,6 +1733,9 @@ else:
 #   empty name clears the name; `null` and a missing `parentId` are the same to Pi.
 # - Wrong: `C:\work\api` becomes `--C--work-api--`; PiG's "the first line has no id" and
 #   its content block field names.
+# - The chapter's own question needs a nuance too: the rule decides what the context holds,
+#   and pi-ai's last step before each request leaves failed and aborted replies out and
+#   answers tool calls left without a result.
 # - Pi 1.6.0 reads and builds contexts exactly as 0.87.1 does; it writes the file at the
 #   first user message, so a fork with no answer yet is written at once, and its types add
 #   assistant fields. Every verdict stands in 1.6.0.

@@ -36,20 +36,9 @@ REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 # %%
 import json
 import tempfile
-import urllib.request
 from pathlib import Path
 
-
-def repository_file(relative):
-    """A file of this repository: from the checkout, or downloaded (Colab)."""
-    local = Path("..", relative)
-    if local.exists():
-        return local.read_bytes()
-    slug = REPOSITORY.removeprefix("https://github.com/").removesuffix(".git")
-    url = f"https://raw.githubusercontent.com/{slug}/main/{relative}"
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.read()
-
+from pisession.workshop.repository import repository_file
 
 routes = {
     f["file"]: f for f in json.loads(repository_file("data/forks/folder/folder.json"))["files"]

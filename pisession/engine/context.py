@@ -47,6 +47,7 @@ from ..js.value import (
     value_text,
 )
 from ..js.value import field as js_field
+from ..request import TargetModel
 from ..rule import (  # the rule's own: what an entry contributes
     EDITABLE_ROLES,  # noqa: F401 (for the views)
     PiFailure,
@@ -827,6 +828,92 @@ class Context:
             return to_llm(self.messages)
         except ToPrimitiveError as exc:
             raise self.located(exc) from None
+
+    def sent(
+        self,
+        model: object = None,
+        now: int | None = None,
+        version: str | None = None,
+        replies: Callable[[], list] | None = None,
+    ):
+        """What the request carries (``pisession.request.sent`` of ``to_llm()``) for a
+        target ``model``: a ``request.TargetModel``, ``"provider/id"``, or None for the
+        model in force here (``request.target_model``: its API from its latest reply on the
+        path, else from ``replies()``: more replies, file order). ``sources`` gives each
+        provider message's projected entry; where pi-ai throws, ``PiFailure`` names the
+        entry's line.
+
+        >>> import pisession
+        >>> done = pisession.load(pisession.sample_path("tour")).context().sent(now=0)
+        >>> len(done.messages), done.left_out, done.model.id
+        (10, {}, 'fake-coder')
+        """
+        from ..request import TransformError, sent, target_model
+
+        llm, sources = self.llm_sources()
+        if not isinstance(model, TargetModel):
+            provider, model_id = self._named_model(model)
+            on_path = [m for m in llm if js_field(m, "role") == "assistant"]
+            if replies is not None and not any(
+                strict_equal(js_field(m, "provider"), provider)
+                and strict_equal(js_field(m, "model"), model_id)
+                for m in on_path
+            ):
+                on_path = replies() + on_path
+            model = target_model(provider, model_id, on_path, version)
+            if model.api is UNDEFINED:
+                raise PisessionError(
+                    f"{self.source}: the target model {value_text(model.provider)}/"
+                    f"{value_text(model.id)} is in no reply on this path nor in Pi's model "
+                    "catalog: its API is unknown"
+                )
+        try:
+            out = sent(llm, model, now, version)  # type: ignore[arg-type]
+        except TransformError as exc:
+            item = (
+                sources[exc.index] if exc.index is not None and exc.index < len(sources) else None
+            )
+            if item is None:
+                raise
+            reason = f"entry {quoted(item.id)}: {exc}"
+            raise PiFailure(self.source, item.line, reason, position=item.position) from None
+        out.sources = [item.position for item in sources]
+        return out
+
+    def llm_sources(self) -> tuple[list, list]:
+        """``to_llm()``, and for each provider message the projected entry it came from.
+
+        >>> import pisession
+        >>> llm, sources = pisession.load(pisession.sample_path("tour")).context().llm_sources()
+        >>> len(llm) == len(sources), sources[0].id
+        (True, 'cp000001')
+        """
+        from ..llm import to_llm_message
+
+        llm, sources = [], []
+        for number, (message, origin) in enumerate(zip(self.messages, self.origins)):
+            try:
+                converted = to_llm_message(message)
+            except ToPrimitiveError as exc:
+                raise self.located(ToPrimitiveError(exc.reason, number)) from None
+            if converted is not None:
+                llm.append(converted)
+                sources.append(origin)
+        return llm, sources
+
+    def _named_model(self, name: object) -> tuple[object, object]:
+        """Provider and id of the target: ``"provider/id"``, or (None) the model in force."""
+        if name is not None:
+            provider, _, model_id = str(name).partition("/")
+            if not provider or not model_id:
+                raise PisessionError(f"the target model {name!r} is not provider/id")
+            return provider, model_id
+        if not isinstance(self.model, dict):
+            raise PisessionError(
+                f"{self.source}: no model in force at this leaf (no model_change or reply on "
+                "its path): name the target model as provider/id"
+            )
+        return self.model.get("provider", UNDEFINED), self.model.get("modelId", UNDEFINED)
 
     def to_json(self, indent: int | None = None) -> str:
         """``to_dict()`` serialised as ``JSON.stringify`` would."""

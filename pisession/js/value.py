@@ -47,6 +47,38 @@ class JsArray(list[object]):
         self.properties = properties
 
 
+class JsObject(dict[str, object]):
+    """An object JavaScript built with keys whose value is ``undefined``: they are left
+    out here, as ``JSON.stringify`` leaves them out, but ``order`` keeps every key in its
+    place, so that one set again (``{...object, key: value}``, ``spread``) goes back there.
+
+    >>> o = JsObject({"role": "user", "timestamp": 5}, ("role", "content", "timestamp"))
+    >>> o, spread(o, "content", [])
+    ({'role': 'user', 'timestamp': 5}, {'role': 'user', 'content': [], 'timestamp': 5})
+    """
+
+    def __init__(self, items: dict[str, object], order: tuple[str, ...]) -> None:
+        super().__init__(items)
+        self.order = order
+
+    def __reduce__(self) -> tuple[type, tuple[dict[str, object], tuple[str, ...]]]:
+        return (JsObject, (dict(self), self.order))  # copies and pickles keep ``order``
+
+
+def spread(value: object, key: str, new: object) -> dict[str, object]:
+    """``{...value, [key]: new}``: a key already there (undefined ones of a ``JsObject``
+    included) keeps its place, a new one comes last.
+
+    >>> spread({"a": 1, "b": 2}, "a", 3), spread({"a": 1}, "c", 3)
+    ({'a': 3, 'b': 2}, {'a': 1, 'c': 3})
+    """
+    items = value if isinstance(value, dict) else {}
+    order = value.order if isinstance(value, JsObject) else tuple(items)
+    out = {k: new if k == key else items[k] for k in order if k == key or k in items}
+    out.setdefault(key, new)
+    return out
+
+
 def field(value: object, name: str) -> object:
     """``value.name`` in JavaScript: ``UNDEFINED`` when absent or when value is no object.
 

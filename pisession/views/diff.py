@@ -87,6 +87,9 @@ class LeafDiff:
     parts: list[Part] = field(default_factory=list)
     messages_a: int = 0
     messages_b: int = 0
+    #: pi-ai's request step at each leaf (``provenance.RequestStep``; None: not known)
+    request_a: object = None
+    request_b: object = None
 
     def __repr__(self) -> str:
         """A one-line summary (``to_dict()`` or the HTML view for every entry).
@@ -121,8 +124,17 @@ class LeafDiff:
                 "relation": self.fork.relation,
             },
             "counts": self.counts(),
+            "request": {"a": _request_data(self.request_a), "b": _request_data(self.request_b)},
             "entries": [_part_data(part) for part in self.parts],
         }
+
+
+def _request_data(step) -> dict | None:
+    """What pi-ai's request step does at a leaf, as JSON-ready data."""
+    if step is None:
+        return None
+    written = sum(len(calls) for calls in step.written.values())
+    return {"messages": step.messages, "leftOut": len(step.left_out), "written": written}
 
 
 def _entry_ref(session, position: int | None) -> dict | None:
@@ -221,7 +233,12 @@ def diff_leaves(session, leaf_a: object, leaf_b: object) -> LeafDiff:
     >>> diff_leaves(pisession.load(pisession.sample_path("tour")), None, "a7000001").fork.shared
     8
     """
-    return compare(session.projection(leaf_a), session.projection(leaf_b))
+    from .provenance import request_step
+
+    result = compare(session.projection(leaf_a), session.projection(leaf_b))
+    result.request_a = request_step(session, leaf_a)
+    result.request_b = request_step(session, leaf_b)
+    return result
 
 
 # --- as text ----------------------------------------------------------------------------
@@ -267,6 +284,10 @@ def _head(session, result: LeafDiff) -> list[tuple[str, str]]:
         ("B", f"{_where(session, result.leaf_b)}: {plural(result.messages_b, 'message')}"),
         ("paths part", fork_text(session, result.fork)),
         ("messages", ", ".join(f"{counts[k]:,} {words[k]}" for k in KINDS)),
+    ] + [
+        (f"{side}'s request", sentence[len("The request carries ") : -1])
+        for side, step in (("A", result.request_a), ("B", result.request_b))
+        if step is not None and (sentence := step.sentence())  # type: ignore[attr-defined]
     ]
 
 
@@ -277,21 +298,25 @@ def _span(span: tuple[int, int] | None) -> str:
     return f"#{start + 1}" if stop - start == 1 else f"#{start + 1}-{stop}"
 
 
-def _row(part: Part, widths: tuple[int, int, int, int], look: Look) -> str:
+def _row(
+    part: Part, widths: tuple[int, int, int, int], look: Look, left: frozenset = frozenset()
+) -> str:
     w_line, w_id, w_a, w_b = widths
     mark = look.paint(
         MARKS[part.kind], {ONLY_A: "red", ONLY_B: "green", CHANGED: "magenta"}.get(part.kind, "dim")
     )
     ident = pad(look.cut(id_text(part.id), w_id), w_id)
-    left = (
+    start = (
         f"{mark} {pad(str(part.line), w_line, right=True)}  {ident}  "
         f"{pad(_span(part.a), w_a)}  {pad(_span(part.b), w_b)}  "
     )
     kind = kind_of(part.entry, short=True)
     text = visible(message_text(part.first_message)[:400])
-    room = None if look.width is None else look.width - look.visible_width(left)
+    room = None if look.width is None else look.width - look.visible_width(start)
     body = f"{kind}: {text}" if text else kind
-    return left + (body if room is None else look.cut(body, max(room, 4)))
+    if part.position in left:
+        body = f"[left out of the request] {body}"
+    return start + (body if room is None else look.cut(body, max(room, 4)))
 
 
 def diff_text(session, result: LeafDiff, look: Look | None = None, collapse: int = 12) -> str:
@@ -324,30 +349,40 @@ def diff_text(session, result: LeafDiff, look: Look | None = None, collapse: int
             "bold",
         )
     )
-    out.extend(look.fit(line) for line in _rows(parts, widths, look, collapse))
+    left = frozenset(
+        position
+        for step in (result.request_a, result.request_b)
+        if step is not None
+        for position in step.left_out  # type: ignore[attr-defined]
+    )
+    out.extend(look.fit(line) for line in _rows(parts, widths, look, collapse, left))
     return "\n".join(out) + "\n"
 
 
-def _rows(parts: list[Part], widths, look: Look, collapse: int) -> list[str]:
+def _rows(
+    parts: list[Part], widths, look: Look, collapse: int, left: frozenset = frozenset()
+) -> list[str]:
+    """The rows, runs of shared ones shortened; an entry in ``left`` (a reply pi-ai leaves
+    out of a request) always shown."""
     out: list[str] = []
     run: list[Part] = []
 
     def flush() -> None:
         if collapse > 0 and len(run) > collapse:
-            out.extend(_row(p, widths, look) for p in run[:2])
+            out.extend(_row(p, widths, look, left) for p in run[:2])
             lines = f"lines {run[2].line}-{run[-3].line}"
             dots = look.symbol("┆", ":")
             out.append(look.paint(f"{dots} {len(run) - 4:,} more shared entries ({lines})", "dim"))
-            out.extend(_row(p, widths, look) for p in run[-2:])
+            out.extend(_row(p, widths, look, left) for p in run[-2:])
         else:
-            out.extend(_row(p, widths, look) for p in run)
+            out.extend(_row(p, widths, look, left) for p in run)
         run.clear()
 
     for part in parts:
-        if part.kind == SHARED:
+        if part.kind == SHARED and part.position not in left:
             run.append(part)
             continue
         flush()
-        out.append(_row(part, widths, look))
+        out.append(_row(part, widths, look, left))
     flush()
     return out

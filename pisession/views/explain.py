@@ -26,7 +26,7 @@ from itertools import compress, groupby, repeat
 from operator import eq
 
 from ..engine import context as engine
-from ..js.value import UNDEFINED, quoted
+from ..js.value import UNDEFINED, quoted, value_text
 from ..js.value import field as js_field
 from ..tree import shown_name
 from .provenance import FATE, FATES, OFF_PATH
@@ -328,7 +328,8 @@ def file_order_items(names, keep: set, collapse: int, run_of: dict | None = None
 
 def explain_keep(session, fates) -> set[int]:
     """Entries ``explain`` always shows: the leaf, the newest compaction, the first
-    entry of its kept range and the system messages it drops.
+    entry of its kept range and the system messages it drops, the replies pi-ai leaves
+    out of the request and the entries its written tool results follow.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
@@ -342,6 +343,9 @@ def explain_keep(session, fates) -> set[int]:
         keep.update(selection.dropped_system)
     if selection.first_kept is not None:
         keep.add(selection.first_kept)
+    if fates.request is not None:
+        keep.update(fates.request.left_out)
+        keep.update(fates.request.inserted)
     return keep
 
 
@@ -381,6 +385,19 @@ class Row:
     label: str
     fate: str
     reason: str
+
+
+def written_row(call_id: object, tool_name: object) -> Row:
+    """The row of a tool result pi-ai writes into the request (no line of the file).
+
+    >>> written_row("c1", "ls").reason
+    'written by pi-ai (not in the file): "No result provided" (isError) for call c1 (ls)'
+    """
+    reason = (
+        'written by pi-ai (not in the file): "No result provided" (isError) for call '
+        f"{id_text(call_id)} ({value_text(tool_name)})"
+    )
+    return Row("+", "(pi-ai)", "toolResult", "toolResult", "", "sent", visible(reason))
 
 
 def _fate_row(session, fate) -> Row:
@@ -569,7 +586,10 @@ def fate_table(session, fates, items: list, look: Look) -> list[str]:
           ↳ [3] sent as assistant
     """
     rows = {p: _fate_row(session, fates[p]) for p in items if not isinstance(p, Gap)}
-    layout, widths, numbered = _choose_layout(list(rows.values()), look.width)
+    inserted = fates.request.inserted if fates.request is not None else {}
+    written = {p: [written_row(*call) for call in inserted[p]] for p in rows if p in inserted}
+    every = list(rows.values()) + [r for extra in written.values() for r in extra]
+    layout, widths, numbered = _choose_layout(every, look.width)
     head = _columns(_head(layout), layout, widths, look)
     if numbered:
         head += "why" if layout.fate else "fate, why"
@@ -582,15 +602,15 @@ def fate_table(session, fates, items: list, look: Look) -> list[str]:
                 look.fit(x) for x in _gap_lines(session, item, fates.names, widths[0] + 2, look)
             )
             continue
-        row = rows[item]
-        left = _columns(row, layout, widths, look)
-        note = _note(row, layout, look)
-        room = None if look.width is None else look.width - look.visible_width(left)
-        if room is None or look.visible_width(note) <= room:
-            notes.close(out)
-            out.append((left + note).rstrip())
-        else:
-            out.append((left + notes.reference(note, out)).rstrip())
+        for row in [rows[item], *written.get(item, ())]:
+            left = _columns(row, layout, widths, look)
+            note = _note(row, layout, look)
+            room = None if look.width is None else look.width - look.visible_width(left)
+            if room is None or look.visible_width(note) <= room:
+                notes.close(out)
+                out.append((left + note).rstrip())
+            else:
+                out.append((left + notes.reference(note, out)).rstrip())
     notes.close(out)
     return out
 
@@ -624,6 +644,9 @@ def summary_lines(fates, messages: int, color: bool = False) -> list[str]:
 
     lines.append(f"  reached:  {part(True)}")
     lines.append(f"  not sent: {part(False)}")
+    sentence = fates.request.sentence() if fates.request is not None else ""
+    if sentence:
+        lines.append(sentence[:-2] + "; pisession context --sent shows it).")
     return lines
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import context as engine
 from ..errors import PisessionError
 from ..js.json import dumps
-from ..js.value import UNDEFINED, plain
+from ..js.value import UNDEFINED, plain, value_text
 from ..js.value import field as js_field
 from ..piversions import __version__
 from ..system_prompt import replay_system_prompt
@@ -510,7 +510,24 @@ def _items_html(ex: Export, items, state: dict) -> list[str]:
             out.append(_omitted_card(ex, item))
         for k, message in enumerate(item.messages):
             out.append(_message_card(ex, first + k + 1, message, item))
+        out.extend(_written_card(call, name) for call, name in _inserted(ex, item))
     return out
+
+
+def _inserted(ex: Export, item) -> list:
+    """The tool results pi-ai writes into the request after this entry's messages."""
+    step = ex.fates.request
+    return [] if step is None else step.inserted.get(item.position, [])
+
+
+def _written_card(call_id: object, tool_name: object) -> str:
+    """A tool result pi-ai writes for a call without one: not in the file, but sent."""
+    call = f"{esc(id_text(call_id))} ({esc(value_text(tool_name))})"
+    return (
+        f'<article class="msg m-sent"><header><b>+ toolResult</b> · written by pi-ai, not '
+        f"in the file · {chip('sent')}</header><p>&quot;No result provided&quot; (isError) "
+        f"for call {call}, which has no result</p></article>"
+    )
 
 
 def _kept_band(ex: Export, start: bool) -> str:
@@ -739,10 +756,15 @@ def summary_html(ex: Export) -> str:
     return (
         f"<h1>{esc(ex.title)}</h1><dl>{facts}</dl>"
         f"<p><b>{reached:,} of {len(ex.fates):,} entries reached the model</b>, as "
-        f"{ex.reading.messages:,} messages. {chips}</p>"
+        f"{ex.reading.messages:,} messages. {chips}</p>{_request_html(ex)}"
         '<nav><a href="#tree">tree</a> · <a href="#context">context</a> · '
         '<a href="#usage">usage and cost</a> · <a href="#entries">every entry</a></nav>'
     )
+
+
+def _request_html(ex: Export) -> str:
+    sentence = ex.fates.request.sentence() if ex.fates.request is not None else ""
+    return f"<p>{esc(sentence)}</p>" if sentence else ""
 
 
 def html_fragment(ex: Export, collapse: int = 12) -> str:
@@ -944,6 +966,12 @@ def _md_items(ex: Export, items, state: dict) -> list[str]:
             )
         for k, message in enumerate(item.messages):
             out.append(_md_message(ex, first + k + 1, message, item))
+        for call, name in _inserted(ex, item):
+            out.append(
+                "**+ toolResult** · written by pi-ai, not in the file · sent\n\n"
+                f'"No result provided" (isError) for call {md_cell(id_text(call))} '
+                f"({md_cell(value_text(name))}), which has no result"
+            )
     return out
 
 
@@ -1018,6 +1046,7 @@ def export_markdown(
     out.append(
         f"**{ex.fates.reached():,} of {len(ex.fates):,} entries reached the model**, as "
         f"{ex.reading.messages:,} messages ({shown})."
+        + (f" {ex.fates.request.sentence()}" if ex.fates.request is not None else "")
     )
     out += ["## The entry tree", _md_tree(tree_text(session, leaf_id))]
     out += _md_context(ex)

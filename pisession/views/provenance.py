@@ -12,12 +12,13 @@ from __future__ import annotations
 import operator
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .. import request
 from ..engine import context as engine
 from ..js.value import UNDEFINED, truthy, value_text
 from ..js.value import field as js_field
-from .text import id_text
+from .text import id_text, plural
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,14 @@ FATES: tuple[FateKind, ...] = (
         "red",
     ),
     FateKind(
+        "left-out",
+        False,
+        "in Pi's projection, but left out of the request by pi-ai: an aborted or failed reply",
+        "left out (aborted/failed reply)",
+        "#000000",
+        "magenta bold",
+    ),
+    FateKind(
         "state-only",
         False,
         "selected but contributes no message (settings, labels, ...)",
@@ -123,6 +132,7 @@ FATE = {kind.name: kind for kind in FATES}
 
 SENT, KEPT, COMPACTION, EDITED = "sent", "kept", "compaction", "edited"
 SUMMARIZED, DROPPED_SYSTEM, OMITTED = "summarized", "dropped-system", "omitted"
+LEFT_OUT = "left-out"
 STATE_ONLY, OFF_PATH = "state-only", "off-path"
 
 #: Colour for an entry whose fate is unknown (a file whose context cannot be built).
@@ -175,9 +185,33 @@ class Reason:
     edit: object = None
     setting: bool = False
     leaf: object = None
+    #: why pi-ai leaves the reply out of the request (``request.LEFT_OUT``), and the tool
+    #: calls of this reply pi-ai answers itself (id, tool name), having no result
+    left_out: str = ""
+    written: tuple = ()
 
     @property
     def text(self) -> str:
+        """The reason in words, with what pi-ai's request step adds.
+
+        >>> Reason("left-out", left_out="an aborted reply").text
+        "an aborted reply: in Pi's projection, but pi-ai leaves it out of every request \
+(transformMessages skips failed and aborted replies)"
+        >>> Reason("sent", roles=("assistant",), written=(("c1", "ls"),)).text
+        'sent as assistant; pi-ai adds a tool result "No result provided" (isError) \
+for its call c1 (ls), which has none'
+        """
+        text = self._projection_text()
+        if self.written:
+            calls = ", ".join(f"{id_text(c)} ({value_text(n)})" for c, n in self.written)
+            many = "s" if len(self.written) > 1 else ""
+            text += (
+                f'; pi-ai adds a tool result "No result provided" (isError) for its '
+                f"call{many} {calls}, which {'have' if many else 'has'} none"
+            )
+        return text
+
+    def _projection_text(self) -> str:
         """The reason in words.
 
         >>> Reason("dropped-system", compaction="c1", checkpoint=False).text
@@ -201,6 +235,11 @@ system message there; c1 stores no system message, so none from before it reache
             if self.checkpoint:
                 return head + f"{c} sends its own stored system message instead"
             return head + f"{c} stores no system message, so none from before it reaches the model"
+        if self.fate == LEFT_OUT:
+            return (
+                f"{self.left_out}: in Pi's projection, but pi-ai leaves it out of every "
+                "request (transformMessages skips failed and aborted replies)"
+            )
         if self.fate == OMITTED:
             return f"omitted by context edit {id_text(self.edit)} (replacement null)"
         if self.fate == EDITED:
@@ -246,9 +285,13 @@ class Fates(Sequence):
     """The fate of every entry for one leaf, in file order (a ``Fate`` per item, made
     when asked for; ``names`` holds the fate names as one column)."""
 
-    def __init__(self, session, names: list[str], details: dict, steps: engine.Steps, leaf):
+    def __init__(
+        self, session, names: list[str], details: dict, steps: engine.Steps, leaf, request=None
+    ):
         self._session = session
         self.names = names
+        #: pi-ai's request step at the leaf (``RequestStep``; None: not known)
+        self.request = request
         self._details = details  # position -> (message count, roles, edit position)
         #: the rule's steps 1 to 4 for the leaf, which the fates were read from
         self.steps = steps
@@ -391,6 +434,8 @@ class Fates(Sequence):
             edit=None if edit is None else index.ids[edit],
             setting=name == SUMMARIZED and self._sets_model(position),
             leaf=None if self._leaf is None else index.ids[self._leaf],
+            left_out=self.request.left_out.get(position, "") if self.request else "",
+            written=tuple(self.request.written.get(position, ())) if self.request else (),
         )
         entry_id = index.ids[position]
         kind = index.types[position]
@@ -496,7 +541,83 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
                 roles = tuple(value_text(js_field(m, "role")) for m in item.messages)
                 details[item.position] = (len(item.messages), roles, item.edit_position)
     leaf = path[-1] if path else None
-    return Fates(session, names, details, steps, leaf)
+    step = request_step(session, leaf_id)
+    if step is not None:
+        for position in step.left_out:
+            if FATE[names[position]].reached:
+                count, roles, edit = details.get(position, (1, ("assistant",), None))
+                names[position] = LEFT_OUT
+                details[position] = (count, roles, edit)
+    return Fates(session, names, details, steps, leaf, step)
+
+
+@dataclass
+class RequestStep:
+    """What pi-ai's last step (``pisession.request``) does to a leaf's context, by entry:
+    ``left_out`` maps the position of each reply it leaves out to why, ``written`` the
+    position of each reply to the calls (id, tool name) it answers itself; ``messages`` is
+    how many messages the request carries; ``inserted`` the position of the entry whose
+    message each written result follows in the request to those calls."""
+
+    left_out: dict[int, str]
+    written: dict[int, list[tuple[object, object]]]
+    messages: int
+    inserted: dict[int, list[tuple[object, object]]] = field(default_factory=dict)
+
+    def sentence(self) -> str:
+        """What the step changes, in words ("" when nothing).
+
+        >>> RequestStep({4: "an aborted reply"}, {2: [("c1", "ls")]}, 9).sentence()
+        'The request carries 9 messages (1 reply left out, 1 tool result written by pi-ai).'
+        """
+        written = sum(len(calls) for calls in self.written.values())
+        changes = []
+        if self.left_out:
+            changes.append(f"{plural(len(self.left_out), 'reply', 'replies')} left out")
+        if written:
+            changes.append(f"{plural(written, 'tool result')} written by pi-ai")
+        if not changes:
+            return ""
+        return f"The request carries {plural(self.messages, 'message')} ({', '.join(changes)})."
+
+
+def request_step(session, leaf_id: object = None) -> RequestStep | None:
+    """pi-ai's request step at a leaf, by entry (None where Pi fails before sending). What
+    it leaves out and the results it writes do not depend on the target model (only the
+    content of replies, images and ids do), so only its second pass is run
+    (``request.completed``; a file whose replies make the first pass throw is the rare
+    exception, where Pi's request fails instead). When the latest reply came through an
+    API that sends the context as it is (``request.UNTRANSFORMED_APIS``), nothing changes.
+
+    >>> import pisession
+    >>> request_step(pisession.load(pisession.sample_path("tour")))
+    RequestStep(left_out={}, written={}, messages=10, inserted={})
+    """
+    from ..errors import PisessionError
+
+    try:
+        llm, sources = session.context(leaf_id).llm_sources()
+        done = request.completed(llm, now=0)
+    except PisessionError:
+        return None
+    replies = [m for m in llm if js_field(m, "role") == "assistant"]
+    if replies and js_field(replies[-1], "api") in request.UNTRANSFORMED_APIS:
+        return RequestStep({}, {}, len(llm))  # the context is sent as it is
+    done.sources = [item.position for item in sources]
+    left_out = {done.sources[i]: why for i, why in done.left_out.items()}
+    written: dict[int, list[tuple[object, object]]] = {}
+    inserted: dict[int, list[tuple[object, object]]] = {}
+    after = None  # the entry of the last message from the file before a written one
+    for origin in done.origins:
+        if isinstance(origin, request.WrittenResult):
+            call = (origin.call_id, origin.tool_name)
+            written.setdefault(done.sources[origin.reply], []).append(call)
+            inserted.setdefault(done.sources[origin.reply] if after is None else after, []).append(
+                call
+            )
+        else:
+            after = done.sources[origin]
+    return RequestStep(left_out, written, len(done.messages), inserted)
 
 
 def _role_cell(role: object) -> object:

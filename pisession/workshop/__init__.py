@@ -24,7 +24,8 @@ refused: write the rule yourself.
 The reader's function gets deep copies of its inputs, so it may modify them freely.
 
 The exercises live in one module per notebook (``the_file``, ``entry_tree``,
-``context_rule``, ``compaction``, ``migration``, ``edits_usage_prompt``); ``_checking``
+``context_rule``, ``compaction``, ``migration``, ``edits_usage_prompt``, ``request_step``);
+``_checking``
 runs a function on the cases and tells the verdict, ``_sessions`` makes the samples, tiny
 files and random sessions the cases are built on. Every name is importable from here.
 
@@ -62,6 +63,7 @@ from .edits_usage_prompt import (
 )
 from .entry_tree import DEFAULT_LEAF, LABELS, WALK, check_default_leaf, check_labels, check_walk
 from .migration import V1_TO_V2, V2_TO_V3, check_v1_to_v2, check_v2_to_v3
+from .request_step import REQUEST, check_request_messages
 from .the_file import (
     DIR_NAME_INPUTS,
     READ_VALUES,
@@ -92,6 +94,7 @@ EXERCISES = {
     "context_edits": CONTEXT_EDITS,
     "total_tokens": TOTAL_TOKENS,
     "system_prompt": SYSTEM_PROMPT,
+    "request_messages": REQUEST,
 }
 
 
@@ -122,6 +125,7 @@ __all__ = [
     "check_kept_range",
     "check_labels",
     "check_read_values",
+    "check_request_messages",
     "check_session_dir_name",
     "check_session_file_name",
     "check_settings",
