@@ -123,6 +123,19 @@ def probe_last_reply_request(version: str, scenario: str) -> dict:
     }
 
 
+def probe_start_entry_types(version: str) -> list[list[str]]:
+    """The first two entry types after the header (a ``session_info`` name left out) of every
+    session file Pi's CLI wrote in every scenario, each distinct list once."""
+    starts = set()
+    for scenario in sorted(p.name for p in (ROOT / "data" / "realcli" / version).iterdir()):
+        if not (ROOT / "data" / "realcli" / version / scenario / "sessions").is_dir():
+            continue
+        for entries in _session_entries(version, scenario):
+            types = [e["type"] for e in entries[1:] if e["type"] != "session_info"]
+            starts.add(tuple(types[:2]))
+    return [list(start) for start in sorted(starts)]
+
+
 PROBES = {
     "savedStopReasons": probe_saved_stop_reasons,
     "entryTypes": probe_entry_types,
@@ -140,7 +153,10 @@ def evidence_value(version: str, evidence: dict) -> Any:
     if source == "facts":
         return lookup(_json(ROOT / "data" / "facts" / f"evidence-{version}.json"), evidence["path"])
     if source == "realcli":
-        probe, scenario, *rest = evidence["path"]
+        probe, *rest = evidence["path"]
+        if probe == "startEntryTypes":
+            return lookup(probe_start_entry_types(version), rest)
+        scenario, *rest = rest
         return lookup(PROBES[probe](version, scenario), rest)
     raise ValueError(f"unknown evidence source {source!r}")
 

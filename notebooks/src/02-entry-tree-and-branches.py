@@ -296,8 +296,10 @@ print("u4000001 copied:", "u4000001" in {e["id"] for e in fork.entries})
 # In a file Pi wrote, the first user message is not a root: Pi puts the model, the
 # thinking level and the system message before it. So `/fork` on it still calls
 # `createBranchedSession`, with the system message's id, and copies those three entries.
-# Pi 0.87.1 writes **no file** while the copied path holds no assistant message; the file
-# appears with the first reply, the copied entries and the new turn in it:
+# Pi 0.87.1 writes **no file** while the copied path holds no assistant message, and 1.6.0
+# none either, since the copy holds no user message
+# [fact: fork-before-first-user-message-not-written]; the file appears with the first
+# reply (1.6.0: the next prompt), the copied entries and the new turn in it:
 
 # %%
 first = cases["fork-real-first-user"]

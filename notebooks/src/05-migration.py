@@ -105,8 +105,9 @@ print(
 #
 # ## Step 2: v2 -> v3
 #
-# Version 3 renamed the `hookMessage` role to `custom`, **inside `message` entries**.
-# The v1 file has one such message (line 9):
+# Version 3 renamed the `hookMessage` role to `custom`, **inside `message` entries**
+# only: a `message` field of any other entry type keeps its role
+# [fact: hookmessage-rename-message-entries-only]. The v1 file has one such message (line 9):
 
 # %%
 v3_values, step2 = pisession.migrate_v2_to_v3(v2_values)

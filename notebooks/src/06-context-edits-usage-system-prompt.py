@@ -188,8 +188,9 @@ print(f"of which the three compactions cost {compaction_cost:.5f}")
 # %% [markdown]
 # ### By model, and over a whole folder
 #
-# Pi 1.6.0's `/session` view also breaks the totals down by model (its function
-# `getUsageCostBreakdown`): an assistant message counts under `provider/model`, where
+# Pi's `/session` view also breaks the totals down by model (its function
+# `getUsageCostBreakdown`, the same in 0.87.1 and 1.6.0
+# [fact: usage-cost-breakdown-in-both]): an assistant message counts under `provider/model`, where
 # the model is the one that answered (`responseModel`, when a router such as
 # OpenRouter's `auto` picked it); a usage entry under its own provider and model; the
 # usage of tool results, compactions and branch summaries under `Tools/summaries`. Keys

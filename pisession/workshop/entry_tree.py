@@ -167,10 +167,27 @@ def check_walk(walk: Callable, seed: int | None = None) -> bool:
     return _run(WALK, walk, seed)
 
 
+#: Files whose last entry has a null id: Pi's getLeafId() is then null, not the id of an
+#: earlier entry (data/facts/facts.json: default-leaf-null-id, recorded by
+#: conformance/facts.mjs with Pi's SessionManager.open).
+_TINY_LEAF_FILES = {
+    "tiny file, the last entry's id is null (Pi's leaf is null)": (
+        "null-last-id",
+        [
+            _msg("u1", None, "user", 1),
+            _msg("a1", "u1", "assistant", 2),
+            {**new_entry("label", "l1", "a1", 3, targetId="u1", label="x"), "id": None},
+        ],
+    ),
+}
+
+
 def _leaf_fixed() -> list[Case]:
     cases = []
     for name, session in {**_sample_sessions(), **_tiny_tree_sessions()}.items():
         cases.append(Case(name, (session.entries,), _leaf_id(session, session.default_leaf)))
+    for name, session in _tiny_sessions(_TINY_LEAF_FILES).items():
+        cases.append(Case(name, (session.entries,), None))
     return cases
 
 
@@ -194,6 +211,11 @@ DEFAULT_LEAF = Exercise(
             lambda entries: [e for e in entries if e["type"] == "message"][-1]["id"],
             "not the last message: the last entry, whatever its type (a label, a usage "
             "entry, ...).",
+        ),
+        Mistake(
+            lambda entries: [e for e in entries if e.get("id")][-1]["id"],
+            "not the last entry whose id is truthy: Pi takes the last entry's id as it is, "
+            "and a null id means no leaf (None).",
         ),
     ),
     "the leaf after loading is simply the last entry in file order.",
