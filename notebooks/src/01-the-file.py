@@ -156,9 +156,9 @@ for d in broken.diagnostics:
 # - `<folder>` comes from the working directory (the header's `cwd`): Pi resolves it (so
 #   a trailing `/` or `\` is gone), removes **one** leading `/` or `\`, and turns every
 #   `/`, `\` and `:` into `-`. So `C:\work\api` gives `--C--work-api--` (the chapter
-#   prints `--C-work-api--`; notebook 08 shows what Pi itself does).
+#   prints `--C-work-api--`; notebook 08 shows what Pi itself does) [fact: folder-name-rule].
 # - `<timestamp>` is the header's `timestamp` with every `:` and `.` made `-`, followed by
-#   `_` and the session id.
+#   `_` and the session id [fact: file-name-timestamp-id].
 #
 # For sample **a**:
 

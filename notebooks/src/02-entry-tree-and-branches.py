@@ -77,7 +77,8 @@ print("default leaf: position", leaf, "id", tour.entry(leaf)["id"], "line", tour
 
 # %% [markdown]
 # The **path** to a leaf is found by following `parentId` from the leaf until there is
-# no parent (null, empty, or an id that is not in the file), then reading it root first.
+# no parent (null, empty, or an id that is not in the file), then reading it root first
+# (a `null` and a missing `parentId` are the same to Pi [fact: null-or-missing-parent-root]).
 # If two entries share an id (a damaged or hand-edited file), the **later** one in the
 # file is the one found: Pi's index of ids is filled in file order. Every context is built
 # from a path only: entries on other branches never reach the model.
@@ -157,8 +158,9 @@ for leaf in two_roots.leaves():
 #
 # A `label` entry puts a bookmark on another entry (`targetId`); a later label for the
 # same target replaces it, and an empty, `null` or missing `label` removes it (to clear a
-# label Pi itself writes a label entry without the field). A `session_info` entry names
-# the session; the latest one decides. Both are ordinary entries: Pi appends them as
+# label Pi itself writes a label entry without the field) [fact: labels-falsy-clears]. A
+# `session_info` entry names the session; the latest one decides [fact: session-name-latest].
+# Both are ordinary entries: Pi appends them as
 # children of whatever was the leaf at the time, which need not be the entry they name
 # (in the tour the label happens to follow its target).
 

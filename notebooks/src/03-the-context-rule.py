@@ -55,8 +55,8 @@ print("same as pisession:", mine == [e["id"] for e in tour.path("cm000001")])
 #
 # The **thinking level** starts as `"off"` and each `thinking_level_change` on the path
 # sets it. The **model** starts as none; each `model_change` sets it, and so does each
-# assistant message (its `provider` and `model`). The whole path is scanned, even the
-# part a compaction summarized: settings survive compaction.
+# assistant message (its `provider` and `model`) [fact: settings-from-path]. The whole
+# path is scanned, even the part a compaction summarized: settings survive compaction.
 
 # %%
 for leaf_id in ("a6000001", "cm000001"):
@@ -178,7 +178,7 @@ for fate in tour.fates("cm000001"):
 #   in Pi's fixed words;
 # - a `bashExecution` message (a command you ran yourself with `!`) becomes a user message
 #   describing the command and its output, or is **dropped** when `excludeFromContext` is
-#   set (a command run with `!!`);
+#   set (a command run with `!!`) [fact: bash-excluded-dropped];
 # - any other role is dropped.
 #
 # `system` messages pass through `convertToLlm`, but that is not yet what the model sees:

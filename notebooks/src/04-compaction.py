@@ -108,7 +108,8 @@ print(tour.system_prompt().text)
 # another tool, an older Pi, or by hand; Pi 0.87.1 itself omits it when the compacted
 # context had no system message and no tool). Pi reads such a file by the same rule: the
 # system messages of the kept range are still dropped, nothing carries the prompt, and the
-# context has **no system prompt at all**: `[compactionSummary, ...]`.
+# context has **no system prompt at all**: `[compactionSummary, ...]`
+# [fact: compaction-without-checkpoint-no-prompt].
 #
 # `data/audit/compaction-without-system.jsonl` is that case: a system message before the
 # compaction, one inside the kept range, and a compaction without `systemMessage`. Pi

@@ -57,8 +57,8 @@ for number, line in enumerate(lines, start=1):
 #
 # `pisession.migrate_v1_to_v2(values, new_id=...)` takes the parsed values (header
 # first) and returns new values plus a report of every change. Pi uses random ids (the
-# first 8 hex characters of a UUID); `pisession.sequential_ids()` gives `m0000001`,
-# `m0000002`, ... so this notebook prints the same ids every time.
+# first 8 hex characters of a UUID [fact: entry-ids-8-hex]); `pisession.sequential_ids()`
+# gives `m0000001`, `m0000002`, ... so this notebook prints the same ids every time.
 
 # %%
 values = [json.loads(line) for line in lines]

@@ -54,7 +54,7 @@ print("edited by:", item.edit["id"])
 # - edits are collected from the **selected** entries only; a later edit of the same
 #   target replaces an earlier one;
 # - `replacement: null` removes the target's messages from the context (fate
-#   `omitted`);
+#   `omitted`) [fact: context-edit-replaces-or-omits];
 # - otherwise user, assistant, toolResult and custom messages get
 #   `replacement.content` (a string becomes one text block for assistant and tool
 #   results); everything else about the message is unchanged;
@@ -156,8 +156,8 @@ print([(f.id, f.fate) for f in tour.fates() if f.type == "usage"])
 # %% [markdown]
 # `kind` is an **open set**: the format tells readers to treat unknown kinds as normal
 # usage, and Pi counts every usage entry whatever its kind, so a kind written by an
-# extension (or a later Pi) still adds to the totals. Code that reads usage entries must
-# accept kinds it does not know. `session.stats()` adds up what
+# extension (or a later Pi) still adds to the totals [fact: usage-any-kind-counts]. Code
+# that reads usage entries must accept kinds it does not know. `session.stats()` adds up what
 # Pi's session statistics add up: usage entries, compactions, branch summaries,
 # assistant messages and tool results, over **all** entries, compacted history and
 # other branches included. `stats(leaf_id, branch=True)` counts one path only.
