@@ -244,7 +244,8 @@ def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
         f"each version's own code and read {len(evidence['files'])} purpose-made files "
         "(`data/audit/*.jsonl`); entropy fixed, so both evidence files re-record byte for byte. "
         "Every verdict below was asserted in notebook 08 on those answers.",
-        f"- **Date of the run**: {audit['date']} (UTC).",
+        f"- **Date of the run**: {audit['date']} (UTC); reviewed against Pi's recordings "
+        f"on {audit.get('reviewed', audit['date'])} (today's date for this report).",
         f"- **Not run**: {md(unrun)}.",
         "",
     ]
