@@ -136,6 +136,49 @@ def probe_start_entry_types(version: str) -> list[list[str]]:
     return [list(start) for start in sorted(starts)]
 
 
+def _every_file(version: str) -> list[list[dict]]:
+    """Every session file Pi's CLI wrote in every scenario of the version's recordings."""
+    root = ROOT / "data" / "realcli" / version
+    scenarios = sorted(p.name for p in root.iterdir() if (p / "sessions").is_dir())
+    return [entries for scenario in scenarios for entries in _session_entries(version, scenario)]
+
+
+def probe_message_roles(version: str) -> list[str]:
+    """The message roles Pi's CLI stored, over every recorded file."""
+    return sorted(
+        {
+            e["message"]["role"]
+            for entries in _every_file(version)
+            for e in entries
+            if e["type"] == "message"
+        }
+    )
+
+
+def probe_first_system_messages(version: str) -> list[dict]:
+    """Per distinct shape, the first system message of each recorded file: its non-empty
+    sections and the names of the tools it adds."""
+    shapes = set()
+    for entries in _every_file(version):
+        system = [
+            e["message"]
+            for e in entries
+            if e["type"] == "message" and e["message"]["role"] == "system"
+        ]
+        if system:
+            sections = tuple(sorted(k for k, v in (system[0].get("sections") or {}).items() if v))
+            tools = tuple(tool["name"] for tool in system[0].get("toolsAdded") or [])
+            shapes.add((sections, tools))
+    return [{"sections": list(a), "toolsAdded": list(b)} for a, b in sorted(shapes)]
+
+
+#: Probes over every recorded file of a version (no scenario named).
+EVERY_FILE_PROBES = {
+    "startEntryTypes": probe_start_entry_types,
+    "messageRoles": probe_message_roles,
+    "firstSystemMessages": probe_first_system_messages,
+}
+
 PROBES = {
     "savedStopReasons": probe_saved_stop_reasons,
     "entryTypes": probe_entry_types,
@@ -154,8 +197,8 @@ def evidence_value(version: str, evidence: dict) -> Any:
         return lookup(_json(ROOT / "data" / "facts" / f"evidence-{version}.json"), evidence["path"])
     if source == "realcli":
         probe, *rest = evidence["path"]
-        if probe == "startEntryTypes":
-            return lookup(probe_start_entry_types(version), rest)
+        if probe in EVERY_FILE_PROBES:
+            return lookup(EVERY_FILE_PROBES[probe](version), rest)
         scenario, *rest = rest
         return lookup(PROBES[probe](version, scenario), rest)
     raise ValueError(f"unknown evidence source {source!r}")

@@ -91,7 +91,7 @@ print("leaf u3:", branches.context("u3").thinking_level)
 #
 # | entry type | contributes |
 # |---|---|
-# | `message` | its stored message (role user, assistant, toolResult, system, bashExecution, custom, ...); a null or missing `content` becomes `""` for a system message and `[]` for user, assistant and toolResult |
+# | `message` | its stored message (role user, assistant, toolResult, system, bashExecution, custom, ...; Pi's CLI stores `system` too [fact: cli-message-roles]); a null or missing `content` becomes `""` for a system message and `[]` for user, assistant and toolResult |
 # | `custom_message` | a message with role `custom` (extension text meant for the model) |
 # | `branch_summary` | a `branchSummary` message, if its summary is not empty |
 # | `compaction` (the newest) | its stored system message, if any, then a `compactionSummary` message |

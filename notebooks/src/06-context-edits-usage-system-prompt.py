@@ -232,8 +232,10 @@ table(records)
 #
 # Real Pi files keep the system prompt in **system messages** whose `content` is empty:
 # the text sits in named `sections`, and tools come as `toolsAdded` / `toolsRemoved`
-# deltas. Sample **a** has three system messages: the full prompt, then a delta that
-# adds the `ls` tool and rewrites two sections, then one that removes `ls` again.
+# deltas. The first one of a file is complete: every non-empty section and every active
+# tool, in what both checked versions' CLI wrote [fact: cli-first-system-message-complete].
+# Sample **a** has three system messages: the full prompt, then a delta that adds the
+# `ls` tool and rewrites two sections, then one that removes `ls` again.
 
 # %%
 a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))

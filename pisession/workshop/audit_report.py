@@ -215,11 +215,11 @@ def _version_cell(asserted: dict, kinds: Collection[str] = (), claim: dict | Non
     newer = cast(dict, asserted.get("newer"))  # there when the answers differ
     note = f"; {md(claim['note_1_6_0'])}" if claim and claim.get("note_1_6_0") else ""
     if not asserted["differs"]:
-        if "pi-file" not in kinds:
-            return "same answer" + note
         if claim and claim.get("cli_1_6_0_fact"):
             fact = claim["cli_1_6_0_fact"]
             return f"same answer; 1.6.0's CLI files agree (fact: {fact}){note}"
+        if "pi-file" not in kinds:
+            return "same answer" + note
         return "UNVERIFIED: rests on files Pi 0.87.1's CLI wrote" + note
     same = "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
     unverified = ""
