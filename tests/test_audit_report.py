@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "chapter-27-audit.md"
 NOTEBOOK = ROOT / "notebooks" / "08-claim-audit.ipynb"
 CLAIMS = audit_report.loads_claims((ROOT / "data" / "audit" / "claims.json").read_text("utf-8"))
+EVIDENCE = json.loads((ROOT / "data" / "audit" / "evidence.json").read_text("utf-8"))
 SOURCES = Path("/work/shared/chapter27")
 SECTIONS = [
     "## 1. Context and provenance",
@@ -34,6 +35,7 @@ SECTIONS = [
     "## 9. Findings with citations",
     "## 10. Trade-offs and dependencies of the upgrade",
     "## 11. Decisions",
+    "## 12. Experiments: success and failure",
 ]
 
 
@@ -140,3 +142,13 @@ def test_the_brief_form_sections():
     assert len(rows) == len(proposals)
     audit = section("## 2. Claim audit")
     assert "UNVERIFIED" in audit
+
+
+def test_every_experiment_has_success_and_failure():
+    table = section("## 12. Experiments: success and failure")
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == len(EVIDENCE["scenarios"]) + len(CLAIMS["unrun"])
+    assert sum("UNRUN" in row for row in rows) == len(CLAIMS["unrun"])
+    for row in rows:
+        cells = row.strip("|").split(" | ")
+        assert len(cells) == 4 and cells[1].strip() and cells[2].strip(), row

@@ -505,8 +505,9 @@ def decision(claim: dict, asserted: dict, kinds: Collection[str]) -> tuple[str, 
 
 
 def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) -> list[str]:
-    """Sections 8-11 of the report: the source ledger in full, findings with citations and
-    evidence classes, trade-offs and dependencies, and a decision per proposal."""
+    """Sections 8-12 of the report: the source ledger in full, findings with citations and
+    evidence classes, trade-offs and dependencies, a decision per proposal, and every
+    experiment's success and failure criteria."""
     audit = claims["audit"]
     run, today = audit["date"], audit.get("reviewed", audit["date"])
     numbered = _numbered(claims)
@@ -638,7 +639,34 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
         "",
         *_table(("#", "claim", "proposal", "decision", "reason"), decisions),
         "",
+        "## 12. Experiments: success and failure",
+        "",
     ]
+    claim_number = {c["key"]: n for n, c in numbered}
+    experiments: list[tuple[str, ...]] = []
+    for name in evidence["scenarios"]:
+        users = sorted(claim_number[k] for k, a in asserted.items() if name in a["scenarios"])
+        claims_text = ", ".join(map(str, users)) or "none (recorded for the notebooks)"
+        experiments.append(
+            (
+                f"`{name}`",
+                f"Pi {evidence['pi']} and {newer['pi']} give the recorded answers and the "
+                f"facts asserted for claims {claims_text} hold",
+                "an answer differs from the recorded one (`tests/test_audit_evidence.py` "
+                "fails) or an asserted fact no longer holds (notebook 08 stops at its claim)",
+                "reproduced here",
+            )
+        )
+    experiments += [
+        (
+            md(u["name"]),
+            md(u["criterion"]),
+            "the recorded files disagree with the scenarios' answers",
+            "UNRUN (proposed experiment)",
+        )
+        for u in claims["unrun"]
+    ]
+    out += [*_table(("experiment", "success", "failure", "status"), experiments), ""]
     return out
 
 
@@ -661,7 +689,8 @@ def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
     ['## 1. Context and provenance', '## 2. Claim audit', '## 3. Source ledger',
      '## 4. Findings', '## 5. Upgrade proposal', '## 6. Experiments', '## 7. Review checklist',
      '## 8. Source ledger in full', '## 9. Findings with citations',
-     '## 10. Trade-offs and dependencies of the upgrade', '## 11. Decisions']
+     '## 10. Trade-offs and dependencies of the upgrade', '## 11. Decisions',
+     '## 12. Experiments: success and failure']
     """
     missing = [c["key"] for c in claims["claims"] if c["key"] not in asserted]
     if missing:
