@@ -449,17 +449,44 @@ workshop set; `pisession.workshop` checks every answer on the samples, on small 
 the corners and on cases drawn at random for each run. `docs/workshop.md` is the
 instructor's guide.
 
-`08-claim-audit` asserts every verdict on Pi 0.87.1's own answers, recorded by
-`conformance/audit.mjs` in `data/audit/evidence.json` (with the small session files of
-`data/audit/` it runs Pi on). In a checkout and on Binder the notebook reads them from the
-repository; on Colab, where the notebook is alone, it downloads them from the repository
-(`{raw_base}`). `04-compaction` reads one audit file the same way, and
+`08-claim-audit` asserts every verdict on Pi 0.87.1's and Pi 1.6.0's own answers, recorded by
+`conformance/audit.mjs` in `data/audit/evidence.json` and `evidence-1.6.0.json` (with the
+small session files of `data/audit/` it runs Pi on). In a checkout and on Binder the
+notebook reads them from the repository; on Colab, where the notebook is alone, it
+downloads them from the repository (`{raw_base}`). `04-compaction` reads two audit files
+the same way (`evidence.json` and `compaction-without-system.jsonl`), and
 `02-entry-tree-and-branches` the files Pi wrote in `data/forks/`; all three read through
 `pisession.workshop.repository.repository_file`. When Node and Pi 0.87.1
 are installed (`PI_ORACLE_DIR`, or `npm install` in `conformance/`), 08 runs the scenarios
 again and asserts that Pi still gives the recorded answers. Its last section compares
 pisession with the conformance corpus (`data/conformance`), which is in a checkout and on
 Binder only.
+
+## Facts
+
+A sentence of notebooks 01-07, `docs/workshop.md` or this page that says what Pi does
+ends with the fact it rests on, `[fact: NAME]` (for instance `[fact: file-appears-when]`).
+Each fact lives in `data/facts/facts.json`: its name, the statement, how it is checked,
+and for **every** checked Pi version (`pisession/pi_versions.json`) the evidence it rests
+on and Pi's answer there. The evidence is Pi's own: a path into the audit's
+`data/audit/evidence*.json` (`conformance/audit.mjs`), into `data/facts/evidence-<V>.json`
+(`conformance/facts.mjs`, for questions the audit does not ask), or a probe of
+`conformance/facts.py` over what Pi's real CLI wrote and sent (`data/realcli/<V>/`).
+`tests/test_facts.py` fails when Pi's answer differs from the fact's for any version, when
+a marker names no fact, when a fact is cited nowhere, and (with Node and Pi installed)
+when `conformance/facts.mjs` no longer gives the recorded bytes. A sentence no fact backs
+is the author's explanation and says so.
+
+To add one:
+
+1. find Pi's answer: a key of `data/audit/evidence.json`, or a new question in
+   `conformance/facts.mjs` (run it with Pi's code, name the lines it rests on), recorded
+   for each version (`node conformance/facts.mjs`, `PI_ORACLE_VERSION=1.6.0 node
+   conformance/facts.mjs`), or a probe in `conformance/facts.py` over `data/realcli/`;
+2. add the fact to `data/facts/facts.json` with `expect` for every checked version;
+3. put `[fact: NAME]` after the sentence, rebuild the notebook, and run
+   `python conformance/facts.py` (each fact with Pi's answers) and
+   `python -m pytest tests/test_facts.py`.
 
 Badge block for the README:
 

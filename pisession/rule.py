@@ -1,8 +1,10 @@
 """The context rule: which entries of a session reach the model, and as what.
 
-Chapter 27's five steps, over plain decoded entries (file order, the header left out), as
-Pi 0.87.1 (and through 1.6.0) takes them (``buildSessionPath``,
-``getSessionContextSettings``, ``buildContextEntries``, ``buildSessionProjection``): the
+Five steps, over plain decoded entries (file order, the header left out), as Pi 0.87.1
+(and through 1.6.0) takes them in its own code (``buildSessionPath``,
+``getSessionContextSettings``, ``buildContextEntries``, ``buildSessionProjection``); the
+division into five is pisession's reading of that code (chapter 27's excerpt states no
+steps, and the five bullets of PiG's session-format page are a different list): the
 **path** from the leaf to a root, the **settings** read from it, the **selection** (the
 newest compaction, its kept range and what follows it), the **context edits**, the
 **projection**. No cache, no shortcut: ``pisession.engine.context`` is the fast engine,

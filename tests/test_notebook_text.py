@@ -31,6 +31,12 @@ WRONG = {
     "side by side": "the explorers show one view at a time",
     "441 files": "counts come from the cell, not the prose",
     "ships two files": "pisession.sample_names() lists the samples; a count goes stale",
+    # issue 40
+    "a first turn that fails leaves no file": "a failed or aborted turn saves its reply",
+    "Pi 1.6.0's `/session` view": "getUsageCostBreakdown is the same in 0.87.1",
+    "the entry following it as leaf": "the request is the context at the reply's parent",
+    "a fork with no answer yet is written at once": "not /fork on a Pi file's first user message",
+    "each move in the tree adds": "1.6.0 records the level when a run starts",
 }
 
 

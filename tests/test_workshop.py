@@ -10,6 +10,7 @@ hidden cases at random for every run, so an answer that looks the visible cases 
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -1037,3 +1038,35 @@ def test_default_leaf_rejects_the_last_entry_with_a_truthy_id(capsys):
     out = capsys.readouterr().out
     assert "the last entry's id is null" in out and "even null" in out
     assert workshop.check_default_leaf(lambda entries: entries[-1]["id"], seed=1)
+
+
+# --- issue 40: two wrong answers the checkers once accepted ---------------------------------
+
+
+def last_truthy_id(entries):
+    return [e for e in entries if e.get("id")][-1]["id"]
+
+
+def v2_to_v3_renaming_any_message(values):
+    out = []
+    for value in copy.deepcopy(values):
+        if value["type"] == "session":
+            value["version"] = 3
+        message = value.get("message")
+        if isinstance(message, dict) and message.get("role") == "hookMessage":
+            message["role"] = "custom"
+        out.append(value)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("check", "wrong", "hint"),
+    [
+        (workshop.check_default_leaf, last_truthy_id, "not the last entry whose id is truthy"),
+        (workshop.check_v2_to_v3, v2_to_v3_renaming_any_message, "only entries of type 'message'"),
+    ],
+)
+def test_issue_40_wrong_answers_are_rejected(check, wrong, hint, capsys):
+    for seed in range(5):
+        assert check(wrong, seed=seed) is False, f"accepted on seed {seed}"
+        assert f"Hint: {hint}" in capsys.readouterr().out

@@ -74,7 +74,9 @@ session.entry(3)
 # `timestamp` next to the entry's ISO one.
 #
 # What kinds of entries does this file hold? Entry `type` first, then the message `role`
-# for `message` entries:
+# for `message` entries. (Every file Pi's CLI writes starts, after the header and an
+# optional `session_info` name, with a `model_change` and a `thinking_level_change`
+# [fact: cli-writes-settings-at-start].)
 
 # %%
 from collections import Counter
@@ -155,9 +157,9 @@ for d in broken.diagnostics:
 # - `<folder>` comes from the working directory (the header's `cwd`): Pi resolves it (so
 #   a trailing `/` or `\` is gone), removes **one** leading `/` or `\`, and turns every
 #   `/`, `\` and `:` into `-`. So `C:\work\api` gives `--C--work-api--` (the chapter
-#   prints `--C-work-api--`; notebook 08 shows what Pi itself does).
+#   prints `--C-work-api--`; notebook 08 shows what Pi itself does) [fact: folder-name-rule].
 # - `<timestamp>` is the header's `timestamp` with every `:` and `.` made `-`, followed by
-#   `_` and the session id.
+#   `_` and the session id [fact: file-name-timestamp-id].
 #
 # For sample **a**:
 
@@ -177,10 +179,14 @@ print(f"as        {file_name}")
 #
 # Pi does not write the file when a session starts. Pi 0.87.1 creates it at the first
 # **assistant** message: until a reply arrives, the header and the user's prompt exist
-# only in memory, and a first turn that fails leaves no file. Pi 1.6.0 creates it at the
-# first **user** message, so the prompt is on disk even if the reply never comes. (1.6.0
-# also writes `pi.virtual-model-state` custom entries for virtual models, which 0.87.1
-# never does; both versions read the same format.)
+# only in memory. Pi 1.6.0 creates it at the first **user** message [fact: file-appears-when].
+# A first turn that fails or is aborted still leaves a file in 0.87.1 too: the turn ends in
+# an assistant message with `stopReason` `"error"` or `"aborted"`, and Pi saves it like
+# any reply [fact: failed-turn-saves-assistant] (sample b, line 28, is one). Only a
+# prompt that never reached the point of a reply (Pi killed before it) leaves no 0.87.1 file
+# (the author's inference from the two facts). (1.6.0 also writes `pi.virtual-model-state`
+# custom entries for virtual models, which 0.87.1 never does; both versions read the same
+# format.)
 #
 # Once the file exists, Pi appends **one line per entry**, as it happens. So a file can be
 # read while Pi writes it, and a crash can leave a **torn** last line (half an entry,
@@ -188,8 +194,11 @@ print(f"as        {file_name}")
 # a newline so the next entry starts on a line of its own (the torn text stays). Appending
 # has exceptions: opening an existing *empty* file writes a header into it, and opening
 # an old-version file **rewrites it in place** with the migrated entries (truncate, then
-# write; not atomic, so a crash in between loses the file). `pisession` never writes.
-# `tests/test_notebook_facts.py` asks Pi 0.87.1 and 1.6.0 themselves each of these facts.
+# write; not atomic, so a crash in between loses the file) [fact: torn-last-line]
+# [fact: open-rewrites-in-place]. `pisession` never writes.
+# `tests/test_notebook_facts.py` asks Pi 0.87.1 and 1.6.0 themselves each of these facts;
+# `[fact: NAME]` names a fact of `data/facts/facts.json`, checked on Pi's recorded answers
+# for each checked Pi version (`tests/test_facts.py`).
 
 # %% [markdown]
 # ## What current Pi writes
@@ -198,8 +207,13 @@ print(f"as        {file_name}")
 # records every checked Pi version's CLI). Same format, version 3, but newer messages
 # carry more fields: assistant messages and tool results their `durationMs`, an
 # assistant message the `thinkingLevel` it ran with and `usage.cost.totalFromProvider`.
-# And each move in the tree adds a `thinking_level_change` repeating the live level on
-# the branch it lands on (lines 16 and 21, one per move), which 0.87.1 does not write.
+# And when a run starts on a branch whose recorded thinking level differs from the live
+# one (after a move in the tree, typically), 1.6.0 first appends a `thinking_level_change`
+# with the live level, and a `model_change` when the live model is a virtual one
+# [fact: record-selection-at-run-start]; 0.87.1 writes neither. Here that is lines 16 and 21.
+# The context changes with it: in the same recorded scenario, Pi's context at the file's
+# default leaf says `thinkingLevel` `"high"` under 1.6.0 and `"medium"` under 0.87.1
+# [fact: thinking-level-after-tree-moves].
 
 # %%
 c = pisession.load(pisession.sample_path("pi-1.6.0-c-rpc-tree-thinking-labels"))

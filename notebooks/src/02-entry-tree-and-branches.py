@@ -96,7 +96,8 @@ print("default leaf:", null_id.default_leaf, "; messages:", len(null_id.context(
 
 # %% [markdown]
 # The **path** to a leaf is found by following `parentId` from the leaf until there is
-# no parent (null, empty, or an id that is not in the file), then reading it root first.
+# no parent (null, empty, or an id that is not in the file), then reading it root first
+# (a `null` and a missing `parentId` are the same to Pi [fact: null-or-missing-parent-root]).
 # If two entries share an id (a damaged or hand-edited file), the **later** one in the
 # file is the one found: Pi's index of ids is filled in file order. Every context is built
 # from a path only: entries on other branches never reach the model.
@@ -176,8 +177,9 @@ for leaf in two_roots.leaves():
 #
 # A `label` entry puts a bookmark on another entry (`targetId`); a later label for the
 # same target replaces it, and an empty, `null` or missing `label` removes it (to clear a
-# label Pi itself writes a label entry without the field). A `session_info` entry names
-# the session; the latest one decides. Both are ordinary entries: Pi appends them as
+# label Pi itself writes a label entry without the field) [fact: labels-falsy-clears]. A
+# `session_info` entry names the session; the latest one decides [fact: session-name-latest].
+# Both are ordinary entries: Pi appends them as
 # children of whatever was the leaf at the time, which need not be the entry they name
 # (in the tour the label happens to follow its target).
 
@@ -303,8 +305,10 @@ print("u4000001 copied:", "u4000001" in {e["id"] for e in fork.entries})
 # In a file Pi wrote, the first user message is not a root: Pi puts the model, the
 # thinking level and the system message before it. So `/fork` on it still calls
 # `createBranchedSession`, with the system message's id, and copies those three entries.
-# Pi 0.87.1 writes **no file** while the copied path holds no assistant message; the file
-# appears with the first reply, the copied entries and the new turn in it:
+# Pi 0.87.1 writes **no file** while the copied path holds no assistant message, and 1.6.0
+# none either, since the copy holds no user message
+# [fact: fork-before-first-user-message-not-written]; the file appears with the first
+# reply (1.6.0: the next prompt), the copied entries and the new turn in it:
 
 # %%
 first = cases["fork-real-first-user"]

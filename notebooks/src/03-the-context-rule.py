@@ -60,8 +60,8 @@ print("same as pisession:", mine == [e["id"] for e in tour.path("cm000001")])
 #
 # The **thinking level** starts as `"off"` and each `thinking_level_change` on the path
 # sets it. The **model** starts as none; each `model_change` sets it, and so does each
-# assistant message (its `provider` and `model`). The whole path is scanned, even the
-# part a compaction summarized: settings survive compaction.
+# assistant message (its `provider` and `model`) [fact: settings-from-path]. The whole
+# path is scanned, even the part a compaction summarized: settings survive compaction.
 
 # %%
 for leaf_id in ("a6000001", "cm000001"):
@@ -96,7 +96,7 @@ print("leaf u3:", branches.context("u3").thinking_level)
 #
 # | entry type | contributes |
 # |---|---|
-# | `message` | its stored message (role user, assistant, toolResult, system, bashExecution, custom, ...); a null or missing `content` becomes `""` for a system message and `[]` for user, assistant and toolResult |
+# | `message` | its stored message (role user, assistant, toolResult, system, bashExecution, custom, ...; Pi's CLI stores `system` too [fact: cli-message-roles]); a null or missing `content` becomes `""` for a system message and `[]` for user, assistant and toolResult |
 # | `custom_message` | a message with role `custom` (extension text meant for the model) |
 # | `branch_summary` | a `branchSummary` message, if its summary is not empty |
 # | `compaction` (the newest) | its stored system message, if any, then a `compactionSummary` message |
@@ -183,7 +183,7 @@ for fate in tour.fates("cm000001"):
 #   in Pi's fixed words;
 # - a `bashExecution` message (a command you ran yourself with `!`) becomes a user message
 #   describing the command and its output, or is **dropped** when `excludeFromContext` is
-#   set (a command run with `!!`);
+#   set (a command run with `!!`) [fact: bash-excluded-dropped];
 # - any other role is dropped.
 #
 # `system` messages pass through `convertToLlm`, but that is not yet what the model sees:

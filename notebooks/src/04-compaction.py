@@ -108,7 +108,8 @@ print(tour.system_prompt().text)
 # another tool, an older Pi, or by hand; Pi 0.87.1 itself omits it when the compacted
 # context had no system message and no tool). Pi reads such a file by the same rule: the
 # system messages of the kept range are still dropped, nothing carries the prompt, and the
-# context has **no system prompt at all**: `[compactionSummary, ...]`.
+# context has **no system prompt at all**: `[compactionSummary, ...]`
+# [fact: compaction-without-checkpoint-no-prompt].
 #
 # `data/audit/compaction-without-system.jsonl` is that case: a system message before the
 # compaction, one inside the kept range, and a compaction without `systemMessage`. Pi
@@ -204,18 +205,31 @@ for position, entry in enumerate(b.entries):
 # older compaction that falls inside its kept range stays selected but contributes
 # nothing (its summary was summarized again).
 #
-# What the model saw right after each compaction (the entry following it as leaf):
+# What the model saw in the first request after each compaction. The rule: the request
+# that produced a reply carried the context at the reply's **parent**, never at the reply
+# itself (the reply was not written yet). After an overflow recovery the retried reply's
+# parent is the compaction itself (here line 31's parent is line 30), so its request is
+# the context at the compaction: the summary and the kept range, without the hidden failed
+# reply. In a real-CLI recording whose compaction kept nothing, the request Pi sent for
+# the retry held the system prompt and the summary only [fact: request-is-context-at-parent]:
 
 # %%
 import textwrap
 
 for position, entry in enumerate(b.entries):
     if entry["type"] == "compaction":
-        leaf_id = b.entry(position + 1)["id"]
-        projection = b.projection(leaf_id)
+        reply = next(
+            e
+            for e in b.entries[position + 1 :]
+            if e["type"] == "message" and e["message"]["role"] == "assistant"
+        )
+        projection = b.projection(reply["parentId"])  # the request: the context at the parent
         kept_lines = [i.line for i in projection.entries if i.why.startswith("kept")]
         roles = [m["role"] for m in projection.messages]
-        print(f"leaf {leaf_id} (after line {b.line_of(position)}): {len(roles)} messages")
+        print(
+            f"reply {reply['id']} (after line {b.line_of(position)}),",
+            f"parent {reply['parentId']}: {len(roles)} messages",
+        )
         print(f"   kept lines {kept_lines}")
         print(textwrap.fill(str(roles), 88, initial_indent="   ", subsequent_indent="    "))
 
@@ -246,7 +260,10 @@ draw_tree(b)
 #   `context_edit` whose `replacement` is `null`, compacts, and sends the same request
 #   again, **once**: if that fails too, it gives up with an error. A reply
 #   that ended normally (`stop`) but reports more tokens than the window is compacted
-#   without a retry.
+#   without a retry. A reply that stopped on output **length** (`stopReason` `"length"`)
+#   with fewer output tokens than the model's `maxTokens` is recovered the same way:
+#   hidden, compacted, retried once (pi-ai's `isRecoverableLength`)
+#   [fact: overflow-retry-after-length].
 #
 # ### How Pi estimates the context size
 #
@@ -508,10 +525,12 @@ compaction_stepper(b)
 #   section and tool, at its next request.
 # - **Retain-none** compactions point at themselves and keep nothing before them.
 # - Pi compacts on request, at `contextWindow - reserveTokens`, or after a context overflow
-#   (hide the failed reply, compact, retry once). `tokensBefore` is its estimate: the last
+#   or after a reply cut by the output limit below the model's `maxTokens` (hide the failed
+#   reply, compact, retry once). `tokensBefore` is its estimate: the last
 #   valid usage plus chars/4, or chars/4 of everything after a context edit or compaction.
 #   The cut keeps about `keepRecentTokens`, never starts at a tool result, and may split a
 #   turn.
+# - The request that produced a reply is the context at the reply's **parent**.
 # - A failed or aborted reply stays in the file and in Pi's projection, but pi-ai leaves
 #   it out of every request (fate `left-out`), and answers any tool call left without a
 #   result itself.

@@ -57,8 +57,8 @@ for number, line in enumerate(lines, start=1):
 #
 # `pisession.migrate_v1_to_v2(values, new_id=...)` takes the parsed values (header
 # first) and returns new values plus a report of every change. Pi uses random ids (the
-# first 8 hex characters of a UUID); `pisession.sequential_ids()` gives `m0000001`,
-# `m0000002`, ... so this notebook prints the same ids every time.
+# first 8 hex characters of a UUID [fact: entry-ids-8-hex]); `pisession.sequential_ids()`
+# gives `m0000001`, `m0000002`, ... so this notebook prints the same ids every time.
 
 # %%
 values = [json.loads(line) for line in lines]
@@ -105,8 +105,9 @@ print(
 #
 # ## Step 2: v2 -> v3
 #
-# Version 3 renamed the `hookMessage` role to `custom`, **inside `message` entries**.
-# The v1 file has one such message (line 9):
+# Version 3 renamed the `hookMessage` role to `custom`, **inside `message` entries**
+# only: a `message` field of any other entry type keeps its role
+# [fact: hookmessage-rename-message-entries-only]. The v1 file has one such message (line 9):
 
 # %%
 v3_values, step2 = pisession.migrate_v2_to_v3(v2_values)

@@ -54,7 +54,7 @@ print("edited by:", item.edit["id"])
 # - edits are collected from the **selected** entries only; a later edit of the same
 #   target replaces an earlier one;
 # - `replacement: null` removes the target's messages from the context (fate
-#   `omitted`);
+#   `omitted`) [fact: context-edit-replaces-or-omits];
 # - otherwise user, assistant, toolResult and custom messages get
 #   `replacement.content` (a string becomes one text block for assistant and tool
 #   results); everything else about the message is unchanged;
@@ -156,8 +156,8 @@ print([(f.id, f.fate) for f in tour.fates() if f.type == "usage"])
 # %% [markdown]
 # `kind` is an **open set**: the format tells readers to treat unknown kinds as normal
 # usage, and Pi counts every usage entry whatever its kind, so a kind written by an
-# extension (or a later Pi) still adds to the totals. Code that reads usage entries must
-# accept kinds it does not know. `session.stats()` adds up what
+# extension (or a later Pi) still adds to the totals [fact: usage-any-kind-counts]. Code
+# that reads usage entries must accept kinds it does not know. `session.stats()` adds up what
 # Pi's session statistics add up: usage entries, compactions, branch summaries,
 # assistant messages and tool results, over **all** entries, compacted history and
 # other branches included. `stats(leaf_id, branch=True)` counts one path only.
@@ -188,8 +188,9 @@ print(f"of which the three compactions cost ${compaction_cost:,.4f}")
 # %% [markdown]
 # ### By model, and over a whole folder
 #
-# Pi 1.6.0's `/session` view also breaks the totals down by model (its function
-# `getUsageCostBreakdown`): an assistant message counts under `provider/model`, where
+# Pi's `/session` view also breaks the totals down by model (its function
+# `getUsageCostBreakdown`, the same in 0.87.1 and 1.6.0
+# [fact: usage-cost-breakdown-in-both]): an assistant message counts under `provider/model`, where
 # the model is the one that answered (`responseModel`, when a router such as
 # OpenRouter's `auto` picked it); a usage entry under its own provider and model; the
 # usage of tool results, compactions and branch summaries under `Tools/summaries`. Keys
@@ -236,8 +237,10 @@ table(records)
 #
 # Real Pi files keep the system prompt in **system messages** whose `content` is empty:
 # the text sits in named `sections`, and tools come as `toolsAdded` / `toolsRemoved`
-# deltas. Sample **a** has three system messages: the full prompt, then a delta that
-# adds the `ls` tool and rewrites two sections, then one that removes `ls` again.
+# deltas. The first one of a file is complete: every non-empty section and every active
+# tool, in what both checked versions' CLI wrote [fact: cli-first-system-message-complete].
+# Sample **a** has three system messages: the full prompt, then a delta that adds the
+# `ls` tool and rewrites two sections, then one that removes `ls` again.
 
 # %%
 a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))

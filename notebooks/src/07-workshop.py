@@ -44,6 +44,7 @@
 import pisession  # noqa: I001
 
 # %%
+import json
 import pprint
 
 from pisession import workshop
@@ -752,9 +753,6 @@ def read_values(raw):
 
 
 # %% only=solutions
-import json
-
-
 def no_constants(name):
     raise ValueError(f"JSON.parse rejects {name}")
 
@@ -897,3 +895,332 @@ for name, ok in solved.items():
 # (the last one wins, any falsy label clears), a cancelled command (no exit code), and the
 # folder name (`C:\work\api` is `--C--work-api--`). Next: auditing the chapter's claims
 # against Pi itself.
+
+# %% [markdown]
+# ## Part D. Six lessons readers miss
+#
+# Six short questions that come up when you read **your own** files, each with a
+# self-check: write the function, run the check cell. These are not counted in the score
+# above. A `[fact: NAME]` names a fact of `data/facts/facts.json`, checked on Pi's own
+# recorded answers for every checked Pi version (`tests/test_facts.py`).
+
+# %%
+a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
+b = pisession.load(pisession.sample_path("pi-0.87.1-b-rpc-compaction-manual-threshold-overflow"))
+c = pisession.load(pisession.sample_path("pi-1.6.0-c-rpc-tree-thinking-labels"))
+
+
+def self_check(name, answer, cases):
+    """Run ``answer(*args)`` on each ``(label, args, test)``; ``test(result)`` returns
+    None when the result is right, else what is wrong."""
+    try:
+        for label, args, test in cases:
+            problem = test(answer(*args))
+            if problem:
+                print(f"{name}: not yet. {label}: {problem}")
+                return False
+    except NotImplementedError:
+        print(f"{name}: not yet (raises NotImplementedError)")
+        return False
+    print(f"{name}: correct on {len(cases)} cases")
+    return True
+
+
+# %% [markdown]
+# ### D1. Why did this compaction fire?
+#
+# Each cause leaves its own trace. **Overflow**: the reply failed on the context's size;
+# Pi hides it with a `context_edit` whose `replacement` is `null`, and the compaction is
+# that edit's child (`04`, *Why compaction fired*). **Threshold**: the last reply before
+# the compaction reports more tokens (`usage.totalTokens`) than `contextWindow -
+# reserveTokens`. **Extension**: an extension produced the summary; the compaction has
+# `fromHook: true`. **Manual** (`/compact`): none of these. (A reply cut on output length
+# below the model's `maxTokens` is recovered like an overflow
+# [fact: overflow-retry-after-length].) Write `compaction_cause(entries, compaction_id,
+# window, reserve)` returning `"overflow"`, `"threshold"`, `"extension"` or `"manual"`.
+
+
+# %% only=exercises
+def compaction_cause(entries, compaction_id, window=128000, reserve=16384):
+    raise NotImplementedError
+
+
+# %% only=solutions
+def compaction_cause(entries, compaction_id, window=128000, reserve=16384):
+    by_id = {e.get("id"): e for e in entries}
+    compaction = by_id[compaction_id]
+    if compaction.get("fromHook"):
+        return "extension"
+    parent = by_id.get(compaction["parentId"], {})
+    if parent.get("type") == "context_edit" and parent.get("replacement") is None:
+        return "overflow"
+    entry = parent
+    while entry and not (entry["type"] == "message" and entry["message"]["role"] == "assistant"):
+        entry = by_id.get(entry.get("parentId"))
+    if entry and entry["message"]["usage"]["totalTokens"] > window - reserve:
+        return "threshold"
+    return "manual"
+
+
+# %%
+# Sample b's three compactions (04 explains each, checked against Pi's _checkCompaction by
+# tests/test_compaction_lesson.py), and the same file with the first one marked fromHook.
+line_cause = {17: "manual", 24: "threshold", 30: "overflow"}
+at_line = {b.line_of(position): entry for position, entry in enumerate(b.entries)}
+hooked = [dict(e, fromHook=True) if e["type"] == "compaction" else e for e in b.entries]
+first_compaction = next(e["id"] for e in b.entries if e["type"] == "compaction")
+cases = [
+    (
+        f"sample b, line {line}",
+        (b.entries, at_line[line]["id"]),
+        lambda got, want=want: None if got == want else f"expected {want!r}, got {got!r}",
+    )
+    for line, want in line_cause.items()
+] + [
+    (
+        "a compaction with fromHook: true",
+        (hooked, first_compaction),
+        lambda got: None if got == "extension" else f"expected 'extension', got {got!r}",
+    )
+]
+solved_d = {"compaction cause": self_check("compaction cause", compaction_cause, cases)}
+
+# %% [markdown]
+# ### D2. Which context produced this reply?
+#
+# The request that produced a reply carried the context at the reply's **parent**: the
+# reply itself did not exist yet. After an overflow recovery the retried reply's parent is
+# the compaction, so its request is the context at the compaction: summary and kept range,
+# without the failed reply [fact: request-is-context-at-parent]. Write `request_leaf(entries, reply_id)`: the id of
+# the leaf whose context Pi sent for that reply.
+
+
+# %% only=exercises
+def request_leaf(entries, reply_id):
+    raise NotImplementedError
+
+
+# %% only=solutions
+def request_leaf(entries, reply_id):
+    return next(e for e in entries if e.get("id") == reply_id)["parentId"]
+
+
+# %%
+def sent_for(session, reply):
+    def test(got):
+        if got != reply["parentId"]:
+            return f"expected the parent {reply['parentId']!r}, got {got!r}"
+        return None
+
+    return (f"reply {reply['id']}", (session.entries, reply["id"]), test)
+
+
+replies = [
+    (s, e)
+    for s in (a, b, c)
+    for e in s.entries
+    if e["type"] == "message" and e["message"]["role"] == "assistant"
+]
+solved_d["request leaf"] = self_check(
+    "request leaf", request_leaf, [sent_for(s, e) for s, e in replies]
+)
+retry = [e for _, e in replies if _ is b][-1]
+request = b.context(retry["parentId"]).to_llm()
+print(f"sample b's retried reply {retry['id']}: parent {retry['parentId']} (the compaction)")
+print(f"its request: {len(request)} messages, first {[m['role'] for m in request[:2]]}")
+
+# %% [markdown]
+# ### D3. Following a file while Pi writes it
+#
+# Pi appends one line per entry; a reader that looks while Pi writes can see a **torn**
+# last line (no newline yet). Pi itself skips a torn line and later appends a newline after
+# it [fact: torn-last-line]; a follower should simply wait for the rest.
+# `pisession.load(data, complete_lines_only=True)` reads only up to the last `"\n"`.
+# Write `complete_part(data)`: the bytes of `data` up to and including its last newline.
+
+
+# %% only=exercises
+def complete_part(data):
+    raise NotImplementedError
+
+
+# %% only=solutions
+def complete_part(data):
+    return data[: data.rfind(b"\n") + 1]
+
+
+# %%
+raw = pisession.sample_path("pi-0.87.1-a-print-multiturn-tools").read_bytes()
+
+
+def torn_case(cut):
+    def test(got):
+        if not raw[:cut].startswith(got) or (got and not got.endswith(b"\n")):
+            return "not a prefix ending with a newline"
+        want = len(pisession.load(raw[:cut], complete_lines_only=True).entries)
+        have = len(pisession.load(got).entries) if got else 0
+        return None if have == want else f"{have} entries, complete_lines_only gives {want}"
+
+    return (f"sample a cut at byte {cut}", (raw[:cut],), test)
+
+
+solved_d["complete lines"] = self_check(
+    "complete lines", complete_part, [torn_case(cut) for cut in (400, 3000, 9000, len(raw))]
+)
+
+# %% [markdown]
+# ### D4. Pairing a tool result with its call
+#
+# A `toolResult` message names its call by `toolCallId`: the `id` of a `toolCall` block in
+# an earlier assistant message (parallel calls put several in one message). Write
+# `calls_of_results(entries)`: `{toolCallId: id of the assistant entry that made the
+# call}` for every tool result of the file.
+
+
+# %% only=exercises
+def calls_of_results(entries):
+    raise NotImplementedError
+
+
+# %% only=solutions
+def calls_of_results(entries):
+    made = {}
+    for entry in entries:
+        message = entry.get("message") or {}
+        if entry["type"] == "message" and message.get("role") == "assistant":
+            for block in message.get("content") or []:
+                if block.get("type") == "toolCall":
+                    made[block["id"]] = entry["id"]
+    return {
+        e["message"]["toolCallId"]: made.get(e["message"]["toolCallId"])
+        for e in entries
+        if e["type"] == "message" and e["message"]["role"] == "toolResult"
+    }
+
+
+# %%
+def pairing(name, session):
+    results = [
+        e["message"]["toolCallId"]
+        for e in session.entries
+        if e["type"] == "message" and e["message"]["role"] == "toolResult"
+    ]
+    by_id = {e.get("id"): e for e in session.entries}
+
+    def test(got):
+        if sorted(got) != sorted(set(results)):
+            return f"keys {sorted(got)}, the tool results name {sorted(set(results))}"
+        for call_id, entry_id in got.items():
+            blocks = by_id.get(entry_id, {}).get("message", {}).get("content") or []
+            if not any(b.get("type") == "toolCall" and b.get("id") == call_id for b in blocks):
+                return f"{call_id}: entry {entry_id!r} made no such call"
+        return None
+
+    return (name, (session.entries,), test)
+
+
+solved_d["tool pairs"] = self_check(
+    "tool pairs", calls_of_results, [pairing("sample a", a), pairing("sample c", c)]
+)
+
+# %% [markdown]
+# ### D5. Diagnosing a damaged tree
+#
+# A file edited by hand or by another tool can have a `parentId` that names no entry (the
+# walk stops there), two entries with one id (the later one wins) or a cycle.
+# `session.problems()` lists all three, by position. Write `dangling_parents(entries)`: the
+# positions of the entries whose `parentId` is set (not `null`, not `""`) but names no
+# entry of the file.
+
+
+# %% only=exercises
+def dangling_parents(entries):
+    raise NotImplementedError
+
+
+# %% only=solutions
+def dangling_parents(entries):
+    ids = {e.get("id") for e in entries}
+    return [i for i, e in enumerate(entries) if e.get("parentId") and e["parentId"] not in ids]
+
+
+# %%
+def damaged(parents):
+    lines = [
+        {
+            "type": "session",
+            "version": 3,
+            "id": "s",
+            "timestamp": "2026-01-05T12:00:00Z",
+            "cwd": "/w",
+        }
+    ]
+    for i, parent in enumerate(parents):
+        lines.append(
+            {
+                "type": "message",
+                "id": f"e{i}",
+                "parentId": parent,
+                "timestamp": "2026-01-05T12:00:01Z",
+                "message": {"role": "user", "content": "x", "timestamp": i},
+            }
+        )
+    session = pisession.load("".join(json.dumps(line) + "\n" for line in lines).encode())
+    want = session.problems()["dangling_parents"]
+    return (
+        f"parents {parents}",
+        (session.entries,),
+        lambda got: None if list(got) == want else f"expected {want}, got {list(got)}",
+    )
+
+
+solved_d["dangling parents"] = self_check(
+    "dangling parents",
+    dangling_parents,
+    [damaged([None, "e0", "gone", "e2"]), damaged([None, "", "e9", "e1"]), damaged([None, "e0"])],
+)
+print("sample b:", b.problems())
+
+# %% [markdown]
+# ### D6. Reading a file Pi 1.6.0 wrote
+#
+# Sample c was written by Pi 1.6.0's CLI. Same format; newer fields: `durationMs` on
+# assistant messages and tool results, `thinkingLevel` on assistant messages (the level the
+# reply ran with), `usage.cost.totalFromProvider`. And when a run starts on a branch whose
+# recorded level differs from the live one, 1.6.0 first appends a `thinking_level_change`
+# [fact: record-selection-at-run-start], so the level a reply ran with is the context's
+# `thinkingLevel` at its parent (on this file; the author's observation, checked below).
+# Write `reply_levels(entries)`: `{assistant entry id: the thinkingLevel it ran with}`.
+
+
+# %% only=exercises
+def reply_levels(entries):
+    raise NotImplementedError
+
+
+# %% only=solutions
+def reply_levels(entries):
+    return {
+        e["id"]: e["message"].get("thinkingLevel")
+        for e in entries
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    }
+
+
+# %%
+def levels_case():
+    def test(got):
+        for entry in c.entries:
+            if entry["type"] == "message" and entry["message"]["role"] == "assistant":
+                at_parent = c.context(entry["parentId"]).to_dict()["thinkingLevel"]
+                if got.get(entry["id"]) != at_parent:
+                    return (
+                        f"{entry['id']}: got {got.get(entry['id'])!r}, context says {at_parent!r}"
+                    )
+        return None
+
+    return ("sample c", (c.entries,), test)
+
+
+solved_d["1.6.0 levels"] = self_check("1.6.0 levels", reply_levels, [levels_case()])
+print(f"Part D: {sum(solved_d.values())} of {len(solved_d)}")

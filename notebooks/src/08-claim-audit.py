@@ -276,7 +276,7 @@ say("/fork on the first user message of a Pi file:", details["forkBeforeFirstUse
 for version in ("0.87.1", "1.6.0"):
     early = pi("fork-details", "forkAtFirstUserMessage", version=version)
     say(
-        f"Pi {version}: a fork of a path with no answer yet is written at once:",
+        f"Pi {version}: a fork whose copy holds a user message but no answer is written at once:",
         early["fileWritten"],
     )
 show_code("fork-details")
@@ -822,7 +822,15 @@ verdict(
 #
 # **Needs nuance.** It is also written at session start, and when a session that has none
 # is resumed (the `sdk.js` lines above). And it counts only on its own path: the branch
-# `u2`, which never saw the change to `"high"`, reports `"off"`.
+# `u2`, which never saw the change to `"high"`, reports `"off"`. Pi 1.6.0 writes it in one
+# more place: when a run starts on a branch whose recorded level differs from the live one
+# (after a move in the tree), it appends one with the live level
+# (`AgentSession._recordSelection`, `agent-session.js` 1517 and 354-366; a `model_change`
+# likewise for a virtual model). A real 1.6.0 recording of the same tree moves holds 8
+# `thinking_level_change` entries where 0.87.1's holds 4, and Pi's context at the main
+# file's default leaf says `"high"` where 0.87.1's says `"medium"`
+# (`data/facts/facts.json`: `record-selection-at-run-start`, `thinking-level-after-tree-moves`,
+# checked by `tests/test_facts.py`).
 
 # %%
 verdict(
@@ -1737,7 +1745,12 @@ else:
 #   and pi-ai's last step before each request leaves failed and aborted replies out and
 #   answers tool calls left without a result.
 # - Pi 1.6.0 reads and builds contexts exactly as 0.87.1 does; it writes the file at the
-#   first user message, so a fork with no answer yet is written at once, and its types add
-#   assistant fields. Every verdict stands in 1.6.0.
+#   first user message, so a fork whose copy holds a user message but no answer yet is
+#   written at once (not `/fork` on the first user message of a Pi-written file: that copy
+#   holds no user message, and neither version writes it at once); its types add
+#   assistant fields, and when a run starts it records the live thinking level (and a
+#   virtual model) on a branch whose recorded one differs. Every verdict stands in 1.6.0;
+#   the ones resting on files 0.87.1's CLI wrote are UNVERIFIED for 1.6.0's CLI unless its
+#   recordings back them (the 1.6.0 column says which).
 # - Each verdict rests on Pi's own answer, asserted in the notebook; with Node and Pi
 #   installed the answers are re-recorded and compared as the notebook runs.

@@ -21,7 +21,7 @@ import re
 import sys
 import tempfile
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -190,16 +190,32 @@ def _numbered(claims: dict) -> list[tuple[int, dict]]:
     return list(enumerate(claims["claims"], start=1))
 
 
-def _version_cell(asserted: dict) -> str:
-    """Pi 1.6.0's verdict in a word or two: the table's "1.6.0" column.
+def _version_cell(asserted: dict, kinds: Collection[str] = (), claim: dict | None = None) -> str:
+    """The 1.6.0 column: "same answer" only when 1.6.0's own answer backs it.
 
-    >>> _version_cell({"verdict": "holds", "differs": ["s: a"], "newer": {"verdict": "wrong"}})
-    '**wrong**'
+    A verdict resting on files Pi 0.87.1's CLI wrote (scenario kind ``pi-file``) gets the
+    same answer from 1.6.0's code on those files, which says nothing of what 1.6.0's CLI
+    writes: UNVERIFIED, unless a fact on 1.6.0's real-CLI recordings backs it.
+
+    >>> _version_cell({"differs": []}, {"pi-file"})
+    "UNVERIFIED: rests on files Pi 0.87.1's CLI wrote"
+    >>> _version_cell({"differs": []}, {"pi-file"}, {"cli_1_6_0_fact": "f"})
+    "same answer; 1.6.0's CLI files agree (fact: f)"
     """
     newer = cast(dict, asserted.get("newer"))  # there when the answers differ
+    note = f"; {md(claim['note_1_6_0'])}" if claim and claim.get("note_1_6_0") else ""
     if not asserted["differs"]:
-        return "same answer"
-    return "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
+        if claim and claim.get("cli_1_6_0_fact"):
+            fact = claim["cli_1_6_0_fact"]
+            return f"same answer; 1.6.0's CLI files agree (fact: {fact}){note}"
+        if "pi-file" not in kinds:
+            return "same answer" + note
+        return "UNVERIFIED: rests on files Pi 0.87.1's CLI wrote" + note
+    same = "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
+    unverified = ""
+    if "pi-file" in kinds and not (claim and claim.get("cli_1_6_0_fact")):
+        unverified = "; UNVERIFIED for the files 1.6.0's CLI writes"
+    return f"{same}; differs: {md(', '.join(asserted['differs']))}{unverified}{note}"
 
 
 def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
@@ -218,19 +234,20 @@ def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
         f"each version's own code and read {len(evidence['files'])} purpose-made files "
         "(`data/audit/*.jsonl`); entropy fixed, so both evidence files re-record byte for byte. "
         "Every verdict below was asserted in notebook 08 on those answers.",
-        f"- **Date of the run**: {audit['date']} (UTC).",
+        f"- **Date of the run**: {audit['date']} (UTC); reviewed against Pi's recordings "
+        f"on {audit.get('reviewed', audit['date'])} (today's date for this report).",
         f"- **Not run**: {md(unrun)}.",
         "",
     ]
 
 
-def _claim_detail(number: int, c: dict, a: dict, claims: dict) -> list[str]:
+def _claim_detail(
+    number: int, c: dict, a: dict, claims: dict, kinds: Collection[str] = ()
+) -> list[str]:
     """One claim's record, folded (``<details>``: one line until opened, on GitHub and in
     JupyterLab alike): the quote, Pi's evidence, what Pi 1.6.0 answered, the concern."""
     evidence = ", ".join(f"`{s}`" for s in a["scenarios"]) + ": " + md(", ".join(a["facts"]))
-    newer = _version_cell(a)
-    if a["differs"]:
-        newer += f"; the answers differ at {md(', '.join(a['differs']))}"
+    newer = _version_cell(a, kinds, c)
     return [
         f"<details><summary>Claim {number}: {html.escape(c['short'])} "
         f"({html.escape(a['verdict'])})</summary>",
@@ -246,22 +263,24 @@ def _claim_detail(number: int, c: dict, a: dict, claims: dict) -> list[str]:
     ]
 
 
-def _claim_audit(claims: dict, asserted: dict) -> list[str]:
+def _claim_audit(claims: dict, asserted: dict, recorded: dict | None = None) -> list[str]:
+    scenarios = recorded["scenarios"] if recorded else {}
     rows, details = [], []
     for number, c in _numbered(claims):
         a = asserted[c["key"]]
+        kinds = {scenarios[s]["kind"] for s in a["scenarios"] if s in scenarios}
         rows.append(
             (
                 str(number),
                 md(c["short"]),
                 md(f"{c['source']}, {c['where']}"),
                 f"**{a['verdict']}**",
-                _version_cell(a),
+                _version_cell(a, kinds, c),
                 c["priority"],
                 c["response"],
             )
         )
-        details += _claim_detail(number, c, a, claims)
+        details += _claim_detail(number, c, a, claims, kinds)
     head = ("#", "claim", "where", "verdict (0.87.1)", "1.6.0", "priority", "response")
     return [
         "## 2. Claim audit",
@@ -351,7 +370,10 @@ def _findings(claims: dict, asserted: dict, evidence: dict) -> list[str]:
         if "code" in kinds:
             notes.append("rests partly on Pi's code evaluated as written, not on a run of its CLI")
         if "pi-file" in kinds:
-            notes.append("rests partly on files Pi 0.87.1's CLI wrote (none from 1.6.0)")
+            notes.append(
+                "rests partly on files Pi 0.87.1's CLI wrote (the audit reads none 1.6.0's CLI "
+                "wrote: UNVERIFIED for 1.6.0 unless its column names a fact on 1.6.0's recordings)"
+            )
         if c.get("open"):
             notes.append(md(c["open"]))
         if notes:
@@ -415,6 +437,258 @@ def _checklist(claims: dict) -> list[str]:
     return [*out, ""]
 
 
+# --- the brief's full form (issue 40): sections 8-11 ---------------------------------------
+
+#: Where each part of the chapter and of PiG's page is taught: the notebooks a change to a
+#: claim there carries over to (by the claim's ``where``, longest prefix first).
+_TAUGHT_IN = {
+    "Location": "01",
+    "Versions": "05",
+    "The header": "01, 02",
+    "The container": "01, 02",
+    "The entry types: message": "03, 06",
+    "The entry types: model_change": "03",
+    "The entry types: thinking_level_change": "01, 03",
+    "The entry types: usage": "06",
+    "The entry types: compaction": "04",
+    "The entry types: context_edit": "06",
+    "The entry types": "01",
+    "File location": "01, 02",
+    "Entry tree": "02",
+    "Entry types: Message": "03",
+    "Compaction": "04",
+    "Context construction": "03, 04",
+    "Label": "02",
+    "Session information": "02",
+    "Session file format": "06",
+    "Compatibility rules": "02",
+}
+
+EVIDENCE_CLASSES = {
+    "run": "reproduced here",
+    "pi-file": "reproduced here (on files Pi 0.87.1's CLI wrote)",
+    "code": "reported by a source (Pi's code, quoted and evaluated as written)",
+}
+
+
+def taught_in(where: str) -> str:
+    """The notebooks that teach the part of the text a claim sits in.
+
+    >>> taught_in("The entry types: compaction"), taught_in("Somewhere else")
+    ('04', 'UNVERIFIED: no notebook mapped')
+    """
+    for prefix in sorted(_TAUGHT_IN, key=len, reverse=True):
+        if where.startswith(prefix):
+            return _TAUGHT_IN[prefix]
+    return "UNVERIFIED: no notebook mapped"
+
+
+def citations(evidence: dict, scenarios: Sequence[str]) -> str:
+    """file:line of Pi's code each scenario quotes, else the Pi functions it called.
+
+    >>> ev = {"scenarios": {"s": {"code": [{"file": "f.js", "line": 3}]},
+    ...     "t": {"calls": ["SessionManager.open"]}}}
+    >>> citations(ev, ["s", "t"])
+    '`f.js:3`; `t`: calls SessionManager.open'
+    """
+    out = []
+    for name in scenarios:
+        scenario = evidence["scenarios"][name]
+        if scenario.get("code"):
+            out += [f"`{c['file']}:{c['line']}`" for c in scenario["code"]]
+        else:
+            out.append(f"`{name}`: calls {', '.join(scenario.get('calls', [])) or 'Pi (run)'}")
+    return "; ".join(dict.fromkeys(out))
+
+
+def decision(claim: dict, asserted: dict, kinds: Collection[str]) -> tuple[str, str]:
+    """A proposed decision (accept / revise / defer / reject) for a proposal, and its reason.
+
+    >>> decision({"verdict": "wrong", "response": "correct", "priority": "high"},
+    ...     {"differs": []}, {"run"})[0]
+    'accept'
+    """
+    if claim["response"] == "leave alone":
+        return "reject", "the text holds on Pi's answer: no change is proposed"
+    if claim["verdict"] == "wrong":
+        return "accept", "Pi's own answer contradicts the text; the replacement states it"
+    if "pi-file" in kinds and not claim.get("cli_1_6_0_fact"):
+        return "revise", "it rests partly on files only 0.87.1's CLI wrote: name the version"
+    if asserted["differs"]:
+        return "revise", "Pi 1.6.0 answers differently: the replacement should say which version"
+    if claim["response"] == "cite":
+        return "accept", "a citation of Pi's code costs one line and settles the question"
+    if claim["priority"] == "low":
+        return "defer", "low priority: the text is incomplete, not wrong"
+    return "accept", "the nuance changes what a reader would do; Pi's answer is reproduced here"
+
+
+def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) -> list[str]:
+    """Sections 8-12 of the report: the source ledger in full, findings with citations and
+    evidence classes, trade-offs and dependencies, a decision per proposal, and every
+    experiment's success and failure criteria."""
+    audit = claims["audit"]
+    run, today = audit["date"], audit.get("reviewed", audit["date"])
+    numbered = _numbered(claims)
+    kinds = {
+        c["key"]: {evidence["scenarios"][s]["kind"] for s in asserted[c["key"]]["scenarios"]}
+        for _, c in numbered
+    }
+
+    def claims_where(test) -> str:
+        return ", ".join(str(n) for n, c in numbered if test(c)) or "none"
+
+    npm = "https://www.npmjs.com/package/@earendil-works/pi-coding-agent/v/"
+    rows = [
+        (
+            "chapter 27 excerpt",
+            md(audit["chapter"]),
+            "UNVERIFIED: no URL recorded (the excerpt was given to the audit as text)",
+            "read in full (the excerpt)",
+            claims_where(lambda c: c["source"] == "chapter 27"),
+            md("the excerpt only: it stops mid-sentence in context_edit"),
+        ),
+        (
+            "PiG session-format page",
+            md(audit["pig"]),
+            "UNVERIFIED: no URL recorded",
+            "read in full",
+            claims_where(lambda c: c["source"] != "chapter 27"),
+            "PiG pins Pi 0.87.1; its own code was not run",
+        ),
+    ]
+    for e in (evidence, newer):
+        rows.append(
+            (
+                f"Pi {e['pi']}",
+                f"npm `@earendil-works/pi-coding-agent@{e['pi']}`, "
+                f"`@earendil-works/pi-ai@{e['piAi']}`",
+                f"{npm}{e['pi']}",
+                "run (library code under Node 20); its code quoted with line numbers",
+                claims_where(lambda c: True),
+                "library code, not the CLI, for the audit's scenarios",
+            )
+        )
+    rows += [
+        (
+            "files Pi 0.87.1's CLI wrote",
+            "`data/samples/pi-0.87.1-*.jsonl`",
+            "in this repository",
+            "read by the scenarios of kind pi-file",
+            claims_where(lambda c: "pi-file" in kinds[c["key"]]),
+            "one version's CLI against a fake provider: UNVERIFIED for 1.6.0",
+        ),
+        (
+            "real-CLI recordings",
+            "`data/realcli/<version>/` (`conformance/realcli`)",
+            "in this repository",
+            "read for the facts of `data/facts/facts.json`",
+            claims_where(lambda c: bool(c.get("cli_1_6_0_fact"))),
+            "a fake provider; ids and times random, structure compared",
+        ),
+    ]
+    head = ("source", "identity and version", "URL", "reading status", "claims", "limits")
+    out = [
+        "## 8. Source ledger in full",
+        "",
+        f"Verified (the run): {run}. Accessed and reviewed: {today}.",
+        "",
+        *_table(head, rows),
+        "",
+        "## 9. Findings with citations",
+        "",
+        "Evidence classes: **background** (section 1), **reported by a source** (Pi's code "
+        "quoted), **reproduced here** (Pi's code run by the audit), **hypothesis** (an open "
+        "question below), **proposed experiment** (UNRUN, section 6).",
+        "",
+    ]
+    groups = {"holds": "Supporting", "needs nuance": "Qualifying", "wrong": "Contradicting"}
+    for verdict, title in groups.items():
+        out += [f"### {title}", ""]
+        for number, c in numbered:
+            a = asserted[c["key"]]
+            if a["verdict"] != verdict:
+                continue
+            classes = ", ".join(sorted({EVIDENCE_CLASSES[k] for k in kinds[c["key"]]}))
+            out.append(
+                f"- claim {number} ({md(c['short'])}), {classes}: "
+                f"{citations(evidence, a['scenarios'])}."
+            )
+        out.append("")
+    out += ["### Unresolved", ""]
+    for number, c in numbered:
+        if c.get("open"):
+            out.append(f"- claim {number}, hypothesis: {md(c['open'])}")
+        elif "pi-file" in kinds[c["key"]] and not c.get("cli_1_6_0_fact"):
+            out.append(f"- claim {number}: UNVERIFIED for files Pi 1.6.0's CLI writes.")
+    out += [
+        f"- {md(u['name'])}, proposed experiment: UNRUN. Success: {md(u['criterion'])} "
+        "Failure: the recorded files disagree with the scenarios' answers."
+        for u in claims["unrun"]
+    ]
+    out += [
+        "",
+        "## 10. Trade-offs and dependencies of the upgrade",
+        "",
+        "- **Trade-off**: the smallest replacement (section 5) keeps the chapter's voice and "
+        "its length, but leaves version-specific behaviour (when the file appears, what 1.6.0 "
+        "appends at a run's start) to notes; rewriting the sections around Pi 1.6.0 would "
+        "date the excerpt's 0.87.1 examples.",
+        "- **Trade-off**: citing Pi's code (file:line) makes each statement checkable but "
+        "ties the text to one release's line numbers.",
+        "- **Dependencies**: each changed claim carries over to the notebooks that teach its "
+        "section (below) and to notebook 08 itself; the neighbouring chapters of *Pi Agents* "
+        "were not read (UNVERIFIED: whether they repeat a changed statement).",
+        "",
+    ]
+    out += [
+        f"- claim {n} ({md(c['where'])}): notebooks {taught_in(c['where'])}"
+        for n, c in numbered
+        if c["response"] in ("correct", "clarify")
+    ]
+    out += ["", "## 11. Decisions", ""]
+    decisions: list[tuple[str, ...]] = []
+    for number, c in numbered:
+        if c["response"] == "leave alone":
+            continue
+        choice, why = decision(c, asserted[c["key"]], kinds[c["key"]])
+        decisions.append((str(number), md(c["short"]), c["response"], f"**{choice}**", md(why)))
+    out += [
+        "Proposed decisions (accept / revise / defer / reject); the author decides.",
+        "",
+        *_table(("#", "claim", "proposal", "decision", "reason"), decisions),
+        "",
+        "## 12. Experiments: success and failure",
+        "",
+    ]
+    claim_number = {c["key"]: n for n, c in numbered}
+    experiments: list[tuple[str, ...]] = []
+    for name in evidence["scenarios"]:
+        users = sorted(claim_number[k] for k, a in asserted.items() if name in a["scenarios"])
+        claims_text = ", ".join(map(str, users)) or "none (recorded for the notebooks)"
+        experiments.append(
+            (
+                f"`{name}`",
+                f"Pi {evidence['pi']} and {newer['pi']} give the recorded answers and the "
+                f"facts asserted for claims {claims_text} hold",
+                "an answer differs from the recorded one (`tests/test_audit_evidence.py` "
+                "fails) or an asserted fact no longer holds (notebook 08 stops at its claim)",
+                "reproduced here",
+            )
+        )
+    experiments += [
+        (
+            md(u["name"]),
+            md(u["criterion"]),
+            "the recorded files disagree with the scenarios' answers",
+            "UNRUN (proposed experiment)",
+        )
+        for u in claims["unrun"]
+    ]
+    out += [*_table(("experiment", "success", "failure", "status"), experiments), ""]
+    return out
+
+
 def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
     """The audit report as Markdown: the seven sections, from the claims file, the verdicts
     notebook 08 asserted (``{key: {"verdict", "facts", "scenarios", "differs", "newer"}}``)
@@ -432,7 +706,10 @@ def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
     >>> text = report(claims, done, ev, new)
     >>> [line for line in text.splitlines() if line[:3] == "## "]  # doctest: +NORMALIZE_WHITESPACE
     ['## 1. Context and provenance', '## 2. Claim audit', '## 3. Source ledger',
-     '## 4. Findings', '## 5. Upgrade proposal', '## 6. Experiments', '## 7. Review checklist']
+     '## 4. Findings', '## 5. Upgrade proposal', '## 6. Experiments', '## 7. Review checklist',
+     '## 8. Source ledger in full', '## 9. Findings with citations',
+     '## 10. Trade-offs and dependencies of the upgrade', '## 11. Decisions',
+     '## 12. Experiments: success and failure']
     """
     missing = [c["key"] for c in claims["claims"] if c["key"] not in asserted]
     if missing:
@@ -445,12 +722,13 @@ def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
         "(`tests/test_audit_report.py` keeps this file equal to the notebook's output).",
         "",
         *_context(claims, evidence, newer),
-        *_claim_audit(claims, asserted),
+        *_claim_audit(claims, asserted, evidence),
         *_ledger(claims, evidence, newer),
         *_findings(claims, asserted, evidence),
         *_upgrades(claims),
         *_experiments(claims, asserted, evidence, newer),
         *_checklist(claims),
+        *brief_sections(claims, asserted, evidence, newer),
     ]
     return "\n".join(lines).rstrip("\n") + "\n"
 

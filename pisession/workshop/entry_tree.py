@@ -221,9 +221,9 @@ DEFAULT_LEAF = Exercise(
         ),
         Mistake(
             _last_truthy_id,
-            "the last entry's id as it is, even null: Pi's SessionManager takes the last "
-            "entry's id as its leaf without looking at it, and a null leaf has no path "
-            "(Pi then builds an empty context).",
+            "not the last entry whose id is truthy: Pi's SessionManager takes the last "
+            "entry's id as its leaf as it is, even null, and a null leaf has no path (Pi "
+            "then builds an empty context).",
         ),
     ),
     "the leaf after loading is the last entry's id, whatever its type, whatever the id "

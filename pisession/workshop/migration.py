@@ -58,6 +58,50 @@ def _rename_everywhere(value: object) -> object:
     return value
 
 
+def _rename_where_a_message_is(values: list) -> list:
+    """v2 -> v3 done on every entry that carries a ``message``, whatever its type."""
+    out: list[Any] = []
+    value: Any
+    for value in migrate_v2_to_v3(values)[0]:
+        message = value.get("message")
+        if isinstance(message, dict) and message.get("role") == "hookMessage":
+            value = {**value, "message": {**message, "role": "custom"}}
+        out.append(value)
+    return out
+
+
+#: A version 2 file where entries other than `message` ones carry a `message` with the
+#: hookMessage role: Pi's migrateV2ToV3 renames only `type: "message"` entries
+#: (data/facts/facts.json: hookmessage-rename-message-entries-only).
+_V2_OTHER_MESSAGES = [
+    {**TINY_HEADER, "version": 2, "id": "w0"},
+    {
+        "type": "message",
+        "id": "m1",
+        "parentId": None,
+        "timestamp": "2026-01-05T12:00:01.000Z",
+        "message": {"role": "hookMessage", "customType": "hook", "content": "a", "timestamp": 1},
+    },
+    {
+        "type": "custom",
+        "id": "c1",
+        "parentId": "m1",
+        "timestamp": "2026-01-05T12:00:02.000Z",
+        "customType": "ext",
+        "message": {"role": "hookMessage", "content": "b"},
+    },
+    {
+        "type": "branch_summary",
+        "id": "b1",
+        "parentId": "c1",
+        "timestamp": "2026-01-05T12:00:03.000Z",
+        "summary": "s",
+        "fromId": "m1",
+        "message": {"role": "hookMessage"},
+    },
+]
+
+
 V2_TO_V3 = Exercise(
     "v2 -> v3",
     lambda: [
@@ -65,7 +109,12 @@ V2_TO_V3 = Exercise(
             "legacy-v2 sample",
             (_values_of(sample_path("legacy-v2")),),
             _v3_expected(_values_of(sample_path("legacy-v2"))),
-        )
+        ),
+        Case(
+            "tiny v2 file, a custom and a branch_summary entry carrying a hookMessage message",
+            (copy.deepcopy(_V2_OTHER_MESSAGES),),
+            _v3_expected(copy.deepcopy(_V2_OTHER_MESSAGES)),
+        ),
     ],
     lambda rng: [
         Case("drawn at random", (values,), _v3_expected(values), True)
@@ -85,6 +134,11 @@ V2_TO_V3 = Exercise(
             lambda values: _rename_everywhere(migrate_v2_to_v3(values)[0]),
             "only message entries are renamed (entry['message']['role']); a 'custom' entry's "
             "data is extension state and stays as it is.",
+        ),
+        Mistake(
+            _rename_where_a_message_is,
+            "only entries of type 'message' are renamed: a 'message' field on any other entry "
+            "(a 'custom' or 'branch_summary' entry here) keeps its role.",
         ),
         Mistake(
             lambda values: _entry_type_renamed(values, role_too=False),

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// Pi's own answers to the questions behind the notebooks' facts (data/facts/facts.json)
+// that neither conformance/audit.mjs nor the real-CLI recordings answer, written as
+// data/facts/evidence-<V>.json for the version PI_ORACLE_VERSION names (default: primary).
+//
+//   node conformance/facts.mjs                             # (re)write evidence-0.87.1.json
+//   PI_ORACLE_VERSION=1.6.0 node conformance/facts.mjs     # (re)write evidence-1.6.0.json
+//   node conformance/facts.mjs --stdout                    # print it (freshness check)
+//
+// Every answer comes from running Pi's code (SessionManager on a file in a temporary
+// folder, migrateSessionEntries, getUsageCostBreakdown, pi-ai's isRecoverableLength), and
+// names the lines of Pi's code it rests on. Runs on Node 20. Deterministic: no ids,
+// times or folders reach the output.
+process.env.TZ = "UTC";
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { PI_PATHS, PI_VERSION, REPO, sessionManager } from "./pi.mjs";
+
+const { SessionManager, buildSessionContext, migrateSessionEntries } = sessionManager;
+const load = (root, rel) => import(pathToFileURL(join(root, "dist", rel)).href);
+const usageTotals = await load(PI_PATHS.agent, "core/usage-totals.js");
+const overflow = await load(PI_PATHS.ai, "utils/overflow.js");
+
+/** The first line of a Pi file containing `needle`: {file, line, text}. */
+function codeLine(root, pkg, rel, needle) {
+  const lines = readFileSync(join(root, "dist", rel), "utf8").split("\n");
+  const index = lines.findIndex((l) => l.includes(needle));
+  if (index < 0) throw new Error(`Pi ${PI_VERSION} ${pkg}/dist/${rel}: "${needle}" not found`);
+  return { file: `${pkg}/dist/${rel}`, line: index + 1, text: lines[index].trim() };
+}
+const agentLine = (rel, needle) => codeLine(PI_PATHS.agent, "pi-coding-agent", rel, needle);
+const aiLine = (rel, needle) => codeLine(PI_PATHS.ai, "pi-ai", rel, needle);
+const shown = (value) => (value === undefined ? "undefined" : value);
+
+const HEADER = { type: "session", version: 3, id: "s", timestamp: "2026-01-05T12:00:00.000Z", cwd: "/w" };
+const msg = (id, parentId, role, text) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: "2026-01-05T12:00:01.000Z",
+  message: { role, content: [{ type: "text", text }], timestamp: 1 },
+});
+
+const dir = mkdtempSync(join(tmpdir(), "pi-facts-"));
+const facts = {};
+try {
+  // Default leaf: SessionManager.open takes the id of the last entry, whatever it is.
+  const defaultLeaf = {};
+  const lastEntries = {
+    idTruthy: { type: "label", id: "l1", parentId: "a1", timestamp: "t", targetId: "u1", label: "x" },
+    idNull: { type: "label", id: null, parentId: "a1", timestamp: "t", targetId: "u1", label: "x" },
+    idMissing: { type: "label", parentId: "a1", timestamp: "t", targetId: "u1", label: "x" },
+    idEmpty: { type: "label", id: "", parentId: "a1", timestamp: "t", targetId: "u1", label: "x" },
+  };
+  for (const [name, last] of Object.entries(lastEntries)) {
+    const file = join(dir, `${name}.jsonl`);
+    const lines = [HEADER, msg("u1", null, "user", "hi"), msg("a1", "u1", "assistant", "yo"), last];
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const sm = SessionManager.open(file, dir);
+    defaultLeaf[name] = {
+      leaf: shown(sm.getLeafId()),
+      contextMessages: sm.buildSessionContext().messages.length,
+    };
+  }
+  facts.defaultLeaf = {
+    what: "SessionManager.open(file).getLeafId() and buildSessionContext() when the last entry's id is truthy, null, missing or empty",
+    code: [agentLine("core/session-manager.js", "this.leafId = entry.id;")],
+    result: defaultLeaf,
+  };
+
+  // migrateV2ToV3 renames the hookMessage role of `message` entries only.
+  const v2 = [
+    { type: "session", version: 2, id: "s", timestamp: "t", cwd: "/w" },
+    { type: "message", id: "m1", parentId: null, timestamp: "t", message: { role: "hookMessage", content: "a" } },
+    { type: "custom", id: "c1", parentId: "m1", timestamp: "t", message: { role: "hookMessage", content: "b" } },
+    { type: "branch_summary", id: "b1", parentId: "c1", timestamp: "t", summary: "s", fromId: "m1", message: { role: "hookMessage" } },
+  ];
+  migrateSessionEntries(v2);
+  facts.hookMessageRename = {
+    what: "migrateSessionEntries on a version 2 file: the role of a `message` field per entry type after migration",
+    code: [agentLine("core/session-manager.js", 'if (entry.type === "message") {'), agentLine("core/session-manager.js", 'msgEntry.message.role === "hookMessage"')],
+    result: Object.fromEntries(v2.slice(1).map((e) => [e.type, e.message.role])),
+  };
+
+  // getUsageCostBreakdown: present, and what it counts.
+  const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+  const assistant = {
+    type: "message",
+    id: "a1",
+    parentId: null,
+    timestamp: "t",
+    message: {
+      role: "assistant", content: [], provider: "p", model: "m", stopReason: "stop", timestamp: 1,
+      usage: { input: 3, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 5, cost: { ...zero, total: 0.5 } },
+    },
+  };
+  const breakdown = usageTotals.getUsageCostBreakdown([assistant]);
+  facts.usageCostBreakdown = {
+    what: "core/usage-totals.js exports getUsageCostBreakdown; its answer for one assistant message (provider p, model m)",
+    code: [agentLine("core/usage-totals.js", "export function getUsageCostBreakdown("), agentLine("modes/interactive/interactive-mode.js", "getUsageCostBreakdown(entries)")],
+    result: { exported: typeof usageTotals.getUsageCostBreakdown, keys: Object.keys(breakdown).sort() },
+  };
+
+  // pi-ai's isRecoverableLength: a reply cut by the output limit below the model's maxTokens.
+  const reply = (stopReason, output) => ({ stopReason, usage: { output } });
+  facts.recoverableLength = {
+    what: "pi-ai isRecoverableLength(reply, maxTokens = 100) for replies that stopped on length with 50 and 100 output tokens, and on stop",
+    code: [aiLine("utils/overflow.js", "export function isRecoverableLength("), agentLine("core/agent-session.js", "isRecoverableLength(assistantMessage")],
+    result: {
+      lengthBelowLimit: overflow.isRecoverableLength(reply("length", 50), 100),
+      lengthAtLimit: overflow.isRecoverableLength(reply("length", 100), 100),
+      stop: overflow.isRecoverableLength(reply("stop", 50), 100),
+      noLimit: overflow.isRecoverableLength(reply("length", 50), 0),
+    },
+  };
+
+  // Pi 1.6.0 records the live thinking level (and a virtual model) on the branch when a run
+  // starts and the branch's recorded one differs; 0.87.1 has no such step.
+  const session = readFileSync(join(PI_PATHS.agent, "dist", "core", "agent-session.js"), "utf8").split("\n");
+  const where = (needle) => {
+    const index = session.findIndex((l) => l.includes(needle));
+    return index < 0 ? [] : [{ file: "pi-coding-agent/dist/core/agent-session.js", line: index + 1, text: session[index].trim() }];
+  };
+  const found = {
+    runStart: where("this._recordSelection();"),
+    thinkingLevel: where("this.sessionManager.appendThinkingLevelChange(this.thinkingLevel);"),
+    virtualModel: where("if (!isVirtualModel(model) && !(recordedModel && isVirtualModel(recordedModel)))"),
+  };
+  facts.recordSelectionAtRunStart = {
+    what: "agent-session.js: does a run's start append the live thinking level / a virtual model when the branch's recorded one differs (_recordSelection)?",
+    code: [...found.runStart, ...found.thinkingLevel, ...found.virtualModel],
+    result: Object.fromEntries(Object.entries(found).map(([k, v]) => [k, v.length > 0])),
+  };
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const evidence = { pi: PI_VERSION, generator: "conformance/facts.mjs", facts };
+const text = `${JSON.stringify(evidence, null, 2)}\n`;
+if (process.argv.includes("--stdout")) process.stdout.write(text);
+else {
+  const out = join(REPO, "data", "facts", `evidence-${PI_VERSION}.json`);
+  writeFileSync(out, text);
+  console.log(`wrote ${out}`);
+}

@@ -1,0 +1,253 @@
+"""The notebooks' facts about Pi (``data/facts/facts.json``), checked on Pi's own evidence.
+
+A fact is a named statement about what Pi does, with, for every checked Pi version, the
+evidence it rests on and the answer Pi gave there. Evidence is one of
+
+- ``audit``: a path into ``data/audit/evidence.json`` (the primary version) or
+  ``evidence-<V>.json``, written by ``conformance/audit.mjs`` with Pi's own code;
+- ``facts``: a path into ``data/facts/evidence-<V>.json``, written by
+  ``conformance/facts.mjs`` with Pi's own code;
+- ``realcli``: a probe (below) over what Pi's real CLI wrote and sent in
+  ``data/realcli/<V>/<scenario>`` (``conformance/realcli``).
+
+``python conformance/facts.py`` prints every fact with Pi's answer per version and exits
+1 when one differs; ``tests/test_facts.py`` runs the same check in CI, and checks that
+every ``[fact: NAME]`` marker in the notebooks and docs names a fact.
+
+>>> lookup({"a": [{"b": 1}]}, ["a", 0, "b"])
+1
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FACTS = ROOT / "data" / "facts" / "facts.json"
+VERSIONS = json.loads((ROOT / "pisession" / "pi_versions.json").read_text(encoding="utf-8"))
+MARKER = re.compile(r"\[fact: ([a-z0-9-]+)\]")
+# Where a reader meets a statement about Pi: the sources of notebooks 01-07 and two docs.
+MARKED = [
+    *sorted((ROOT / "notebooks" / "src").glob("0[1-7]-*.py")),
+    ROOT / "docs" / "workshop.md",
+    ROOT / "docs" / "notebooks.md",
+]
+
+
+def lookup(value: Any, path: list) -> Any:
+    """Follow ``path`` (keys and list indexes) into ``value``.
+
+    >>> lookup({"x": {"y": [3, 4]}}, ["x", "y", 1])
+    4
+    """
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _session_entries(version: str, scenario: str) -> list[list[dict]]:
+    """Every session file Pi's CLI wrote in a scenario, in file-name (time) order."""
+    folder = ROOT / "data" / "realcli" / version / scenario / "sessions"
+    return [
+        [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        for path in sorted(folder.rglob("*.jsonl"), key=lambda p: p.name)
+    ]
+
+
+def _requests(version: str, scenario: str) -> list[dict]:
+    path = ROOT / "data" / "realcli" / version / f"{scenario}.requests.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def probe_saved_stop_reasons(version: str, scenario: str) -> list[str]:
+    """The stop reasons of the assistant messages Pi saved in the scenario's files."""
+    return sorted(
+        {
+            entry["message"].get("stopReason")
+            for entries in _session_entries(version, scenario)
+            for entry in entries
+            if entry["type"] == "message" and entry["message"]["role"] == "assistant"
+        }
+    )
+
+
+def probe_entry_types(version: str, scenario: str) -> dict[str, int]:
+    """How many entries of each type Pi wrote in the scenario's files, all files together."""
+    counts = Counter(e["type"] for entries in _session_entries(version, scenario) for e in entries)
+    return dict(sorted(counts.items()))
+
+
+def probe_open_leaf_thinking_levels(version: str, scenario: str) -> list[str]:
+    """Pi's ``buildSessionContext().thinkingLevel`` at the leaf ``SessionManager.open`` picks,
+    per file (answers.mjs), in file-name order."""
+    answers = _json(ROOT / "data" / "realcli" / version / f"{scenario}.pi.json")["files"]
+    levels = []
+    for name in sorted(answers, key=lambda n: n.rsplit("/", 1)[-1]):
+        file = answers[name]
+        at_open = next(c for c in file["contexts"] if c["leaf"] == file["openLeaf"])
+        levels.append(at_open["context"]["thinkingLevel"])
+    return levels
+
+
+def probe_last_reply_request(version: str, scenario: str) -> dict:
+    """The last assistant message Pi saved, the entry type of its parent, and the roles of
+    the last chat request Pi sent (summarization requests left out) with the start of its
+    first non-system text."""
+    entries = [e for file in _session_entries(version, scenario) for e in file]
+    by_id = {e.get("id"): e for e in entries}
+    reply = [e for e in entries if e["type"] == "message" and e["message"]["role"] == "assistant"][
+        -1
+    ]
+    chats = [
+        r
+        for r in _requests(version, scenario)
+        if "context summarization assistant" not in json.dumps(r["body"])[:4000]
+    ]
+    messages = chats[-1]["body"]["messages"]
+    first = messages[1]["content"]
+    text = first if isinstance(first, str) else first[0]["text"]
+    return {
+        "replyStopReason": reply["message"].get("stopReason"),
+        "parentType": by_id[reply["parentId"]]["type"],
+        "requestRoles": [m["role"] for m in messages],
+        "requestStartsWith": text[:60],
+    }
+
+
+def probe_start_entry_types(version: str) -> list[list[str]]:
+    """The first two entry types after the header (a ``session_info`` name left out) of every
+    session file Pi's CLI wrote in every scenario, each distinct list once."""
+    starts = set()
+    for scenario in sorted(p.name for p in (ROOT / "data" / "realcli" / version).iterdir()):
+        if not (ROOT / "data" / "realcli" / version / scenario / "sessions").is_dir():
+            continue
+        for entries in _session_entries(version, scenario):
+            types = [e["type"] for e in entries[1:] if e["type"] != "session_info"]
+            starts.add(tuple(types[:2]))
+    return [list(start) for start in sorted(starts)]
+
+
+def _every_file(version: str) -> list[list[dict]]:
+    """Every session file Pi's CLI wrote in every scenario of the version's recordings."""
+    root = ROOT / "data" / "realcli" / version
+    scenarios = sorted(p.name for p in root.iterdir() if (p / "sessions").is_dir())
+    return [entries for scenario in scenarios for entries in _session_entries(version, scenario)]
+
+
+def probe_message_roles(version: str) -> list[str]:
+    """The message roles Pi's CLI stored, over every recorded file."""
+    return sorted(
+        {
+            e["message"]["role"]
+            for entries in _every_file(version)
+            for e in entries
+            if e["type"] == "message"
+        }
+    )
+
+
+def probe_first_system_messages(version: str) -> list[dict]:
+    """Per distinct shape, the first system message of each recorded file: its non-empty
+    sections and the names of the tools it adds."""
+    shapes = set()
+    for entries in _every_file(version):
+        system = [
+            e["message"]
+            for e in entries
+            if e["type"] == "message" and e["message"]["role"] == "system"
+        ]
+        if system:
+            sections = tuple(sorted(k for k, v in (system[0].get("sections") or {}).items() if v))
+            tools = tuple(tool["name"] for tool in system[0].get("toolsAdded") or [])
+            shapes.add((sections, tools))
+    return [{"sections": list(a), "toolsAdded": list(b)} for a, b in sorted(shapes)]
+
+
+#: Probes over every recorded file of a version (no scenario named).
+EVERY_FILE_PROBES = {
+    "startEntryTypes": probe_start_entry_types,
+    "messageRoles": probe_message_roles,
+    "firstSystemMessages": probe_first_system_messages,
+}
+
+PROBES = {
+    "savedStopReasons": probe_saved_stop_reasons,
+    "entryTypes": probe_entry_types,
+    "openLeafThinkingLevels": probe_open_leaf_thinking_levels,
+    "lastReplyRequest": probe_last_reply_request,
+}
+
+
+def evidence_value(version: str, evidence: dict) -> Any:
+    """Pi's answer for one piece of evidence of a fact, for one Pi version."""
+    source = evidence["source"]
+    if source == "audit":
+        name = "evidence.json" if version == VERSIONS["primary"] else f"evidence-{version}.json"
+        return lookup(_json(ROOT / "data" / "audit" / name), evidence["path"])
+    if source == "facts":
+        return lookup(_json(ROOT / "data" / "facts" / f"evidence-{version}.json"), evidence["path"])
+    if source == "realcli":
+        probe, *rest = evidence["path"]
+        if probe in EVERY_FILE_PROBES:
+            return lookup(EVERY_FILE_PROBES[probe](version), rest)
+        scenario, *rest = rest
+        return lookup(PROBES[probe](version, scenario), rest)
+    raise ValueError(f"unknown evidence source {source!r}")
+
+
+def load_facts() -> list[dict]:
+    return _json(FACTS)["facts"]
+
+
+def check(facts: list[dict] | None = None) -> list[str]:
+    """Every difference between a fact's recorded answer and Pi's evidence, as lines."""
+    problems = []
+    for fact in facts if facts is not None else load_facts():
+        for index, evidence in enumerate(fact["evidence"]):
+            for version in VERSIONS["checked"]:
+                if version not in evidence["expect"]:
+                    problems.append(f"{fact['name']}: evidence {index}: no answer for Pi {version}")
+                    continue
+                got = evidence_value(version, evidence)
+                if got != evidence["expect"][version]:
+                    problems.append(
+                        f"{fact['name']}: Pi {version} says {json.dumps(got)}, "
+                        f"the fact says {json.dumps(evidence['expect'][version])}"
+                    )
+    return problems
+
+
+def markers() -> list[tuple[str, int, str]]:
+    """Every ``[fact: NAME]`` in the notebook sources and docs: (file, line, name)."""
+    found = []
+    for path in MARKED:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            found += [(str(path.relative_to(ROOT)), number, m) for m in MARKER.findall(line)]
+    return found
+
+
+def main() -> int:
+    facts = load_facts()
+    for fact in facts:
+        print(f"{fact['name']}: {fact['statement']}")
+        for evidence in fact["evidence"]:
+            for version in VERSIONS["checked"]:
+                print(f"  Pi {version}: {json.dumps(evidence_value(version, evidence))}")
+    problems = check(facts)
+    for problem in problems:
+        print("DIFFERS", problem)
+    print(f"{len(facts)} facts, {len(markers())} markers, {len(problems)} differences")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
