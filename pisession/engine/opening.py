@@ -30,7 +30,15 @@ from ..migration import (
     sequential_ids,
 )
 from .context import EntryIndex, of_type
-from .reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
+from .reader import (
+    Diagnostic,
+    LineStore,
+    ParsedLines,
+    parse_halves,
+    parse_lines,
+    paused_gc,
+    read_source,
+)
 
 
 @dataclass
@@ -57,6 +65,23 @@ class Rows:
         plain = [r for r in rows if r not in values]
         decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
         return [None if r in values else next(decoded) for r in rows]
+
+    def counted(self, source: str) -> list[list]:
+        """The counted columns of these rows (``stats.COLUMNS``), the file's bytes read
+        again through the reader, counting (in chunks, in two processes for a big file):
+        the same route as ``load(..., counting=True)``. A file that changed since it was
+        read is reported."""
+        store = self.store
+        if store.data is not None:
+            again, _ = parse_lines(store.data, counting=True)
+        else:
+            again, _ = parse_halves(cast(str, store.path), store.size, counting=True)
+        rows = _entry_rows(again, [])
+        if rows.starts != self.parsed.starts or rows.ends != self.parsed.ends:
+            raise SessionFormatError(
+                source, None, "the file changed since it was read (read it again)"
+            )
+        return cast(list, rows.counted)
 
     def decode_many(self, rows) -> list:
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
@@ -205,13 +230,14 @@ class SessionFile:
 
     @cached_property
     def _counted(self) -> list[list]:
-        """What every entry adds to the statistics, a column per figure: as the file was
-        read (``load(..., counting=True)``), or worked out now, once (``counted_columns``)."""
+        """What every entry adds to the statistics and to Pi's usage breakdown, a column
+        per figure (``stats.COLUMNS``): as the file was read (``load(..., counting=True)``),
+        or by reading it again that way now, once (``Rows.counted``)."""
         from .stats import counted_columns
 
         if self._rows is None:
             return counted_columns(self.index)
-        return self._rows.parsed.counted or counted_columns(self.index, self._rows.raw_lines)
+        return self._rows.parsed.counted or self._rows.counted(self.source)
 
     def dumps(self) -> bytes:
         """The file's bytes: the original ones, exactly, unless loading migrated it.
