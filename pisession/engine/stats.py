@@ -46,8 +46,8 @@ def usage_numbers(usage: object) -> tuple | None:
     if type(usage) is _Usage:  # read by STATS_DECODER: numbers, absent ones UNDEFINED
         cost = usage.cost
         total = cost.total if type(cost) is _Cost else 0
-        found = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
-        return tuple(0 if v is UNDEFINED else v for v in found) if UNDEFINED in found else found
+        read = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
+        return tuple(0 if v is UNDEFINED else v for v in read) if UNDEFINED in read else read
     if not isinstance(usage, dict):
         return None
     get = usage.get
@@ -368,7 +368,7 @@ def summed_columns(columns: list) -> SessionStats:
     >>> summed_columns([[1, 2], [0, 0], [0, 0], [0, 0], [0.1, 0.2], *[[1, 1]] * 6]).usage.cost
     0.30000000000000004
     """
-    usage = list(map(js_total, columns[:5]))
+    usage: list = list(map(js_total, columns[:5]))
     counts = list(map(sum, columns[5 : len(COUNTED)]))
     figures: dict[str, Any] = dict(zip(COUNTED, usage + counts))
     return SessionStats(

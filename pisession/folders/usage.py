@@ -257,7 +257,7 @@ def tally(
     by_key: dict[str, list[int]] = {}
     by_day: dict[tuple[str, str], list[int]] = {}
     odd: set = set()  # keys with figures that are not all numbers
-    stamps, cache = columns[TIMESTAMP], {}
+    stamps, cache = columns[TIMESTAMP], cast(dict, {})
     for position in keyed:
         record = records[position]
         if type(record) is str:
