@@ -92,9 +92,10 @@ class ParsedLines:
         state["ids"], state["parent_ids"] = _unpacked(state["ids"]), _unpacked(state["parent_ids"])
         self.__dict__.update(state)
 
-    def without(self, rows: Sequence[int]) -> ParsedLines:
+    def without(self, rows: Sequence[int], in_place: bool = False) -> ParsedLines:
         """The same columns without these rows (the header, and extra headers Pi does not
-        count as entries), renumbered.
+        count as entries), renumbered; ``in_place``: the header alone is cut from these
+        very columns when it is all there is to drop (memory holds one copy of them).
 
         >>> parsed, _ = parse_lines(b'{"type":"session","id":"s"}\\n{"type":"a"}\\n')
         >>> parsed.without([0]).types
@@ -103,7 +104,12 @@ class ParsedLines:
         drop = sorted(set(rows))
         if drop == list(range(len(drop))):  # the usual case: the header only, sliced in C
             cut = len(drop)
-            columns = [c[cut:] for c in self._columns()]
+            columns = self._columns()
+            for k, column in enumerate(columns):
+                if in_place:
+                    del column[:cut]
+                else:
+                    columns[k] = column[cut:]
             values = {k - cut: v for k, v in self.values.items() if k >= cut}
             return ParsedLines(*columns[:7], values, columns[7:] or None)  # type: ignore[call-arg]
         dropped = set(drop)

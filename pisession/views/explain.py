@@ -22,7 +22,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, groupby, repeat
+from itertools import compress, groupby, islice, repeat
 from operator import eq
 
 from ..engine import context as engine
@@ -892,8 +892,30 @@ def tree_text(
     >>> print(text.splitlines()[8])
     18 |- o bs000001 branch_summary [off-path]  "The user read util.py (..."
     """
+    return "".join(tree_chunks(session, leaf_id, color, width, ascii, collapse, with_fates))
+
+
+def tree_chunks(
+    session,
+    leaf_id: object = None,
+    color: bool = False,
+    width: int | None = None,
+    ascii: bool = False,
+    collapse: int = COLLAPSE,
+    with_fates: bool = True,
+) -> Iterator[str]:
+    """``tree_text`` a block of lines at a time, each written as it is drawn: memory
+    holds one block, never the whole tree (a big session's second half is drawn by a
+    helper process into a temporary file meanwhile, then copied out).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> "".join(tree_chunks(s)) == tree_text(s)
+    True
+    """
     if not len(session):
-        return "(no entries)\n"
+        yield "(no entries)\n"
+        return
     leaf = session.default_leaf if leaf_id is None else session.position_of(leaf_id)
     view = _TreeView(
         Look(color, width, ascii),
@@ -903,8 +925,76 @@ def tree_text(
         frozenset(session.shape.leaves),
         len(str(session.line_of(len(session) - 1))),
     )
-    lines = _tree_lines(session, view, remarkable(session, leaf), collapse)
-    return "\n".join(lines) + "\n"
+    yield from _tree_blocks(session, view, remarkable(session, leaf), collapse)
+
+
+#: Lines of the tree drawn and written together.
+TREE_BLOCK = 4096
+
+
+def _tree_blocks(session, view: _TreeView, keep: set, collapse: int) -> Iterator[str]:
+    import tempfile
+
+    from ..engine.parallel import BIG_SESSION, in_child
+
+    def walk():
+        return tree_walk(session, view.names, keep, collapse, view.pieces)
+
+    count = seen = 0
+    for item, _, _ in walk():  # the walk alone: cheap next to drawing, and kept nowhere
+        count += 1
+        seen += item.hidden if isinstance(item, Gap) else 1
+    split = count // 2 if len(session) >= BIG_SESSION else count
+    with tempfile.TemporaryFile() if split < count else _no_file() as spill:
+        second = None
+        if split < count:  # the second half by a helper process meanwhile
+            second = in_child(_draw_into, session, view, walk, split, spill)
+        yield from _drawn_blocks(session, view, islice(walk(), split))
+        if second is not None:
+            second.result()
+            spill.seek(0)
+            yield from _text_pieces(spill)
+    if seen < len(session):
+        yield "\n".join(wrap(_unreached_text(session), view.look.width, " ")) + "\n"
+
+
+def _text_pieces(spill) -> Iterator[str]:
+    """The UTF-8 text of a file, a megabyte at a time (a character never cut in two)."""
+    from ..engine.stream import whole_characters
+
+    held = b""
+    while piece := spill.read(1 << 20):
+        piece = held + piece
+        cut = whole_characters(piece)
+        held = piece[cut:]
+        yield piece[:cut].decode("utf-8")
+    if held:
+        yield held.decode("utf-8", "replace")  # (not reached: the helper writes whole text)
+
+
+class _no_file:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _draw_into(session, view: _TreeView, walk, start: int, out) -> None:
+    """The tree's lines from item ``start`` on, written to the file ``out`` (by the
+    helper process; again from the start of the file if it has to be done here)."""
+    out.seek(0)
+    out.truncate()
+    for block in _drawn_blocks(session, view, islice(walk(), start, None)):
+        out.write(block.encode("utf-8"))
+    out.flush()
+
+
+def _drawn_blocks(session, view: _TreeView, items) -> Iterator[str]:
+    """``TREE_BLOCK`` of ``tree_walk``'s items at a time, drawn, as text."""
+    while block := list(islice(items, TREE_BLOCK)):
+        yield "\n".join(_drawn(session, view, block)) + "\n"
+        session.forget(item for item, _, _ in block if not isinstance(item, Gap))
 
 
 def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator[tuple]:
@@ -926,7 +1016,13 @@ def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator
     """
     shape, pieces = session.shape, pieces or _BOX
     fate_of = (lambda p: None) if names is None else names.__getitem__
-    stack = [(root, "", "") for root in reversed(shape.roots)]
+    for root in shape.roots:  # one root's tree at a time: the stack holds one branch
+        yield from _root_walk(shape, names, keep, collapse, pieces, root, fate_of)
+
+
+def _root_walk(shape, names, keep, collapse: int, pieces, root: int, fate_of) -> Iterator[tuple]:
+    """``tree_walk`` of the tree under one root."""
+    stack = [(root, "", "")]
     while stack:
         start, lead, cont = stack.pop()
         chain = shape.chain(start)
@@ -953,21 +1049,6 @@ def decode_shown(session, items: list) -> None:
     'session_info'
     """
     session.entries_at([item for item, _, _ in items if not isinstance(item, Gap)])
-
-
-def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:
-    from ..engine.parallel import BIG_SESSION, in_child
-
-    walk = list(tree_walk(session, view.names, keep, collapse, view.pieces))
-    # a big session's first half of the lines by a helper process meanwhile
-    split = len(walk) // 2 if len(session) >= BIG_SESSION else 0
-    first = in_child(_drawn, session, view, walk[:split], fork=split > 0)
-    lines = _drawn(session, view, walk[split:])
-    lines[:0] = first.result()
-    seen = sum(item.hidden if isinstance(item, Gap) else 1 for item, _, _ in walk)
-    if seen < len(session):
-        lines.extend(wrap(_unreached_text(session), view.look.width, " "))
-    return lines
 
 
 def _drawn(session, view: _TreeView, items: list) -> list[str]:
