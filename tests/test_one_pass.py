@@ -201,3 +201,37 @@ def test_a_key_alone_means_the_statistics_figures_are_pis():
             continue
         assert quick[-2:] == row[-2:], line
     assert checked > 1000
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_tree_and_export_written_as_they_go_equal_the_whole_text(monkeypatch, workers):
+    """``tree`` and ``export`` write a block of lines at a time, a big tree's second part
+    drawn by a helper process, the leaves of a many-rooted tree asked of the shape: the
+    same text as drawn whole, with or without a helper, blocks of any size."""
+    from pisession.engine import parallel
+    from pisession.views import explain, export
+
+    data = generated(1500, seed=4)
+    session = pisession.loads(data)
+    expected = explain.tree_text(session, width=100), export.export_html(session)
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    monkeypatch.setattr(parallel, "BIG_SESSION", 100)
+    monkeypatch.setattr(explain, "TREE_BLOCK", 7)
+    monkeypatch.setattr(export, "TREE_BLOCK", 5)
+    monkeypatch.setattr(explain, "LEAF_SET", 0)
+    session = pisession.loads(data)
+    chunks = list(explain.tree_chunks(session, width=100))
+    assert len(chunks) > 10 and "".join(chunks) == expected[0]
+    pieces = list(export.export_html_chunks(session))
+    assert len(pieces) > 10 and "".join(pieces) == expected[1]
+
+
+def test_export_writes_the_page_it_would_hold_whole(tmp_path, capsys):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(generated(300, seed=6))
+    page = tmp_path / "page.html"
+    assert main(["export", str(path), "-o", str(page)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    from pisession.views.export import export_html
+
+    assert page.read_text("utf-8") == export_html(pisession.load(path))

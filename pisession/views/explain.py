@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, groupby, islice, repeat
 from operator import eq
+from typing import cast
 
 from ..engine import context as engine
 from ..js.value import UNDEFINED, quoted
@@ -335,6 +336,44 @@ def explain_keep(session, fates) -> set[int]:
     return keep
 
 
+#: Up to this many leaves, the tree's views hold them as a set; beyond (a file of many
+#: roots or branch ends), each position is asked of the shape (``Shape.is_leaf``).
+LEAF_SET = 1 << 16
+
+
+class Leaves:
+    """The tree's leaves as a set answers ``in``, asked of the shape (``Shape.is_leaf``):
+    for a session of very many leaves, whose set would cost more than its columns.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> leaves = Leaves(s.shape)
+    >>> [p for p in range(len(s)) if p in leaves] == s.shape.leaves
+    True
+    """
+
+    def __init__(self, shape, also: set | frozenset = frozenset()):
+        self.shape, self.also = shape, also
+
+    def __contains__(self, position: object) -> bool:
+        return position in self.also or (type(position) is int and self.shape.is_leaf(position))
+
+    def isdisjoint(self, positions) -> bool:
+        return not any(map(self.__contains__, positions))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(dict.fromkeys([*self.shape.leaves, *self.also]))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def leaf_set(shape) -> frozenset | Leaves:
+    """The tree's leaves, for ``in``: a set, or (beyond ``LEAF_SET``) ``Leaves``."""
+    leaves = shape.leaves
+    return frozenset(leaves) if len(leaves) <= LEAF_SET else Leaves(shape)
+
+
 def remarkable(session, leaf: int | None) -> set[int]:
     """Entries a collapsed tree always shows: the leaf, every branch end, compactions,
     the first entry of every kept range and labelled entries (runs end at them).
@@ -346,7 +385,9 @@ def remarkable(session, leaf: int | None) -> set[int]:
     """
     index = session.index
     keep = {leaf} if leaf is not None else set()
-    keep.update(session.shape.leaves)
+    many = len(session.shape.leaves) > LEAF_SET  # then asked of the shape (``Leaves``)
+    if not many:
+        keep.update(session.shape.leaves)
     compactions = engine.of_type(index, "compaction")
     keep.update(compactions)
     for entry in session.entries_at(compactions):
@@ -354,7 +395,7 @@ def remarkable(session, leaf: int | None) -> set[int]:
         if target is not None:
             keep.add(target)
     keep.update(index.by_id[k] for k in session.labels if k in index.by_id)
-    return keep
+    return cast(set, Leaves(session.shape, keep)) if many else keep
 
 
 # --- the table of fates ---------------------------------------------------------------------
@@ -808,7 +849,7 @@ class _TreeView:
     pieces: _Pieces
     names: list | None
     leaf: int | None
-    leaves: frozenset
+    leaves: frozenset | Leaves
     line_width: int
 
     def fate_of(self, position: int) -> str | None:
@@ -922,7 +963,7 @@ def tree_chunks(
         _ASCII if ascii else _BOX,
         session.fates(leaf_id).names if with_fates else None,
         leaf,
-        frozenset(session.shape.leaves),
+        leaf_set(session.shape),
         len(str(session.line_of(len(session) - 1))),
     )
     yield from _tree_blocks(session, view, remarkable(session, leaf), collapse)

@@ -45,11 +45,13 @@ from .explain import (
     _BOX,
     RUN_OF,
     Gap,
+    Leaves,
     decode_shown,
     explain_keep,
     file_order_items,
     gap_counts,
     header_lines,
+    leaf_set,
     reading_of,
     remarkable,
     tree_walk,
@@ -596,11 +598,11 @@ def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
     return " ".join(parts)
 
 
-def _leaves(ex: Export) -> frozenset:
+def _leaves(ex: Export) -> frozenset | Leaves:
     """The tree's leaves (cached on the export)."""
     cached = getattr(ex, "_leaves", None)
     if cached is None:
-        cached = frozenset(ex.session.shape.leaves)
+        cached = leaf_set(ex.session.shape)
         ex._leaves = cached  # type: ignore[attr-defined]
     return cached
 
