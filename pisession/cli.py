@@ -378,13 +378,15 @@ def cmd_tree(args) -> int:
     options: dict[str, Any] = dict(
         color=look.color, width=look.width, ascii=look.ascii, collapse=_collapse(args)
     )
-    try:
-        session.fates(leaf)  # a cycle or a file Pi itself fails on: raises here, first
-        with_fates, status = True, 0
+    chunks = tree_chunks(session, leaf, **options)
+    try:  # the fates come first: a cycle or a file Pi itself fails on raises here
+        first, status = next(chunks, ""), 0
     except SessionFormatError as exc:
         _warn(f"{exc}; the tree is drawn without fates")
-        with_fates, status = False, 1
-    for text in tree_chunks(session, leaf, with_fates=with_fates, **options):
+        chunks = tree_chunks(session, leaf, with_fates=False, **options)
+        first, status = next(chunks, ""), 1
+    _out(first)
+    for text in chunks:
         _out(text)  # written as it is drawn
     return status
 

@@ -219,6 +219,7 @@ def test_tree_and_export_written_as_they_go_equal_the_whole_text(monkeypatch, wo
     monkeypatch.setattr(explain, "TREE_BLOCK", 7)
     monkeypatch.setattr(export, "TREE_BLOCK", 5)
     monkeypatch.setattr(explain, "LEAF_SET", 0)
+    monkeypatch.setattr(explain, "WALK_HELD", 3)  # walked again when drawn, not kept
     session = pisession.loads(data)
     chunks = list(explain.tree_chunks(session, width=100))
     assert len(chunks) > 10 and "".join(chunks) == expected[0]

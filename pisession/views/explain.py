@@ -978,13 +978,9 @@ def _tree_blocks(session, view: _TreeView, keep: set, collapse: int) -> Iterator
 
     from ..engine.parallel import BIG_SESSION, in_child
 
-    def walk():
-        return tree_walk(session, view.names, keep, collapse, view.pieces)
-
-    count = seen = 0
-    for item, _, _ in walk():  # the walk alone: cheap next to drawing, and kept nowhere
-        count += 1
-        seen += item.hidden if isinstance(item, Gap) else 1
+    walk, count, seen = replayable(
+        lambda: tree_walk(session, view.names, keep, collapse, view.pieces)
+    )
     split = count // 2 if len(session) >= BIG_SESSION else count
     with tempfile.TemporaryFile() if split < count else _no_file() as spill:
         second = None
@@ -997,6 +993,33 @@ def _tree_blocks(session, view: _TreeView, keep: set, collapse: int) -> Iterator
             yield from _text_pieces(spill)
     if seen < len(session):
         yield "\n".join(wrap(_unreached_text(session), view.look.width, " ")) + "\n"
+
+
+#: Items of a tree's walk kept from its first pass; beyond, it is walked again when
+#: drawn (the walk alone is cheap next to drawing) and kept nowhere.
+WALK_HELD = 1 << 17
+
+
+def replayable(make) -> tuple:
+    """(a function that gives the walk ``make()`` gives, its number of items, the
+    entries they show or hide): its items kept when there are at most ``WALK_HELD``,
+    else walked again each time.
+
+    >>> again, count, seen = replayable(lambda: iter([(1, "", ""), (2, "", "")]))
+    >>> list(again()) == list(again()), count, seen
+    (True, 2, 2)
+    """
+    first = make()
+    held = list(islice(first, WALK_HELD))
+    count = len(held)
+    seen = sum(item.hidden if isinstance(item, Gap) else 1 for item, _, _ in held)
+    if count < WALK_HELD:
+        return (lambda: iter(held)), count, seen
+    held.clear()  # kept nowhere: walked again when drawn
+    for item, _, _ in first:
+        count += 1
+        seen += item.hidden if isinstance(item, Gap) else 1
+    return make, count, seen
 
 
 def _text_pieces(spill) -> Iterator[str]:

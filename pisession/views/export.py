@@ -54,6 +54,7 @@ from .explain import (
     leaf_set,
     reading_of,
     remarkable,
+    replayable,
     tree_walk,
 )
 from .provenance import FATE, FATES, OFF_PATH
@@ -781,11 +782,11 @@ def fragment_chunks(ex: Export, collapse: int = 12) -> Iterator[str]:
     # rest, after the other parts
     big = len(ex.session) >= BIG_SESSION
     usage = in_child(usage_html, ex, fork=big)
-    count = sum(1 for _ in _tree_walk(ex, collapse))  # the walk alone, kept nowhere
+    walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
     split = count * 3 // 4 if big else 0
     head, tail = _tree_section_ends(ex, count, collapse)
     with tempfile.TemporaryFile() as spill:
-        drawn = in_child(_tree_into, ex, collapse, split, spill, fork=split > 0)
+        drawn = in_child(_tree_into, ex, walk, split, spill, fork=split > 0)
         rest = [context_html(ex), usage.result(), entries_html(ex, collapse)]
         yield f"<style>{_css()}</style>\n" + '<div class="pe">\n' + summary_html(ex) + "\n"
         yield head
@@ -793,7 +794,7 @@ def fragment_chunks(ex: Export, collapse: int = 12) -> Iterator[str]:
             drawn.result()
             spill.seek(0)
             yield from _text_pieces(spill)
-        for first, block in _tree_blocks(ex, islice(_tree_walk(ex, collapse), split, None)):
+        for first, block in _tree_blocks(ex, islice(walk(), split, None)):
             yield ("\n" if split or not first else "") + block
     yield tail
     for part in rest:
@@ -820,12 +821,13 @@ def _tree_blocks(ex: Export, items) -> Iterator[tuple[bool, str]]:
         first = False
 
 
-def _tree_into(ex: Export, collapse: int, stop: int, out) -> None:
-    """The tree's first ``stop`` lines, written to the file ``out`` (by the helper
-    process; again from the start of the file if it has to be done here)."""
+def _tree_into(ex: Export, walk, stop: int, out) -> None:
+    """The tree's first ``stop`` lines (of the items ``walk()`` gives), written to the
+    file ``out`` (by the helper process; again from the start of the file if it has to
+    be done here)."""
     out.seek(0)
     out.truncate()
-    for first, block in _tree_blocks(ex, islice(_tree_walk(ex, collapse), stop)):
+    for first, block in _tree_blocks(ex, islice(walk(), stop)):
         out.write((("" if first else "\n") + block).encode("utf-8"))
     out.flush()
 
