@@ -2,20 +2,24 @@
 
     python benchmarks/bench.py                      # the default files (made if missing)
     python benchmarks/bench.py --runs 9 FILE ...    # any session files
+    python benchmarks/bench.py --quick              # small files, one run: under a minute
 
 For every file each tool runs as a whole process, ``--runs`` times, round-robin (one
 run of each tool in turn, so a busy machine slows all of them alike), output to
 /dev/null:
 
 - ``pi``: ``node benchmarks/pi_context.mjs FILE``: Pi's own ``loadEntriesFromFile``,
-  ``migrateSessionEntries``, ``buildSessionContext`` and ``JSON.stringify`` (skipped with a
-  message when Node or Pi is missing; Pi from ``$PI_ORACLE_DIR/node_modules`` or
-  ``conformance/node_modules``);
+  ``migrateSessionEntries``, ``buildSessionContext`` and ``JSON.stringify`` (a line
+  ``SKIP pi: ...`` says why when Node or Pi is missing, and the rest still runs; Pi from
+  ``$PI_ORACLE_DIR/node_modules`` or ``conformance/node_modules``);
 - ``context``: ``python -m pisession context FILE`` (what a user types: indented JSON),
   and ``context --compact`` (the same one-line text Pi's ``JSON.stringify`` writes);
 - ``explain``, ``tree``, ``stats``, ``check`` and ``export`` (when the command exists);
 - ``orjson``: ``python benchmarks/naive_context.py FILE`` (every line decoded in full), a
   yardstick (``--orjson``).
+
+On a file of tiny lines (``tiny-*``: ``generate.py --shape tiny``, 13-byte lines that
+are each an entry) only ``tree`` and ``export`` run, for their memory.
 
 pisession's bytecode is compiled first (``compileall``, as ``pip install`` does), so a
 machine that forbids writing it (``PYTHONDONTWRITEBYTECODE``) does not time Python
@@ -27,17 +31,19 @@ a command whose work is split between two processes takes less time than CPU).
 Before timing, pisession's one-line context is compared with Pi's, byte for byte.
 
 The table gives medians (of wall time and of CPU time), each command's time as a
-multiple of Pi's and of ``context``'s, its memory as a multiple of Pi's, the target that
-applies to the file, and whether it was met in this run. Runs go round-robin (one of
-each tool in turn), and a time ratio is the median of the ratios within each round: a
-machine whose speed drifts for a while (a shared host) slows both sides of a ratio alike.
-Targets (issue 13), by file:
+multiple of Pi's and of ``context``'s, its memory as a multiple of Pi's (and of the
+file's size), the target that applies to the file, and whether it was met in this run.
+Runs go round-robin (one of each tool in turn), and a time ratio is the median of the
+ratios within each round: a machine whose speed drifts for a while (a shared host) slows
+both sides of a ratio alike. The table is printed, never judged by the exit status
+(machines are noisy): 0 unless a command failed. Targets (issue 44), by file:
 
-- a generated session (``session-*``): ``context`` <= 0.3x Pi's time; every other command
-  <= 1.5x ``context``; all memory <= Pi's;
-- one of more than 1 GB: ``context`` <= 0.3x Pi's time and <= 0.5x Pi's memory;
-- a linear chain (``chain-*``): every command <= Pi's time and memory; ``context`` <= 0.5x
-  Pi's time.
+- a generated session (``session-*``) and a linear chain (``chain-*``): every command
+  <= 0.5x Pi's time and <= 1x Pi's memory; ``context`` on a session <= 0.25x Pi's time;
+- one of more than 1 GB: ``context`` <= 0.3x Pi's time and <= 0.5x Pi's memory, every
+  other command <= 1x Pi's memory;
+- a file of tiny lines (``tiny-*``): ``tree`` and ``export`` peak at <= 20x the file's
+  size (they write as they go).
 """
 
 from __future__ import annotations
@@ -57,7 +63,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 OUT = HERE / "out"
-DEFAULT_FILES = (("session", 200_000), ("chain", 1_000_000))
+DEFAULT_FILES = (("session", 200_000), ("chain", 1_000_000), ("tiny", 1_000_000))
+#: ``--quick``: the same shapes, small (a minute at most in all, with one run each).
+QUICK_FILES = (("session", 20_000), ("chain", 100_000), ("tiny", 100_000))
+#: A file of tiny lines is held to its memory target from this size (13 MB: 1M lines).
+TINY_MEASURED_MB = 10
+#: The commands run on a file of tiny lines (``tiny-*``), for their memory.
+TINY_COMMANDS = ("tree", "export --format html")
 COMMANDS = (
     "context",
     "context --compact",
@@ -89,14 +101,14 @@ def pi_command(path: Path) -> list[str] | None:
     """The Pi reference command, or None (with the reason printed) if it cannot run."""
     node = shutil.which("node")
     if node is None:
-        print("pi: skipped (node is not installed)")
+        print("SKIP pi: node is not installed (pisession's commands are still timed)")
         return None
     probe = subprocess.run(
         [node, str(HERE / "pi_context.mjs"), "--version"], capture_output=True, text=True
     )
     if probe.returncode != 0 or probe.stdout.strip() != "0.87.1":
         reason = probe.stderr.strip() or f"found Pi {probe.stdout.strip()!r}, not 0.87.1"
-        print(f"pi: skipped ({reason})")
+        print(f"SKIP pi: {reason} (pisession's commands are still timed)")
         return None
     return [node, str(HERE / "pi_context.mjs"), str(path)]
 
@@ -111,14 +123,15 @@ def _has_command(name: str) -> bool:
 def commands(path: Path, with_pi: bool, with_orjson: bool) -> dict[str, list[str]]:
     """Tool name -> argv, for one file."""
     cmds: dict[str, list[str]] = {}
-    if with_pi and (pi := pi_command(path)) is not None:
+    tiny = path.name.startswith("tiny")
+    if with_pi and not tiny and (pi := pi_command(path)) is not None:
         cmds["pi"] = pi
-    for command in COMMANDS:
+    for command in TINY_COMMANDS if tiny else COMMANDS:
         words = command.split()
         if words[0] == "export" and not _has_command("export"):
             continue
         cmds[command] = [sys.executable, "-m", "pisession", words[0], str(path), *words[1:]]
-    if with_orjson:
+    if with_orjson and not tiny:
         cmds["orjson"] = [sys.executable, str(HERE / "naive_context.py"), str(path)]
     return cmds
 
@@ -187,28 +200,31 @@ def _ratio(got: list, base: list | None) -> float | None:
 
 
 def target(row: dict, pi: dict | None, context: dict | None) -> tuple[str, bool | None]:
-    """The target for this row's file and tool, and whether it was met."""
+    """The target for this row's file and tool (issue 44), and whether it was met."""
     tool, name = row["tool"], row["file"]
+    if name.startswith("tiny"):
+        if row["size_mb"] < TINY_MEASURED_MB:  # the interpreter alone is more than 20x
+            return "memory shown (the 20x target: 1M lines)", None
+        times = row["peak_mb"] / row["size_mb"]
+        return "<=20x the file's size in memory", times <= 20
     if tool in ("pi", "orjson") or pi is None:
         return "-", None
     time_pi = row["x_pi"]
     memory_pi = row["peak_mb"] / pi["peak_mb"]
-    if name.startswith("chain"):
-        limit = 0.5 if tool.startswith("context") else 1.0
-        return f"<={limit}x Pi time, <=1x Pi memory", time_pi <= limit and memory_pi <= 1
     if row["size_mb"] > 1000:
         if tool.startswith("context"):
             return "<=0.3x Pi time, <=0.5x Pi memory", time_pi <= 0.3 and memory_pi <= 0.5
         return "<=1x Pi memory", memory_pi <= 1
-    if tool.startswith("context"):
-        return "<=0.3x Pi time, <=1x Pi memory", time_pi <= 0.3 and memory_pi <= 1
-    within = context is not None and row["x_ctx"] <= 1.5
-    return "<=1.5x context, <=1x Pi memory", within and memory_pi <= 1
+    limit = 0.25 if tool.startswith("context") and name.startswith("session") else 0.5
+    return f"<={limit}x Pi time, <=1x Pi memory", time_pi <= limit and memory_pi <= 1
 
 
 def print_table(rows: list[dict]) -> None:
     head = ("file", "MB", "tool", "median s", "min s", "cpu s", "peak MB", "xPi", "xctx", "xPi mem")
-    print("{:<20} {:>7} {:<18} {:>8} {:>7} {:>6} {:>7} {:>5} {:>5} {:>7}  target".format(*head))
+    head += ("xfile",)
+    print(
+        "{:<20} {:>7} {:<18} {:>8} {:>7} {:>6} {:>7} {:>5} {:>5} {:>7} {:>5}  target".format(*head)
+    )
     by = {(r["file"], r["tool"]): r for r in rows}
     for r in rows:
         pi, context = by.get((r["file"], "pi")), by.get((r["file"], "context"))
@@ -220,7 +236,7 @@ def print_table(rows: list[dict]) -> None:
         print(
             f"{r['file']:<20} {r['size_mb']:>7.1f} {r['tool']:<18} {r['median_s']:>8.3f} "
             f"{r['min_s']:>7.3f} {r['cpu_s']:>6.2f} {r['peak_mb']:>7.0f} {x_pi:>5} {x_ctx:>5} "
-            f"{x_mem:>7}  {wanted} {verdict}"
+            f"{x_mem:>7} {r['peak_mb'] / r['size_mb']:>5.1f}  {wanted} {verdict}"
         )
 
 
@@ -259,8 +275,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pi", action="store_true", help="do not run Pi")
     parser.add_argument("--orjson", action="store_true", help="also time the orjson yardstick")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small generated files (20k-entry session, 100k chain, 100k tiny lines), one "
+        "run, no other leaves: under a minute (what CI prints)",
+    )
     args = parser.parse_args(argv)
-    files = args.files or [ensure_file(*spec) for spec in DEFAULT_FILES]
+    if args.quick:
+        args.runs, args.leaves = 1, 0
+    files = args.files or [
+        ensure_file(*spec) for spec in (QUICK_FILES if args.quick else DEFAULT_FILES)
+    ]
     compileall.compile_dir(REPO / "pisession", quiet=1)  # what an installed package has
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -271,13 +297,17 @@ def main(argv: list[str] | None = None) -> int:
         rows.extend(bench_file(path, args.runs, not args.no_pi, args.orjson))
     print()
     print_table(rows)
-    sessions = [f for f in files if not f.name.startswith("chain")] or files
-    leaf = other_leaf_latency(max(sessions, key=lambda p: p.stat().st_size), args.leaves)
-    print(
-        f"\nother leaves ({leaf['file']}, {leaf['leaves']} random leaves, after one load and "
-        f"the default context in {leaf['first_context_s']:.2f} s): context(leaf) median "
-        f"{leaf['context_ms_median']:.1f} ms, max {leaf['context_ms_max']:.1f} ms"
-    )
+    sessions = [f for f in files if not f.name.startswith(("chain", "tiny"))] or files
+    leaf: dict = {}
+    if args.leaves:
+        leaf = other_leaf_latency(max(sessions, key=lambda p: p.stat().st_size), args.leaves)
+        print(
+            f"\nother leaves ({leaf['file']}, {leaf['leaves']} random leaves, after one load "
+            f"and the default context in {leaf['first_context_s']:.2f} s): context(leaf) "
+            f"median {leaf['context_ms_median']:.1f} ms, max {leaf['context_ms_max']:.1f} ms"
+        )
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average {load:.2f} at the end")
     if args.json:
         args.json.write_text(json.dumps({"tools": rows, "other_leaf": leaf}, indent=2))
     return 0

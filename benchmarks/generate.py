@@ -634,6 +634,20 @@ def generate_chain(entries: int, out) -> int:
     return entries
 
 
+def generate_tiny(entries: int, out) -> int:
+    """A hostile shape: a header, then ``entries`` lines of 13 bytes (``{"type":"x"}``),
+    entries of an unknown type with no id, so a 1,000,000-line file is 13 MB and every
+    entry is a root of its own. It measures what a command keeps per entry, next to
+    the size of the file: ``tree`` and ``export`` write a line for each."""
+    header = {"type": "session", "version": 3, "id": "019a0000-0000-7000-8000-0000000000ff",
+              "timestamp": _chain_time(0), "cwd": "/home/me/app"}  # fmt: skip
+    out.write(json.dumps(header, separators=(",", ":")).encode() + b"\n")
+    for _ in range(entries // 10_000):
+        out.write(b'{"type":"x"}\n' * 10_000)
+    out.write(b'{"type":"x"}\n' * (entries % 10_000))
+    return entries
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=10_000, help="entries (header excluded)")
@@ -641,10 +655,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument(
         "--shape",
-        choices=("session", "chain"),
+        choices=("session", "chain", "tiny"),
         default="session",
         help="session: a realistic session (default); chain: one straight path of small "
-        "messages (no branch, no compaction)",
+        "messages (no branch, no compaction); tiny: 13-byte lines, each an id-less entry",
     )
     args = parser.parse_args(argv)
     path = Path(args.out)
@@ -652,6 +666,8 @@ def main(argv: list[str] | None = None) -> int:
     with open(path, "wb", buffering=1 << 20) as handle:
         if args.shape == "chain":
             written = generate_chain(args.entries, handle)
+        elif args.shape == "tiny":
+            written = generate_tiny(args.entries, handle)
         else:
             written = generate(args.entries, handle, args.seed)
     size = path.stat().st_size

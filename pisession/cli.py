@@ -254,7 +254,7 @@ def _check_target(target: Path, force: bool, source: str | None = None) -> None:
         raise CommandError(f"{target}: exists; pass --force to replace it")
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, data) -> None:
     """Write atomically (``files.atomic_write``); errors name ``path``, never the
     temporary file beside it."""
     from .files import atomic_write
@@ -419,7 +419,7 @@ def _whole(chunks):
 def cmd_tree(args) -> int:
     """``pisession tree``: the entry tree as text, JSON or a picture."""
     from .errors import SessionFormatError
-    from .views.explain import tree_text
+    from .views.explain import tree_chunks
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
@@ -434,14 +434,16 @@ def cmd_tree(args) -> int:
     options: dict[str, Any] = dict(
         color=look.color, width=look.width, ascii=look.ascii, collapse=_collapse(args)
     )
-    try:
-        text = tree_text(session, leaf, **options)
-        status = 0
-    except SessionFormatError as exc:  # a cycle or a file Pi itself fails on
+    chunks = tree_chunks(session, leaf, **options)
+    try:  # the fates come first: a cycle or a file Pi itself fails on raises here
+        first, status = next(chunks, ""), 0
+    except SessionFormatError as exc:
         _warn(f"{exc}; the tree is drawn without fates")
-        text = tree_text(session, leaf, with_fates=False, **options)
-        status = 1
-    _out(text)
+        chunks = tree_chunks(session, leaf, with_fates=False, **options)
+        first, status = next(chunks, ""), 1
+    _out(first)
+    for text in chunks:
+        _out(text)  # written as it is drawn
     return status
 
 
@@ -527,7 +529,7 @@ def _draw(session, leaf, image: tuple[Path, str], args) -> int:
 
 def cmd_export(args) -> int:
     """``pisession export``: one HTML page or Markdown file (``export``)."""
-    from .views.export import ISSUE_CHARS, LIMITS, export_html, export_markdown
+    from .views.export import ISSUE_CHARS, LIMITS, export_html_chunks, export_markdown
 
     target = None if args.output in (None, "-") else Path(args.output)
     if target is not None:  # a folder, the input itself or an existing file, first
@@ -538,9 +540,15 @@ def cmd_export(args) -> int:
     session = _shareable(_load(args.file, counting=True), args.redact)
     leaf = _leaf(session, args.leaf)
     session.refuse_too_deep(leaf)
-    render = export_html if fmt == "html" else export_markdown
     limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
-    text = render(session, leaf, limit=limit, full_path=args.full_path)
+    if fmt == "html":  # written as it is made (a piece of the page at a time)
+        return _export_pieces(
+            export_html_chunks(session, leaf, limit=limit, full_path=args.full_path),
+            session,
+            target,
+            args.redact,
+        )
+    text = export_markdown(session, leaf, limit=limit, full_path=args.full_path)
     warning = None if args.redact else _secrets_warning(session, text)
     if warning:
         _warn(warning)
@@ -555,6 +563,38 @@ def cmd_export(args) -> int:
         return 0
     _write(target, data)
     _out(f"wrote {clean(target)} ({fmt}, {len(data) / 1e3:,.0f} kB)\n")
+    return 0
+
+
+def _export_pieces(pieces, session, target: Path | None, redact: bool) -> int:
+    """Write an HTML page piece by piece: to standard output once the whole page is made
+    (``_whole``: an error leaves nothing half written), or atomically to ``target``;
+    likely secrets in it are looked for piece by piece (the warning comes after)."""
+    import html
+
+    from .views.redact import page_secrets, secret_spans, warning_text
+
+    showing: list[str] = []  # the pieces that show likely secrets
+    size = 0
+
+    def encoded():
+        nonlocal size
+        for piece in pieces:
+            if not redact and secret_spans(html.unescape(piece)):
+                showing.append(piece)
+            data = piece.encode("utf-8")
+            size += len(data)
+            yield data
+
+    if target is None:
+        _out_chunks(_whole(encoded()))
+    else:
+        _write(target, encoded())
+    found = page_secrets("\n".join(showing), session.dumps) if showing else []
+    if found:
+        _warn(warning_text(found))
+    if target is not None:
+        _out(f"wrote {clean(target)} (html, {size / 1e3:,.0f} kB)\n")
     return 0
 
 

@@ -17,7 +17,7 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cmp_to_key
@@ -620,8 +620,11 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) -> Path:
-    """Write ``data`` to ``path`` through a temp file in the same folder, fsync, rename.
+def atomic_write(
+    path: str | os.PathLike, data: bytes | Iterable[bytes], overwrite: bool = False
+) -> Path:
+    """Write ``data`` (bytes, or pieces of them, written as they come) to ``path``
+    through a temp file in the same folder, fsync, rename.
 
     A crash leaves either the old file or the new one, never half of one; the temp file
     a killed write leaves (``.NAME.pisession-PID-XXXX.tmp``) is removed by the next
@@ -647,7 +650,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
         )
     if _special(path):
         with os.fdopen(_open_special(path), "wb") as out:
-            out.write(data)
+            _write_all(out, data)
         return path
     folder = path.parent if str(path.parent) else Path(".")
     for stale in stale_temp_files(path):
@@ -659,7 +662,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
             prefix=f"{temp_name_prefix(path)}{os.getpid()}-", suffix=".tmp", dir=folder
         )
         with os.fdopen(handle, "wb") as out:
-            out.write(data)
+            _write_all(out, data)
             out.flush()
             os.fsync(out.fileno())
         _give_mode(temp, path)
@@ -672,6 +675,11 @@ def atomic_write(path: str | os.PathLike, data: bytes, overwrite: bool = False) 
         raise
     _sync_folder(folder)
     return path
+
+
+def _write_all(out, data: bytes | Iterable[bytes]) -> None:
+    for piece in [data] if isinstance(data, (bytes, bytearray, memoryview)) else data:
+        out.write(piece)
 
 
 def _give_mode(temp: str, path: Path) -> None:

@@ -121,6 +121,19 @@ class Shape:
             kids = v8_sort(kids, lambda a, b: times[a] - times[b])
         return kids
 
+    def is_leaf(self, position: int) -> bool:
+        """Whether the entry at ``position`` has no child (is one of ``leaves``), asked
+        of the sorted parents, without a set of the leaves.
+
+        >>> from pisession.engine.context import EntryIndex
+        >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}]))
+        >>> shape.is_leaf(0), shape.is_leaf(1)
+        (False, True)
+        """
+        keys = self.keys
+        low = bisect_left(keys, position)
+        return low == len(keys) or keys[low] != position
+
     def only_child(self, position: int) -> int | None:
         """The one child of the entry at ``position`` (None: none, or several).
 

@@ -21,7 +21,7 @@ from test_stats_reading import ODD, USAGE
 import pisession
 from pisession.build import session_bytes
 from pisession.engine import reader
-from pisession.engine.stats import COUNTED, entry_contribution, session_stats, summed
+from pisession.engine.stats import COLUMNS, COUNTED, entry_contribution, session_stats, summed
 from pisession.js.value import js_number_value
 from pisession.views import text
 from pisession.views.explain import role_counts
@@ -62,7 +62,7 @@ def test_counting_while_reading_equals_counting_later_on_the_corpus(path):
     if counting.migrated:  # entries rewritten by the migration: counted from them
         return
     rows = [entry_contribution(entry) for entry in counting.entries]
-    assert counting._counted == ([list(c) for c in zip(*rows)] or [[]] * len(COUNTED))
+    assert counting._counted == ([list(c) for c in zip(*rows)] or [[]] * len(COLUMNS))
 
 
 @pytest.mark.parametrize("shape", range(len(ODD)))
@@ -80,7 +80,7 @@ def test_counting_while_reading_counts_odd_shapes_as_the_full_entries(shape):
 
 
 def _counted_rows(parsed) -> list:
-    assert len(parsed.counted) == len(COUNTED)
+    assert len(parsed.counted) == len(COLUMNS)
     return [repr(row) for row in zip(*parsed.counted)]
 
 
@@ -110,24 +110,41 @@ def test_counting_in_halves_and_chunks_equals_reading_whole(tmp_path, monkeypatc
     assert counting.stats().tool_calls > 0 and counting.stats().usage.cost > 0
 
 
-def test_counting_after_loading_in_two_processes_equals_counting_in_one(monkeypatch):
-    """A session read without counting is counted when first asked, its second half by
-    a helper process from ``stats.COUNT_IN_HALVES`` entries: the same columns."""
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_counting_after_loading_reads_the_file_again_as_counting_while_reading(
+    tmp_path, monkeypatch, workers
+):
+    """A session read without counting is counted when first asked, by reading its file
+    again through the reader (in chunks, in halves): the same columns, one route."""
     from pisession.engine import stats
 
     lines = generated(3000, seed=3).split(b"\n")
     lines[1:1] = [line.encode() for line in ODD_USAGE_LINES]
     data = b"\n".join(lines)
     one = pisession.loads(data)._counted
-    monkeypatch.setattr(stats, "COUNT_IN_HALVES", 1000)
-    halves = pisession.loads(data)
-    assert halves._rows.parsed.counted is None and len(halves) > 1000
-    assert halves._counted == one == pisession.load(data, counting=True)._counted
-    path = [p for p in range(len(halves)) if p % 3]
+    assert one == pisession.load(data, counting=True)._counted
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    monkeypatch.setattr(reader, "CHUNK", 1 << 16)  # a "big" file: chunks, halves, no bytes kept
+    halves = pisession.load(path)
+    assert halves._rows.parsed.counted is None and halves._store.data is None
+    assert halves._counted == one
+    path_rows = [p for p in range(len(halves)) if p % 3]
     assert halves.stats(None, branch=False) == stats.summed_columns(one)
-    picked = [[list(c) for c in stats.on_path(one, p)] for p in (path, path[::-1])]
-    assert picked[0] == [[column[p] for p in path] for column in one]
+    picked = [[list(c) for c in stats.on_path(one, p)] for p in (path_rows, path_rows[::-1])]
+    assert picked[0] == [[column[p] for p in path_rows] for column in one]
     assert picked[1] == [column[::-1] for column in picked[0]]
+
+
+def test_counting_again_notices_a_file_that_changed(tmp_path, monkeypatch):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(generated(300, seed=4))
+    monkeypatch.setattr(reader, "CHUNK", 1 << 12)
+    session = pisession.load(path)
+    path.write_bytes(b"\n" + generated(300, seed=4))  # every line one byte later
+    with pytest.raises(pisession.SessionFormatError, match="changed since it was read"):
+        session.stats()
 
 
 def test_stats_and_export_count_while_reading(monkeypatch):

@@ -8,6 +8,7 @@ decodes an entry from the file's bytes when an answer needs it.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, islice, repeat
@@ -30,7 +31,15 @@ from ..migration import (
     sequential_ids,
 )
 from .context import EntryIndex, of_type
-from .reader import Diagnostic, LineStore, ParsedLines, paused_gc, read_source
+from .reader import (
+    Diagnostic,
+    LineStore,
+    ParsedLines,
+    parse_halves,
+    parse_lines,
+    paused_gc,
+    read_source,
+)
 
 
 @dataclass
@@ -57,6 +66,23 @@ class Rows:
         plain = [r for r in rows if r not in values]
         decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
         return [None if r in values else next(decoded) for r in rows]
+
+    def counted(self, source: str) -> list[list]:
+        """The counted columns of these rows (``stats.COLUMNS``), the file's bytes read
+        again through the reader, counting (in chunks, in two processes for a big file):
+        the same route as ``load(..., counting=True)``. A file that changed since it was
+        read is reported."""
+        store = self.store
+        if store.data is not None:
+            again, _ = parse_lines(store.data, counting=True)
+        else:
+            again, _ = parse_halves(cast(str, store.path), store.size, counting=True)
+        rows = _entry_rows(again, [], in_place=True)
+        if rows.starts != self.parsed.starts or rows.ends != self.parsed.ends:
+            raise SessionFormatError(
+                source, None, "the file changed since it was read (read it again)"
+            )
+        return cast(list, rows.counted)
 
     def decode_many(self, rows) -> list:
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
@@ -113,7 +139,7 @@ class SessionFile:
         self._store = store
         self._rows: Rows | None = rows
         self._header = legacy.header if legacy else header
-        self.entry_lines: tuple[int, ...] = tuple(lines)
+        self.entry_lines: Sequence[int] = lines  # an array: 8 bytes an entry
         self.index: EntryIndex = index
         self.diagnostics: list[Diagnostic] = diagnostics
         self._legacy: Legacy | None = legacy
@@ -175,6 +201,21 @@ class SessionFile:
         cache.update(zip(missing, self.index.entries(missing)))
         return [cache[p] for p in positions]
 
+    def forget(self, positions) -> None:
+        """Drop the decoded entries at these positions from the cache (what a command
+        that shows each entry once and writes as it goes has shown: memory then holds
+        a block of entries, not all of them).
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> s.entry(4)["id"]; s.forget([4]); 4 in s._cache
+        'u1000001'
+        False
+        """
+        cache = self._cache
+        for position in positions:
+            cache.pop(position, None)
+
     def line_of(self, position: int) -> int:
         """File line number of the entry at ``position``."""
         return self.entry_lines[position]
@@ -205,13 +246,14 @@ class SessionFile:
 
     @cached_property
     def _counted(self) -> list[list]:
-        """What every entry adds to the statistics, a column per figure: as the file was
-        read (``load(..., counting=True)``), or worked out now, once (``counted_columns``)."""
+        """What every entry adds to the statistics and to Pi's usage breakdown, a column
+        per figure (``stats.COLUMNS``): as the file was read (``load(..., counting=True)``),
+        or by reading it again that way now, once (``Rows.counted``)."""
         from .stats import counted_columns
 
         if self._rows is None:
             return counted_columns(self.index)
-        return self._rows.parsed.counted or counted_columns(self.index, self._rows.raw_lines)
+        return self._rows.parsed.counted or self._rows.counted(self.source)
 
     def dumps(self) -> bytes:
         """The file's bytes: the original ones, exactly, unless loading migrated it.
@@ -247,7 +289,7 @@ class Opened(NamedTuple):
     the index, the diagnostics, and either the legacy migration or the rows to decode."""
 
     header: dict
-    lines: tuple[int, ...]
+    lines: Sequence[int]  # the entries' line numbers (an array)
     index: EntryIndex  # type: ignore[assignment]  # (shadows tuple.index, never called)
     diagnostics: list[Diagnostic]
     legacy: Legacy | None
@@ -268,14 +310,15 @@ def opened(
     >>> store, parsed, diagnostics, _ = read_source(b'{"type":"session","version":3,"id":"s"}\\n'
     ...     b'{"type":"message","id":"a","message":{"role":"user"}}\\n')
     >>> found = opened(store, parsed, diagnostics)
-    >>> found.header["id"], found.lines, found.index.ids, found.legacy
-    ('s', (2,), ['a'], None)
+    >>> found.header["id"], list(found.lines), found.index.ids, found.legacy
+    ('s', [2], ['a'], None)
     """
     header = _header(store, parsed, diagnostics, source)
-    rows = _entry_rows(parsed, diagnostics)
-    lines = tuple(rows.lines)
+    legacy_file = migrate_legacy and header_version(header) < CURRENT_VERSION
+    rows = _entry_rows(parsed, diagnostics, in_place=not legacy_file)
+    lines = rows.lines
     legacy = None
-    if migrate_legacy and header_version(header) < CURRENT_VERSION:
+    if legacy_file:
         legacy = _migrated(parsed, store, header, new_id, source)
     if legacy is not None:
         return Opened(
@@ -313,16 +356,19 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
     return header
 
 
-def _entry_rows(parsed: ParsedLines, diagnostics: list[Diagnostic]) -> ParsedLines:
+def _entry_rows(
+    parsed: ParsedLines, diagnostics: list[Diagnostic], in_place: bool = False
+) -> ParsedLines:
     """The rows that are entries: all but the header and any later session header (Pi
-    does not count those), each of which gets a diagnostic."""
+    does not count those), each of which gets a diagnostic. ``in_place``: ``parsed``'s
+    own columns lose the header row (no second copy of them)."""
     later = islice(parsed.types, 1, None)
     extra = list(compress(range(1, len(parsed)), map(eq, later, repeat("session"))))
     for k in extra:
         message = "a second session header; Pi does not treat it as an entry"
         diagnostics.append(Diagnostic(parsed.lines[k], "extra-header", message))
     diagnostics.sort(key=lambda d: d.line)
-    return parsed.without([0, *extra])
+    return parsed.without([0, *extra], in_place)
 
 
 def _migrated(parsed, store, header, new_id, source) -> Legacy | None:

@@ -64,7 +64,8 @@ class ParsedLines:
     ``roles`` holds ``message.role`` (``tree.NO_MESSAGE`` when ``message`` is null or
     absent); ``values`` the full value of the rows the fast path did not read;
     ``counted``, when the lines were read counting, what each row adds to the session
-    statistics (``stats.contribution``), as one column per figure (``stats.COUNTED``).
+    statistics and to Pi's usage breakdown (``stats.entry_contribution``), as one column
+    per figure (``stats.COLUMNS``).
     """
 
     lines: array = field(default_factory=lambda: array("q"))
@@ -91,9 +92,10 @@ class ParsedLines:
         state["ids"], state["parent_ids"] = _unpacked(state["ids"]), _unpacked(state["parent_ids"])
         self.__dict__.update(state)
 
-    def without(self, rows: Sequence[int]) -> ParsedLines:
+    def without(self, rows: Sequence[int], in_place: bool = False) -> ParsedLines:
         """The same columns without these rows (the header, and extra headers Pi does not
-        count as entries), renumbered.
+        count as entries), renumbered; ``in_place``: the header alone is cut from these
+        very columns when it is all there is to drop (memory holds one copy of them).
 
         >>> parsed, _ = parse_lines(b'{"type":"session","id":"s"}\\n{"type":"a"}\\n')
         >>> parsed.without([0]).types
@@ -102,7 +104,12 @@ class ParsedLines:
         drop = sorted(set(rows))
         if drop == list(range(len(drop))):  # the usual case: the header only, sliced in C
             cut = len(drop)
-            columns = [c[cut:] for c in self._columns()]
+            columns = self._columns()
+            for k, column in enumerate(columns):
+                if in_place:
+                    del column[:cut]
+                else:
+                    columns[k] = column[cut:]
             values = {k - cut: v for k, v in self.values.items() if k >= cut}
             return ParsedLines(*columns[:7], values, columns[7:] or None)  # type: ignore[call-arg]
         dropped = set(drop)
@@ -204,11 +211,11 @@ class _Columns:
         self.decoder: msgspec.json.Decoder[Any] = _core_decoder
         self.counter = self.entry_counter = None
         if counting:
-            from .stats import COUNTED, STATS_DECODER, entry_contribution, line_contribution
+            from .stats import COLUMNS, STATS_DECODER, entry_contribution, line_contribution
 
             self.decoder, self.counter = STATS_DECODER, line_contribution
             self.entry_counter = entry_contribution  # for lines read in full
-            parsed.counted = [[] for _ in COUNTED]
+            parsed.counted = [[] for _ in COLUMNS]
 
     def _name(self, value: object) -> object:
         if type(value) is str:
@@ -486,10 +493,17 @@ def _partial(line: int, size: int) -> Diagnostic:
 # --- where the bytes are --------------------------------------------------------------------
 
 
+#: Lines read again from a big file come with their neighbours: the aligned window of
+#: this many bytes around them is read at once and kept until a line outside it is asked
+#: for, so lines near each other cost one read, never one each.
+WINDOW = 1 << 16
+
+
 class LineStore:
     """The bytes of a session's lines: held in memory, or read again from the file.
 
-    A big file is not kept in memory; its lines are read again when an entry is decoded.
+    A big file is not kept in memory; its lines are read again when an entry is decoded
+    (a ``WINDOW`` of bytes at a time, or a longer span at once).
     The file is kept open, so a rename does not swap it; a file truncated or rewritten
     meanwhile is noticed (a line no longer ends where it did) and reported.
     """
@@ -499,6 +513,7 @@ class LineStore:
         self.path = path
         self.size = len(data) if data is not None else size
         self._fd: int | None = None
+        self._window: tuple[int, bytes] = (0, b"")  # the last bytes read, where they start
 
     def __del__(self):
         if self._fd is not None:
@@ -507,19 +522,29 @@ class LineStore:
     def _read(self, start: int, end: int) -> bytes | memoryview:
         if self.data is not None:
             return memoryview(self.data)[start:end]
-        if self._fd is None:
-            self._fd = os.open(cast(str, self.path), os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        want = min(end + 1, self.size) - start  # the newline after, as a check
-        if hasattr(os, "pread"):
-            got = os.pread(self._fd, want, start)
-        else:  # pragma: no cover - Windows
-            os.lseek(self._fd, start, os.SEEK_SET)
-            got = os.read(self._fd, want)
-        if len(got) != want or (want > end - start and got[-1:] != b"\n"):
+        want = min(end + 1, self.size)  # the newline after, as a check
+        at, held = self._window
+        if not (at <= start and want <= at + len(held)):
+            at = start - start % WINDOW  # the aligned window around the line (or more)
+            if want - at > WINDOW:  # a long span: read as it is, not kept
+                at = start
+            held = self._pread(at, max(want, min(at + WINDOW, self.size)) - at)
+            if want - start < WINDOW:
+                self._window = (at, held)
+        got = memoryview(held)[start - at : want - at]
+        if len(got) != want - start or (want > end and got[-1:] != b"\n"):
             raise SessionFormatError(
                 self.path, None, "the file changed since it was read (read it again)"
             )
         return got[: end - start]
+
+    def _pread(self, start: int, size: int) -> bytes:
+        if self._fd is None:
+            self._fd = os.open(cast(str, self.path), os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        if hasattr(os, "pread"):
+            return os.pread(self._fd, size, start)
+        os.lseek(self._fd, start, os.SEEK_SET)  # pragma: no cover - Windows
+        return os.read(self._fd, size)  # pragma: no cover
 
     def whole(self) -> bytes:
         """Every byte that was read, exactly."""

@@ -7,15 +7,16 @@ results. Pass the entries of one path to get the figures for one branch.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from functools import reduce
-from itertools import compress, islice, repeat
+from itertools import compress, islice
 from operator import add, attrgetter, lt
 from typing import Any, NamedTuple
 
 import msgspec
 
-from ..js.value import UNDEFINED, js_number_value
+from ..js.value import UNDEFINED, ToPrimitiveError, js_number_value, js_string, nullish, truthy
 from ..js.value import field as js_field
 
 
@@ -42,10 +43,11 @@ def usage_numbers(usage: object) -> tuple | None:
     >>> usage_numbers({"input": 3, "output": "2", "cost": {"total": 0.5}})
     (3, 0, 0, 0, 0.5)
     """
-    if type(usage) is _Usage:  # read by STATS_DECODER: numbers, absent ones 0
+    if type(usage) is _Usage:  # read by STATS_DECODER: numbers, absent ones UNDEFINED
         cost = usage.cost
-        total = 0 if cost is None else cost.total
-        return (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
+        total = cost.total if type(cost) is _Cost else 0
+        read = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
+        return tuple(0 if v is UNDEFINED else v for v in read) if UNDEFINED in read else read
     if not isinstance(usage, dict):
         return None
     get = usage.get
@@ -187,12 +189,136 @@ def contribution(
 
 
 def entry_contribution(entry: object) -> tuple:
-    """``contribution`` of a full entry (any JSON value).
+    """``contribution`` of a full entry (any JSON value), followed by what Pi's usage
+    breakdown adds for it (``entry_usage``): a row of the counted columns (``COLUMNS``).
 
     >>> entry_contribution({"type": "message", "message": {"role": "user"}})[5:7]
     (1, 1)
     """
-    return contribution(*entry_facts(entry))
+    return (*contribution(*entry_facts(entry)), *entry_usage(entry))
+
+
+# --- Pi 1.6.0's usage breakdown, entry by entry --------------------------------------------
+
+#: Where Pi counts usage that no model answered for (tool results, summaries).
+TOOLS_KEY = "Tools/summaries"
+
+#: The counted columns of a session: ``COUNTED`` (the statistics), then for each entry
+#: what Pi's usage breakdown adds (``usage_record``) and the entry's ``timestamp`` (only
+#: where the breakdown adds something; None elsewhere).
+COLUMNS = (*COUNTED, "usage", "timestamp")
+USAGE, TIMESTAMP = len(COUNTED), len(COUNTED) + 1
+_NO_USAGE = (None, None)
+
+
+class UsageFigures(NamedTuple):
+    """An entry's usage as Pi's breakdown adds it, where its five figures are not all
+    numbers (else the record is its key alone and the figures are the statistics'):
+    each figure as Pi reads it (``UNDEFINED`` where absent, a string as it is)."""
+
+    key: str
+    figures: tuple
+
+
+class UsageThrows(NamedTuple):
+    """An entry on which Pi's ``getUsageCostBreakdown`` throws, and why."""
+
+    reason: str
+
+
+def attribution(entry: object) -> tuple[str, object] | None:
+    """The key an entry's usage counts under and that usage, as Pi attributes it; None
+    for an entry that counts nothing. Raises ``TypeError`` where Pi's code throws (a
+    message entry without a message).
+
+    >>> attribution({"type": "message", "message": {"role": "assistant", "provider": "p",
+    ...     "model": "auto", "responseModel": "m1", "usage": {"input": 1}}})
+    ('p/m1', {'input': 1})
+    >>> attribution({"type": "compaction", "usage": {"input": 3}})[0]
+    'Tools/summaries'
+    """
+    kind = js_field(entry, "type")
+    if kind == "message":
+        message = js_field(entry, "message")
+        if nullish(message):
+            raise TypeError("Cannot read properties of undefined (reading 'role')")
+        role = js_field(message, "role")
+        if role == "assistant":
+            model = js_field(message, "responseModel")
+            if nullish(model):
+                model = js_field(message, "model")
+            key = f"{js_string(js_field(message, 'provider'))}/{js_string(model)}"
+            return _counted(key, js_field(message, "usage"))
+        if role == "toolResult" and truthy(js_field(message, "usage")):
+            return TOOLS_KEY, js_field(message, "usage")
+        return None
+    if kind == "usage":
+        key = f"{js_string(js_field(entry, 'provider'))}/{js_string(js_field(entry, 'model'))}"
+        return _counted(key, js_field(entry, "usage"))
+    if kind in ("branch_summary", "compaction") and truthy(js_field(entry, "usage")):
+        return TOOLS_KEY, js_field(entry, "usage")
+    return None
+
+
+def _counted(key: str, usage: object) -> tuple[str, object] | None:
+    return (key, usage) if truthy(usage) else None  # Pi: if (!key || !usage) continue
+
+
+def usage_figures(usage: object) -> tuple:
+    """input, output, cacheRead, cacheWrite and ``cost.total`` of a truthy ``usage``, as
+    Pi reads them; raises ``TypeError`` where Pi's ``usage.cost.total`` throws.
+
+    >>> usage_figures({"input": 3, "output": 1, "cacheRead": 0, "cacheWrite": 0,
+    ...     "cost": {"total": 0.5}})
+    (3, 1, 0, 0, 0.5)
+    """
+    if type(usage) is dict:
+        get = usage.get
+        cost = get("cost", UNDEFINED)
+        figures: tuple[object, ...] = (get("input", UNDEFINED), get("output", UNDEFINED))
+        figures += (get("cacheRead", UNDEFINED), get("cacheWrite", UNDEFINED))
+    else:  # a number or a string: every field undefined
+        cost, figures = UNDEFINED, (UNDEFINED,) * 4
+    if cost is None or cost is UNDEFINED:
+        raise TypeError("Cannot read properties of undefined (reading 'total')")
+    return (*figures, js_field(cost, "total"))
+
+
+def usage_record(entry: object) -> object:
+    """What Pi's usage breakdown adds for one entry (a full entry, any JSON value): None
+    (nothing), its key (a string: the five figures are numbers, the very ones its
+    statistics add: ``contribution``), ``UsageFigures`` (figures that are not all
+    numbers) or ``UsageThrows`` (where Pi's function throws).
+
+    >>> usage_record({"type": "compaction", "usage": {"input": 1, "output": 0,
+    ...     "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.5}}})
+    'Tools/summaries'
+    >>> usage_record({"type": "usage", "provider": "p", "model": "m", "usage": {"cost": {}}})
+    UsageFigures(key='p/m', figures=(undefined, undefined, undefined, undefined, undefined))
+    >>> usage_record({"type": "message"})
+    UsageThrows(reason="Cannot read properties of undefined (reading 'role')")
+    """
+    try:
+        found = attribution(entry)
+        if found is None:
+            return None
+        key, usage = found
+        figures = usage_figures(usage)
+    except (TypeError, ToPrimitiveError) as exc:
+        return UsageThrows(str(exc))
+    if all(type(v) is int or type(v) is float for v in figures):
+        return sys.intern(key)
+    return UsageFigures(key, figures)
+
+
+def entry_usage(entry: object) -> tuple:
+    """``usage_record`` of an entry and its ``timestamp`` (None where the record is).
+
+    >>> entry_usage({"type": "message", "timestamp": "t", "message": {"role": "user"}})
+    (None, None)
+    """
+    record = usage_record(entry)
+    return record, (None if record is None else js_field(entry, "timestamp"))
 
 
 def totals(facts) -> SessionStats:
@@ -242,8 +368,9 @@ def summed_columns(columns: list) -> SessionStats:
     >>> summed_columns([[1, 2], [0, 0], [0, 0], [0, 0], [0.1, 0.2], *[[1, 1]] * 6]).usage.cost
     0.30000000000000004
     """
-    usage = list(map(js_total, columns[:5]))
-    figures: dict[str, Any] = dict(zip(COUNTED, usage + list(map(sum, columns[5:]))))
+    usage: list = list(map(js_total, columns[:5]))
+    counts = list(map(sum, columns[5 : len(COUNTED)]))
+    figures: dict[str, Any] = dict(zip(COUNTED, usage + counts))
     return SessionStats(
         user_messages=figures["user"],
         assistant_messages=figures["assistant"],
@@ -262,34 +389,42 @@ class _Block(msgspec.Struct, gc=False):
     type: Any = UNDEFINED
 
 
+# UNDEFINED where absent: msgspec leaves a default as it is, whatever the type says (the
+# statistics count an absent figure 0, the usage breakdown as undefined)
 class _Cost(msgspec.Struct, gc=False):
-    total: int | float = 0
+    total: int | float = UNDEFINED  # type: ignore[assignment]
 
 
 class _Usage(msgspec.Struct, gc=False):
-    input: int | float = 0
-    output: int | float = 0
-    cacheRead: int | float = 0
-    cacheWrite: int | float = 0
-    cost: _Cost | None = None
+    input: int | float = UNDEFINED  # type: ignore[assignment]
+    output: int | float = UNDEFINED  # type: ignore[assignment]
+    cacheRead: int | float = UNDEFINED  # type: ignore[assignment]
+    cacheWrite: int | float = UNDEFINED  # type: ignore[assignment]
+    cost: _Cost | None = UNDEFINED  # type: ignore[assignment]
 
 
 class _Message(msgspec.Struct, gc=False):
     role: Any = UNDEFINED
-    # UNDEFINED where absent: msgspec leaves a default as it is, whatever the type says
     usage: _Usage | None = UNDEFINED  # type: ignore[assignment]
     content: list[_Block] | str | None = UNDEFINED  # type: ignore[assignment]
+    provider: Any = UNDEFINED
+    model: Any = UNDEFINED
+    responseModel: Any = UNDEFINED
 
 
 class CountedLine(msgspec.Struct, gc=False):
     """A line as the totals read it: the four fields the rule reads (as the reader's
-    columns hold them) and the usage and tool-call blocks; absent ones are ``UNDEFINED``."""
+    columns hold them), the usage and tool-call blocks, and what Pi's usage breakdown
+    reads (provider, model, timestamp); absent ones are ``UNDEFINED``."""
 
     type: Any = UNDEFINED
     id: Any = UNDEFINED
     parentId: Any = UNDEFINED
     usage: _Usage | None = UNDEFINED  # type: ignore[assignment]
     message: _Message | None = UNDEFINED  # type: ignore[assignment]
+    provider: Any = UNDEFINED
+    model: Any = UNDEFINED
+    timestamp: Any = UNDEFINED
 
 
 #: Decodes the fields ``totals`` reads (and the reader's columns) and skips the rest of a
@@ -302,24 +437,36 @@ STATS_DECODER = msgspec.json.Decoder(CountedLine)
 _TYPE = attrgetter("type")
 
 #: What a message entry of these roles adds when its message has no ``usage``.
-_SAME_FOR_ALL = {role: contribution("message", UNDEFINED, role) for role in ("user", "toolResult")}
+_SAME_FOR_ALL = {
+    role: (*contribution("message", UNDEFINED, role), *_NO_USAGE) for role in ("user", "toolResult")
+}
+_USAGE_KINDS = ("usage", "compaction", "branch_summary")
 
 
 def line_contribution(line: CountedLine) -> tuple:
-    """``contribution`` of a line decoded by ``STATS_DECODER``.
+    """``entry_contribution`` of a line decoded by ``STATS_DECODER``.
 
     >>> line_contribution(STATS_DECODER.decode(b'{"type":"message","message":{"role":"user"}}'))
-    (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0)
+    (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, None, None)
     """
     message = line.message
     if type(message) is not _Message:  # absent or null
-        return contribution(line.type, line.usage)
+        return (*contribution(line.type, line.usage), *line_usage(line))
     role, usage, content = message.role, message.usage, message.content
     calls = 0
     if type(content) is list and role == "assistant" and line.type == "message":
         calls = list(map(_TYPE, content)).count("toolCall")
-        if type(usage) is _Usage:  # most lines of a long session: ``contribution``, inlined
-            return (*usage_numbers(usage), 1, 0, 1, 0, calls, 0)  # type: ignore[misc]
+        if type(usage) is _Usage and type(cost := usage.cost) is _Cost:
+            # most lines of a long session: ``contribution`` and ``line_usage``, inlined
+            found = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, cost.total)
+            if UNDEFINED not in found:
+                model = message.responseModel
+                if model is None or model is UNDEFINED:
+                    model = message.model
+                provider = message.provider
+                if type(provider) is str and type(model) is str:
+                    key = sys.intern(f"{provider}/{model}")
+                    return (*found, 1, 0, 1, 0, calls, 0, key, line.timestamp)
     elif (
         usage is UNDEFINED
         and type(role) is str
@@ -327,60 +474,64 @@ def line_contribution(line: CountedLine) -> tuple:
         and line.type == "message"
     ):
         return _SAME_FOR_ALL[role]
-    return contribution(line.type, line.usage, role, usage, calls)
+    return (*contribution(line.type, line.usage, role, usage, calls), *line_usage(line))
+
+
+def line_usage(line: CountedLine) -> tuple:
+    """``entry_usage`` of a line decoded by ``STATS_DECODER``.
+
+    >>> line_usage(STATS_DECODER.decode(b'{"type":"usage","provider":"p","model":"m",'
+    ...     b'"timestamp":"t","usage":{"input":1,"output":0,"cacheRead":0,"cacheWrite":0,'
+    ...     b'"cost":{"total":0.5}}}'))
+    ('p/m', 't')
+    """
+    kind, message = line.type, line.message
+    if kind == "message":
+        if type(message) is _Message and message.role not in ("assistant", "toolResult"):
+            return _NO_USAGE
+    elif type(kind) is str and kind not in _USAGE_KINDS:
+        return _NO_USAGE
+    record = usage_record(_line_entry(line))
+    return record, (None if record is None else line.timestamp)
+
+
+def _present(struct: msgspec.Struct) -> dict:
+    """A decoded struct as the entry's object (absent fields left out)."""
+    out = {}
+    for name in struct.__struct_fields__:
+        value = getattr(struct, name)
+        if value is UNDEFINED:
+            continue
+        out[name] = _present(value) if isinstance(value, msgspec.Struct) else value
+    return out
+
+
+def _line_entry(line: CountedLine) -> dict:
+    """The fields of a line that ``attribution`` reads, as its full entry holds them."""
+    entry = _present(line)
+    message = entry.get("message")
+    if type(message) is dict:
+        message.pop("content", None)  # not read by the breakdown (nor kept whole here)
+    return entry
 
 
 # --- the columns a session's statistics are summed from ----------------------------------
 
-#: Sessions with this many entries or more have their second half counted by a helper
-#: process when they were not counted while reading.
-COUNT_IN_HALVES = 50_000
 
-#: Entries whose lines are read together when counted after loading (their views hold
-#: the bytes of the block).
-_READ_TOGETHER = 4096
-
-
-def counted_columns(index, raw_lines=None) -> list[list]:
-    """What every entry of ``index`` adds to the statistics (``contribution``), a column
-    per ``COUNTED`` figure: from the index where its type and role say all, else from the
-    fields ``STATS_DECODER`` reads of its line through ``raw_lines(positions, decoder)``
-    (the entry decoded in full where that gives None, or without ``raw_lines``). A big
-    session's second half is counted by a helper process meanwhile.
+def counted_columns(index) -> list[list]:
+    """What every entry of ``index`` adds (``entry_contribution``), a column per
+    ``COLUMNS`` figure, from its full entries: for a session whose entries are not its
+    file's lines (a migrated one). Any other session is counted while its file is read
+    (``reader.read_source(..., counting=True)``), or read again that way when first asked.
 
     >>> from pisession.engine.context import EntryIndex
     >>> index = EntryIndex.of([{"type": "message", "message": {"role": "user"}},
     ...     {"type": "usage", "usage": {"input": 5}}])
-    >>> dict(zip(COUNTED, counted_columns(index)))["input"]
+    >>> dict(zip(COLUMNS, counted_columns(index)))["input"]
     [0, 5]
     """
-    from .parallel import in_child
-
-    size = len(index.types)
-    if raw_lines is None or size < COUNT_IN_HALVES:
-        rows = _counted_rows(index, raw_lines, 0, size)
-    else:
-        second = in_child(_counted_rows, index, raw_lines, size // 2, size)
-        rows = _counted_rows(index, raw_lines, 0, size // 2) + second.result()
-    return [list(column) for column in zip(*rows)] or [[] for _ in COUNTED]
-
-
-def _counted_rows(index, raw_lines, start: int, stop: int) -> list:
-    """``contribution`` of each entry at positions ``start`` to ``stop``."""
-    if raw_lines is None:
-        return list(map(entry_contribution, index.entries(range(start, stop))))
-    types, roles = index.types[start:stop], index.roles[start:stop]
-    counted = list(map(contribution, types, repeat(UNDEFINED), roles))
-    wanted = [start + i for i in range(len(types)) if needs_decoding(types[i], roles[i])]
-    for first in range(0, len(wanted), _READ_TOGETHER):
-        block = wanted[first : first + _READ_TOGETHER]
-        views = raw_lines(block, STATS_DECODER)
-        missing = [p for p, view in zip(block, views) if view is None]
-        full = dict(zip(missing, index.entries(missing)))
-        for p, view in zip(block, views):
-            found = entry_contribution(full[p]) if view is None else line_contribution(view)
-            counted[p - start] = found
-    return counted
+    rows = list(map(entry_contribution, index.entries(range(len(index.types)))))
+    return [list(column) for column in zip(*rows)] or [[] for _ in COLUMNS]
 
 
 def on_path(columns: list, path: list[int]) -> list:

@@ -21,27 +21,28 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import reduce
+from itertools import compress, repeat
+from operator import add, eq, is_not, itemgetter
 from pathlib import Path
 from typing import Any, cast
 
 import msgspec
 
 from ..engine.context import walk_path
-from ..errors import PisessionError, SessionFormatError
-from ..js.value import (
-    UNDEFINED,
-    ToPrimitiveError,
-    js_number_value,
-    js_string,
-    nullish,
-    to_number,
-    truthy,
+from ..engine.stats import (
+    TIMESTAMP,
+    TOOLS_KEY,  # noqa: F401 (re-exported: where tool results and summaries count)
+    USAGE,
+    UsageFigures,
+    UsageThrows,
+    attribution,
+    usage_figures,
 )
+from ..errors import PisessionError, SessionFormatError
+from ..js.value import UNDEFINED, js_number_value, js_string, to_number, truthy
 from ..js.value import field as js_field
 from .forks import FileEntries, FileHeader, identity, left_out, may_hold_copies
-
-#: Where Pi counts usage that no model answered for (tool results, summaries).
-TOOLS_KEY = "Tools/summaries"
 
 #: The figures summed per key, in this order.
 FIGURES = ("input", "output", "cacheRead", "cacheWrite", "cost")
@@ -115,64 +116,8 @@ def js_minus(a: object, b: object) -> float:
 
 
 # --- one entry, one session --------------------------------------------------------------
-
-
-def attribution(entry: object) -> tuple[str, object] | None:
-    """The key an entry's usage counts under and that usage, as Pi attributes it; None
-    for an entry that counts nothing. Raises ``TypeError`` where Pi's code throws (a
-    message entry without a message).
-
-    >>> attribution({"type": "message", "message": {"role": "assistant", "provider": "p",
-    ...     "model": "auto", "responseModel": "m1", "usage": {"input": 1}}})
-    ('p/m1', {'input': 1})
-    >>> attribution({"type": "compaction", "usage": {"input": 3}})[0]
-    'Tools/summaries'
-    """
-    kind = js_field(entry, "type")
-    if kind == "message":
-        message = js_field(entry, "message")
-        if nullish(message):
-            raise TypeError("Cannot read properties of undefined (reading 'role')")
-        role = js_field(message, "role")
-        if role == "assistant":
-            model = js_field(message, "responseModel")
-            if nullish(model):
-                model = js_field(message, "model")
-            key = f"{js_string(js_field(message, 'provider'))}/{js_string(model)}"
-            return _counted(key, js_field(message, "usage"))
-        if role == "toolResult" and truthy(js_field(message, "usage")):
-            return TOOLS_KEY, js_field(message, "usage")
-        return None
-    if kind == "usage":
-        key = f"{js_string(js_field(entry, 'provider'))}/{js_string(js_field(entry, 'model'))}"
-        return _counted(key, js_field(entry, "usage"))
-    if kind in ("branch_summary", "compaction") and truthy(js_field(entry, "usage")):
-        return TOOLS_KEY, js_field(entry, "usage")
-    return None
-
-
-def _counted(key: str, usage: object) -> tuple[str, object] | None:
-    return (key, usage) if truthy(usage) else None  # Pi: if (!key || !usage) continue
-
-
-def usage_figures(usage: object) -> tuple:
-    """input, output, cacheRead, cacheWrite and ``cost.total`` of a truthy ``usage``, as
-    Pi reads them; raises ``TypeError`` where Pi's ``usage.cost.total`` throws.
-
-    >>> usage_figures({"input": 3, "output": 1, "cacheRead": 0, "cacheWrite": 0,
-    ...     "cost": {"total": 0.5}})
-    (3, 1, 0, 0, 0.5)
-    """
-    if type(usage) is dict:
-        get = usage.get
-        cost = get("cost", UNDEFINED)
-        figures: tuple[object, ...] = (get("input", UNDEFINED), get("output", UNDEFINED))
-        figures += (get("cacheRead", UNDEFINED), get("cacheWrite", UNDEFINED))
-    else:  # a number or a string: every field undefined
-        cost, figures = UNDEFINED, (UNDEFINED,) * 4
-    if cost is None or cost is UNDEFINED:
-        raise TypeError("Cannot read properties of undefined (reading 'total')")
-    return (*figures, js_field(cost, "total"))
+# What one entry adds (``attribution``, ``usage_figures``, ``usage_record``) is worked out
+# in ``pisession.engine.stats``, while the file is read; the sums are made here.
 
 
 def add_figures(totals: list, figures: tuple) -> None:
@@ -275,127 +220,164 @@ def breakdown_of(entries: Iterable) -> Breakdown:
     return breakdown_from_totals(totals)
 
 
-# --- reading only what the breakdown needs ---------------------------------------------
+# --- the tally: the counted columns, added up as Pi adds ------------------------------------
 
 
-class _Message(msgspec.Struct, gc=False):
-    role: Any = UNDEFINED
-    provider: Any = UNDEFINED
-    model: Any = UNDEFINED
-    responseModel: Any = UNDEFINED
-    usage: Any = UNDEFINED
+class _Throws(Exception):
+    """Pi's breakdown throws at the entry at ``position``."""
+
+    def __init__(self, position: int, reason: str):
+        super().__init__(reason)
+        self.position, self.reason = position, reason
 
 
-class UsageLine(msgspec.Struct, gc=False):
-    """The fields of a line the breakdown reads (message text and tool output skipped)."""
+def tally(
+    columns: list, positions=None, with_days: bool = False, fallback_time: str = "", zone=None
+) -> tuple[dict, dict]:
+    """Pi's per-key totals (five figures, ``FIGURES``) of the entries at ``positions``
+    (all by default), in that order, and (``with_days``) the same by (day in ``zone``, a
+    ``tzinfo``, default this machine's, key):
+    added from a session's counted columns (``stats.COLUMNS``: what each entry adds,
+    read while its file was read), key by key in the entries' order, as Pi's ``+=``
+    adds. Raises ``_Throws`` at the first entry where Pi's function throws.
 
-    type: Any = UNDEFINED
-    id: Any = UNDEFINED
-    timestamp: Any = UNDEFINED
-    provider: Any = UNDEFINED
-    model: Any = UNDEFINED
-    usage: Any = UNDEFINED
-    message: _Message | None = UNDEFINED  # type: ignore[assignment]
-
-
-USAGE_DECODER = msgspec.json.Decoder(UsageLine)
-
-
-def _as_entry(line: UsageLine) -> dict:
-    """A decoded line as the entry dict ``attribution`` reads (absent fields left out)."""
-    entry = {k: v for k in UsageLine.__struct_fields__ if (v := getattr(line, k)) is not UNDEFINED}
-    message = line.message
-    if type(message) is _Message:
-        entry["message"] = {
-            k: v for k in _Message.__struct_fields__ if (v := getattr(message, k)) is not UNDEFINED
-        }
-    return entry
-
-
-def _needs_reading(kind: object, role: object) -> bool:
-    if kind == "message":
-        return role in ("assistant", "toolResult") or not isinstance(role, str)
-    return kind in ("usage", "compaction", "branch_summary")
-
-
-def counted_entries(session, positions=None) -> Iterator[tuple[int, object]]:
-    """The entries of ``session`` that may count (at ``positions``, in that order; default
-    all), each with its position: a ``UsageLine`` where the fast decoder read it, else
-    the full entry."""
-    index = session.index
-    types, roles = index.types, index.roles
-    if positions is None:
-        positions = range(len(types))
-    wanted = [p for p in positions if _needs_reading(types[p], roles[p])]
-    rows = getattr(session, "_rows", None)
-    for first in range(0, len(wanted), 4096):
-        block = wanted[first : first + 4096]
-        views = rows.raw_lines(block, USAGE_DECODER) if rows is not None else [None] * len(block)
-        missing = [p for p, view in zip(block, views) if view is None]
-        full = dict(zip(missing, session.entries_at(missing)))
-        for p, view in zip(block, views):
-            yield p, (full[p] if view is None else view)
-
-
-def line_attribution(line: object) -> tuple[str, object] | None:
-    """``attribution`` of a line decoded by ``USAGE_DECODER`` (or of a full entry).
-
-    >>> line_attribution(USAGE_DECODER.decode(b'{"type":"usage","provider":"p",'
-    ...     b'"model":"m","usage":{"input":1}}'))
-    ('p/m', {'input': 1})
+    >>> from pisession.engine.stats import COLUMNS, entry_contribution
+    >>> u = {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.1}}
+    >>> rows = [entry_contribution({"type": "usage", "provider": "p", "model": "m",
+    ...     "usage": u}) for _ in range(3)]
+    >>> tally([list(c) for c in zip(*rows)])[0]
+    {'p/m': [3, 6, 0, 0, 0.30000000000000004]}
     """
-    if type(line) is not UsageLine:
-        return attribution(line)
-    message = line.message
-    if line.type != "message" or type(message) is not _Message:
-        return attribution(_as_entry(line))
-    role = message.role
-    if role == "assistant":
-        model = message.responseModel
-        if model is None or model is UNDEFINED:
-            model = message.model
-        provider = message.provider
-        if type(provider) is str and type(model) is str:
-            key = f"{provider}/{model}"
+    records = columns[USAGE]
+    if not with_days:
+        quick = _by_few_keys(columns, positions)
+        if quick is not None:
+            return quick, {}
+    if positions is None:
+        keyed: Iterable[int] = compress(range(len(records)), map(is_not, records, repeat(None)))
+    else:
+        keyed = [p for p in positions if records[p] is not None]
+    by_key: dict[str, list[int]] = {}
+    by_day: dict[tuple[str, str], list[int]] = {}
+    odd: set = set()  # keys with figures that are not all numbers
+    stamps, cache = columns[TIMESTAMP], cast(dict, {})
+    for position in keyed:
+        record = records[position]
+        if type(record) is str:
+            key = record
+        elif type(record) is UsageFigures:
+            key = record.key
+            odd.add(key)
         else:
-            key = f"{js_string(provider)}/{js_string(model)}"
-        return _counted(key, message.usage)
-    if role == "toolResult" and truthy(message.usage):
-        return TOOLS_KEY, message.usage
-    return None
+            raise _Throws(position, cast(UsageThrows, record).reason)
+        rows = by_key.get(key)
+        if rows is None:
+            rows = by_key[key] = []
+        rows.append(position)
+        if with_days:
+            stamp = stamps[position]
+            day = local_day(stamp if isinstance(stamp, str) else fallback_time, cache, zone)
+            by_day.setdefault((day, key), []).append(position)
+    figures = columns[:5]
+    totals = {key: _summed(figures, records, rows, key in odd) for key, rows in by_key.items()}
+    days = {cell: _summed(figures, records, rows, cell[1] in odd) for cell, rows in by_day.items()}
+    return totals, days
+
+
+#: Up to this many keys, the rows of each are found in C, a pass over the records per key.
+_FEW_KEYS = 16
+
+
+def _by_few_keys(columns: list, positions) -> dict | None:
+    """``tally``'s totals where every record is a key or None and there are few keys
+    (most sessions: one model or a few), each key's rows picked out in C; None otherwise."""
+    records = columns[USAGE]
+    if positions is not None:
+        records = list(map(records.__getitem__, positions))
+    try:
+        distinct = set(records)
+    except TypeError:  # figures that do not hash: the general way
+        return None
+    distinct.discard(None)
+    if len(distinct) > _FEW_KEYS or not all(type(k) is str for k in distinct):
+        return None
+    rows_of = range(len(records)) if positions is None else positions
+    first = {key: records.index(key) for key in distinct}
+    figures = columns[:5]
+    totals = {}
+    for key in sorted(distinct, key=first.__getitem__):  # Pi's keys, in order of appearance
+        rows = list(compress(rows_of, map(eq, records, repeat(key))))
+        totals[key] = _summed(figures, columns[USAGE], rows, False)
+    return totals
+
+
+def _summed(figures: list, records: list, rows: list[int], odd: bool) -> list:
+    """The five figures of the entries at ``rows``, each added up in order from 0 as
+    JavaScript's ``+=`` adds (``add_figures``); columns of plain doubles, or of small
+    non-negative integers, in C."""
+    if odd:
+        totals = [0, 0, 0, 0, 0]
+        for p in rows:
+            record = records[p]
+            if type(record) is UsageFigures:
+                add_figures(totals, record.figures)
+            else:
+                add_figures(totals, tuple(column[p] for column in figures))
+        return totals
+    pick = itemgetter(*rows) if len(rows) > 1 else (lambda column: (column[rows[0]],))
+    return [_column_total(pick(column)) for column in figures]
+
+
+def _column_total(values: tuple) -> object:
+    """``0 + v1 + v2 + ...`` in JavaScript for numbers ``values`` (doubles, integers).
+
+    >>> _column_total((0.1, 0.2)), _column_total((1, 2)), _column_total((2**53, 1, 1))
+    (0.30000000000000004, 3, 9007199254740992)
+    """
+    kinds = set(map(type, values))
+    if kinds == {float}:
+        return reduce(add, values, 0.0)
+    if kinds == {int}:
+        total = sum(values)
+        if total <= _SAFE and min(values) >= 0:  # every partial sum exact, as a double
+            return total
+    totals = [0]
+    for value in values:
+        add_figures(totals, (value,))
+    return totals[0]
 
 
 def _tally(
     session, positions, with_days: bool, fallback_time: str = "", identities=None, zone=None
 ) -> tuple[dict, dict]:
-    """Totals by key and (when ``with_days``) by (local day in ``zone``, key) of the
-    entries at ``positions`` (all by default), in that order; ``identities`` (a
-    ``forks.FileEntries``) gets each counted entry's position and ``forks.identity``.
-    Raises ``UsageError`` where Pi throws."""
-    totals: dict[str, list] = {}
-    days: dict = {}
-    cache: dict = {}
-    for position, line in counted_entries(session, positions):
-        try:
-            found = line_attribution(line)
-            if found is None:
-                continue
-            key, usage = found
-            figures = usage_figures(usage)
-        except (TypeError, ToPrimitiveError) as exc:  # where Pi's code throws
-            where = f"{session.source}:{session.line_of(position)}"
-            raise UsageError(f"{where}: Pi's usage breakdown throws here: {exc}") from None
-        add_figures(totals.setdefault(key, [0, 0, 0, 0, 0]), figures)
-        if with_days or identities is not None:
-            stamp = line.timestamp if type(line) is UsageLine else js_field(line, "timestamp")
-        if with_days:
-            day = local_day(stamp if isinstance(stamp, str) else fallback_time, cache, zone)
-            add_figures(days.setdefault((day, key), [0, 0, 0, 0, 0]), figures)
-        if identities is not None:
-            entry_id = line.id if type(line) is UsageLine else js_field(line, "id")
-            identities.positions.append(position)
-            identities.digests.append(identity(entry_id, stamp, key, figures))
-    return totals, days
+    """``tally`` of a loaded session's counted columns (days in ``zone``); ``identities``
+    (a ``forks.FileEntries``) gets each counted entry's position and ``forks.identity``.
+    Raises ``UsageError`` (naming the file and line) where Pi throws."""
+    columns = session._counted
+    try:
+        found = tally(columns, positions, with_days, fallback_time, zone)
+    except _Throws as exc:
+        where = f"{session.source}:{session.line_of(exc.position)}"
+        raise UsageError(f"{where}: Pi's usage breakdown throws here: {exc.reason}") from None
+    if identities is not None:
+        _identify(session, columns, positions, identities)
+    return found
+
+
+def _identify(session, columns: list, positions, identities) -> None:
+    """Each counted entry's position and identity (id, timestamp, key, figures), in order."""
+    records, stamps, ids = columns[USAGE], columns[TIMESTAMP], session.index.ids
+    every = range(len(records)) if positions is None else positions
+    for position in every:
+        record = records[position]
+        if record is None:
+            continue
+        if type(record) is UsageFigures:
+            key, figures = record.key, tuple(record.figures)
+        else:
+            key, figures = record, tuple(column[position] for column in columns[:5])
+        identities.positions.append(position)
+        identities.digests.append(identity(ids[position], stamps[position], key, figures))
 
 
 def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> Breakdown:
@@ -498,7 +480,7 @@ def session_usage(
 
     out = SessionUsage(path)
     try:
-        session = load(path)
+        session = load(path, counting=True)
         header = session.header
         out.id = js_string(js_field(header, "id"))
         cwd, started = js_field(header, "cwd"), js_field(header, "timestamp")

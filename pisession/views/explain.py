@@ -22,8 +22,9 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, groupby, repeat
+from itertools import compress, groupby, islice, repeat
 from operator import eq
+from typing import cast
 
 from ..engine import context as engine
 from ..js.value import UNDEFINED, quoted, value_text
@@ -349,6 +350,44 @@ def explain_keep(session, fates) -> set[int]:
     return keep
 
 
+#: Up to this many leaves, the tree's views hold them as a set; beyond (a file of many
+#: roots or branch ends), each position is asked of the shape (``Shape.is_leaf``).
+LEAF_SET = 1 << 16
+
+
+class Leaves:
+    """The tree's leaves as a set answers ``in``, asked of the shape (``Shape.is_leaf``):
+    for a session of very many leaves, whose set would cost more than its columns.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> leaves = Leaves(s.shape)
+    >>> [p for p in range(len(s)) if p in leaves] == s.shape.leaves
+    True
+    """
+
+    def __init__(self, shape, also: set | frozenset = frozenset()):
+        self.shape, self.also = shape, also
+
+    def __contains__(self, position: object) -> bool:
+        return position in self.also or (type(position) is int and self.shape.is_leaf(position))
+
+    def isdisjoint(self, positions) -> bool:
+        return not any(map(self.__contains__, positions))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(dict.fromkeys([*self.shape.leaves, *self.also]))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def leaf_set(shape) -> frozenset | Leaves:
+    """The tree's leaves, for ``in``: a set, or (beyond ``LEAF_SET``) ``Leaves``."""
+    leaves = shape.leaves
+    return frozenset(leaves) if len(leaves) <= LEAF_SET else Leaves(shape)
+
+
 def remarkable(session, leaf: int | None) -> set[int]:
     """Entries a collapsed tree always shows: the leaf, every branch end, compactions,
     the first entry of every kept range and labelled entries (runs end at them).
@@ -360,7 +399,9 @@ def remarkable(session, leaf: int | None) -> set[int]:
     """
     index = session.index
     keep = {leaf} if leaf is not None else set()
-    keep.update(session.shape.leaves)
+    many = len(session.shape.leaves) > LEAF_SET  # then asked of the shape (``Leaves``)
+    if not many:
+        keep.update(session.shape.leaves)
     compactions = engine.of_type(index, "compaction")
     keep.update(compactions)
     for entry in session.entries_at(compactions):
@@ -368,7 +409,7 @@ def remarkable(session, leaf: int | None) -> set[int]:
         if target is not None:
             keep.add(target)
     keep.update(index.by_id[k] for k in session.labels if k in index.by_id)
-    return keep
+    return cast(set, Leaves(session.shape, keep)) if many else keep
 
 
 # --- the table of fates ---------------------------------------------------------------------
@@ -839,7 +880,7 @@ class _TreeView:
     pieces: _Pieces
     names: list | None
     leaf: int | None
-    leaves: frozenset
+    leaves: frozenset | Leaves
     line_width: int
 
     def fate_of(self, position: int) -> str | None:
@@ -923,19 +964,132 @@ def tree_text(
     >>> print(text.splitlines()[8])
     18 |- o bs000001 branch_summary [off-path]  "The user read util.py (..."
     """
+    return "".join(tree_chunks(session, leaf_id, color, width, ascii, collapse, with_fates))
+
+
+def tree_chunks(
+    session,
+    leaf_id: object = None,
+    color: bool = False,
+    width: int | None = None,
+    ascii: bool = False,
+    collapse: int = COLLAPSE,
+    with_fates: bool = True,
+) -> Iterator[str]:
+    """``tree_text`` a block of lines at a time, each written as it is drawn: memory
+    holds one block, never the whole tree (a big session's second half is drawn by a
+    helper process into a temporary file meanwhile, then copied out).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> "".join(tree_chunks(s)) == tree_text(s)
+    True
+    """
     if not len(session):
-        return "(no entries)\n"
+        yield "(no entries)\n"
+        return
     leaf = session.default_leaf if leaf_id is None else session.position_of(leaf_id)
     view = _TreeView(
         Look(color, width, ascii),
         _ASCII if ascii else _BOX,
         session.fates(leaf_id).names if with_fates else None,
         leaf,
-        frozenset(session.shape.leaves),
+        leaf_set(session.shape),
         len(str(session.line_of(len(session) - 1))),
     )
-    lines = _tree_lines(session, view, remarkable(session, leaf), collapse)
-    return "\n".join(lines) + "\n"
+    yield from _tree_blocks(session, view, remarkable(session, leaf), collapse)
+
+
+#: Lines of the tree drawn and written together.
+TREE_BLOCK = 4096
+
+
+def _tree_blocks(session, view: _TreeView, keep: set, collapse: int) -> Iterator[str]:
+    import tempfile
+
+    from ..engine.parallel import BIG_SESSION, in_child
+
+    walk, count, seen = replayable(
+        lambda: tree_walk(session, view.names, keep, collapse, view.pieces)
+    )
+    split = count // 2 if len(session) >= BIG_SESSION else count
+    with tempfile.TemporaryFile() if split < count else _no_file() as spill:
+        second = None
+        if split < count:  # the second half by a helper process meanwhile
+            second = in_child(_draw_into, session, view, walk, split, spill)
+        yield from _drawn_blocks(session, view, islice(walk(), split))
+        if second is not None:
+            second.result()
+            spill.seek(0)
+            yield from _text_pieces(spill)
+    if seen < len(session):
+        yield "\n".join(wrap(_unreached_text(session), view.look.width, " ")) + "\n"
+
+
+#: Items of a tree's walk kept from its first pass; beyond, it is walked again when
+#: drawn (the walk alone is cheap next to drawing) and kept nowhere.
+WALK_HELD = 1 << 17
+
+
+def replayable(make) -> tuple:
+    """(a function that gives the walk ``make()`` gives, its number of items, the
+    entries they show or hide): its items kept when there are at most ``WALK_HELD``,
+    else walked again each time.
+
+    >>> again, count, seen = replayable(lambda: iter([(1, "", ""), (2, "", "")]))
+    >>> list(again()) == list(again()), count, seen
+    (True, 2, 2)
+    """
+    first = make()
+    held = list(islice(first, WALK_HELD))
+    count = len(held)
+    seen = sum(item.hidden if isinstance(item, Gap) else 1 for item, _, _ in held)
+    if count < WALK_HELD:
+        return (lambda: iter(held)), count, seen
+    held.clear()  # kept nowhere: walked again when drawn
+    for item, _, _ in first:
+        count += 1
+        seen += item.hidden if isinstance(item, Gap) else 1
+    return make, count, seen
+
+
+def _text_pieces(spill) -> Iterator[str]:
+    """The UTF-8 text of a file, a megabyte at a time (a character never cut in two)."""
+    from ..engine.stream import whole_characters
+
+    held = b""
+    while piece := spill.read(1 << 20):
+        piece = held + piece
+        cut = whole_characters(piece)
+        held = piece[cut:]
+        yield piece[:cut].decode("utf-8")
+    if held:
+        yield held.decode("utf-8", "replace")  # (not reached: the helper writes whole text)
+
+
+class _no_file:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _draw_into(session, view: _TreeView, walk, start: int, out) -> None:
+    """The tree's lines from item ``start`` on, written to the file ``out`` (by the
+    helper process; again from the start of the file if it has to be done here)."""
+    out.seek(0)
+    out.truncate()
+    for block in _drawn_blocks(session, view, islice(walk(), start, None)):
+        out.write(block.encode("utf-8"))
+    out.flush()
+
+
+def _drawn_blocks(session, view: _TreeView, items) -> Iterator[str]:
+    """``TREE_BLOCK`` of ``tree_walk``'s items at a time, drawn, as text."""
+    while block := list(islice(items, TREE_BLOCK)):
+        yield "\n".join(_drawn(session, view, block)) + "\n"
+        session.forget(item for item, _, _ in block if not isinstance(item, Gap))
 
 
 def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator[tuple]:
@@ -957,7 +1111,13 @@ def tree_walk(session, names, keep: set, collapse: int, pieces=None) -> Iterator
     """
     shape, pieces = session.shape, pieces or _BOX
     fate_of = (lambda p: None) if names is None else names.__getitem__
-    stack = [(root, "", "") for root in reversed(shape.roots)]
+    for root in shape.roots:  # one root's tree at a time: the stack holds one branch
+        yield from _root_walk(shape, names, keep, collapse, pieces, root, fate_of)
+
+
+def _root_walk(shape, names, keep, collapse: int, pieces, root: int, fate_of) -> Iterator[tuple]:
+    """``tree_walk`` of the tree under one root."""
+    stack = [(root, "", "")]
     while stack:
         start, lead, cont = stack.pop()
         chain = shape.chain(start)
@@ -984,21 +1144,6 @@ def decode_shown(session, items: list) -> None:
     'session_info'
     """
     session.entries_at([item for item, _, _ in items if not isinstance(item, Gap)])
-
-
-def _tree_lines(session, view: _TreeView, keep: set, collapse: int) -> list[str]:
-    from ..engine.parallel import BIG_SESSION, in_child
-
-    walk = list(tree_walk(session, view.names, keep, collapse, view.pieces))
-    # a big session's first half of the lines by a helper process meanwhile
-    split = len(walk) // 2 if len(session) >= BIG_SESSION else 0
-    first = in_child(_drawn, session, view, walk[:split], fork=split > 0)
-    lines = _drawn(session, view, walk[split:])
-    lines[:0] = first.result()
-    seen = sum(item.hidden if isinstance(item, Gap) else 1 for item, _, _ in walk)
-    if seen < len(session):
-        lines.extend(wrap(_unreached_text(session), view.look.width, " "))
-    return lines
 
 
 def _drawn(session, view: _TreeView, items: list) -> list[str]:

@@ -28,7 +28,9 @@ import base64
 import binascii
 import html
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..engine import context as engine
@@ -43,13 +45,16 @@ from .explain import (
     _BOX,
     RUN_OF,
     Gap,
+    Leaves,
     decode_shown,
     explain_keep,
     file_order_items,
     gap_counts,
     header_lines,
+    leaf_set,
     reading_of,
     remarkable,
+    replayable,
     tree_walk,
 )
 from .provenance import FATE, FATES, OFF_PATH
@@ -617,11 +622,11 @@ def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
     return " ".join(parts)
 
 
-def _leaves(ex: Export) -> frozenset:
+def _leaves(ex: Export) -> frozenset | Leaves:
     """The tree's leaves (cached on the export)."""
     cached = getattr(ex, "_leaves", None)
     if cached is None:
-        cached = frozenset(ex.session.shape.leaves)
+        cached = leaf_set(ex.session.shape)
         ex._leaves = cached  # type: ignore[attr-defined]
     return cached
 
@@ -654,17 +659,24 @@ def tree_lines(ex: Export, items: list) -> list[str]:
 def tree_section(ex: Export, lines: list[str], collapse: int) -> str:
     """The tree's section of the page around its ``lines``: heading, legend, how to
     read it; folded when long."""
+    head, tail = _tree_section_ends(ex, len(lines), collapse)
+    return head + "\n".join(lines) + tail
+
+
+def _tree_section_ends(ex: Export, count: int, collapse: int) -> tuple[str, str]:
+    """What ``tree_section`` writes before and after the tree's ``count`` lines."""
     counts = ex.fates.counts()
     legend = " ".join(chip(k.name, k.legend) for k in FATES if counts[k.name])
-    body = "\n".join(lines)
-    tree = f'<div class="tree mono">{body}</div>'
-    if len(lines) > 400:
-        tree = f"<details><summary>{len(lines):,} lines (open)</summary>{tree}</details>"
-    return (
+    head = (
         f"<h2 id=tree>The entry tree</h2><p class=legend>{legend}</p>"
         f"<p>● on the path to the leaf, ○ on other branches; ◀ the leaf shown, ◁ other "
-        f"branch ends. Runs of more than {collapse} entries of one fate are shortened.</p>{tree}"
+        f"branch ends. Runs of more than {collapse} entries of one fate are shortened.</p>"
     )
+    if count > 400:
+        return f"{head}<details><summary>{count:,} lines (open)</summary>" + (
+            '<div class="tree mono">'
+        ), "</div></details>"
+    return head + '<div class="tree mono">', "</div>"
 
 
 def _rows(ex: Export, collapse: int) -> list:
@@ -775,29 +787,93 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     >>> html_fragment(Export.of(pisession.load(pisession.sample_path("tour"))))[:7]
     '<style>'
     """
+    return "".join(fragment_chunks(ex, collapse))
+
+
+#: Lines of the tree drawn and written together.
+TREE_BLOCK = 4096
+
+
+def fragment_chunks(ex: Export, collapse: int = 12) -> Iterator[str]:
+    """``html_fragment`` a piece at a time, the tree's lines a block at a time, each
+    written as it is drawn: memory holds a block, not the page.
+
+    >>> import pisession
+    >>> ex = Export.of(pisession.load(pisession.sample_path("tour")))
+    >>> "".join(fragment_chunks(ex)) == html_fragment(ex)
+    True
+    """
+    import tempfile
+
     from ..engine.parallel import BIG_SESSION, in_child
 
     # when the session is big, helper processes make the usage table and most of the
-    # tree's lines (the longest part) meanwhile; this one the rest, after the other parts
+    # tree's lines (the longest part, into a temporary file) meanwhile; this one the
+    # rest, after the other parts
     big = len(ex.session) >= BIG_SESSION
     usage = in_child(usage_html, ex, fork=big)
-    items = tree_items(ex, collapse)
-    split = len(items) * 3 // 4 if big else 0
-    drawn = in_child(tree_lines, ex, items[:split], fork=split > 0)
-    rest = [context_html(ex), usage.result(), entries_html(ex, collapse)]
-    last = tree_lines(ex, items[split:])
-    parts = [
-        f"<style>{_css()}</style>",
-        '<div class="pe">',
-        summary_html(ex),
-        tree_section(ex, drawn.result() + last, collapse),
-        *rest,
-        f"<footer>Written by pisession {__version__} with the rules of Pi 0.87.1 (the "
+    walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
+    split = count * 3 // 4 if big else 0
+    head, tail = _tree_section_ends(ex, count, collapse)
+    with tempfile.TemporaryFile() as spill:
+        drawn = in_child(_tree_into, ex, walk, split, spill, fork=split > 0)
+        rest = [context_html(ex), usage.result(), entries_html(ex, collapse)]
+        yield f"<style>{_css()}</style>\n" + '<div class="pe">\n' + summary_html(ex) + "\n"
+        yield head
+        if split:
+            drawn.result()
+            spill.seek(0)
+            yield from _text_pieces(spill)
+        for first, block in _tree_blocks(ex, islice(walk(), split, None)):
+            yield ("\n" if split or not first else "") + block
+    yield tail
+    for part in rest:
+        yield "\n" + part
+    yield (
+        f"\n<footer>Written by pisession {__version__} with the rules of Pi 0.87.1 (the "
         "same through 1.6.0). This page loads nothing: no script, font or picture comes "
-        "from elsewhere.</footer>",
-        "</div>",
-    ]
-    return "\n".join(parts)
+        "from elsewhere.</footer>\n</div>"
+    )
+
+
+def _tree_walk(ex: Export, collapse: int):
+    """``tree_items``, one at a time."""
+    return tree_walk(ex.session, ex.fates.names, remarkable(ex.session, ex.leaf), collapse, _BOX)
+
+
+def _tree_blocks(ex: Export, items) -> Iterator[tuple[bool, str]]:
+    """(first block?, its lines as HTML joined by newlines), ``TREE_BLOCK`` items at a
+    time; the entries of a block are forgotten once drawn."""
+    first = True
+    while block := list(islice(items, TREE_BLOCK)):
+        yield first, "\n".join(tree_lines(ex, block))
+        ex.session.forget(item for item, _, _ in block if not isinstance(item, Gap))
+        first = False
+
+
+def _tree_into(ex: Export, walk, stop: int, out) -> None:
+    """The tree's first ``stop`` lines (of the items ``walk()`` gives), written to the
+    file ``out`` (by the helper process; again from the start of the file if it has to
+    be done here)."""
+    out.seek(0)
+    out.truncate()
+    for first, block in _tree_blocks(ex, islice(walk(), stop)):
+        out.write((("" if first else "\n") + block).encode("utf-8"))
+    out.flush()
+
+
+def _text_pieces(spill) -> Iterator[str]:
+    """The UTF-8 text of a file, a megabyte at a time (a character never cut in two)."""
+    from ..engine.stream import whole_characters
+
+    held = b""
+    while piece := spill.read(1 << 20):
+        piece = held + piece
+        cut = whole_characters(piece)
+        held = piece[cut:]
+        yield piece[:cut].decode("utf-8")
+    if held:
+        yield held.decode("utf-8", "replace")  # (not reached: the helper writes whole text)
 
 
 #: The page forbids every request: styles are inline, pictures are data: URIs.
@@ -816,15 +892,29 @@ def export_html(
     >>> "The context at a7000001 (line 20)" in page
     True
     """
+    return "".join(export_html_chunks(session, leaf_id, limit, full_path))
+
+
+def export_html_chunks(
+    session, leaf_id: object = None, limit: int | None = LIMITS["html"], full_path: bool = False
+) -> Iterator[str]:
+    """``export_html`` a piece at a time (``fragment_chunks``), to write as it comes.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> "".join(export_html_chunks(s)) == export_html(s)
+    True
+    """
     ex = Export.of(session, leaf_id, limit, full_path)
-    return (
+    yield (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
-        f"{html_fragment(ex)}\n</body></html>\n"
     )
+    yield from fragment_chunks(ex)
+    yield "\n</body></html>\n"
 
 
 # --- Markdown ----------------------------------------------------------------------------
