@@ -477,10 +477,10 @@ def listed_files(root: str | os.PathLike) -> list[tuple[Path, float | None]]:
     """The files Pi's session list reads under ``root``, in its order, each with its
     modification time in ms (None: known only when read).
 
-    A folder with subfolders is a sessions root (``<agentDir>/sessions``): Pi's
-    ``SessionManager.listAll()`` reads the ``*.jsonl`` of each subfolder (a file directly
-    in the root is not a session of any project), newest file first, then by name,
-    descending. A folder without subfolders is one session folder (Pi's
+    A folder with subfolders that hold ``*.jsonl`` files is a sessions root
+    (``<agentDir>/sessions``): Pi's ``SessionManager.listAll()`` reads the ``*.jsonl`` of
+    each subfolder (a file directly in the root is not a session of any project), newest
+    file first, then by name, descending. Any other folder is one session folder (Pi's
     ``listAll(dir)`` and ``list(cwd, dir)``): its own ``*.jsonl``, by name, descending.
 
     >>> import tempfile, pathlib
@@ -490,11 +490,7 @@ def listed_files(root: str | os.PathLike) -> list[tuple[Path, float | None]]:
     ['b.jsonl', 'a.jsonl']
     """
     root = Path(root)
-    try:
-        children = list(os.scandir(root))
-    except OSError:
-        return []
-    folders = [c for c in children if c.is_symlink() or c.is_dir(follow_symlinks=False)]
+    folders = _session_folders(root)
     if not folders:
         names = sorted(_jsonl_names(root), key=cmp_to_key(_name_descending))
         return [(root / name, None) for name in names]
@@ -511,11 +507,30 @@ def listed_files(root: str | os.PathLike) -> list[tuple[Path, float | None]]:
     return [(path, None if mtime == float("-inf") else mtime) for path, mtime in newest]
 
 
-def _has_folders(root: Path) -> bool:
+def _session_folders(root: Path) -> list:
+    """The folders in ``root`` that hold ``.jsonl`` files: where there are any, ``root``
+    is a sessions root (one folder per project); a folder beside session files that holds
+    none (``__pycache__``, an empty project folder) does not make it one.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> (d / "__pycache__").mkdir()
+    >>> _session_folders(d)
+    []
+    """
     try:
-        return any(c.is_symlink() or c.is_dir(follow_symlinks=False) for c in os.scandir(root))
+        children = list(os.scandir(root))
     except OSError:
-        return False
+        return []
+    return [
+        c
+        for c in children
+        if (c.is_symlink() or c.is_dir(follow_symlinks=False)) and _jsonl_names(Path(c.path))
+    ]
+
+
+def _has_folders(root: Path) -> bool:
+    return bool(_session_folders(root))
 
 
 def list_sessions(

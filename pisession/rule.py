@@ -1,16 +1,13 @@
 """The context rule: which entries of a session reach the model, and as what.
 
-Five steps, over plain decoded entries (file order, the header left out), as Pi 0.87.1
-(and through 1.6.0) takes them in its own code (``buildSessionPath``,
-``getSessionContextSettings``, ``buildContextEntries``, ``buildSessionProjection``); the
-division into five is pisession's reading of that code (chapter 27's excerpt states no
-steps, and the five bullets of PiG's session-format page are a different list): the
-**path** from the leaf to a root, the **settings** read from it, the **selection** (the
-newest compaction, its kept range and what follows it), the **context edits**, the
-**projection**. No cache, no shortcut: ``pisession.engine.context`` is the fast engine,
-held equal to this by the tests on every corpus file and on generated sessions. JavaScript's
-value rules come from ``js.value`` (``truthy``: ``if (x)``; ``nullish``: ``x == null``;
-``js_key``: a ``Map`` key; ``strict_equal``: ``===``), dates from ``js.date``.
+Five steps over plain decoded entries (file order, no header), as Pi 0.87.1 to 1.6.0 take them
+(``buildSessionPath``, ``getSessionContextSettings``, ``buildContextEntries``,
+``buildSessionProjection``; the five are pisession's reading of that code, not a list of chapter
+27's excerpt or of PiG's page): the **path** from the leaf to a root, the **settings** on it, the
+**selection** (the newest compaction, its kept range and what follows), the **context edits**,
+the **projection**. No cache, no shortcut: ``pisession.engine.context`` is the fast engine, held
+equal to this by the tests. JavaScript's value rules come from ``js.value`` (``truthy``: ``if
+(x)``; ``nullish``: ``x == null``; ``js_key``: a ``Map`` key; ``strict_equal``: ``===``).
 
 >>> from pisession.samples import sample_path
 >>> len(project(load_entries(sample_path("tour"))).messages)
