@@ -458,7 +458,7 @@ the same way (`evidence.json` and `compaction-without-system.jsonl`), and
 `02-entry-tree-and-branches` the files Pi wrote in `data/forks/`; all three read through
 `pisession.workshop.repository.repository_file`. When Node and Pi 0.87.1
 are installed (`PI_ORACLE_DIR`, or `npm install` in `conformance/`), 08 runs the scenarios
-again and asserts that Pi still gives the recorded answers. Its last section compares
+again and asserts that Pi's answers are still the recorded ones. Its last section compares
 pisession with the conformance corpus (`data/conformance`), which is in a checkout and on
 Binder only.
 
