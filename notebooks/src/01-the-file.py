@@ -103,7 +103,7 @@ for kind, count in sorted(Counter(e["type"] for e in tour.entries).items()):
 # ## Lines Pi skips: diagnostics
 #
 # Pi is lenient. It splits the file on `"\n"` only (a U+2028 character inside a string is
-# not a line break), and skips **silently**:
+# not a line break), and skips **silently** [fact: lines-pi-keeps]:
 #
 # - blank lines: what JavaScript's `trim()` empties (spaces, tabs, a CR, a no-break
 #   space, a BOM, ...);

@@ -464,7 +464,8 @@ from pisession import workshop
 # %% [markdown]
 # **1. The settings.** `settings(path)` gets the entries of one path, root first, and
 # returns `{"thinkingLevel": ..., "model": ...}` as Pi's context reports them: the level
-# starts as `"off"`, the model as `None`; `model` is `{"provider": ..., "modelId": ...}`.
+# starts as `"off"`, the model as `None`; `model` is `{"provider": ..., "modelId": ...}`
+# [fact: settings-from-path].
 
 
 # %%

@@ -87,7 +87,8 @@ for item in projection.entries:
 # look at the compaction to decide: the rule is unconditional. What stands in for those
 # messages is the compaction's own `systemMessage`, when it has one: the prompt and tools
 # as they were at compaction time, replayed from the context that was compacted. That
-# checkpoint opens the context. A system message *after* the compaction is kept.
+# checkpoint opens the context. A system message *after* the compaction is kept
+# [fact: compaction-without-checkpoint-no-prompt].
 
 # %%
 for fate in tour.fates():

@@ -144,9 +144,9 @@ edits_figure(tour)
 # the conversation is recorded in a `usage` entry with a `kind`. In Pi 0.87.1 the only
 # such call is **cache warming** (kind `"cache_warm"`): a one-token request that keeps
 # the provider's prompt cache alive while you think (notebook 08 shows that this is the
-# only code in Pi that writes usage entries). Compactions and branch summaries carry the
-# usage of the model call that wrote their summary. None of these reach the model: a
-# `usage` entry is state only. The tour's usage entry is a cache warm:
+# only code in Pi that writes usage entries) [fact: usage-cache-warm-written]. Compactions
+# and branch summaries carry the usage of the model call that wrote their summary. None of
+# these reach the model: a `usage` entry is state only. The tour's usage entry is a cache warm:
 
 # %%
 usage_entry = tour.entry(tour.position_of("us000001"))

@@ -269,7 +269,8 @@ solved["walk"] = workshop.check_walk(walk)
 # starts as `"off"` and each `thinking_level_change` sets it (`entry["thinkingLevel"]`).
 # The model starts as `None`; a `model_change` sets it to
 # `{"provider": entry["provider"], "modelId": entry["modelId"]}`, and so does every
-# assistant message, with `{"provider": message["provider"], "modelId": message["model"]}`.
+# assistant message, with `{"provider": message["provider"], "modelId": message["model"]}`
+# [fact: settings-from-path].
 # An assistant's `model` is the model Pi *requested*; `responseModel`, when present, is the
 # model the provider reports answering (it can differ: a fallback model, a dated version
 # behind an alias), and Pi's context does not read it. The whole path counts, the part a
@@ -305,7 +306,7 @@ solved["settings"] = workshop.check_settings(settings)
 # **Common mistakes.**
 #
 # - Looking only at `model_change` entries: every assistant message sets the model too,
-#   from its `model`, the model Pi requested for that turn.
+#   from its `model`, the model Pi requested for that turn [fact: settings-from-path].
 # - Reading `responseModel ?? model`: `responseModel` is the model the provider says
 #   answered, and Pi's context ignores it (Pi 0.87.1 `session-manager.js` 157). The chapter
 #   keeps three models apart: the selected one (`model_change`, possibly a virtual model),
