@@ -8,7 +8,9 @@
 //   node conformance/facts.mjs --stdout                    # print it (freshness check)
 //
 // Every answer comes from running Pi's code (SessionManager on a file in a temporary
-// folder, migrateSessionEntries, getUsageCostBreakdown, pi-ai's isRecoverableLength), and
+// folder, migrateSessionEntries, getUsageCostBreakdown, pi-ai's isRecoverableLength,
+// compaction.js's settings, shouldCompact, estimateTokens and findCutPoint,
+// bashExecutionToText), and
 // names the lines of Pi's code it rests on. Runs on Node 20. Deterministic: no ids,
 // times or folders reach the output.
 process.env.TZ = "UTC";
