@@ -8,7 +8,9 @@
 //   node conformance/facts.mjs --stdout                    # print it (freshness check)
 //
 // Every answer comes from running Pi's code (SessionManager on a file in a temporary
-// folder, migrateSessionEntries, getUsageCostBreakdown, pi-ai's isRecoverableLength), and
+// folder, migrateSessionEntries, getUsageCostBreakdown, pi-ai's isRecoverableLength,
+// compaction.js's settings, shouldCompact, estimateTokens and findCutPoint,
+// bashExecutionToText), and
 // names the lines of Pi's code it rests on. Runs on Node 20. Deterministic: no ids,
 // times or folders reach the output.
 process.env.TZ = "UTC";
@@ -23,6 +25,8 @@ const { SessionManager, buildSessionContext, migrateSessionEntries } = sessionMa
 const load = (root, rel) => import(pathToFileURL(join(root, "dist", rel)).href);
 const usageTotals = await load(PI_PATHS.agent, "core/usage-totals.js");
 const overflow = await load(PI_PATHS.ai, "utils/overflow.js");
+const compaction = await load(PI_PATHS.agent, "core/compaction/compaction.js");
+const messages = await load(PI_PATHS.agent, "core/messages.js");
 
 /** The first line of a Pi file containing `needle`: {file, line, text}. */
 function codeLine(root, pkg, rel, needle) {
@@ -133,6 +137,78 @@ try {
     what: "agent-session.js: does a run's start append the live thinking level / a virtual model when the branch's recorded one differs (_recordSelection)?",
     code: [...found.runStart, ...found.thinkingLevel, ...found.virtualModel],
     result: Object.fromEntries(Object.entries(found).map(([k, v]) => [k, v.length > 0])),
+  };
+
+  // Compaction: the default settings, the threshold test at its edge, and the estimate of a
+  // message without usage (chars / 4, rounded up).
+  const settings = compaction.DEFAULT_COMPACTION_SETTINGS;
+  facts.compactionThreshold = {
+    what: "compaction.js: DEFAULT_COMPACTION_SETTINGS; shouldCompact(t, 128000, defaults) for t = 128000 - reserveTokens and one more; estimateTokens of a user message of 9 characters",
+    code: [
+      agentLine("core/compaction/compaction.js", "export const DEFAULT_COMPACTION_SETTINGS = {"),
+      agentLine("core/compaction/compaction.js", "export function shouldCompact(contextTokens, contextWindow, settings) {"),
+      agentLine("core/compaction/compaction.js", "return Math.ceil(chars / 4);"),
+    ],
+    result: {
+      defaults: settings,
+      shouldCompactAtEdge: [128000 - settings.reserveTokens, 128000 - settings.reserveTokens + 1].map((t) =>
+        compaction.shouldCompact(t, 128000, settings),
+      ),
+      estimateOf9Chars: compaction.estimateTokens({ role: "user", content: [{ type: "text", text: "123456789" }], timestamp: 1 }),
+    },
+  };
+
+  // Where Pi cuts: findCutPoint over user, assistant (a tool call), a long tool result,
+  // assistant, keeping 10 tokens: the budget is reached at the tool result, and the cut
+  // moves to the next cut point, never the tool result itself.
+  const at = (id, parentId, message) => ({ type: "message", id, parentId, timestamp: "2026-01-05T12:00:01.000Z", message });
+  const cutEntries = [
+    at("u1", null, { role: "user", content: [{ type: "text", text: "run it" }], timestamp: 1 }),
+    at("a1", "u1", { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "bash", arguments: {} }], timestamp: 2 }),
+    at("t1", "a1", { role: "toolResult", toolCallId: "c1", toolName: "bash", content: [{ type: "text", text: "x".repeat(400) }], isError: false, timestamp: 3 }),
+    at("a2", "t1", { role: "assistant", content: [{ type: "text", text: "done" }], timestamp: 4 }),
+  ];
+  const cut = compaction.findCutPoint(cutEntries, 0, cutEntries.length, 10);
+  facts.cutPoint = {
+    what: "compaction.js findCutPoint(entries, 0, 4, 10) on user, assistant (tool call), a 400-character tool result, assistant: the role of the first kept entry",
+    code: [agentLine("core/compaction/compaction.js", "export function findCutPoint(entries, startIndex, endIndex, keepRecentTokens) {")],
+    result: { roles: cutEntries.map((e) => e.message.role), firstKeptRole: cutEntries[cut.firstKeptEntryIndex].message.role, isSplitTurn: cut.isSplitTurn },
+  };
+
+  // The text a bashExecution message becomes: a cancelled one, a failed one, a truncated one.
+  const bash = (extra) => ({ role: "bashExecution", command: "make", output: "", exitCode: 0, cancelled: false, truncated: false, timestamp: 1, ...extra });
+  facts.bashExecutionText = {
+    what: "core/messages.js bashExecutionToText on a cancelled command (exit code 1 too), a failed one, and a truncated one with a full-output path",
+    code: [agentLine("core/messages.js", "export function bashExecutionToText(msg) {")],
+    result: {
+      cancelled: messages.bashExecutionToText(bash({ cancelled: true, exitCode: 1 })),
+      failed: messages.bashExecutionToText(bash({ output: "1 failed", exitCode: 2 })),
+      truncated: messages.bashExecutionToText(bash({ output: "a", truncated: true, fullOutputPath: "/tmp/out.log" })),
+      truncatedNoPath: messages.bashExecutionToText(bash({ output: "a", truncated: true })),
+    },
+  };
+
+  // Version 1 -> 2: what a compaction's firstKeptEntryIndex becomes, read at the moment the
+  // migration reaches the compaction (index 0 is the header).
+  const v1Index = {};
+  for (const [name, index] of Object.entries({ earlier: 1, itself: 3, laterWithId: 4, laterWithoutId: 5, header: 0, pastEnd: 9, fraction: 1.5, negative: -1 })) {
+    const entries = [
+      { type: "session", id: "s", timestamp: "2026-01-05T12:00:00.000Z", cwd: "/w" },
+      { type: "message", timestamp: "t", message: { role: "user", content: "a", timestamp: 1 } },
+      { type: "message", timestamp: "t", message: { role: "assistant", content: [], timestamp: 2 } },
+      { type: "compaction", timestamp: "t", summary: "s", firstKeptEntryIndex: index, tokensBefore: 1 },
+      { type: "message", id: "old-id", timestamp: "t", message: { role: "user", content: "b", timestamp: 3 } },
+      { type: "message", timestamp: "t", message: { role: "user", content: "c", timestamp: 4 } },
+    ];
+    migrateSessionEntries(entries);
+    const kept = entries[3].firstKeptEntryId;
+    const named = entries.findIndex((e, i) => i > 0 && e.id === kept);
+    v1Index[name] = kept === undefined ? "none" : kept === "old-id" ? "the old id" : named === 3 ? "its own new id" : named >= 0 ? `the new id of entry ${named}` : "an unknown id";
+  }
+  facts.v1CompactionIndex = {
+    what: "migrateSessionEntries on a version 1 file: what a compaction's firstKeptEntryIndex (earlier entry, itself, a later entry with and without an id, the header, past the end, 1.5, -1) becomes",
+    code: [agentLine("core/session-manager.js", "const targetEntry = entries[comp.firstKeptEntryIndex];")],
+    result: v1Index,
   };
 } finally {
   rmSync(dir, { recursive: true, force: true });

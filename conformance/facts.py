@@ -172,6 +172,26 @@ def probe_first_system_messages(version: str) -> list[dict]:
     return [{"sections": list(a), "toolsAdded": list(b)} for a, b in sorted(shapes)]
 
 
+def probe_context_edits(version: str, scenario: str) -> list[dict]:
+    """Per ``context_edit`` Pi's CLI wrote in the scenario (file order): whether its
+    replacement is null, and the role, stop reason and number of content blocks of its
+    target."""
+    entries = [e for file in _session_entries(version, scenario) for e in file]
+    by_id = {e.get("id"): e for e in entries}
+    edits = []
+    for edit in (e for e in entries if e["type"] == "context_edit"):
+        target = by_id[edit["targetId"]]["message"]
+        edits.append(
+            {
+                "replacementNull": edit["replacement"] is None,
+                "targetRole": target["role"],
+                "targetStopReason": target.get("stopReason"),
+                "targetContentBlocks": len(target.get("content") or []),
+            }
+        )
+    return edits
+
+
 #: Probes over every recorded file of a version (no scenario named).
 EVERY_FILE_PROBES = {
     "startEntryTypes": probe_start_entry_types,
@@ -184,6 +204,7 @@ PROBES = {
     "entryTypes": probe_entry_types,
     "openLeafThinkingLevels": probe_open_leaf_thinking_levels,
     "lastReplyRequest": probe_last_reply_request,
+    "contextEdits": probe_context_edits,
 }
 
 
@@ -232,6 +253,91 @@ def markers() -> list[tuple[str, int, str]]:
     for path in MARKED:
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             found += [(str(path.relative_to(ROOT)), number, m) for m in MARKER.findall(line)]
+    return found
+
+
+# The heuristic for "a paragraph that says what Pi does": Pi (a version, "Pi's CLI" or
+# "Pi itself" allowed) as the subject of one of these verbs, perhaps after an adverb or
+# "Pi does not" (or never, cannot, ...) followed by any verb; or "Pi's" followed by one
+# of Pi's functions (`name(`, `name()`).
+PI_VERBS = (
+    "writes|reads|keeps|drops|sends|builds|takes|appends|saves|uses|migrates|makes|counts"
+    "|lists|creates|skips|repairs|sorts|walks|stores|picks|opens|rewrites|renames|adds"
+    "|puts|turns|names|leaves|ignores|accepts|rejects|replaces|removes|treats|sets|starts"
+    "|stops|ends|follows|compacts|retries|summarizes|summarises|cuts|copies|moves|clears"
+    "|prints|shows|records|merges|orders|assigns|gives|returns|fires|triggers|checks"
+    "|converts|resolves|computes|calls|loads|parses|fills|folds|joins|marks|answers|says"
+)
+PI_SUBJECT = re.compile(
+    r"\bPi(?: \d+\.\d+(?:\.\d+)?)?(?:'s CLI| itself)?"
+    r"(?: (?:also|then|never|only|still|always|first|simply|now|no longer))?"
+    rf" (?:{PI_VERBS})\b"
+    r"|\bPi(?: \d+\.\d+(?:\.\d+)?)?(?:'s CLI| itself)?"
+    r" (?:does not|doesn't|did not|cannot|can't|will not|won't|never) [a-z]+"
+    r"|\bPi's `?[a-z][A-Za-z]+\(",
+)
+# The marker of a sentence no fact backs: the author's explanation, inference or observation.
+AUTHOR = re.compile(r"the author's (?:explanation|inference|observation)")
+_ITEM = re.compile(r"^(?:[-*] |\d+\. |\|)")
+
+
+def paragraphs(path: Path) -> list[tuple[int, str]]:
+    """The prose paragraphs of a notebook source's markdown cells or of a markdown doc, as
+    (first line, text): blocks between blank lines, each list item and table row on its
+    own; code blocks and headings left out.
+
+    >>> import tempfile
+    >>> doc = Path(tempfile.mkdtemp()) / "d.md"
+    >>> text = "# Pi\\nPi writes.\\nStill.\\n\\n- one\\n- two\\n```\\nPi reads\\n```\\n"
+    >>> _ = doc.write_text(text)
+    >>> paragraphs(doc)
+    [(2, 'Pi writes. Still.'), (5, '- one'), (6, '- two')]
+    """
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if path.suffix == ".py":
+        prose, markdown = [], False
+        for line in lines:
+            if line.startswith("# %%"):
+                markdown = line.startswith("# %% [markdown]")
+                prose.append("")
+            else:
+                prose.append(line[2:] if markdown and line.startswith("#") else "")
+    else:
+        prose = lines
+    found: list[tuple[int, list[str]]] = []
+    fenced, open_block = False, False
+    for number, line in enumerate(prose, 1):
+        if line.lstrip().startswith("```"):
+            fenced, open_block = not fenced, False
+            continue
+        if fenced or not line.strip() or line.startswith("#"):
+            open_block = False
+            continue
+        if not open_block or _ITEM.match(line):
+            found.append((number, []))
+            open_block = True
+        found[-1][1].append(line.strip())
+    return [(number, " ".join(text)) for number, text in found]
+
+
+def unmarked_paragraphs(paths: list[Path] | None = None) -> list[tuple[str, int, str]]:
+    """Every paragraph of ``paths`` (default: the marked sources) that names Pi as the
+    subject of a verb (``PI_SUBJECT``) but cites no fact and is not marked as the author's
+    explanation (``AUTHOR``): (file, line, text). CI wants none.
+
+    >>> import tempfile
+    >>> doc = Path(tempfile.mkdtemp()) / "d.md"
+    >>> text = "Pi keeps it.\\n\\nPi keeps it [fact: x].\\n\\nPi's `open()` reads it.\\n"
+    >>> _ = doc.write_text(text)
+    >>> [(line, text) for _, line, text in unmarked_paragraphs([doc])]
+    [(1, 'Pi keeps it.'), (5, "Pi's `open()` reads it.")]
+    """
+    found = []
+    for path in MARKED if paths is None else paths:
+        name = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+        for number, text in paragraphs(path):
+            if PI_SUBJECT.search(text) and not MARKER.search(text) and not AUTHOR.search(text):
+                found.append((name, number, text))
     return found
 
 

@@ -458,7 +458,7 @@ the same way (`evidence.json` and `compaction-without-system.jsonl`), and
 `02-entry-tree-and-branches` the files Pi wrote in `data/forks/`; all three read through
 `pisession.workshop.repository.repository_file`. When Node and Pi 0.87.1
 are installed (`PI_ORACLE_DIR`, or `npm install` in `conformance/`), 08 runs the scenarios
-again and asserts that Pi still gives the recorded answers. Its last section compares
+again and asserts that Pi's answers are still the recorded ones. Its last section compares
 pisession with the conformance corpus (`data/conformance`), which is in a checkout and on
 Binder only.
 
@@ -475,7 +475,13 @@ on and Pi's answer there. The evidence is Pi's own: a path into the audit's
 `tests/test_facts.py` fails when Pi's answer differs from the fact's for any version, when
 a marker names no fact, when a fact is cited nowhere, and (with Node and Pi installed)
 when `conformance/facts.mjs` no longer gives the recorded bytes. A sentence no fact backs
-is the author's explanation and says so.
+is the author's explanation and says so ("the author's explanation", "inference" or
+"observation"). The same test flags every paragraph of those sources (markdown cells,
+list items and table rows apart, headings and code left out) that names Pi as the
+subject of a verb ("Pi writes", "Pi 1.6.0 also appends", "Pi does not ...", "Pi's
+`resetLeaf()`": `PI_SUBJECT` in `conformance/facts.py`) and carries neither a marker nor
+that phrase; `python -c "import conformance.facts as f; print(f.unmarked_paragraphs())"`
+lists them.
 
 To add one:
 

@@ -3,7 +3,9 @@
 Every fact names, for every checked Pi version, the evidence it rests on (the audit's,
 ``conformance/facts.mjs``'s or the real-CLI recordings') and Pi's answer there; a changed
 answer fails here. Every ``[fact: NAME]`` marker in notebooks 01-07 and the two docs names
-a fact, and every fact is cited by one.
+a fact, and every fact is cited by one. Every paragraph of those sources that names Pi as the
+subject of a verb (``facts.PI_SUBJECT``, a documented heuristic) cites a fact or says it is the
+author's explanation.
 """
 
 from __future__ import annotations
@@ -67,6 +69,43 @@ def test_every_marker_names_a_fact_and_every_fact_is_cited():
     assert unknown == []
     cited = {name for _, _, name in found}
     assert [name for name in NAMES if name not in cited] == []
+
+
+def test_every_paragraph_about_what_pi_does_cites_a_fact():
+    """A paragraph with Pi as the subject of a verb ("Pi writes", "Pi 1.6.0 appends", "Pi's
+    `resetLeaf()`", ...) carries a ``[fact: NAME]`` or "the author's explanation" (or
+    inference, observation). On the text before these markers it flagged 49 paragraphs."""
+    flagged = [f"{file}:{line}: {text[:100]}" for file, line, text in facts.unmarked_paragraphs()]
+    assert flagged == [], "\n".join(flagged)
+
+
+@pytest.mark.parametrize(
+    "text, flagged",
+    [
+        ("Pi keeps one folder per working directory.", True),
+        ("Pi 1.6.0 also appends a `thinking_level_change`.", True),
+        ("Pi's CLI writes a model change first.", True),
+        ("Pi does not write the file at once.", True),
+        ("A session can have roots (Pi's `resetLeaf()` starts one).", True),
+        ("Pi keeps one folder per working directory [fact: folder-name-rule].", False),
+        ("Pi then builds an empty context (the author's inference).", False),
+        ("pisession reads the file as Pi does.", False),
+        ("Pi is lenient.", False),
+    ],
+)
+def test_the_heuristic_on_sentences(tmp_path, text, flagged):
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"# A heading: Pi writes\n\n{text}\n\n```\nPi writes code\n```\n")
+    assert bool(facts.unmarked_paragraphs([doc])) is flagged
+
+
+def test_the_heuristic_reads_markdown_cells_only(tmp_path):
+    source = tmp_path / "01-x.py"
+    source.write_text(
+        "# %% [markdown]\n# Pi writes a line.\n#\n# - Pi keeps it [fact: a].\n"
+        "# - Pi drops it.\n\n# %%\n# Pi writes in a comment of a code cell\nx = 1\n"
+    )
+    assert [line for _, line, _ in facts.unmarked_paragraphs([source])] == [2, 5]
 
 
 def test_the_module_examples():

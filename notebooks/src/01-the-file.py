@@ -1,9 +1,9 @@
 # ruff: noqa: E402, B018
 # title: The file
 # summary: Header, lines and entries of a real Pi session file; the lines Pi skips; where session
-#   files live; when Pi writes them (0.87.1 and 1.6.0); which lines reached the model; try it on
-#   your own session. Exercises: the file name, the folder name, the lines
-#   Pi keeps.
+#   files live; when Pi writes them (0.87.1 and 1.6.0) [fact: file-appears-when]; which lines
+#   reached the model; try it on your own session. Exercises: the file name, the folder name,
+#   the lines Pi keeps [fact: lines-pi-keeps].
 
 # %% [markdown]
 # Pi, the coding agent, writes every conversation to a **session file**: one JSON object
@@ -18,7 +18,7 @@
 # - what the header and an entry look like, and how entries are numbered (file lines
 #   count from 1, the header is line 1);
 # - which entry types exist, and that a file may hold lines Pi silently skips;
-# - where Pi keeps session files, and how the folder and file names are made;
+# - where session files live, and how the folder and file names are made;
 # - how `pisession` answers "which lines reached the model, and why?" for a whole file.
 #
 # The notebook ends with three exercises, checked against Pi's rules.
@@ -70,8 +70,8 @@ session.entry(3)
 # The entries come back in file order. In the files Pi writes, a user message's `content`
 # is a list of blocks (`{"type": "text", ...}`, images, ...); Pi's own message type also
 # allows a plain string, and Pi reads such a message the same way, so code that reads
-# session files must accept both. The message carries its own epoch-millisecond
-# `timestamp` next to the entry's ISO one.
+# session files must accept both [fact: user-string-content]. The message carries its own
+# epoch-millisecond `timestamp` next to the entry's ISO one.
 #
 # What kinds of entries does this file hold? Entry `type` first, then the message `role`
 # for `message` entries. (Every file Pi's CLI writes starts, after the header and an
@@ -103,7 +103,7 @@ for kind, count in sorted(Counter(e["type"] for e in tour.entries).items()):
 # ## Lines Pi skips: diagnostics
 #
 # Pi is lenient. It splits the file on `"\n"` only (a U+2028 character inside a string is
-# not a line break), and skips **silently**:
+# not a line break), and skips **silently** [fact: lines-pi-keeps]:
 #
 # - blank lines: what JavaScript's `trim()` empties (spaces, tabs, a CR, a no-break
 #   space, a BOM, ...);
@@ -111,10 +111,10 @@ for kind, count in sorted(Counter(e["type"] for e in tour.entries).items()):
 #   `Infinity` (Python's `json` accepts them);
 # - lines whose value is *falsy* in JavaScript: `null`, `false`, `0`, `""`.
 #
-# Any other value is kept, even a list or a number. And the first value kept must be the
-# header (`"type": "session"` with a string `id`); otherwise Pi's reader returns no
-# entries, and `SessionManager.open` refuses the file ("Session file is not a valid pi
-# session") without touching it.
+# Any other value is kept, even a list or a number [fact: lines-pi-keeps]. And the first
+# value kept must be the header (`"type": "session"` with a string `id`); otherwise Pi's
+# reader returns no entries, and `SessionManager.open` refuses the file ("Session file is
+# not a valid pi session") without touching it.
 # `pisession` reads exactly like Pi, but records each skipped or odd line in
 # `session.diagnostics`, with its line number. Here is a small damaged file made in
 # memory:
@@ -144,7 +144,7 @@ for d in broken.diagnostics:
 # %% [markdown]
 # ## Where session files live
 #
-# By default Pi keeps one folder per working directory:
+# By default Pi keeps one folder per working directory [fact: folder-name-rule]:
 #
 #     ~/.pi/agent/sessions/--<folder>--/<timestamp>_<session id>.jsonl
 #
@@ -153,7 +153,7 @@ for d in broken.diagnostics:
 #   the `sessionDir` setting) is **not** a new root: Pi writes the files into that folder
 #   itself, with no `--<folder>--` subfolder, so every project's sessions sit side by
 #   side, and Pi's session list and `--continue` pick out this project's by the header's
-#   `cwd`.
+#   `cwd` [fact: custom-session-dir-flat].
 # - `<folder>` comes from the working directory (the header's `cwd`): Pi resolves it (so
 #   a trailing `/` or `\` is gone), removes **one** leading `/` or `\`, and turns every
 #   `/`, `\` and `:` into `-`. So `C:\work\api` gives `--C--work-api--` (the chapter
@@ -312,7 +312,8 @@ print(Counter(f.fate for f in mine_fates))
 # - By default files live in `~/.pi/agent/sessions/--<folder>--/` (a custom session
 #   directory holds them flat), named after the header's timestamp and session id. Pi
 #   0.87.1 creates the file at the first assistant message, 1.6.0 at the first user
-#   message; then it appends one line per entry.
+#   message [fact: file-appears-when]; then it appends one line per entry
+#   [fact: entries-append-order].
 # - `session.fates()` (and `explain_text`) say, for every line, whether it reached the
 #   model and why. Next: the tree that `parentId` builds.
 
@@ -361,8 +362,8 @@ ok = workshop.check_session_dir_name(session_dir_name)
 
 # %% [markdown]
 # **3. The lines Pi keeps (a challenge).** `read_values(raw)` gets a file's bytes and
-# returns the parsed values Pi keeps, header first, following the rules of *Lines Pi
-# skips* above (or `[]` when the first value kept is not a header).
+# returns the parsed values Pi keeps [fact: lines-pi-keeps], header first, following the
+# rules of *Lines Pi skips* above (or `[]` when the first value kept is not a header).
 
 
 # %%

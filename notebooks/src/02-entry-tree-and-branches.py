@@ -13,7 +13,7 @@
 # **You will learn**
 #
 # - roots, children and leaves, and the **leaf** Pi uses after loading a file (the last
-#   entry in the file, whatever its type);
+#   entry in the file, whatever its type) [fact: default-leaf-last-entry];
 # - the **path**: the entries from the root to a leaf, found by following `parentId`;
 # - labels (bookmarks on entries) and the session name;
 # - what `/clone`, `/fork` and `pi --fork` write: a new file, from files Pi 0.87.1 wrote;
@@ -63,13 +63,13 @@ print("entries with more than one child:", {p: c for p, c in children.items() if
 # Entry 7 (`a2000001`, the assistant's first answer) has two children: the label that
 # continues the original conversation, and the branch summary that opens the branch. A
 # session can also have several **roots** (Pi's `resetLeaf()` starts a new root in the
-# same file); the tour has one.
+# same file) [fact: new-root-in-same-file]; the tour has one.
 #
 # ## The leaf and the path
 #
 # After loading, Pi's **leaf** is the **last entry in file order**, whatever its type.
 # It does not look at timestamps, and it does not skip labels or other non-message
-# entries.
+# entries [fact: default-leaf-last-entry].
 
 # %%
 leaf = tour.default_leaf
@@ -78,9 +78,11 @@ print("default leaf: position", leaf, "id", tour.entry(leaf)["id"], "line", tour
 # %% [markdown]
 # Strictly, Pi's `SessionManager` keeps the last entry's **id** as its leaf, without
 # looking at it. Where that id is `null` (a hand-edited or damaged file), the leaf is
-# null: there is no path, and Pi builds an **empty** context. pisession does the same
+# null: there is no path, and Pi builds an **empty** context [fact: default-leaf-null-id].
+# pisession does the same
 # (`default_leaf` is `None`, and `explain` says why); a last entry with no `id` at all is
-# different: the leaf is undefined, and Pi walks from the last entry itself.
+# different: the leaf is undefined, and Pi walks from the last entry itself
+# [fact: default-leaf-missing-id].
 
 # %%
 null_id = pisession.loads(
@@ -291,8 +293,9 @@ assert clone.entry(clone.position_of("u2000001"))["parentId"] == "a2000001"
 # ### `/fork` on a user message
 #
 # `/fork` on `u4000001` ("Run the tests.") copies the path up to that message's parent, the
-# compaction `cp000001`: the message itself is not copied (Pi puts its text back into the
-# editor, to be sent again or changed). The label is rewritten at the end here too:
+# compaction `cp000001`: the message itself is not copied [fact: fork-copies-path-to-parent]
+# (Pi puts its text back into the editor, to be sent again or changed: the author's
+# explanation, from `interactive-mode.js`). The label is rewritten at the end here too:
 
 # %%
 fork = fork_file(cases["fork-tour-u4000001"]["file"])
@@ -334,8 +337,9 @@ for key in ("cwd", "parentSession"):
 #
 # `pi --fork FILE` (run in another project) keeps the whole tree: every entry of every
 # branch, in file order, with the same ids and parents, under a header whose `cwd` is the
-# new project. Pi parses each line and writes it again with `JSON.stringify`: the values
-# are the same, the bytes need not be (a line Pi cannot parse is not copied).
+# new project [fact: fork-from-keeps-whole-tree]. Pi parses each line and writes it again
+# with `JSON.stringify`: the values are the same, the bytes need not be (a line Pi cannot
+# parse is not copied) [fact: lines-pi-keeps].
 
 # %%
 forked_raw = repository_file(f"data/forks/{cases['pi-fork-tour']['file']}")
@@ -369,7 +373,8 @@ branch_explorer(tour)
 # - `parentId` links entries into a tree; a file can hold several roots and many
 #   branches.
 # - The leaf Pi uses after loading is the **last entry in the file** (its id: a null id
-#   is no leaf, and an empty context); the **path** is
+#   is no leaf, and an empty context) [fact: default-leaf-last-entry]
+#   [fact: default-leaf-null-id]; the **path** is
 #   found by walking `parentId` from the leaf to a root, then read root first.
 # - Labels and the session name are entries too, resolved over the whole file.
 # - `/clone` and `/fork` write a **new file** holding one path (labels rewritten at its
@@ -404,7 +409,7 @@ ok = workshop.check_walk(walk)
 
 # %% [markdown]
 # **2. The default leaf.** `default_leaf(entries)` returns the id of the entry Pi treats
-# as the leaf right after loading a file.
+# as the leaf right after loading a file [fact: default-leaf-last-entry].
 
 
 # %%

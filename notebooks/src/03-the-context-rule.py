@@ -7,7 +7,8 @@
 
 # %% [markdown]
 # The model never sees the file. Before each request Pi builds a **context**: a list of
-# messages plus two settings (thinking level and model). This notebook follows Pi
+# messages plus two settings (thinking level and model) [fact: settings-from-path]. This
+# notebook follows Pi
 # 0.87.1's rule step by step on the tour.
 #
 # **You will learn**
@@ -211,7 +212,7 @@ print(llm[5]["content"][0]["text"])
 # user message Pi makes says `Ran` and the command, then the output in a code fence (or
 # `(no output)`), then `(command cancelled)` for a cancelled command or `Command exited
 # with code N` for a non-zero code (never both), then a note with the full output's path
-# when the output was truncated.
+# when the output was truncated [fact: bash-execution-text].
 
 # %%
 from pisession import to_llm
@@ -463,7 +464,8 @@ from pisession import workshop
 # %% [markdown]
 # **1. The settings.** `settings(path)` gets the entries of one path, root first, and
 # returns `{"thinkingLevel": ..., "model": ...}` as Pi's context reports them: the level
-# starts as `"off"`, the model as `None`; `model` is `{"provider": ..., "modelId": ...}`.
+# starts as `"off"`, the model as `None`; `model` is `{"provider": ..., "modelId": ...}`
+# [fact: settings-from-path].
 
 
 # %%
@@ -478,12 +480,13 @@ ok = workshop.check_settings(settings)
 # %% [markdown]
 # **2. A bash execution for the model.** `bash_to_llm(message)` gets a `bashExecution`
 # message and returns the provider message (`{"role": "user", "content": [one text
-# block], "timestamp": ...}`), or `None` when Pi drops it. The text is
+# block], "timestamp": ...}`), or `None` when Pi drops it [fact: bash-excluded-dropped].
+# The text is
 # ``"Ran `COMMAND`\n"`` and then, in order: ```` "```\n" + output + "\n```" ```` or
 # `"(no output)"`; `"\n\n(command cancelled)"` if cancelled, otherwise
 # `"\n\nCommand exited with code N"` for a code that is neither 0 nor None;
 # `"\n\n[Output truncated. Full output: PATH]"` when `truncated` and `fullOutputPath`
-# are both set.
+# are both set [fact: bash-execution-text].
 
 
 # %%

@@ -2,13 +2,15 @@
 # title: Compaction
 # summary: The kept range, retain-none compactions, three compactions in a real Pi file, the
 #   optional system checkpoint and dropped system messages (a compaction without one, checked
-#   against Pi); why Pi compacts, its token estimate and where it cuts; the compaction
-#   stepper. Exercises: the kept range, the roles of a context.
+#   against Pi); why compaction fires, its token estimate and where it cuts
+#   [fact: compaction-threshold]; the compaction stepper. Exercises: the kept range, the
+#   roles of a context.
 
 # %% [markdown]
 # When a conversation grows too long for the model, Pi **compacts** it: a model writes
 # a summary of the older part, and Pi appends a `compaction` entry. Nothing is deleted
-# from the file. What changes is the rule that builds the context.
+# from the file [fact: entries-append-order]. What changes is the rule that builds the
+# context.
 #
 # **You will learn**
 #
@@ -20,8 +22,9 @@
 # - how several compactions stack up in a real Pi 0.87.1 file, where a later one keeps
 #   entries from before an earlier one;
 # - why Pi compacts (manual, threshold, overflow), how it estimates `tokensBefore`, and
-#   where it cuts (about `keepRecentTokens`, never at a tool result, split turns), checked on
-#   the three compactions of a real file;
+#   where it cuts (about `keepRecentTokens`, never at a tool result, split turns), checked
+#   on the three compactions of a real file [fact: compaction-threshold]
+#   [fact: compaction-cut-never-tool-result];
 # - how to step through a file's compactions with the compaction stepper.
 #
 # Two exercises at the end: the kept range, and the roles of a context.
@@ -52,7 +55,8 @@ for key, value in compaction.items():
 #   compaction time. Pi writes one when the context it compacts has a current system
 #   message: when `getCurrentSystemMessage`, replaying the context's system messages,
 #   returns one, that is when the context holds a system message that has a timestamp or
-#   declares a tool (every system message Pi writes has a timestamp).
+#   declares a tool (every system message Pi writes has a timestamp)
+#   [fact: compaction-checkpoint-when-system-message].
 #
 # ## The rule
 #
@@ -83,7 +87,8 @@ for item in projection.entries:
 # look at the compaction to decide: the rule is unconditional. What stands in for those
 # messages is the compaction's own `systemMessage`, when it has one: the prompt and tools
 # as they were at compaction time, replayed from the context that was compacted. That
-# checkpoint opens the context. A system message *after* the compaction is kept.
+# checkpoint opens the context. A system message *after* the compaction is kept
+# [fact: compaction-without-checkpoint-no-prompt].
 
 # %%
 for fate in tour.fates():
@@ -147,7 +152,8 @@ print(f"Pi {evidence['pi']} builds the same context, with no system prompt eithe
 # That message goes out after the summary, and Pi appends it to the file like any other
 # message: from the next turn on the context has its full system prompt again. After a
 # compaction *with* a checkpoint nothing is added while the prompt and tools stay the
-# same. (`tests/test_compaction_lesson.py` runs Pi 0.87.1's own code for both cases.)
+# same. (`tests/test_compaction_lesson.py` runs Pi 0.87.1's own code for both cases; for
+# 1.6.0 this paragraph is the author's explanation.)
 #
 # The summary message, as the provider finally sees it (back to the tour):
 
@@ -159,7 +165,8 @@ print(llm[1]["content"][0]["text"])
 # ## Retain-none: keeping nothing before the compaction
 #
 # When a compaction keeps no earlier entry, Pi stores the compaction's **own id** in
-# `firstKeptEntryId`. No entry *before* C has that id, so the kept range is empty. The
+# `firstKeptEntryId` [fact: compaction-checkpoint-when-system-message]. No entry *before* C
+# has that id, so the kept range is empty. The
 # same happens when the id names an entry on another branch, or nothing at all.
 
 # %%
@@ -245,13 +252,16 @@ draw_tree(b)
 # %% [markdown]
 # ## Why compaction fired and where it cut
 #
-# Pi compacts in three cases (`agent-session.js`: `compact`, `_checkCompaction`):
+# Pi compacts in three cases (`agent-session.js`: `compact`, `_checkCompaction`; the list is
+# the author's explanation of that code, its rules are facts below):
 #
-# - **manual**: `/compact` (or RPC `compact`): no test, Pi compacts now;
+# - **manual**: `/compact` (or RPC `compact`): no test, Pi compacts now (the author's
+#   explanation, from `compact`);
 # - **threshold**: when `contextTokens > contextWindow - reserveTokens` (`shouldCompact` in
-#   `compaction.js`). `contextWindow` is the model's; `reserveTokens` is 16384 unless the
-#   settings say otherwise (`compaction.reserveTokens`, or per model in
-#   `compaction.modelOverrides`). Pi tests it after a reply, with that reply's usage as
+#   `compaction.js`) [fact: compaction-threshold]. `contextWindow` is the model's;
+#   `reserveTokens` is 16384 unless the settings say otherwise (`compaction.reserveTokens`,
+#   or per model in `compaction.modelOverrides`). Pi tests it after a reply, with that
+#   reply's usage as
 #   `contextTokens` (an estimate instead when the context holds a context edit or the reply
 #   has no usage), before sending a new prompt, and before each further request of a turn
 #   (with the estimate below). The reply is kept; nothing is retried;
@@ -270,6 +280,7 @@ draw_tree(b)
 # Pi has no tokenizer. It takes the **last valid assistant usage** on the context (not
 # aborted, not an error, and not zero: `totalTokens`, else `input + output + cacheRead +
 # cacheWrite`) and adds an estimate for every message after it: `ceil(characters / 4)`
+# [fact: compaction-threshold]
 # (JavaScript characters, UTF-16 code units; an image counts 4800 characters; a tool call
 # its name and its arguments as JSON; a system message its content, sections and tools as
 # JSON). If a `context_edit` or a `compaction` comes after that assistant message on the
@@ -377,12 +388,13 @@ for entry in compactions:
 # cut point is an entry with a user, assistant, bash, custom, branch-summary or
 # compaction-summary message, **never a tool result**: a result must follow its tool call.
 # (Entries without messages just before the cut, like a model change, are kept too.)
+# [fact: compaction-cut-never-tool-result] [fact: compaction-threshold]
 #
 # If the cut falls on an assistant message, the turn is **split**: the turn's beginning
 # (from the user message that started it up to the cut) is summarized on its own and added
-# to the summary under "Turn Context (split turn)". If everything fits in
-# `keepRecentTokens`, there is nothing to summarize and Pi does not compact (`/compact`
-# says "Nothing to compact").
+# to the summary under "Turn Context (split turn)" [fact: compaction-cut-never-tool-result].
+# If everything fits in `keepRecentTokens`, there is nothing to summarize and Pi does not
+# compact (`/compact` says "Nothing to compact"; the author's explanation).
 # Pi has one more rule, for a failed attempt hidden at the very end of the path, that this
 # sketch leaves out.
 
@@ -522,14 +534,16 @@ compaction_stepper(b)
 #   compaction is sent, system messages included.
 # - The compaction's optional `systemMessage` carries the prompt across; without it the
 #   context has no system prompt until a later system message, which Pi adds, with every
-#   section and tool, at its next request.
+#   section and tool, at its next request (the author's explanation, checked on Pi
+#   0.87.1 by `tests/test_compaction_lesson.py`).
 # - **Retain-none** compactions point at themselves and keep nothing before them.
 # - Pi compacts on request, at `contextWindow - reserveTokens`, or after a context overflow
 #   or after a reply cut by the output limit below the model's `maxTokens` (hide the failed
 #   reply, compact, retry once). `tokensBefore` is its estimate: the last
 #   valid usage plus chars/4, or chars/4 of everything after a context edit or compaction.
 #   The cut keeps about `keepRecentTokens`, never starts at a tool result, and may split a
-#   turn.
+#   turn [fact: compaction-threshold] [fact: overflow-retry-after-length]
+#   [fact: compaction-cut-never-tool-result].
 # - The request that produced a reply is the context at the reply's **parent**.
 # - A failed or aborted reply stays in the file and in Pi's projection, but pi-ai leaves
 #   it out of every request (fate `left-out`), and answers any tool call left without a

@@ -8,7 +8,8 @@
 # The format has changed twice. **Version 1** files have no ids at all: entries simply
 # follow each other. **Version 2** added `id`/`parentId` (the tree). **Version 3**
 # renamed one message role. Pi migrates old files when it opens them, in memory, and
-# then rewrites the file in place. pisession migrates in memory only, step by step, and
+# then rewrites the file in place [fact: open-rewrites-in-place]. pisession migrates in
+# memory only, step by step, and
 # writes only when you ask.
 #
 # **You will learn**
@@ -88,7 +89,8 @@ print(
 
 # %% [markdown]
 # Pi migrates entries one at a time, in file order, and reads `values[index]` at the
-# moment it reaches the compaction, so what the index names decides what it becomes:
+# moment it reaches the compaction, so what the index names decides what it becomes
+# [fact: v1-compaction-index]:
 #
 # - an earlier entry: that entry's new id (the case above);
 # - the compaction itself: the compaction's own new id, so the kept range keeps nothing

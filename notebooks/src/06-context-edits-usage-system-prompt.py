@@ -61,7 +61,8 @@ print("edited by:", item.edit["id"])
 # - an edit that a compaction summarized away is not applied.
 #
 # Real Pi writes `replacement: null` edits itself: in sample **b**, after recovering
-# from a context overflow, it removed the empty assistant reply of the failed attempt:
+# from a context overflow, it removed the empty assistant reply of the failed attempt
+# [fact: overflow-hides-failed-reply]:
 
 # %%
 b = pisession.load(pisession.sample_path("pi-0.87.1-b-rpc-compaction-manual-threshold-overflow"))
@@ -143,9 +144,9 @@ edits_figure(tour)
 # the conversation is recorded in a `usage` entry with a `kind`. In Pi 0.87.1 the only
 # such call is **cache warming** (kind `"cache_warm"`): a one-token request that keeps
 # the provider's prompt cache alive while you think (notebook 08 shows that this is the
-# only code in Pi that writes usage entries). Compactions and branch summaries carry the
-# usage of the model call that wrote their summary. None of these reach the model: a
-# `usage` entry is state only. The tour's usage entry is a cache warm:
+# only code in Pi that writes usage entries) [fact: usage-cache-warm-written]. Compactions
+# and branch summaries carry the usage of the model call that wrote their summary. None of
+# these reach the model: a `usage` entry is state only. The tour's usage entry is a cache warm:
 
 # %%
 usage_entry = tour.entry(tour.position_of("us000001"))
@@ -285,10 +286,11 @@ system_prompt_view(a)
 #   entry's messages in the context; the file keeps the original. PiG does not apply
 #   them yet, so it sends more.
 # - **Usage** lives on assistant messages, tool results, compactions, branch summaries
-#   and `usage` entries (Pi writes `cache_warm`; any other kind counts too); the totals
-#   count all of them, over the whole file; by model, as Pi's `/session` breaks them
-#   down, with `session_breakdown`, and over a folder with `scan_folder`; `to_records()`
-#   makes rows for a data frame.
+#   and `usage` entries (Pi writes `cache_warm` [fact: usage-cache-warm-written]; any other
+#   kind counts too [fact: usage-any-kind-counts]); the totals count all of them, over the
+#   whole file; by model, as Pi's `/session` breaks them down
+#   [fact: usage-cost-breakdown-in-both], with `session_breakdown`, and over a folder with
+#   `scan_folder`; `to_records()` makes rows for a data frame.
 # - The **system prompt** is replayed from system-message deltas; a compaction's
 #   checkpoint (notebook 04) restarts it.
 # - Next: the workshop.
@@ -308,7 +310,8 @@ from pisession import workshop
 # **1. Context edits.** `apply_context_edits(entries)` gets the selected entries of a path
 # (`message` and `context_edit` entries, in order) and returns the messages Pi builds from
 # them, edits applied: each `message` entry's `message`, edited as the rules above say,
-# and nothing for the `context_edit` entries. Build new dicts for edited messages.
+# and nothing for the `context_edit` entries [fact: context-edit-replaces-or-omits]. Build
+# new dicts for edited messages.
 
 
 # %%
@@ -323,7 +326,7 @@ ok = workshop.check_context_edits(apply_context_edits)
 # %% [markdown]
 # **2. Total tokens.** `total_tokens(entries)` gets all the entries of a file and returns
 # the session's total tokens as Pi's statistics count them: input + output + cacheRead +
-# cacheWrite of every usage Pi counts.
+# cacheWrite of every usage Pi counts [fact: usage-any-kind-counts].
 
 
 # %%

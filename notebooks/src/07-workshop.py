@@ -35,7 +35,7 @@
 # |---|---|---|
 # | A. Warm-up | 1-4 | the file name, the default leaf, the folder name, labels |
 # | B. The path and the context | 5-9 | the walk, the settings, a bash execution for the model, the kept range, the roles of a context |
-# | C. The rest of the format | 10-16 | v2 -> v3, total tokens, context edits, the system prompt, v1 -> v2, the lines Pi keeps, what the request carries |
+# | C. The rest of the format | 10-16 | v2 -> v3, total tokens, context edits, the system prompt, v1 -> v2, the lines Pi keeps [fact: lines-pi-keeps], what the request carries |
 #
 # In a 90-minute session do parts A and B; part C is for a longer workshop or homework
 # (`docs/workshop.md` has an instructor's plan).
@@ -58,8 +58,9 @@ solved = {}
 # ### 1. The file name
 #
 # Pi names a new session's file after the header's `timestamp` and `id`: the timestamp
-# with every `:` and `.` replaced by `-`, then `_`, the session id and `.jsonl`.
-# `session_file_name("2026-11-30T02:48:34.392Z", "0b5e55ed")` is
+# with every `:` and `.` replaced by `-`, then `_`, the session id and `.jsonl`
+# [fact: file-name-timestamp-id]. `session_file_name("2026-11-30T02:48:34.392Z",
+# "0b5e55ed")` is
 # `"2026-11-30T02-48-34-392Z_0b5e55ed.jsonl"`.
 
 
@@ -95,7 +96,8 @@ solved["file name"] = workshop.check_session_file_name(session_file_name)
 # entry in the file**, whatever its type and whatever that id is. Tools that pick the
 # newest timestamp, or the last *message*, get it wrong, and so does skipping an entry
 # whose id is null: Pi's `SessionManager` takes the last entry's id as it is, and a null
-# leaf has no path (Pi then builds an empty context).
+# leaf has no path (Pi then builds an empty context) [fact: default-leaf-last-entry]
+# [fact: default-leaf-null-id].
 
 # %%
 for entry in tour.entries[-3:]:
@@ -125,7 +127,8 @@ solved["default leaf"] = workshop.check_default_leaf(default_leaf)
 # Nor does it look at the id: a last entry whose id is null gives a null leaf and an empty
 # context (`SessionManager` sets its leaf to the last entry's id); searching back for an
 # entry with an id gets that file wrong. A last entry without an id is different: the leaf
-# is undefined, and Pi walks from the last entry itself.
+# is undefined, and Pi walks from the last entry itself [fact: default-leaf-last-entry]
+# [fact: default-leaf-null-id] [fact: default-leaf-missing-id].
 
 # %% [markdown]
 # ### 3. The folder name
@@ -133,8 +136,9 @@ solved["default leaf"] = workshop.check_default_leaf(default_leaf)
 # Pi stores a session in `~/.pi/agent/sessions/<folder>/`, where `<folder>` comes from the
 # working directory: Pi resolves it (a trailing `/` or `\` is dropped; a drive's root such
 # as `D:\` keeps its `\`), removes **one** leading `/` or `\`, replaces every `/`, `\` and
-# `:` with `-`, and puts `--` before and after. `session_dir_name(cwd)` returns the folder
-# name, for Unix and Windows paths alike: `"/home/reader/projects/demo-app/"` gives
+# `:` with `-`, and puts `--` before and after [fact: folder-name-rule].
+# `session_dir_name(cwd)` returns the folder name, for Unix and Windows paths alike:
+# `"/home/reader/projects/demo-app/"` gives
 # `"--home-reader-projects-demo-app--"`.
 
 
@@ -161,13 +165,15 @@ solved["folder name"] = workshop.check_session_dir_name(session_dir_name)
 # **Common mistakes.**
 #
 # - Dropping the drive's colon, as the chapter's example does (`--C-work-api--`): Pi
-#   replaces `:` like a slash and writes `--C--work-api--` (notebook 08 shows Pi doing it).
+#   replaces `:` like a slash and writes `--C--work-api--` (notebook 08 shows Pi doing it)
+#   [fact: folder-name-rule].
 # - `lstrip("/\\")` removes *all* leading separators; a network path `\\server\share`
 #   keeps its second one as a dash (`---server-share--`).
 # - Dropping the `\` of a drive's root: `D:\` stays `D:\` when Pi resolves it, so its
-#   folder is `--D----`, not `--D---`.
+#   folder is `--D----`, not `--D---` [fact: folder-name-rule].
 # - Forgetting that Pi resolves the directory first: `/home/reader/app/` and
-#   `/home/reader/app` share one folder. (pisession's own `files.session_dir_name` takes
+#   `/home/reader/app` share one folder [fact: folder-name-rule]. (pisession's own
+#   `files.session_dir_name` takes
 #   an already resolved path, so it is refused here, and would fail this case anyway.)
 
 # %% [markdown]
@@ -211,7 +217,7 @@ solved["labels"] = workshop.check_labels(resolve_labels)
 # - Keeping the *first* label of a target (`if target not in labels`): the later one wins.
 # - Never clearing, or clearing only on `""`: `null` and a missing field clear too (Pi
 #   itself clears with a label entry that has no `label` field, so `entry["label"]`
-#   raises `KeyError`; the checker's hint says so).
+#   raises `KeyError`; the checker's hint says so) [fact: labels-falsy-clears].
 # - Storing `None` or `""` for a cleared label instead of removing the key.
 
 # %% [markdown]
@@ -263,7 +269,8 @@ solved["walk"] = workshop.check_walk(walk)
 # starts as `"off"` and each `thinking_level_change` sets it (`entry["thinkingLevel"]`).
 # The model starts as `None`; a `model_change` sets it to
 # `{"provider": entry["provider"], "modelId": entry["modelId"]}`, and so does every
-# assistant message, with `{"provider": message["provider"], "modelId": message["model"]}`.
+# assistant message, with `{"provider": message["provider"], "modelId": message["model"]}`
+# [fact: settings-from-path].
 # An assistant's `model` is the model Pi *requested*; `responseModel`, when present, is the
 # model the provider reports answering (it can differ: a fallback model, a dated version
 # behind an alias), and Pi's context does not read it. The whole path counts, the part a
@@ -299,7 +306,7 @@ solved["settings"] = workshop.check_settings(settings)
 # **Common mistakes.**
 #
 # - Looking only at `model_change` entries: every assistant message sets the model too,
-#   from its `model`, the model Pi requested for that turn.
+#   from its `model`, the model Pi requested for that turn [fact: settings-from-path].
 # - Reading `responseModel ?? model`: `responseModel` is the model the provider says
 #   answered, and Pi's context ignores it (Pi 0.87.1 `session-manager.js` 157). The chapter
 #   keeps three models apart: the selected one (`model_change`, possibly a virtual model),
@@ -312,7 +319,7 @@ solved["settings"] = workshop.check_settings(settings)
 #
 # When you run a shell command yourself in Pi (`!ls`), the file stores a message with role
 # `bashExecution`. Before a request, Pi turns it into a **user** message with one text
-# block, keeping the `timestamp`:
+# block, keeping the `timestamp` [fact: bash-execution-text]:
 #
 # - return `None` when `excludeFromContext` is true (commands run with `!!`);
 # - the text is ``"Ran `COMMAND`\n"``, then the output inside a fence
