@@ -89,10 +89,11 @@ for kind, count in sorted(kinds.items()):
     print(f"{count:3}  {kind}")
 
 # %% [markdown]
-# Pi 0.87.1 knows eleven entry types: `message`, `model_change`,
+# Pi 0.87.1 (and 1.6.0) knows eleven entry types: `message`, `model_change`,
 # `thinking_level_change`, `usage`, `compaction`, `context_edit`, `branch_summary`,
 # `custom`, `custom_message`, `label` and `session_info`. Unknown types are kept and
-# contribute nothing. The hand-made tour uses ten of them in 26 entries:
+# contribute nothing [fact: entry-types-unknown-kept]. The hand-made tour uses ten of them
+# in 26 entries:
 
 # %%
 tour = pisession.load(pisession.sample_path("tour"))

@@ -102,8 +102,8 @@ print(
 #
 # In all these cases the index is deleted. Only a **number** is translated (JavaScript's
 # `typeof`): a string such as `"1"` or `true` stays in place as `firstKeptEntryIndex`,
-# and no `firstKeptEntryId` is added. `tests/test_notebook_facts.py` checks every row
-# against Pi's `migrateSessionEntries`.
+# and no `firstKeptEntryId` is added [fact: v1-compaction-index-number-only].
+# `tests/test_notebook_facts.py` checks every row against Pi's `migrateSessionEntries`.
 #
 # ## Step 2: v2 -> v3
 #
