@@ -257,11 +257,12 @@ def markers() -> list[tuple[str, int, str]]:
 
 
 # The heuristic for "a paragraph that says what Pi does": Pi (a version, "Pi's CLI" or
-# "Pi itself" allowed) as the subject of one of these verbs, perhaps after an adverb or
-# "Pi does not" (or never, cannot, ...) followed by any verb; "Pi's" followed by one
-# of Pi's functions (`name(`, `name()`); or "Pi's" followed by a noun (a word, a
-# `name`, perhaps two words: "Pi's index", "Pi 0.87.1's `byId` Map") and one of these
-# verbs or a negation ("Pi's own answers" and "Pi's answers are" are not about what Pi does).
+# "Pi itself" allowed) as the subject of one of these verbs, perhaps after an adverb;
+# "Pi does not" (or never, cannot, ...) or "Pi may" (might, would, will, had) followed by
+# any verb; "Pi's" followed by one of Pi's functions (`name(`, `name()`); or "Pi's"
+# followed by a noun (a word, a `name`, perhaps two words: "Pi's index", "Pi 0.87.1's
+# `byId` Map") and one of these verbs or a negation ("Pi's own answers" and "Pi's
+# answers are" are not about what Pi does).
 PI_VERBS = (
     "writes|reads|keeps|drops|sends|builds|takes|appends|saves|uses|migrates|makes|counts"
     "|lists|creates|skips|repairs|sorts|walks|stores|picks|opens|rewrites|renames|adds"
@@ -274,9 +275,10 @@ PI_VERBS = (
 )
 _PI = r"\bPi(?: \d+\.\d+(?:\.\d+)?)?(?:'s CLI| itself)?"
 PI_SUBJECT = re.compile(
-    rf"{_PI}(?: (?:also|then|never|only|still|always|first|simply|now|no longer))?"
+    rf"{_PI}(?: (?:also|then|never|only|still|always|first|simply|silently|now|no longer))?"
     rf" (?:{PI_VERBS})\b"
     rf"|{_PI} (?:does not|doesn't|did not|cannot|can't|will not|won't|would not|never) [a-z]+"
+    rf"|{_PI} (?:may|might|would|will|had)(?: (?:still|also|then|not|never))? [a-z]+"
     r"|\bPi's `?[a-z][A-Za-z]+\("
     r"|\bPi(?: \d+\.\d+(?:\.\d+)?)?'s (?!own )(?:`[^`]+`|[a-z][A-Za-z]*)(?: (?:`[^`]+`|[A-Za-z]+))?"
     r"(?: (?:also|then|never|only|still|always|simply|now))?"

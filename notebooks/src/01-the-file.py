@@ -17,7 +17,8 @@
 #
 # - what the header and an entry look like, and how entries are numbered (file lines
 #   count from 1, the header is line 1);
-# - which entry types exist, and that a file may hold lines Pi silently skips;
+# - which entry types exist, and that a file may hold lines Pi silently skips
+#   [fact: entry-types-unknown-kept] [fact: lines-pi-keeps];
 # - where session files live, and how the folder and file names are made;
 # - how `pisession` answers "which lines reached the model, and why?" for a whole file.
 #

@@ -21,7 +21,8 @@
 # - `to_llm`: context messages turned into provider messages, including the shell
 #   commands you ran yourself;
 # - the very last step, **what the request carries**: pi-ai leaves failed and aborted
-#   replies out and answers unanswered tool calls itself, shown beside a request Pi sent.
+#   replies out and answers unanswered tool calls itself, shown beside a request Pi sent
+#   [fact: request-leaves-out-failed-reply].
 #
 # Two exercises at the end: the settings of a path, and a bash execution for the model.
 
@@ -330,8 +331,9 @@ for fate in recorded.fates(before):
 print(recorded.fates(before).reached(), "entries reached the model")
 
 # %% [markdown]
-# (Pi may still change this list at request time through extension hooks; pisession
-# reconstructs what the file determines.)
+# (Pi may still change this list at request time through extension hooks, the `context`
+# event of `emitContext` in `core/extensions/runner.js`: the author's explanation, from
+# Pi's code; pisession reconstructs what the file determines.)
 #
 # `context.to_dict()` has exactly the JSON shape of Pi's `buildSessionContext`. The
 # repository keeps Pi's own output for the real sample **a** next to it; the two agree:

@@ -16,7 +16,7 @@
 #
 # - what v1 -> v2 does: fresh ids, a parent chain in file order, and the translation of
 #   a compaction's `firstKeptEntryIndex` (which counts the **header as index 0**, and
-#   is read when Pi reaches the compaction);
+#   is read when Pi reaches the compaction) [fact: v1-compaction-index];
 # - what v2 -> v3 does: the `hookMessage` role becomes `custom` **inside message
 #   entries** (the `custom` entry type is something else and is not touched);
 # - how to get deterministic ids for teaching and tests, and how to step through a
