@@ -9,8 +9,9 @@
 //
 // Every answer comes from running Pi's code (SessionManager on a file in a temporary
 // folder, migrateSessionEntries, getUsageCostBreakdown, pi-ai's isRecoverableLength,
-// compaction.js's settings, shouldCompact, estimateTokens and findCutPoint,
-// bashExecutionToText), and
+// compaction.js's settings, shouldCompact, estimateTokens, findCutPoint and
+// prepareCompaction on sample b, bashExecutionToText, buildSessionProjection, an unknown
+// entry type, two entries with one id, a v1 index that is not a number), and
 // names the lines of Pi's code it rests on. Runs on Node 20. Deterministic: no ids,
 // times or folders reach the output.
 process.env.TZ = "UTC";
@@ -21,7 +22,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PI_PATHS, PI_VERSION, REPO, sessionManager } from "./pi.mjs";
 
-const { SessionManager, buildSessionContext, migrateSessionEntries } = sessionManager;
+const { SessionManager, buildSessionContext, buildSessionProjection, migrateSessionEntries } = sessionManager;
 const load = (root, rel) => import(pathToFileURL(join(root, "dist", rel)).href);
 const usageTotals = await load(PI_PATHS.agent, "core/usage-totals.js");
 const overflow = await load(PI_PATHS.ai, "utils/overflow.js");
@@ -209,6 +210,90 @@ try {
     what: "migrateSessionEntries on a version 1 file: what a compaction's firstKeptEntryIndex (earlier entry, itself, a later entry with and without an id, the header, past the end, 1.5, -1) becomes",
     code: [agentLine("core/session-manager.js", "const targetEntry = entries[comp.firstKeptEntryIndex];")],
     result: v1Index,
+  };
+
+  // A v1 compaction's firstKeptEntryIndex that is not a number: left in place, no id added.
+  const v1NotNumber = {};
+  for (const [name, index] of Object.entries({ string: "1", boolean: true })) {
+    const entries = [
+      { type: "session", id: "s", timestamp: "2026-01-05T12:00:00.000Z", cwd: "/w" },
+      { type: "message", timestamp: "t", message: { role: "user", content: "a", timestamp: 1 } },
+      { type: "compaction", timestamp: "t", summary: "s", firstKeptEntryIndex: index, tokensBefore: 1 },
+    ];
+    migrateSessionEntries(entries);
+    v1NotNumber[name] = { firstKeptEntryIndex: entries[2].firstKeptEntryIndex, hasFirstKeptEntryId: "firstKeptEntryId" in entries[2] };
+  }
+  facts.v1CompactionIndexNotNumber = {
+    what: 'migrateSessionEntries on a version 1 file whose compaction has firstKeptEntryIndex "1" or true: what stays',
+    code: [agentLine("core/session-manager.js", 'if (typeof comp.firstKeptEntryIndex === "number") {')],
+    result: v1NotNumber,
+  };
+
+  // An entry of a type Pi does not know, between a user message and its reply; and two
+  // entries with the same id (the second a different message).
+  const opened = (name, lines) => {
+    const file = join(dir, `${name}.jsonl`);
+    writeFileSync(file, `${[HEADER, ...lines].map((l) => JSON.stringify(l)).join("\n")}\n`);
+    return SessionManager.open(file, dir);
+  };
+  const unknown = opened("unknown", [
+    msg("u1", null, "user", "hi"),
+    { type: "mystery", id: "x1", parentId: "u1", timestamp: "2026-01-05T12:00:01.000Z", note: "?" },
+    msg("a1", "x1", "assistant", "yo"),
+  ]);
+  const projection = buildSessionProjection(unknown.getEntries(), unknown.getLeafId(), undefined);
+  facts.unknownEntryType = {
+    what: "SessionManager.open on user u1, an entry of type mystery (x1, parent u1), assistant a1 (parent x1): the entries kept, the context's roles, each projected entry's id and number of messages",
+    code: [agentLine("core/session-manager.js", "export function buildSessionProjection(entries, leafId, byId) {")],
+    result: {
+      entryTypes: unknown.getEntries().map((e) => e.type),
+      contextRoles: unknown.buildSessionContext().messages.map((m) => m.role),
+      projected: projection.entries.map((p) => [p.sourceEntry.id, p.messages.length]),
+    },
+  };
+  const twice = opened("twice", [msg("u1", null, "user", "first"), msg("u1", null, "user", "second")]);
+  facts.duplicateId = {
+    what: "SessionManager.open on two user messages with the same id u1 (first, then second): getEntry(u1), the entries kept, the context",
+    code: [agentLine("core/session-manager.js", "this.byId.set(entry.id, entry);")],
+    result: {
+      getEntryText: twice.getEntry("u1").message.content[0].text,
+      entries: twice.getEntries().length,
+      contextTexts: twice.buildSessionContext().messages.map((m) => m.content[0].text),
+    },
+  };
+  facts.sessionProjection = {
+    what: "session-manager.js exports buildSessionProjection (entries, leaf id, index)",
+    code: [agentLine("core/session-manager.js", "export function buildSessionProjection(entries, leafId, byId) {")],
+    result: { exported: typeof buildSessionProjection },
+  };
+
+  // Sample b (recorded by Pi 0.87.1's CLI): prepareCompaction on the path before each
+  // compaction, at the default keepRecentTokens and at every value from 95 to 105.
+  const sampleB = join(REPO, "data", "samples", "pi-0.87.1-b-rpc-compaction-manual-threshold-overflow.jsonl");
+  const b = SessionManager.inMemory("/x", undefined, sessionManager.loadEntriesFromFile(sampleB).filter((e) => e.type !== "session"));
+  const defaults = compaction.DEFAULT_COMPACTION_SETTINGS;
+  const stored = b.getEntries().filter((e) => e.type === "compaction");
+  const cutsAt = (keep) =>
+    stored.map((e) => {
+      const p = compaction.prepareCompaction(b.getBranch(e.parentId), { ...defaults, keepRecentTokens: keep });
+      return p ? [p.firstKeptEntryId, p.isSplitTurn] : null;
+    });
+  const keeps = Array.from({ length: 11 }, (_, i) => 95 + i);
+  facts.sampleBCuts = {
+    what: "compaction.js prepareCompaction on sample b's path before each of its compactions: does it compact at the default keepRecentTokens, and does every value from 95 to 105 give the cut stored (firstKeptEntryId) with a split turn? tokensBefore prepared (its estimate, keepRecentTokens 100) against the one stored",
+    code: [
+      agentLine("core/compaction/compaction.js", "export function prepareCompaction("),
+      agentLine("core/compaction/compaction.js", "const tokensBefore = estimateProjectedContextTokens(projection, pathEntries).tokens;"),
+    ],
+    result: {
+      stored: stored.map((e) => e.firstKeptEntryId),
+      atDefault: cutsAt(defaults.keepRecentTokens),
+      preparedTokensBefore: stored.map((e) => compaction.prepareCompaction(b.getBranch(e.parentId), { ...defaults, keepRecentTokens: 100 })?.tokensBefore),
+      storedTokensBefore: stored.map((e) => e.tokensBefore),
+      everyKeepGivesStoredSplitCut: keeps.every((k) =>
+        JSON.stringify(cutsAt(k)) === JSON.stringify(stored.map((e) => [e.firstKeptEntryId, true])),
+      ),
+    },
   };
 } finally {
   rmSync(dir, { recursive: true, force: true });

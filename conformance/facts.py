@@ -257,9 +257,12 @@ def markers() -> list[tuple[str, int, str]]:
 
 
 # The heuristic for "a paragraph that says what Pi does": Pi (a version, "Pi's CLI" or
-# "Pi itself" allowed) as the subject of one of these verbs, perhaps after an adverb or
-# "Pi does not" (or never, cannot, ...) followed by any verb; or "Pi's" followed by one
-# of Pi's functions (`name(`, `name()`).
+# "Pi itself" allowed) as the subject of one of these verbs, perhaps after an adverb;
+# "Pi does not" (or never, cannot, ...) or "Pi may" (might, would, will, had) followed by
+# any verb; "Pi's" followed by one of Pi's functions (`name(`, `name()`); or "Pi's"
+# followed by a noun (a word, a `name`, perhaps two words: "Pi's index", "Pi 0.87.1's
+# `byId` Map") and one of these verbs or a negation ("Pi's own answers" and "Pi's
+# answers are" are not about what Pi does).
 PI_VERBS = (
     "writes|reads|keeps|drops|sends|builds|takes|appends|saves|uses|migrates|makes|counts"
     "|lists|creates|skips|repairs|sorts|walks|stores|picks|opens|rewrites|renames|adds"
@@ -267,14 +270,19 @@ PI_VERBS = (
     "|stops|ends|follows|compacts|retries|summarizes|summarises|cuts|copies|moves|clears"
     "|prints|shows|records|merges|orders|assigns|gives|returns|fires|triggers|checks"
     "|converts|resolves|computes|calls|loads|parses|fills|folds|joins|marks|answers|says"
+    "|has|knows|wins|translates|estimates|tokenizes|tokenises|loses|overwrites|finds"
+    "|looks|goes|becomes|carries|holds|produces|emits|stamps|passes|requires|expects"
 )
+_PI = r"\bPi(?: \d+\.\d+(?:\.\d+)?)?(?:'s CLI| itself)?"
 PI_SUBJECT = re.compile(
-    r"\bPi(?: \d+\.\d+(?:\.\d+)?)?(?:'s CLI| itself)?"
-    r"(?: (?:also|then|never|only|still|always|first|simply|now|no longer))?"
+    rf"{_PI}(?: (?:also|then|never|only|still|always|first|simply|silently|now|no longer))?"
     rf" (?:{PI_VERBS})\b"
-    r"|\bPi(?: \d+\.\d+(?:\.\d+)?)?(?:'s CLI| itself)?"
-    r" (?:does not|doesn't|did not|cannot|can't|will not|won't|never) [a-z]+"
-    r"|\bPi's `?[a-z][A-Za-z]+\(",
+    rf"|{_PI} (?:does not|doesn't|did not|cannot|can't|will not|won't|would not|never) [a-z]+"
+    rf"|{_PI} (?:may|might|would|will|had)(?: (?:still|also|then|not|never))? [a-z]+"
+    r"|\bPi's `?[a-z][A-Za-z]+\("
+    r"|\bPi(?: \d+\.\d+(?:\.\d+)?)?'s (?!own )(?:`[^`]+`|[a-z][A-Za-z]*)(?: (?:`[^`]+`|[A-Za-z]+))?"
+    r"(?: (?:also|then|never|only|still|always|simply|now))?"
+    rf" (?:{PI_VERBS}|does not|doesn't|cannot|never)\b",
 )
 # The marker of a sentence no fact backs: the author's explanation, inference or observation.
 AUTHOR = re.compile(r"the author's (?:explanation|inference|observation)")
@@ -328,9 +336,11 @@ def unmarked_paragraphs(paths: list[Path] | None = None) -> list[tuple[str, int,
     >>> import tempfile
     >>> doc = Path(tempfile.mkdtemp()) / "d.md"
     >>> text = "Pi keeps it.\\n\\nPi keeps it [fact: x].\\n\\nPi's `open()` reads it.\\n"
+    >>> text += "\\nPi 0.87.1 knows it.\\n\\nPi's index keeps it.\\n\\nPi's own answers.\\n"
     >>> _ = doc.write_text(text)
-    >>> [(line, text) for _, line, text in unmarked_paragraphs([doc])]
-    [(1, 'Pi keeps it.'), (5, "Pi's `open()` reads it.")]
+    >>> [text for _, _, text in unmarked_paragraphs([doc])]  # doctest: +NORMALIZE_WHITESPACE
+    ['Pi keeps it.', "Pi's `open()` reads it.", 'Pi 0.87.1 knows it.',
+     "Pi's index keeps it."]
     """
     found = []
     for path in MARKED if paths is None else paths:

@@ -478,8 +478,9 @@ when `conformance/facts.mjs` no longer gives the recorded bytes. A sentence no f
 is the author's explanation and says so ("the author's explanation", "inference" or
 "observation"). The same test flags every paragraph of those sources (markdown cells,
 list items and table rows apart, headings and code left out) that names Pi as the
-subject of a verb ("Pi writes", "Pi 1.6.0 also appends", "Pi does not ...", "Pi's
-`resetLeaf()`": `PI_SUBJECT` in `conformance/facts.py`) and carries neither a marker nor
+subject of a verb ("Pi writes", "Pi 1.6.0 also appends", "Pi 0.87.1 knows", "Pi does not
+...", "Pi would not ...", "Pi's `resetLeaf()`", "Pi's index keeps", "Pi's `convertToLlm`
+turns": `PI_SUBJECT` in `conformance/facts.py`) and carries neither a marker nor
 that phrase; `python -c "import conformance.facts as f; print(f.unmarked_paragraphs())"`
 lists them.
 

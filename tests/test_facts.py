@@ -91,6 +91,18 @@ def test_every_paragraph_about_what_pi_does_cites_a_fact():
         ("Pi then builds an empty context (the author's inference).", False),
         ("pisession reads the file as Pi does.", False),
         ("Pi is lenient.", False),
+        ("Pi 0.87.1 knows eleven entry types.", True),
+        ("Pi has no tokenizer.", True),
+        ("Pi's index keeps the later entry.", True),
+        ("Pi's `convertToLlm` turns them into provider messages.", True),
+        ("Pi 0.87.1's `byId` Map holds the later one.", True),
+        ("With the default, Pi would not have compacted it.", True),
+        ("Pi 0.87.1's and Pi 1.6.0's own answers, recorded by the audit.", False),
+        ("It asserts that Pi's answers are still the recorded ones.", False),
+        ("Pi's own message types.", False),
+        ("A file may hold lines Pi silently skips.", True),
+        ("Pi may still change this list.", True),
+        ("The message that Pi had removed.", True),
     ],
 )
 def test_the_heuristic_on_sentences(tmp_path, text, flagged):

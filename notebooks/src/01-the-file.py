@@ -17,7 +17,8 @@
 #
 # - what the header and an entry look like, and how entries are numbered (file lines
 #   count from 1, the header is line 1);
-# - which entry types exist, and that a file may hold lines Pi silently skips;
+# - which entry types exist, and that a file may hold lines Pi silently skips
+#   [fact: entry-types-unknown-kept] [fact: lines-pi-keeps];
 # - where session files live, and how the folder and file names are made;
 # - how `pisession` answers "which lines reached the model, and why?" for a whole file.
 #
@@ -89,10 +90,11 @@ for kind, count in sorted(kinds.items()):
     print(f"{count:3}  {kind}")
 
 # %% [markdown]
-# Pi 0.87.1 knows eleven entry types: `message`, `model_change`,
+# Pi 0.87.1 (and 1.6.0) knows eleven entry types: `message`, `model_change`,
 # `thinking_level_change`, `usage`, `compaction`, `context_edit`, `branch_summary`,
 # `custom`, `custom_message`, `label` and `session_info`. Unknown types are kept and
-# contribute nothing. The hand-made tour uses ten of them in 26 entries:
+# contribute nothing [fact: entry-types-unknown-kept]. The hand-made tour uses ten of them
+# in 26 entries:
 
 # %%
 tour = pisession.load(pisession.sample_path("tour"))

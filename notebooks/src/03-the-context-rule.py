@@ -21,7 +21,8 @@
 # - `to_llm`: context messages turned into provider messages, including the shell
 #   commands you ran yourself;
 # - the very last step, **what the request carries**: pi-ai leaves failed and aborted
-#   replies out and answers unanswered tool calls itself, shown beside a request Pi sent.
+#   replies out and answers unanswered tool calls itself, shown beside a request Pi sent
+#   [fact: request-leaves-out-failed-reply].
 #
 # Two exercises at the end: the settings of a path, and a bash execution for the model.
 
@@ -34,7 +35,7 @@ REPOSITORY = ""  # the generated setup cell sets it from pyproject.toml
 # ## Step 1: walk from the leaf to the root
 #
 # The rule fits in a few lines. Entries are plain dicts; a later entry with the same
-# id wins (that is how Pi's index behaves).
+# id wins (that is how Pi's index behaves) [fact: duplicate-id-later-wins].
 
 # %%
 import pprint
@@ -116,8 +117,9 @@ for entry in tour.path("cm000001"):
 # %% [markdown]
 # ## Step 4: the projection
 #
-# Pi 0.87.1 has a function for exactly the chapter's question, `buildSessionProjection`:
-# every selected entry paired with the messages it contributed (after context edits).
+# Pi 0.87.1 (and 1.6.0) has a function for exactly the chapter's question,
+# `buildSessionProjection`: every selected entry paired with the messages it contributed
+# (after context edits) [fact: session-projection-exported].
 # `session.projection(leaf_id)` is the same, plus *why* each entry was selected.
 
 # %%
@@ -175,17 +177,18 @@ for fate in tour.fates("cm000001"):
 # ## Step 5: to the provider
 #
 # The context is still in Pi's own message types. Just before a request, Pi's
-# `convertToLlm` turns them into what a provider understands:
+# `convertToLlm` turns them into what a provider understands [fact: convert-to-llm-roles]:
 #
-# - `system`, `user`, `assistant` and `toolResult` pass through unchanged;
+# - `system`, `user`, `assistant` and `toolResult` pass through unchanged
+#   [fact: convert-to-llm-roles] [fact: user-string-content];
 # - a `custom` message becomes a **user** message with its content as written (a string
-#   becomes one text block);
+#   becomes one text block) [fact: convert-to-llm-roles];
 # - a branch summary and a compaction summary become user messages that wrap the summary
-#   in Pi's fixed words;
+#   in Pi's fixed words [fact: convert-to-llm-roles];
 # - a `bashExecution` message (a command you ran yourself with `!`) becomes a user message
 #   describing the command and its output, or is **dropped** when `excludeFromContext` is
 #   set (a command run with `!!`) [fact: bash-excluded-dropped];
-# - any other role is dropped.
+# - any other role is dropped [fact: convert-to-llm-roles].
 #
 # `system` messages pass through `convertToLlm`, but that is not yet what the model sees:
 # pi-ai, the provider layer, asks whether the model accepts system messages in the middle
@@ -233,9 +236,11 @@ for case in (examples[1], examples[4], examples[-1]):
 # `transformMessages` for the **target model**, the one being asked. It
 #
 # - **leaves out every failed or aborted reply** (`stopReason` `"error"` or `"aborted"`):
-#   an incomplete turn is never replayed, although Pi's projection keeps it;
+#   an incomplete turn is never replayed, although Pi's projection keeps it
+#   [fact: request-leaves-out-failed-reply];
 # - **answers every tool call left without a result** with a tool result of its own,
-#   `"No result provided"` (`isError: true`), before the next assistant or user message
+#   `"No result provided"` (`isError: true`) [fact: request-leaves-out-failed-reply],
+#   before the next assistant or user message
 #   or at the end (a system message between a call and its results waits until after
 #   them); its `timestamp` is `Date.now()` at the moment of the request, the one value no
 #   reader of the file can know (`now=` gives it);
@@ -326,8 +331,9 @@ for fate in recorded.fates(before):
 print(recorded.fates(before).reached(), "entries reached the model")
 
 # %% [markdown]
-# (Pi may still change this list at request time through extension hooks; pisession
-# reconstructs what the file determines.)
+# (Pi may still change this list at request time through extension hooks, the `context`
+# event of `emitContext` in `core/extensions/runner.js`: the author's explanation, from
+# Pi's code; pisession reconstructs what the file determines.)
 #
 # `context.to_dict()` has exactly the JSON shape of Pi's `buildSessionContext`. The
 # repository keeps Pi's own output for the real sample **a** next to it; the two agree:

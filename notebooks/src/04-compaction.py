@@ -50,7 +50,8 @@ for key, value in compaction.items():
 # - `summary`: the text that replaces the older part of the conversation;
 # - `firstKeptEntryId`: the first entry *before* the compaction that is still sent as is;
 # - `tokensBefore`: Pi's **estimate** of the context size when it compacted, not a count
-#   the provider made (how Pi estimates it: "Why compaction fired and where it cut" below);
+#   the provider made (how Pi estimates it: "Why compaction fired and where it cut" below)
+#   [fact: tokens-before-is-estimate];
 # - `systemMessage` (optional): a **checkpoint** of the system prompt and tools at
 #   compaction time. Pi writes one when the context it compacts has a current system
 #   message: when `getCurrentSystemMessage`, replaying the context's system messages,
@@ -444,10 +445,11 @@ for entry in compactions:
     print(entry["id"], "default 20000:", find_cut(b, entry["parentId"], 20000))
 
 # %% [markdown]
-# With the default of 20000, Pi would not have compacted sample b at all: its contexts are
-# far smaller. The file was recorded with a small `keepRecentTokens`: every value from 95 to
-# 105 gives all three cuts Pi stored (the test runs Pi's `prepareCompaction` for these
-# values), and every summary holds a "Turn Context (split turn)" part:
+# With the default of 20000, Pi would not have compacted sample b at all: the messages on
+# its paths add up to far fewer estimated tokens. The file was recorded with a small
+# `keepRecentTokens`: every value from 95 to 105 gives all three cuts Pi stored, each a
+# split turn (Pi's `prepareCompaction` run for these values) [fact: sample-b-cuts], and
+# every summary holds a "Turn Context (split turn)" part:
 
 # %%
 for entry in compactions:

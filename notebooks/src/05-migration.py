@@ -16,7 +16,7 @@
 #
 # - what v1 -> v2 does: fresh ids, a parent chain in file order, and the translation of
 #   a compaction's `firstKeptEntryIndex` (which counts the **header as index 0**, and
-#   is read when Pi reaches the compaction);
+#   is read when Pi reaches the compaction) [fact: v1-compaction-index];
 # - what v2 -> v3 does: the `hookMessage` role becomes `custom` **inside message
 #   entries** (the `custom` entry type is something else and is not touched);
 # - how to get deterministic ids for teaching and tests, and how to step through a
@@ -102,8 +102,8 @@ print(
 #
 # In all these cases the index is deleted. Only a **number** is translated (JavaScript's
 # `typeof`): a string such as `"1"` or `true` stays in place as `firstKeptEntryIndex`,
-# and no `firstKeptEntryId` is added. `tests/test_notebook_facts.py` checks every row
-# against Pi's `migrateSessionEntries`.
+# and no `firstKeptEntryId` is added [fact: v1-compaction-index-number-only].
+# `tests/test_notebook_facts.py` checks every row against Pi's `migrateSessionEntries`.
 #
 # ## Step 2: v2 -> v3
 #

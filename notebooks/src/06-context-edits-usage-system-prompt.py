@@ -107,8 +107,9 @@ for name, session in (("tour", tour), ("sample b", b)):
 
 # %% [markdown]
 # Without the edits, the tour's context holds the whole 40-function file again, and
-# sample b's the failed, empty assistant message that Pi had removed: that is what a
-# reader that ignores context edits, as PiG documents, would send.
+# sample b's the failed, empty assistant message that Pi had removed
+# [fact: overflow-hides-failed-reply]: that is what a reader that ignores context edits,
+# as PiG documents, would send.
 #
 # `pisession.views.explorers.context_without_edits` is the same view as a projection (the
 # source entry of every message included):

@@ -259,7 +259,7 @@ solved["walk"] = workshop.check_walk(walk)
 #   another branch slip in. Only `parentId` says who is an ancestor.
 # - Returning the ids leaf first (forgetting to reverse).
 # - First-wins duplicates (`next(e for e in entries if e["id"] == parent)`, or
-#   `setdefault`): Pi's index keeps the later entry.
+#   `setdefault`): Pi's index keeps the later entry [fact: duplicate-id-later-wins].
 
 # %% [markdown]
 # ### 6. The settings of a path
@@ -308,7 +308,8 @@ solved["settings"] = workshop.check_settings(settings)
 # - Looking only at `model_change` entries: every assistant message sets the model too,
 #   from its `model`, the model Pi requested for that turn [fact: settings-from-path].
 # - Reading `responseModel ?? model`: `responseModel` is the model the provider says
-#   answered, and Pi's context ignores it (Pi 0.87.1 `session-manager.js` 157). The chapter
+#   answered, and Pi's context ignores it (Pi 0.87.1 `session-manager.js` 157)
+#   [fact: context-ignores-response-model]. The chapter
 #   keeps three models apart: the selected one (`model_change`, possibly a virtual model),
 #   the requested one (`model`) and the responding one (`responseModel`).
 # - Stopping at the first change; starting the model as `{}`; reading settings from the
