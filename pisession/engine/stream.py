@@ -321,6 +321,24 @@ class _Bodies:
                 yield held  # (not reached: the helper writes whole characters)
 
 
+def text_pieces(spill) -> Iterator[str]:
+    """The UTF-8 text of a binary file object, a megabyte at a time (a character never
+    cut in two).
+
+    >>> import io
+    >>> list(text_pieces(io.BytesIO("aé".encode())))
+    ['aé']
+    """
+    held = b""
+    while piece := spill.read(1 << 20):
+        piece = held + piece
+        cut = whole_characters(piece)
+        held = piece[cut:]
+        yield piece[:cut].decode("utf-8")
+    if held:
+        yield held.decode("utf-8", "replace")  # (only a file that ends mid-character)
+
+
 def whole_characters(data: bytes) -> int:
     """How many bytes of UTF-8 ``data`` end on a character boundary (the rest is the
     start of a character cut off), so that a reader of pieces never splits one.

@@ -1008,6 +1008,7 @@ def _tree_blocks(session, view: _TreeView, keep: set, collapse: int) -> Iterator
     import tempfile
 
     from ..engine.parallel import BIG_SESSION, in_child
+    from ..engine.stream import text_pieces
 
     walk, count, seen = replayable(
         lambda: tree_walk(session, view.names, keep, collapse, view.pieces)
@@ -1021,7 +1022,7 @@ def _tree_blocks(session, view: _TreeView, keep: set, collapse: int) -> Iterator
         if second is not None:
             second.result()
             spill.seek(0)
-            yield from _text_pieces(spill)
+            yield from text_pieces(spill)
     if seen < len(session):
         yield "\n".join(wrap(_unreached_text(session), view.look.width, " ")) + "\n"
 
@@ -1051,20 +1052,6 @@ def replayable(make) -> tuple:
         count += 1
         seen += item.hidden if isinstance(item, Gap) else 1
     return make, count, seen
-
-
-def _text_pieces(spill) -> Iterator[str]:
-    """The UTF-8 text of a file, a megabyte at a time (a character never cut in two)."""
-    from ..engine.stream import whole_characters
-
-    held = b""
-    while piece := spill.read(1 << 20):
-        piece = held + piece
-        cut = whole_characters(piece)
-        held = piece[cut:]
-        yield piece[:cut].decode("utf-8")
-    if held:
-        yield held.decode("utf-8", "replace")  # (not reached: the helper writes whole text)
 
 
 class _no_file:

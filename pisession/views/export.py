@@ -806,6 +806,7 @@ def fragment_chunks(ex: Export, collapse: int = 12) -> Iterator[str]:
     import tempfile
 
     from ..engine.parallel import BIG_SESSION, in_child
+    from ..engine.stream import text_pieces
 
     # when the session is big, helper processes make the usage table and most of the
     # tree's lines (the longest part, into a temporary file) meanwhile; this one the
@@ -823,7 +824,7 @@ def fragment_chunks(ex: Export, collapse: int = 12) -> Iterator[str]:
         if split:
             drawn.result()
             spill.seek(0)
-            yield from _text_pieces(spill)
+            yield from text_pieces(spill)
         for first, block in _tree_blocks(ex, islice(walk(), split, None)):
             yield ("\n" if split or not first else "") + block
     yield tail
@@ -860,20 +861,6 @@ def _tree_into(ex: Export, walk, stop: int, out) -> None:
     for first, block in _tree_blocks(ex, islice(walk(), stop)):
         out.write((("" if first else "\n") + block).encode("utf-8"))
     out.flush()
-
-
-def _text_pieces(spill) -> Iterator[str]:
-    """The UTF-8 text of a file, a megabyte at a time (a character never cut in two)."""
-    from ..engine.stream import whole_characters
-
-    held = b""
-    while piece := spill.read(1 << 20):
-        piece = held + piece
-        cut = whole_characters(piece)
-        held = piece[cut:]
-        yield piece[:cut].decode("utf-8")
-    if held:
-        yield held.decode("utf-8", "replace")  # (not reached: the helper writes whole text)
 
 
 #: The page forbids every request: styles are inline, pictures are data: URIs.
