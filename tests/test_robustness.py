@@ -908,3 +908,16 @@ def test_content_nested_beyond_json_stringify_is_one_line_and_no_output(tmp_path
     assert main(["context", str(deep_file(STRINGIFY_DEPTH - 3))]) == 0
     out = capsys.readouterr().out  # Pi writes this one (Python's json cannot read it back)
     assert out.startswith('{\n  "messages": [\n    {\n      "role": "user"') and out.endswith("}\n")
+
+
+def test_the_depth_check_builds_no_context_for_a_file_msgspec_read(monkeypatch):
+    """``refuse_too_deep`` costs nothing on an ordinary file: every line decoded by msgspec
+    (which refuses about 1,000 levels) cannot hold a message nested past JSON.stringify's
+    limit, so no context is built to look (issue 44: it had made tree and check build it)."""
+    session = pisession.load(pisession.sample_path("tour"))
+
+    def built(*args, **kwargs):
+        raise AssertionError("the context was built")
+
+    monkeypatch.setattr(type(session), "projection", built)
+    session.refuse_too_deep()
