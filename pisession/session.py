@@ -9,7 +9,6 @@ to the file it read.
 from __future__ import annotations
 
 import os
-import sys
 from functools import cached_property
 
 from .engine import context as engine
@@ -18,7 +17,7 @@ from .engine.opening import SessionFile, opened
 from .engine.reader import paused_gc, read_source
 from .engine.stats import SessionStats, on_path, summed_columns
 from .errors import SessionFormatError
-from .js.json import STRINGIFY_DEPTH, STRINGIFY_TOO_DEEP, too_deep_to_stringify
+from .js.json import MSGSPEC_STOPS_FIRST, STRINGIFY_TOO_DEEP, too_deep_to_stringify
 from .js.value import NO_KEY, js_key
 from .locate import named_file
 from .migration import IdFactory
@@ -164,14 +163,10 @@ class Session(SessionFile):
 
         >>> load("tour").refuse_too_deep()
         """
-        if (
-            self._rows is not None
-            and not self._rows.parsed.values
-            and sys.getrecursionlimit() + 16 < STRINGIFY_DEPTH
-        ):
-            # every line was read by msgspec, which refuses a value nested as deep as
-            # Python's recursion limit: no message built from them comes near
-            # JSON.stringify's limit, so no context is built to look
+        if MSGSPEC_STOPS_FIRST and self._rows is not None and not self._rows.parsed.values:
+            # every line was read by msgspec, which refuses a value nested well before
+            # JSON.stringify's limit: no message built from them comes near it, so no
+            # context is built to look
             return
         try:
             context = self.context(leaf_id)

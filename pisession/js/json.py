@@ -425,23 +425,53 @@ STRINGIFY_TOO_DEEP = (
 )
 
 
+def _msgspec_stops_within(depth: int) -> bool:
+    """Whether msgspec, on this interpreter, refuses to decode and to encode a value
+    nested ``depth`` deep. Its limit is Python's recursion limit on CPython 3.11 (1,000 by
+    default) but the C stack on newer Pythons and in Pyodide, so it is measured here once.
+
+    >>> _msgspec_stops_within(100_000)
+    True
+    """
+    try:
+        msgspec.json.decode(b"[" * depth + b"]" * depth)
+        return False
+    except RecursionError:
+        pass
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    try:
+        msgspec.json.encode(value)
+        return False
+    except RecursionError:
+        return True
+
+
+#: msgspec refuses a value nested well before ``JSON.stringify``'s limit: a value it
+#: reads or writes needs no count of its depth (``too_deep_to_stringify``, and a file
+#: whose every line it read, ``Session.refuse_too_deep``).
+MSGSPEC_STOPS_FIRST = _msgspec_stops_within(STRINGIFY_DEPTH - 16)
+
+
 def too_deep_to_stringify(values: list[object], above: int = 2) -> int | None:
     """The index of the first of ``values`` that ``JSON.stringify`` cannot write with
     ``above`` containers around it (a context: the object and its ``messages`` array),
-    None when every one fits. msgspec tries first (in C; it stops past about 1,000
-    levels), the exact count runs only then and stops at the limit: bounded time and
-    memory, however deep the value.
+    None when every one fits. msgspec tries first where it stops well before that limit
+    (``MSGSPEC_STOPS_FIRST``), the exact count runs only then and stops at the limit:
+    bounded time and memory, however deep the value.
 
     >>> deep = "x"
     >>> for _ in range(STRINGIFY_DEPTH): deep = [deep]
     >>> too_deep_to_stringify([{"role": "user"}, deep]), too_deep_to_stringify([[[1]]])
     (1, None)
     """
-    try:
-        msgspec.json.encode(values)
-        return None
-    except (RecursionError, TypeError, ValueError, OverflowError, UnicodeEncodeError):
-        pass
+    if MSGSPEC_STOPS_FIRST:
+        try:
+            msgspec.json.encode(values)
+            return None
+        except (RecursionError, TypeError, ValueError, OverflowError, UnicodeEncodeError):
+            pass
     for k, value in enumerate(values):
         if nesting_depth(value, STRINGIFY_DEPTH) + above > STRINGIFY_DEPTH:
             return k
