@@ -438,7 +438,7 @@ def _msgspec_stops_within(depth: int) -> bool:
         return False
     except RecursionError:
         pass
-    value: list = []
+    value: list[object] = []
     for _ in range(depth):
         value = [value]
     try:
