@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, cast
@@ -428,10 +429,11 @@ STRINGIFY_TOO_DEEP = (
 def _msgspec_stops_within(depth: int) -> bool:
     """Whether msgspec, on this interpreter, refuses to decode and to encode a value
     nested ``depth`` deep. Its limit is Python's recursion limit on CPython 3.11 (1,000 by
-    default) but the C stack on newer Pythons and in Pyodide, so it is measured here once.
+    default) but the C stack on newer Pythons, so it is measured here once (not in
+    Pyodide, where a value that deep overflows the JavaScript stack and ends the runtime).
 
-    >>> _msgspec_stops_within(100_000)
-    True
+    >>> _msgspec_stops_within(10)
+    False
     """
     try:
         msgspec.json.decode(b"[" * depth + b"]" * depth)
@@ -451,7 +453,7 @@ def _msgspec_stops_within(depth: int) -> bool:
 #: msgspec refuses a value nested well before ``JSON.stringify``'s limit: a value it
 #: reads or writes needs no count of its depth (``too_deep_to_stringify``, and a file
 #: whose every line it read, ``Session.refuse_too_deep``).
-MSGSPEC_STOPS_FIRST = _msgspec_stops_within(STRINGIFY_DEPTH - 16)
+MSGSPEC_STOPS_FIRST = sys.platform != "emscripten" and _msgspec_stops_within(STRINGIFY_DEPTH - 16)
 
 
 def too_deep_to_stringify(values: list[object], above: int = 2) -> int | None:
