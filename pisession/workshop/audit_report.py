@@ -523,6 +523,21 @@ def decision(claim: dict, asserted: dict, kinds: Collection[str]) -> tuple[str, 
     return "accept", "the nuance changes what a reader would do; Pi's answer is reproduced here"
 
 
+def _ranges(numbers: list[int]) -> str:
+    """Claim numbers as runs: ``1-26, 43``.
+
+    >>> _ranges([1, 2, 3, 5, 7, 8])
+    '1-3, 5, 7-8'
+    """
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
 def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) -> list[str]:
     """Sections 8-12 of the report: the source ledger in full, findings with citations and
     evidence classes, trade-offs and dependencies, a decision per proposal, and every
@@ -536,7 +551,7 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
     }
 
     def claims_where(test) -> str:
-        return ", ".join(str(n) for n, c in numbered if test(c)) or "none"
+        return _ranges([n for n, c in numbered if test(c)]) or "none"
 
     npm = "https://www.npmjs.com/package/@earendil-works/pi-coding-agent/v/"
     rows = [
@@ -563,7 +578,7 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
                 f"Pi {e['pi']}",
                 f"npm `@earendil-works/pi-coding-agent@{e['pi']}`, "
                 f"`@earendil-works/pi-ai@{e['piAi']}`",
-                f"{npm}{e['pi']}",
+                f"[npm: {e['pi']}]({npm}{e['pi']})",  # a short link: a URL does not wrap
                 "run (library code under Node 20); its code quoted with line numbers",
                 claims_where(lambda c: True),
                 "library code, not the CLI, for the audit's scenarios",
