@@ -24,6 +24,7 @@ from .js.value import (
     to_number,
 )
 from .js.value import field as js_field
+from .piversions import pi_name
 
 
 def content_text(content: object, separator: str = "\n") -> str:
@@ -45,7 +46,7 @@ def content_text(content: object, separator: str = "\n") -> str:
     except ToPrimitiveError:
         raise ToPrimitiveError(
             f"a text block of the system message is not text JavaScript can convert "
-            f"(Pi 0.87.1's getCurrentSystemMessage throws TypeError: {CANNOT_CONVERT})"
+            f"({pi_name()}'s getCurrentSystemMessage throws TypeError: {CANNOT_CONVERT})"
         ) from None
 
 
@@ -80,7 +81,7 @@ class SystemPrompt:
             except ToPrimitiveError:
                 error = ToPrimitiveError(
                     f"system prompt section {name!r} is not text JavaScript can convert "
-                    f"(Pi 0.87.1's getCurrentSystemPrompt throws TypeError: {CANNOT_CONVERT})",
+                    f"({pi_name()}'s getCurrentSystemPrompt throws TypeError: {CANNOT_CONVERT})",
                     self.section_origins.get(name),
                 )
                 raise (self.located(error) if self.located else error) from None
@@ -220,6 +221,6 @@ def _tool_list(message: object, name: str) -> list[object]:
     if not isinstance(tools, list) or any(nullish(t) for t in tools):
         raise PisessionError(
             f"system message {name} {quoted(tools)} cannot be replayed "
-            "(Pi 0.87.1 throws a TypeError)"
+            f"({pi_name()} throws a TypeError)"
         )
     return tools
