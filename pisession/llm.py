@@ -100,7 +100,13 @@ def _blocks(text: str) -> list[object]:
 
 
 def to_llm_message(message: object) -> dict[str, object] | None:
-    """One context message as a provider message, or None when Pi drops it."""
+    """One context message as a provider message, or None when Pi drops it.
+
+    >>> to_llm_message({"role": "custom", "content": "note", "timestamp": 1})
+    {'role': 'user', 'content': [{'type': 'text', 'text': 'note'}], 'timestamp': 1}
+    >>> to_llm_message({"role": "hookMessage"}) is None
+    True
+    """
     role = field(message, "role")
     timestamp = field(message, "timestamp")
     if role in PASS_THROUGH_ROLES:

@@ -52,7 +52,11 @@ class MigrationStep:
     changes: list[Change] = field(default_factory=list)
 
     def summary(self) -> str:
-        """A one-line account, e.g. ``v1 -> v2: 12 changes``."""
+        """A one-line account of the step: how many fields of each name it changed.
+
+        >>> MigrationStep(2, 3, [Change(1, "message.role", "hookMessage", "custom")]).summary()
+        'v2 -> v3: 1 message.role'
+        """
         kinds: dict[str, int] = {}
         for c in self.changes:
             kinds[c.field] = kinds.get(c.field, 0) + 1
@@ -61,7 +65,11 @@ class MigrationStep:
 
 
 def random_ids() -> IdFactory:
-    """Pi's id scheme: the first 8 hex characters of a random UUID."""
+    """Pi's id scheme: the first 8 hex characters of a random UUID.
+
+    >>> len(random_ids()())
+    8
+    """
     return lambda: uuid.uuid4().hex[:8]
 
 

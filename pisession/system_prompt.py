@@ -70,7 +70,11 @@ class SystemPrompt:
     @property
     def text(self) -> str:
         """The rendered prompt: content, then section values (in JavaScript's key order),
-        empty parts dropped; empty when there is no system message (``to_message``)."""
+        empty parts dropped; empty when there is no system message (``to_message``).
+
+        >>> SystemPrompt(["base"], {"b": "two", "a": ""}, timestamp=1).text.splitlines()
+        ['base', '', 'two']
+        """
         if self.to_message() is None:
             return ""
         names = [name for name in js_keys(self.sections) if _has_length(self.sections[name])]
@@ -89,7 +93,11 @@ class SystemPrompt:
 
     def to_message(self) -> dict[str, object] | None:
         """As pi-ai's ``getCurrentSystemMessage``: one system message, or None when the
-        messages held no system message and no tools."""
+        messages held no system message and no tools.
+
+        >>> SystemPrompt(["base"], timestamp=5).to_message(), SystemPrompt().to_message()
+        ({'role': 'system', 'content': 'base', 'timestamp': 5}, None)
+        """
         if self.timestamp is UNDEFINED and not self.tools:
             return None
         message: dict[str, object] = {"role": "system", "content": "\n\n".join(self.content)}
