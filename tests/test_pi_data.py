@@ -157,6 +157,27 @@ def test_the_data_lists_what_the_fast_path_reads():
     assert "assistant" in roles() and "invented" not in json.dumps(release(NEWEST))
 
 
+@pytest.mark.parametrize("version", checked())
+def test_the_fast_path_reads_every_message_line_pis_command_line_wrote(version):
+    """The guard a new field needs: every message line of the files Pi's real command
+    line wrote (``data/realcli/<version>/``, ``conformance/realcli/run.py``) is read into
+    the structs. A release that writes a key the data lacks, or in another order, fails
+    here once it is recorded, not silently in the benchmark."""
+    from pisession.engine.shapes import LINES
+
+    files = [p for p in (REPO / "data" / "realcli" / version).rglob("*.jsonl")]
+    lines = [
+        raw
+        for path in files
+        if not path.name.endswith(".requests.jsonl")
+        for raw in path.read_bytes().split(b"\n")
+        if raw.startswith(b'{"type":"message"')
+    ]
+    refused = [json.loads(raw)["message"] for raw in lines if LINES.decode(raw) is None]
+    assert len(lines) > 100
+    assert [(m.get("role"), list(m)) for m in refused] == []
+
+
 def test_a_new_field_needs_only_the_data(tmp_path):
     session_with_the_field(tmp_path / "s.jsonl")
     root = package_copy(tmp_path)
