@@ -147,6 +147,15 @@ def roles() -> list[str]:
     return merged([list(release(version)["roles"]) for version in _primary_first()])
 
 
+def block_types() -> list[str]:
+    """Every content block type some checked release's data describes.
+
+    >>> block_types()
+    ['text', 'thinking', 'toolCall', 'image']
+    """
+    return merged([list(release(version)["blocks"]) for version in _primary_first()])
+
+
 def key_order(part: str, name: str) -> list[str]:
     """The keys the fast path expects, in order, for ``part`` (``"roles"``, ``"blocks"``,
     ``"objects"`` or ``"messageLine"``) and ``name`` (a role, a block type, an object's

@@ -27,7 +27,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..js.json import js_float
-from ..piversions import empty_content, key_order, roles
+from ..piversions import block_types, empty_content, key_order, roles
 
 
 def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types: Any) -> type:
@@ -56,21 +56,20 @@ def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types: An
 # What each role, block and object carries comes from Pi's data (``pisession/pi/*.json``,
 # merged over the checked releases by ``piversions.key_order``): a new Pi field goes there,
 # not here. Only the nested shapes are this module's: blocks in a content, a usage's cost.
-_BLOCK_TYPES = ("text", "thinking", "toolCall", "image")
-_BLOCK_NAMES = {"text": "Text", "thinking": "Thinking", "toolCall": "ToolCall", "image": "Image"}
 
 
 def _block(kind: str) -> type:
     """The struct of one content block type, from the data.
 
-    >>> _block("image").__struct_fields__
-    ('data', 'mimeType')
+    >>> _block("image").__struct_fields__, _block("image").__name__
+    (('data', 'mimeType'), 'Image')
     """
-    return _shape(_BLOCK_NAMES[kind], " ".join(key_order("blocks", kind)), ("type", kind))
+    return _shape(kind[0].upper() + kind[1:], " ".join(key_order("blocks", kind)), ("type", kind))
 
 
-Text, Thinking, ToolCall, Image = (_block(kind) for kind in _BLOCK_TYPES)
-_Blocks = list[Text | Thinking | ToolCall | Image]  # type: ignore[valid-type]
+#: The struct of every content block type the data describes.
+BLOCKS = {kind: _block(kind) for kind in block_types()}
+_Blocks: Any = list[Union[tuple(BLOCKS.values())]]  # type: ignore[misc]  # noqa: UP007
 
 Cost = _shape("Cost", " ".join(key_order("objects", "cost")))
 Usage = _shape("Usage", " ".join(key_order("objects", "usage")), cost=Cost)
