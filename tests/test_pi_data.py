@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -155,6 +156,68 @@ def test_the_data_lists_what_the_fast_path_reads():
         assert [k for k in key_order("roles", role) if k in shape["keys"]] == shape["keys"]
     assert entry_types()[0] == "message" and "context_edit" in entry_types()
     assert "assistant" in roles() and "invented" not in json.dumps(release(NEWEST))
+
+
+def installed(version: str) -> Path | None:
+    """Where Pi ``version``'s ``node_modules`` is (``conformance/locate.mjs``), or None."""
+    if shutil.which("node") is None:
+        return None
+    found = subprocess.run(
+        ["node", "conformance/locate.mjs", version], cwd=REPO, capture_output=True, text=True
+    )
+    return Path(found.stdout.strip()) if found.returncode == 0 else None
+
+
+def declared(text: str, name: str) -> list[str]:
+    """The top-level keys of the TypeScript ``interface`` or object ``type`` ``name``."""
+    start = re.search(r"(?:interface|type) " + name + r"\b[^{]*\{", text)
+    assert start, name
+    at, depth = start.end(), 1
+    while depth:
+        depth += {"{": 1, "}": -1}.get(text[at], 0)
+        at += 1
+    body = re.sub(r"/\*.*?\*/", "", text[start.end() : at - 1], flags=re.S)
+    keys, depth = [], 0
+    for row in body.split("\n"):
+        if depth == 0 and (key := re.match(r"\s*(\w+)\??:", row)):
+            keys.append(key.group(1))
+        depth += row.count("{") - row.count("}")
+    return keys
+
+
+@pytest.mark.parametrize("version", checked())
+def test_the_data_is_what_the_release_declares(version):
+    """Each release's data against its own type declarations (``.d.ts`` of pi-ai and
+    pi-coding-agent): the session format, the entry types, and the keys of every role,
+    block, usage and cost, as sets (the order is what Pi writes: the test below)."""
+    where = installed(version)
+    if where is None:
+        pytest.skip(f"Pi {version} is not installed (bash conformance/check.sh installs it)")
+    agent = where / "@earendil-works" / "pi-coding-agent" / "dist" / "core"
+    ai = (where / "@earendil-works" / "pi-ai" / "dist" / "types.d.ts").read_text("utf-8")
+    messages = (agent / "messages.d.ts").read_text("utf-8")
+    manager = (agent / "session-manager.d.ts").read_text("utf-8")
+    data = release(version)
+    assert f"CURRENT_SESSION_VERSION = {data['sessionFormat']};" in manager
+    assert sorted(set(re.findall(r'type: "(\w+)"', manager)) - {"session"}) == sorted(
+        data["entryTypes"]
+    )
+    interfaces = {"user": (ai, "UserMessage"), "assistant": (ai, "AssistantMessage"),
+                  "toolResult": (ai, "ToolResultMessage"), "system": (ai, "SystemMessage"),
+                  "bashExecution": (messages, "BashExecutionMessage"),
+                  "custom": (messages, "CustomMessage")}  # fmt: skip
+    for role, (text, name) in interfaces.items():
+        assert sorted(set(declared(text, name)) - {"role"}) == sorted(data["roles"][role]["keys"])
+    blocks = {"text": "TextContent", "thinking": "ThinkingContent", "toolCall": "ToolCall",
+              "image": "ImageContent"}  # fmt: skip
+    for kind, name in blocks.items():
+        assert sorted(set(declared(ai, name)) - {"type"}) == sorted(data["blocks"][kind])
+    assert sorted(declared(ai, "Usage")) == sorted(data["objects"]["usage"])
+    usage = ai[ai.index("interface Usage ") :]
+    cost = re.sub(
+        r"/\*.*?\*/", "", usage[usage.index("cost: {") + 7 : usage.index("}")], flags=re.S
+    )
+    assert sorted(re.findall(r"(\w+)\??:", cost)) == sorted(data["objects"]["cost"])
 
 
 @pytest.mark.parametrize("version", checked())
