@@ -158,6 +158,24 @@ def test_the_data_lists_what_the_fast_path_reads():
     assert "assistant" in roles() and "invented" not in json.dumps(release(NEWEST))
 
 
+@pytest.mark.parametrize("role", roles())
+def test_the_rule_sends_a_missing_content_as_the_data_says(role):
+    """The data's ``content`` (how Pi sends a missing or null content) is what the rule
+    does (``rule.message_messages``) and what the fast path requires (a struct whose
+    ``content`` must be there): one fact, held equal where the code uses it."""
+    import msgspec
+
+    from pisession import rule
+    from pisession.engine.shapes import MESSAGES
+    from pisession.piversions import empty_content
+
+    shape = empty_content(role)
+    sent = rule.message_messages({"role": role, "content": None})[0]
+    assert sent["content"] == {None: None, "text": "", "blocks": [], "text or blocks": []}[shape]
+    fields = msgspec.inspect.type_info(MESSAGES[role]).fields
+    assert [f.name for f in fields if f.required] == (["content"] if shape else [])
+
+
 def installed(version: str) -> Path | None:
     """Where Pi ``version``'s ``node_modules`` is (``conformance/locate.mjs``), or None."""
     if shutil.which("node") is None:
