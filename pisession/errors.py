@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .piversions import pi_name
+
 
 class PisessionError(Exception):
     """Base class of every error pisession raises on purpose."""
@@ -43,7 +45,8 @@ class CycleError(SessionFormatError):
         self, source: str, line: int | None, cycle: list[object], position: int | None = None
     ):
         self.cycle = cycle
-        super().__init__(source, line, f"{cycle_text(cycle)} (Pi 0.87.1 would hang here)", position)
+        hang = f"{pi_name()} would hang here"
+        super().__init__(source, line, f"{cycle_text(cycle)} ({hang})", position)
 
 
 def cycle_text(cycle: list[object], ends: int = 3) -> str:

@@ -1,9 +1,10 @@
-"""Layer 4: context messages turned into provider messages (Pi's ``convertToLlm``).
+"""Context messages turned into provider messages (Pi's ``convertToLlm``), in the rule layer.
 
 Summaries, custom and bash-execution messages become user messages with Pi's exact
 wording; system, user, assistant and toolResult messages pass through unchanged;
 any other role is dropped. (Request-time hooks in Pi may still rewrite the result:
-this is Pi's projection of the context, not a captured provider payload.)
+this is Pi's projection of the context, not a captured provider payload.) The layers,
+lowest first, are listed in ``tests/test_layers.py`` and docs/maintainers.md.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .js.value import (
     strict_equal,
     truthy,
 )
+from .piversions import pi_name
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:"
@@ -83,7 +85,7 @@ object to primitive value)
         role = js_string(field(message, "role"))
         raise ToPrimitiveError(
             f"the {role} message's {name} {quoted(value)} is not text JavaScript can convert "
-            f"(Pi 0.87.1's convertToLlm throws TypeError: {CANNOT_CONVERT})"
+            f"({pi_name()}'s convertToLlm throws TypeError: {CANNOT_CONVERT})"
         ) from None
 
 
@@ -98,7 +100,13 @@ def _blocks(text: str) -> list[object]:
 
 
 def to_llm_message(message: object) -> dict[str, object] | None:
-    """One context message as a provider message, or None when Pi drops it."""
+    """One context message as a provider message, or None when Pi drops it.
+
+    >>> to_llm_message({"role": "custom", "content": "note", "timestamp": 1})
+    {'role': 'user', 'content': [{'type': 'text', 'text': 'note'}], 'timestamp': 1}
+    >>> to_llm_message({"role": "hookMessage"}) is None
+    True
+    """
     role = field(message, "role")
     timestamp = field(message, "timestamp")
     if role in PASS_THROUGH_ROLES:

@@ -1,4 +1,4 @@
-"""Layer 2: legacy session versions brought to version 3, one step at a time.
+"""Legacy session versions brought to version 3, one step at a time (the rule layer).
 
 Each step takes the list of parsed values *with the header at index 0* (that is what
 ``firstKeptEntryIndex`` counts in) and returns a new list plus a report of what it
@@ -8,6 +8,8 @@ changed. Input values are never modified: changed entries are copies.
   compaction's ``firstKeptEntryIndex`` becomes ``firstKeptEntryId``.
 - v2 -> v3: ``message.role == "hookMessage"`` becomes ``"custom"`` inside ``message``
   entries (the ``custom`` *entry type* is something else and is left alone).
+
+The layers, lowest first, are listed in ``tests/test_layers.py`` and docs/maintainers.md.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from .errors import Diagnostic, SessionFormatError
 from .js.json import dumps, line_bounds, nesting_depth
 from .js.value import UNDEFINED, JsArray, to_number
 from .js.value import field as js_field
-from .piversions import checked_range
+from .piversions import checked_range, pi_name, session_format
 
-CURRENT_VERSION = 3
+#: The session format the checked Pi releases write (``pisession/pi/<version>.json``).
+CURRENT_VERSION = session_format()
 
 IdFactory = Callable[[], str]
 
@@ -49,7 +52,11 @@ class MigrationStep:
     changes: list[Change] = field(default_factory=list)
 
     def summary(self) -> str:
-        """A one-line account, e.g. ``v1 -> v2: 12 changes``."""
+        """A one-line account of the step: how many fields of each name it changed.
+
+        >>> MigrationStep(2, 3, [Change(1, "message.role", "hookMessage", "custom")]).summary()
+        'v2 -> v3: 1 message.role'
+        """
         kinds: dict[str, int] = {}
         for c in self.changes:
             kinds[c.field] = kinds.get(c.field, 0) + 1
@@ -58,7 +65,11 @@ class MigrationStep:
 
 
 def random_ids() -> IdFactory:
-    """Pi's id scheme: the first 8 hex characters of a random UUID."""
+    """Pi's id scheme: the first 8 hex characters of a random UUID.
+
+    >>> len(random_ids()())
+    8
+    """
     return lambda: uuid.uuid4().hex[:8]
 
 
@@ -246,7 +257,7 @@ def migrate_v1_to_v2(
                 "<entries>",
                 None,
                 f"a {_js_type(value)} line cannot be given an id; "
-                "Pi 0.87.1 fails to migrate such a file (TypeError)",
+                f"{pi_name()} fails to migrate such a file (TypeError)",
             )
             error.index = index  # type: ignore[attr-defined]  # the caller names the line
             raise error

@@ -24,6 +24,7 @@ from .js.value import (
     to_number,
 )
 from .js.value import field as js_field
+from .piversions import pi_name
 
 
 def content_text(content: object, separator: str = "\n") -> str:
@@ -45,7 +46,7 @@ def content_text(content: object, separator: str = "\n") -> str:
     except ToPrimitiveError:
         raise ToPrimitiveError(
             f"a text block of the system message is not text JavaScript can convert "
-            f"(Pi 0.87.1's getCurrentSystemMessage throws TypeError: {CANNOT_CONVERT})"
+            f"({pi_name()}'s getCurrentSystemMessage throws TypeError: {CANNOT_CONVERT})"
         ) from None
 
 
@@ -69,7 +70,11 @@ class SystemPrompt:
     @property
     def text(self) -> str:
         """The rendered prompt: content, then section values (in JavaScript's key order),
-        empty parts dropped; empty when there is no system message (``to_message``)."""
+        empty parts dropped; empty when there is no system message (``to_message``).
+
+        >>> SystemPrompt(["base"], {"b": "two", "a": ""}, timestamp=1).text.splitlines()
+        ['base', '', 'two']
+        """
         if self.to_message() is None:
             return ""
         names = [name for name in js_keys(self.sections) if _has_length(self.sections[name])]
@@ -80,7 +85,7 @@ class SystemPrompt:
             except ToPrimitiveError:
                 error = ToPrimitiveError(
                     f"system prompt section {name!r} is not text JavaScript can convert "
-                    f"(Pi 0.87.1's getCurrentSystemPrompt throws TypeError: {CANNOT_CONVERT})",
+                    f"({pi_name()}'s getCurrentSystemPrompt throws TypeError: {CANNOT_CONVERT})",
                     self.section_origins.get(name),
                 )
                 raise (self.located(error) if self.located else error) from None
@@ -88,7 +93,11 @@ class SystemPrompt:
 
     def to_message(self) -> dict[str, object] | None:
         """As pi-ai's ``getCurrentSystemMessage``: one system message, or None when the
-        messages held no system message and no tools."""
+        messages held no system message and no tools.
+
+        >>> SystemPrompt(["base"], timestamp=5).to_message(), SystemPrompt().to_message()
+        ({'role': 'system', 'content': 'base', 'timestamp': 5}, None)
+        """
         if self.timestamp is UNDEFINED and not self.tools:
             return None
         message: dict[str, object] = {"role": "system", "content": "\n\n".join(self.content)}
@@ -220,6 +229,6 @@ def _tool_list(message: object, name: str) -> list[object]:
     if not isinstance(tools, list) or any(nullish(t) for t in tools):
         raise PisessionError(
             f"system message {name} {quoted(tools)} cannot be replayed "
-            "(Pi 0.87.1 throws a TypeError)"
+            f"({pi_name()} throws a TypeError)"
         )
     return tools

@@ -31,6 +31,7 @@ from .js.value import (
     strict_equal,
     truthy,
 )
+from .piversions import pi_name
 
 
 class _NoMessage:
@@ -187,7 +188,7 @@ class Shape:
         except DateConversionError:
             reason = (
                 "the entry has a timestamp JavaScript cannot turn into a date, and siblings: "
-                f"Pi 0.87.1's getTree throws TypeError: {CANNOT_CONVERT} sorting them"
+                f"{pi_name()}'s getTree throws TypeError: {CANNOT_CONVERT} sorting them"
             )
             if self.failure is None:
                 raise DateConversionError(reason) from None
@@ -786,7 +787,7 @@ def session_name(
                 return trimmed_name(name)
             except NameNotText:
                 reason = (
-                    f"the session_info entry's name {quoted(name)} is not a string: Pi 0.87.1's "
+                    f"the session_info entry's name {quoted(name)} is not a string: {pi_name()}'s "
                     f"getSessionName throws TypeError: {NAME_NOT_TEXT}"
                 )
                 raise (fail(number, reason) if fail else NameNotText(reason)) from None
@@ -806,7 +807,7 @@ def shown_name(session) -> str | None:
     except PisessionError as exc:
         line = getattr(exc, "line", None)
         where = f" (line {line})" if line else ""
-        return f"(no name: Pi 0.87.1's getSessionName throws{where}: {NAME_NOT_TEXT})"
+        return f"(no name: {pi_name()}'s getSessionName throws{where}: {NAME_NOT_TEXT})"
 
 
 def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None = None):

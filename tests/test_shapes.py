@@ -45,15 +45,15 @@ AS_PI_WRITES = [
     b'"model":"m","usage":{"input":3,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":4,'
     b'"cost":{"input":0.0019489999999999998,"output":0,"cacheRead":0,"cacheWrite":0,'
     b'"total":0.0019489999999999998}},"stopReason":"stop","timestamp":6}',
-    # as Pi 1.6.0 writes them
+    # as Pi 1.6.0's command line writes them (data/realcli/1.6.0)
     b'{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"read","arguments":{},'
     b'"argumentsError":"bad","namespace":"fs","thoughtSignature":"t"}],"api":"x","provider":"p",'
     b'"model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,'
     b'"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0,"totalFromProvider":0},'
-    b'"cacheWrite1h":0},"stopReason":"toolUse","timestamp":7,"responseModel":"m2","responseId":'
-    b'"r","thinkingLevel":"high","providerThinkingLevel":"high","durationMs":12,"endTurn":false}',
+    b'"cacheWrite1h":0},"stopReason":"toolUse","timestamp":7,"responseId":"r","responseModel":'
+    b'"m2","providerThinkingLevel":"high","endTurn":false,"durationMs":12,"thinkingLevel":"high"}',
     b'{"role":"toolResult","toolCallId":"c2","toolName":"read","content":[],"isError":true,'
-    b'"timestamp":8,"durationMs":3,"nestedCalls":[],"usage":{"input":1,"output":0,'
+    b'"durationMs":3,"timestamp":8,"nestedCalls":[],"usage":{"input":1,"output":0,'
     b'"cacheRead":0,"cacheWrite":0,"totalTokens":1,"cost":{"total":0}}}',
     b'{"role":"bashExecution","command":"pwd","output":"a","exitCode":0,"cancelled":false,'
     b'"truncated":false,"timestamp":9,"excludeFromContext":true}',
@@ -85,7 +85,8 @@ CHANGES = [
     (b'"usage":{"input":10,', b'"usage":{"input":10,"extra":{},'),
     (b'"details":{"exit":0,', b'"details":{"exit":0 ,'),
     (b'"content":"sys"', b'"content":null'),
-    (b'"isError":true,"timestamp":8', b'"timestamp":8,"isError":true'),
+    (b'"isError":true,"durationMs":3', b'"durationMs":3,"isError":true'),
+    (b'"durationMs":12,"thinkingLevel":"high"', b'"thinkingLevel":"high","durationMs":12'),
     (b'"command":"pwd",', b'"command":"pwd","command":"rm",'),
     (b'"display":true,', b'"display":true,"extra":1,'),
     (b'"content":"sys"', b'"content":["sys"]'),

@@ -21,15 +21,16 @@ integer-like keys, as on its usual path). Anything else (another role, a missing
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..js.json import js_float
+from ..piversions import block_types, empty_content, key_order, roles
 
 
-def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types) -> type:
+def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types: Any) -> type:
     """A struct of ``keys``, in that order: each of type ``Any`` unless ``types`` says,
     and absent unless written (``UNSET``, left out when encoded) but for a key marked
     ``!``, which must be there. ``tag``: the key and value that pick it in a union.
@@ -52,54 +53,53 @@ def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types) ->
     )  # fmt: skip
 
 
-# The keys Pi 0.87.1 writes and, where their order agrees, those later versions add (1.6.0
-# writes a tool result's details and a usage's reasoning later: such lines are read the
-# usual way). Where Pi sends a missing or null content as empty, content is required.
-Text = _shape("Text", "text textSignature", ("type", "text"))
-Thinking = _shape("Thinking", "thinking thinkingSignature redacted", ("type", "thinking"))
-ToolCall = _shape(
-    "ToolCall", "id name arguments argumentsError namespace thoughtSignature", ("type", "toolCall")
-)
-Image = _shape("Image", "data mimeType", ("type", "image"))
-_Blocks = list[Text | Thinking | ToolCall | Image]  # type: ignore[valid-type]
+# What each role, block and object carries comes from Pi's data (``pisession/pi/*.json``,
+# merged over the checked releases by ``piversions.key_order``): a new Pi field goes there,
+# not here. Only the nested shapes are this module's: blocks in a content, a usage's cost.
 
-Cost = _shape("Cost", "input output cacheRead cacheWrite total totalFromProvider")
-Usage = _shape(
-    "Usage", "input output cacheRead cacheWrite reasoning totalTokens cost cacheWrite1h", cost=Cost
-)
 
-User = _shape("User", "content! timestamp", ("role", "user"), content=str | _Blocks)
-Assistant = _shape(
-    "Assistant",
-    "content! api provider model usage stopReason timestamp responseModel responseId"
-    " thinkingLevel providerThinkingLevel durationMs endTurn rawStopReason errorMessage"
-    " diagnostics deferred",
-    ("role", "assistant"),
-    content=_Blocks,
-    usage=Usage,
-)
-ToolResult = _shape(
-    "ToolResult",
-    "toolCallId toolName content! details isError timestamp durationMs nestedCalls usage",
-    ("role", "toolResult"),
-    content=_Blocks,
-    usage=Usage,
-)
-System = _shape(
-    "System", "content! sections timestamp toolsAdded toolsRemoved", ("role", "system"), content=str
-)
-BashExecution = _shape(
-    "BashExecution",
-    "command output exitCode cancelled truncated timestamp excludeFromContext fullOutputPath",
-    ("role", "bashExecution"),
-)
-Custom = _shape("Custom", "customType content display details timestamp", ("role", "custom"))
+def _block(kind: str) -> type:
+    """The struct of one content block type, from the data.
+
+    >>> _block("image").__struct_fields__, _block("image").__name__
+    (('data', 'mimeType'), 'Image')
+    """
+    return _shape(kind[0].upper() + kind[1:], " ".join(key_order("blocks", kind)), ("type", kind))
+
+
+#: The struct of every content block type the data describes.
+BLOCKS = {kind: _block(kind) for kind in block_types()}
+_Blocks: Any = list[Union[tuple(BLOCKS.values())]]  # type: ignore[misc]  # noqa: UP007
+
+Cost = _shape("Cost", " ".join(key_order("objects", "cost")))
+Usage = _shape("Usage", " ".join(key_order("objects", "usage")), cost=Cost)
+
+#: How a content Pi sends as empty when missing is typed (other roles: ``Any``).
+_CONTENT: dict[str, Any] = {"text": str, "blocks": _Blocks, "text or blocks": str | _Blocks}
+
+
+def _role(role: str) -> type:
+    """The struct of one message role, from the data: its keys in order, its content
+    required (and typed) where Pi sends a missing one as empty, its usage a ``Usage``.
+
+    >>> _role("user").__struct_fields__, _role("user").__struct_config__.tag
+    (('content', 'timestamp'), 'user')
+    """
+    shape = empty_content(role)
+    keys = [f"{k}!" if k == "content" and shape else k for k in key_order("roles", role)]
+    types = {"content": _CONTENT[shape]} if shape else {}
+    name = role[0].upper() + role[1:]
+    return _shape(name, " ".join(keys), ("role", role), usage=Usage, **types)
+
+
+#: The struct of every role the data describes.
+MESSAGES = {role: _role(role) for role in roles()}
 
 #: A message entry's line: ``.message`` is the stored message.
 Line = _shape(
     "Line",
-    "type id parentId timestamp message",
-    message=User | Assistant | ToolResult | System | BashExecution | Custom,
+    " ".join(key_order("messageLine", "")),
+    message=Union[tuple(MESSAGES.values())],  # noqa: UP007  (a tuple of types: no | spelling)
 )
 
 
@@ -111,8 +111,12 @@ class _Proven:
         self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Line, float_hook=js_float)
         self._encode_lines = msgspec.json.Encoder().encode_lines
 
-    def decode_lines(self, raw) -> list:
-        """The lines of ``raw`` as ``Line`` structs, or a None for each of them."""
+    def decode_lines(self, raw: bytes | memoryview) -> list[Any]:
+        """The lines of ``raw`` as ``Line`` structs, or a None for each of them.
+
+        >>> [l.message for l in LINES.decode_lines(b'{"message":{"role":"user","content":""}}')]
+        [User(content='', timestamp=UNSET)]
+        """
         try:
             lines = self._decoder.decode_lines(raw)
             messages = [line.message for line in lines]
@@ -122,8 +126,12 @@ class _Proven:
             pass
         return [None] * (bytes(raw).count(b"\n") + 1)
 
-    def decode(self, raw) -> Line | None:  # type: ignore[valid-type]
-        """One line as a ``Line``, or None."""
+    def decode(self, raw: bytes | memoryview) -> Any:
+        """One line as a ``Line``, or None (two lines, or a line it cannot prove exact).
+
+        >>> LINES.decode(b'{"type":"message","message":{"role":"user"}}') is None
+        True
+        """
         lines = self.decode_lines(raw)
         return lines[0] if len(lines) == 1 else None
 
