@@ -5,7 +5,8 @@ Notebook 08 asserts each claim's verdict on Pi's recorded answers
 collects, per claim, the facts it asserted and the scenarios they rest on. :func:`report`
 turns that, the claims file (``data/audit/claims.json``: quote, concern, priority,
 response, replacement) and the evidence into the seven sections the chapter's author asked
-for; ``docs/chapter-27-audit.md`` is that text, kept in step by a test.
+for; ``docs/chapter-27-audit.md`` is that text, copied from the notebook's stored output
+by ``tools/audit_report.py`` (a repository script) and kept in step by a test.
 
 >>> claims = {"claims": [{"key": "k", "short": "a claim"}]}
 >>> claim_refs("as [[k]] says", claims)
@@ -16,16 +17,20 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import sys
-import tempfile
 import textwrap
-from collections.abc import Collection, Sequence
-from pathlib import Path
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, cast
 
-from .repository import repository_file  # noqa: F401 (notebook 08 reads through it)
+from .audit_evidence import scenario_differences as scenario_differences  # for notebook 08
+from .repository import repository_file as repository_file  # notebook 08 reads through it
+
+#: The claims file (``data/audit/claims.json``), a claim in it, the verdicts notebook 08
+#: asserted (by claim key) and one version's evidence (``data/audit/evidence*.json``): JSON.
+Claims = dict[str, Any]
+Claim = dict[str, Any]
+Asserted = dict[str, dict[str, Any]]
+Evidence = dict[str, Any]
 
 TITLE = "# Chapter 27 audit:"
 
@@ -124,61 +129,6 @@ def claim_refs(text: str, claims: dict) -> str:
     """
     number = {c["key"]: i for i, c in enumerate(claims["claims"], start=1)}
     return _REF.sub(lambda m: f"claim {number[m.group(1)]}", text)
-
-
-def normalized(value: object) -> object:
-    """A scenario's result without where Pi's code stands (``file``, ``line`` keys):
-    line numbers move between versions, behaviour is what is compared.
-
-    >>> normalized({"kind": "x", "file": "a.js", "line": 3, "more": [{"line": 1}]})
-    {'kind': 'x', 'more': [{}]}
-    """
-    if isinstance(value, dict):
-        return {k: normalized(v) for k, v in value.items() if k not in ("file", "line")}
-    if isinstance(value, list):
-        return [normalized(v) for v in value]
-    return value
-
-
-def differences(old: Any, new: Any, path: str = "") -> list[str]:
-    """The paths where two JSON values differ (a changed list length is one difference).
-
-    >>> differences({"a": [1, 2], "b": {"c": 1}}, {"a": [1, 3], "b": {}})
-    ['a[1]', 'b.c']
-    """
-    if type(old) is not type(new):
-        return [path or "."]
-    if isinstance(old, dict):
-        out: list[str] = []
-        for key in sorted(set(old) | set(new)):
-            where = f"{path}.{key}" if path else key
-            out += (
-                [where]
-                if key not in old or key not in new
-                else differences(old[key], new[key], where)
-            )
-        return out
-    if isinstance(old, list):
-        if len(old) != len(new):
-            return [path or "."]
-        return [
-            d for i, (a, b) in enumerate(zip(old, new)) for d in differences(a, b, f"{path}[{i}]")
-        ]
-    return [] if old == new else [path or "."]
-
-
-def scenario_differences(evidence: dict, newer: dict, name: str) -> list[str]:
-    """Where scenario ``name``'s answer differs between two versions' evidence.
-
-    >>> old = {"scenarios": {"s": {"result": {"a": 1, "line": 5}}}}
-    >>> new = {"scenarios": {"s": {"result": {"a": 2, "line": 9}}}}
-    >>> scenario_differences(old, new, "s")
-    ['a']
-    """
-    return differences(
-        normalized(evidence["scenarios"][name]["result"]),
-        normalized(newer["scenarios"][name]["result"]),
-    )
 
 
 def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
@@ -538,23 +488,56 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
-def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) -> list[str]:
+def brief_sections(
+    claims: Claims, asserted: Asserted, evidence: Evidence, newer: Evidence
+) -> list[str]:
     """Sections 8-12 of the report: the source ledger in full, findings with citations and
     evidence classes, trade-offs and dependencies, a decision per proposal, and every
     experiment's success and failure criteria."""
-    audit = claims["audit"]
-    run, today = audit["date"], audit.get("reviewed", audit["date"])
     numbered = _numbered(claims)
     kinds = {
         c["key"]: {evidence["scenarios"][s]["kind"] for s in asserted[c["key"]]["scenarios"]}
         for _, c in numbered
     }
+    return [
+        *_full_ledger(claims, kinds, evidence, newer),
+        *_cited_findings(claims, kinds, asserted, evidence),
+        *_trade_offs(claims),
+        *_decisions(claims, kinds, asserted),
+        *_success_and_failure(claims, asserted, evidence, newer),
+    ]
 
-    def claims_where(test) -> str:
+
+def _full_ledger(
+    claims: Claims, kinds: dict[str, set[str]], evidence: Evidence, newer: Evidence
+) -> list[str]:
+    """Section 8: every source with its identity, URL, reading status, claims and limits."""
+    audit = claims["audit"]
+    run, today = audit["date"], audit.get("reviewed", audit["date"])
+    rows = _sources(claims, kinds, evidence, newer)
+    head = ("source", "identity and version", "URL", "reading status", "claims", "limits")
+    return [
+        "## 8. Source ledger in full",
+        "",
+        f"Verified (the run): {run}. Accessed and reviewed: {today}.",
+        "",
+        *_table(head, rows),
+        "",
+    ]
+
+
+def _sources(
+    claims: Claims, kinds: dict[str, set[str]], evidence: Evidence, newer: Evidence
+) -> list[tuple[str, ...]]:
+    """The rows of section 8: source, identity, URL, reading status, claims, limits."""
+    audit = claims["audit"]
+    numbered = _numbered(claims)
+
+    def claims_where(test: Callable[[Claim], bool]) -> str:
         return _ranges([n for n, c in numbered if test(c)]) or "none"
 
     npm = "https://www.npmjs.com/package/@earendil-works/pi-coding-agent/v/"
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             "chapter 27 excerpt",
             md(audit["chapter"]),
@@ -602,14 +585,16 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
             "a fake provider; ids and times random, structure compared",
         ),
     ]
-    head = ("source", "identity and version", "URL", "reading status", "claims", "limits")
+    return rows
+
+
+def _cited_findings(
+    claims: Claims, kinds: dict[str, set[str]], asserted: Asserted, evidence: Evidence
+) -> list[str]:
+    """Section 9: the claims grouped by verdict with their evidence classes and citations,
+    then what is unresolved."""
+    numbered = _numbered(claims)
     out = [
-        "## 8. Source ledger in full",
-        "",
-        f"Verified (the run): {run}. Accessed and reviewed: {today}.",
-        "",
-        *_table(head, rows),
-        "",
         "## 9. Findings with citations",
         "",
         "Evidence classes: **background** (section 1), **reported by a source** (Pi's code "
@@ -641,8 +626,13 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
         "Failure: the recorded files disagree with the scenarios' answers."
         for u in claims["unrun"]
     ]
-    out += [
-        "",
+    return [*out, ""]
+
+
+def _trade_offs(claims: Claims) -> list[str]:
+    """Section 10: what the upgrade trades and what depends on it (the notebooks that
+    teach each changed claim)."""
+    out = [
         "## 10. Trade-offs and dependencies of the upgrade",
         "",
         "- **Trade-off**: the smallest replacement (section 5) keeps the chapter's voice and "
@@ -658,25 +648,36 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
     ]
     out += [
         f"- claim {n} ({md(c['where'])}): notebooks {taught_in(c['where'])}"
-        for n, c in numbered
+        for n, c in _numbered(claims)
         if c["response"] in ("correct", "clarify")
     ]
-    out += ["", "## 11. Decisions", ""]
+    return [*out, ""]
+
+
+def _decisions(claims: Claims, kinds: dict[str, set[str]], asserted: Asserted) -> list[str]:
+    """Section 11: a proposed decision for every claim not left alone."""
     decisions: list[tuple[str, ...]] = []
-    for number, c in numbered:
+    for number, c in _numbered(claims):
         if c["response"] == "leave alone":
             continue
         choice, why = decision(c, asserted[c["key"]], kinds[c["key"]])
         decisions.append((str(number), md(c["short"]), c["response"], f"**{choice}**", md(why)))
-    out += [
+    return [
+        "## 11. Decisions",
+        "",
         "Proposed decisions (accept / revise / defer / reject); the author decides.",
         "",
         *_table(("#", "claim", "proposal", "decision", "reason"), decisions),
         "",
-        "## 12. Experiments: success and failure",
-        "",
     ]
-    claim_number = {c["key"]: n for n, c in numbered}
+
+
+def _success_and_failure(
+    claims: Claims, asserted: Asserted, evidence: Evidence, newer: Evidence
+) -> list[str]:
+    """Section 12: each recorded scenario and each unrun experiment with what counts as
+    success and as failure."""
+    claim_number = {c["key"]: n for n, c in _numbered(claims)}
     experiments: list[tuple[str, ...]] = []
     for name in evidence["scenarios"]:
         users = sorted(claim_number[k] for k, a in asserted.items() if name in a["scenarios"])
@@ -700,8 +701,12 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
         )
         for u in claims["unrun"]
     ]
-    out += [*_table(("experiment", "success", "failure", "status"), experiments), ""]
-    return out
+    return [
+        "## 12. Experiments: success and failure",
+        "",
+        *_table(("experiment", "success", "failure", "status"), experiments),
+        "",
+    ]
 
 
 def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
@@ -768,51 +773,3 @@ def loads_claims(text: str) -> dict:
         if c["response"] in ("correct", "clarify") and not c.get("replacement"):
             raise ValueError(f"claims.json: claim {c['key']}: {c['response']} needs a replacement")
     return claims
-
-
-def stored_report(notebook: dict) -> str:
-    """The report notebook 08 stored: the one Markdown output that starts with the title.
-
-    >>> cell = {"cell_type": "code", "outputs": [{"output_type": "display_data",
-    ...     "data": {"text/markdown": ["# Chapter 27 audit: x\\n", "text\\n"]}}]}
-    >>> stored_report({"cells": [cell]})
-    '# Chapter 27 audit: x\\ntext\\n'
-    """
-    found = []
-    for cell in notebook["cells"]:
-        for output in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
-            text = output.get("data", {}).get("text/markdown")
-            if text is not None:
-                text = "".join(text) if isinstance(text, list) else text
-                if text.startswith(TITLE):
-                    found.append(text)
-    if len(found) != 1:
-        raise ValueError(f"expected one stored report in the notebook, found {len(found)}")
-    return found[0]
-
-
-def main(argv: list[str]) -> int:
-    """``python -m pisession.workshop.audit_report NOTEBOOK DOC``: write the report NOTEBOOK
-    stored (notebooks/08-claim-audit.ipynb, built by notebooks/build.py) to DOC, atomically."""
-    if len(argv) != 2:
-        print(
-            "usage: python -m pisession.workshop.audit_report NOTEBOOK.ipynb DOC.md",
-            file=sys.stderr,
-        )
-        return 2
-    source, target = Path(argv[0]), Path(argv[1])
-    try:
-        text = stored_report(json.loads(source.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError) as error:
-        print(f"{source}: cannot read the stored report: {error}", file=sys.stderr)
-        return 1
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-        out.write(text)
-    os.replace(temporary, target)
-    print(f"wrote {target} ({text.count(chr(10))} lines)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
