@@ -9,12 +9,13 @@ tree as a ``networkx.DiGraph`` for drawing and analysis.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain as joined
 from itertools import compress, islice, repeat
 from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import PisessionError
 from .js.date import DateConversionError, js_time_ms
@@ -31,6 +32,40 @@ from .js.value import (
     strict_equal,
     truthy,
 )
+
+if TYPE_CHECKING:
+    import networkx
+
+
+class TreeIndex(Protocol):
+    """The columns of an entry index the tree reads (``engine.context.EntryIndex`` has
+    them; the engine sits above this layer): by position, each entry's type, id, role,
+    ``parentId`` as written and parent position (-1: none); the id index; the entry."""
+
+    @property
+    def types(self) -> Sequence[object]: ...
+    @property
+    def ids(self) -> Sequence[object]: ...
+    @property
+    def roles(self) -> Sequence[object]: ...
+    @property
+    def parent_ids(self) -> Sequence[object]: ...
+    @property
+    def parents(self) -> Sequence[int]: ...
+    @property
+    def by_id(self) -> Mapping[object, int]: ...
+    @property
+    def unique_ids(self) -> bool: ...
+    @property
+    def decode(self) -> Callable[[int], object]: ...
+    def __len__(self) -> int: ...
+
+
+class NamedSession(Protocol):
+    """What ``shown_name`` reads of a session: its ``name`` (which may raise)."""
+
+    @property
+    def name(self) -> str | None: ...
 
 
 class _NoMessage:
@@ -85,9 +120,9 @@ class Shape:
     @classmethod
     def of(
         cls,
-        index,
+        index: TreeIndex,
         timestamp: Callable[[int], object] | None = None,
-        parents=None,
+        parents: Sequence[int] | None = None,
         failure: Callable[[int, str], Exception] | None = None,
     ) -> Shape:
         """The shape of an ``EntryIndex`` as Pi's tree view links it (``tree_parents``;
@@ -251,7 +286,7 @@ class Shape:
             stack.extend((c, depth + 1) for c in reversed(self.children(position)))
 
 
-def tree_parents(index) -> list[int]:
+def tree_parents(index: TreeIndex) -> list[int]:
     """Each entry's parent as Pi's tree view (``getTree``) links it, -1 for a root: a
     ``parentId`` of ``null`` or equal to the entry's own id makes a root; any other is
     looked up among the entries' ids, falsy ones too (``""``, ``0``, ``false``, an absent
@@ -279,7 +314,7 @@ def tree_parents(index) -> list[int]:
     return parents
 
 
-def dangling_parents(index) -> list[int]:
+def dangling_parents(index: TreeIndex) -> list[int]:
     """Entries whose ``parentId`` is set but names no entry (Pi treats them as roots).
 
     >>> from pisession.engine.context import EntryIndex
@@ -291,13 +326,13 @@ def dangling_parents(index) -> list[int]:
     return [p for p in unfound if truthy(field(index.decode(p), "parentId"))]
 
 
-def duplicate_ids(ids: Sequence) -> dict:
+def duplicate_ids(ids: Sequence[object]) -> dict[object, list[int]]:
     """Ids used by more than one entry, with their positions (the last one wins).
 
     >>> duplicate_ids(["a", "b", "a"])
     {'a': [0, 2]}
     """
-    seen: dict = {}
+    seen: dict[object, list[int]] = {}
     for position, value in enumerate(ids):
         key = js_key(value)
         if key is not NO_KEY and key is not UNDEFINED:
@@ -331,7 +366,7 @@ def find_cycles(parents: Sequence[int]) -> list[list[int]]:
     return cycles
 
 
-def resolved_labels(label_entries: Sequence) -> dict:
+def resolved_labels(label_entries: Sequence[object]) -> dict[object, object]:
     """Labels by target id (``js_key``): ``label`` entries in file order; an empty or
     missing label clears.
 
@@ -339,7 +374,7 @@ def resolved_labels(label_entries: Sequence) -> dict:
     ...                  {"type": "label", "targetId": "a", "label": ""}])
     {}
     """
-    labels: dict = {}
+    labels: dict[object, object] = {}
     for entry in label_entries:
         if field(entry, "type") != "label":
             continue
@@ -384,7 +419,7 @@ def trimmed_name(value: object) -> str | None:
 
 
 def session_name(
-    info_entries: Sequence, fail: Callable[[int, str], Exception] | None = None
+    info_entries: Sequence[object], fail: Callable[[int, str], Exception] | None = None
 ) -> str | None:
     """Pi's ``getSessionName``: the latest ``session_info`` decides (an empty name
     clears; a name that is not a string throws, as in Pi: ``fail(k, reason)`` makes the
@@ -409,7 +444,7 @@ def session_name(
     return None
 
 
-def shown_name(session) -> str | None:
+def shown_name(session: NamedSession) -> str | None:
     """The session name as a view shows it: the name, None when there is none, or, where
     Pi's ``getSessionName`` throws, a note saying so (``Session.name`` raises there).
 
@@ -425,7 +460,11 @@ def shown_name(session) -> str | None:
         return f"(no name: Pi 0.87.1's getSessionName throws{where}: {NAME_NOT_TEXT})"
 
 
-def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None = None):
+def entry_graph(
+    index: TreeIndex,
+    lines: Sequence[int] | None = None,
+    labels: Mapping[object, object] | None = None,
+) -> networkx.DiGraph:
     """The entry tree as a ``networkx.DiGraph``: nodes are positions, edges parent -> child.
 
     Node attributes: ``id``, ``type``, ``role`` (message entries), ``label``, ``line``.
@@ -458,7 +497,7 @@ def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None =
     return graph
 
 
-def problems(index) -> dict:
+def problems(index: TreeIndex) -> dict[str, Any]:
     """Structural damage of an index: dangling parents, duplicate ids and cycles, by
     position (``pisession check`` and ``Session.problems``).
 
