@@ -29,7 +29,9 @@ from .repository import repository_file as repository_file  # notebook 08 reads 
 #: asserted (by claim key) and one version's evidence (``data/audit/evidence*.json``): JSON.
 Claims = dict[str, Any]
 Claim = dict[str, Any]
-Asserted = dict[str, dict[str, Any]]
+#: One claim's asserted verdict: ``{"verdict", "facts", "scenarios", "differs", "newer"}``.
+Verdict = dict[str, Any]
+Asserted = dict[str, Verdict]
 Evidence = dict[str, Any]
 
 TITLE = "# Chapter 27 audit:"
@@ -81,7 +83,7 @@ def plain_mark(verdict: str) -> str:
     return MARKS[verdict][3]
 
 
-def summary(claims: dict) -> dict:
+def summary(claims: Claims) -> dict[str, str]:
     """The verdicts at a glance, with the response the report proposes for each claim,
     as ``{"text/html", "text/plain"}`` for IPython's display.
 
@@ -121,7 +123,7 @@ def md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", value)
 
 
-def claim_refs(text: str, claims: dict) -> str:
+def claim_refs(text: str, claims: Claims) -> str:
     """Replace each ``[[key]]`` by "claim N" (N: the claim's place in the claims file).
 
     >>> claim_refs("see [[b]]", {"claims": [{"key": "a"}, {"key": "b"}]})
@@ -136,11 +138,13 @@ def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
-def _numbered(claims: dict) -> list[tuple[int, dict]]:
+def _numbered(claims: Claims) -> list[tuple[int, Claim]]:
     return list(enumerate(claims["claims"], start=1))
 
 
-def _version_cell(asserted: dict, kinds: Collection[str] = (), claim: dict | None = None) -> str:
+def _version_cell(
+    asserted: Verdict, kinds: Collection[str] = (), claim: Claim | None = None
+) -> str:
     """The 1.6.0 column: "same answer" only when 1.6.0's own answer backs it.
 
     A verdict resting on files Pi 0.87.1's CLI wrote (scenario kind ``pi-file``) gets the
@@ -152,7 +156,7 @@ def _version_cell(asserted: dict, kinds: Collection[str] = (), claim: dict | Non
     >>> _version_cell({"differs": []}, {"pi-file"}, {"cli_1_6_0_fact": "f"})
     "same answer; 1.6.0's CLI files agree (fact: f)"
     """
-    newer = cast(dict, asserted.get("newer"))  # there when the answers differ
+    newer = cast("Verdict", asserted.get("newer"))  # there when the answers differ
     note = f"; {md(claim['note_1_6_0'])}" if claim and claim.get("note_1_6_0") else ""
     if not asserted["differs"]:
         if claim and claim.get("cli_1_6_0_fact"):
@@ -168,7 +172,7 @@ def _version_cell(asserted: dict, kinds: Collection[str] = (), claim: dict | Non
     return f"{same}; differs: {md(', '.join(asserted['differs']))}{unverified}{note}"
 
 
-def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
+def _context(claims: Claims, evidence: Evidence, newer: Evidence) -> list[str]:
     audit = claims["audit"]
     unrun = "; ".join(f"{u['name']} ({u['why']})" for u in claims["unrun"])
     return [
@@ -192,7 +196,7 @@ def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
 
 
 def _claim_detail(
-    number: int, c: dict, a: dict, claims: dict, kinds: Collection[str] = ()
+    number: int, c: Claim, a: Verdict, claims: Claims, kinds: Collection[str] = ()
 ) -> list[str]:
     """One claim's record, folded (``<details>``: one line until opened, on GitHub and in
     JupyterLab alike): the quote, Pi's evidence, what Pi 1.6.0 answered, the concern."""
@@ -213,7 +217,7 @@ def _claim_detail(
     ]
 
 
-def _claim_audit(claims: dict, asserted: dict, recorded: dict | None = None) -> list[str]:
+def _claim_audit(claims: Claims, asserted: Asserted, recorded: Evidence | None = None) -> list[str]:
     scenarios = recorded["scenarios"] if recorded else {}
     rows, details = [], []
     for number, c in _numbered(claims):
@@ -244,7 +248,7 @@ def _claim_audit(claims: dict, asserted: dict, recorded: dict | None = None) -> 
     ]
 
 
-def _code_lines(evidence: dict) -> dict[str, list[int]]:
+def _code_lines(evidence: Evidence) -> dict[str, list[int]]:
     lines: dict[str, set[int]] = {}
     for scenario in evidence["scenarios"].values():
         for code in scenario.get("code", []):
@@ -252,7 +256,7 @@ def _code_lines(evidence: dict) -> dict[str, list[int]]:
     return {file: sorted(found) for file, found in sorted(lines.items())}
 
 
-def _ledger(claims: dict, evidence: dict, newer: dict) -> list[str]:
+def _ledger(claims: Claims, evidence: Evidence, newer: Evidence) -> list[str]:
     date = claims["audit"]["date"]
     rows = [
         ("chapter 27 excerpt", md(claims["audit"]["chapter"]), "read in full (the excerpt)", date),
@@ -290,8 +294,8 @@ def _ledger(claims: dict, evidence: dict, newer: dict) -> list[str]:
     return [*out, ""]
 
 
-def _findings(claims: dict, asserted: dict, evidence: dict) -> list[str]:
-    def item(number: int, c: dict) -> str:
+def _findings(claims: Claims, asserted: Asserted, evidence: Evidence) -> list[str]:
+    def item(number: int, c: Claim) -> str:
         return f"- claim {number} ({md(c['where'])}): {md(claim_refs(c['concern'], claims))}"
 
     groups = {"holds": "Supporting", "needs nuance": "Qualifying", "wrong": "Contradicting"}
@@ -332,7 +336,7 @@ def _findings(claims: dict, asserted: dict, evidence: dict) -> list[str]:
     return [*out, ""]
 
 
-def _upgrades(claims: dict) -> list[str]:
+def _upgrades(claims: Claims) -> list[str]:
     out = ["## 5. Upgrade proposal", ""]
     for number, c in _numbered(claims):
         if c["response"] not in ("correct", "clarify"):
@@ -352,7 +356,9 @@ def _upgrades(claims: dict) -> list[str]:
     return out
 
 
-def _experiments(claims: dict, asserted: dict, evidence: dict, newer: dict) -> list[str]:
+def _experiments(
+    claims: Claims, asserted: Asserted, evidence: Evidence, newer: Evidence
+) -> list[str]:
     number = {c["key"]: n for n, c in _numbered(claims)}
     rows = []
     for name, scenario in evidence["scenarios"].items():
@@ -374,7 +380,7 @@ def _experiments(claims: dict, asserted: dict, evidence: dict, newer: dict) -> l
     return ["## 6. Experiments", "", *_table(head, rows), ""]
 
 
-def _checklist(claims: dict) -> list[str]:
+def _checklist(claims: Claims) -> list[str]:
     out = ["## 7. Review checklist", ""]
     for number, c in _numbered(claims):
         if c["response"] in ("correct", "clarify"):
@@ -433,7 +439,7 @@ def taught_in(where: str) -> str:
     return "UNVERIFIED: no notebook mapped"
 
 
-def citations(evidence: dict, scenarios: Sequence[str]) -> str:
+def citations(evidence: Evidence, scenarios: Sequence[str]) -> str:
     """file:line of Pi's code each scenario quotes, else the Pi functions it called.
 
     >>> ev = {"scenarios": {"s": {"code": [{"file": "f.js", "line": 3}]},
@@ -451,7 +457,7 @@ def citations(evidence: dict, scenarios: Sequence[str]) -> str:
     return "; ".join(dict.fromkeys(out))
 
 
-def decision(claim: dict, asserted: dict, kinds: Collection[str]) -> tuple[str, str]:
+def decision(claim: Claim, asserted: Verdict, kinds: Collection[str]) -> tuple[str, str]:
     """A proposed decision (accept / revise / defer / reject) for a proposal, and its reason.
 
     >>> decision({"verdict": "wrong", "response": "correct", "priority": "high"},
@@ -709,7 +715,7 @@ def _success_and_failure(
     ]
 
 
-def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
+def report(claims: Claims, asserted: Asserted, evidence: Evidence, newer: Evidence) -> str:
     """The audit report as Markdown: the seven sections, from the claims file, the verdicts
     notebook 08 asserted (``{key: {"verdict", "facts", "scenarios", "differs", "newer"}}``)
     and both versions' evidence.
@@ -753,7 +759,7 @@ def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def loads_claims(text: str) -> dict:
+def loads_claims(text: str) -> Claims:
     """The claims file, checked: known verdicts and responses, a replacement where asked.
 
     >>> loads_claims('{"claims": [{"key": "k", "verdict": "maybe", "response": "cite"}]}')
@@ -761,7 +767,7 @@ def loads_claims(text: str) -> dict:
     ...
     ValueError: claims.json: claim k: verdict 'maybe' is not one of holds, needs nuance, wrong
     """
-    claims = json.loads(text)
+    claims: Claims = json.loads(text)
     for c in claims["claims"]:
         if c["verdict"] not in VERDICTS:
             raise ValueError(
