@@ -7,11 +7,15 @@ workshop checkers use them for the corners the bundled samples do not cover.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from .js.json import dumps
 from .session import Session, loads
 
-TINY_HEADER = {
+#: One entry (or header) as JSON: any value a field may hold.
+Entry = dict[str, Any]
+
+TINY_HEADER: Entry = {
     "type": "session",
     "version": 3,
     "id": "s",
@@ -20,7 +24,9 @@ TINY_HEADER = {
 }
 
 
-def new_entry(entry_type: str, entry_id: str, parent: str | None, minute: int, **fields) -> dict:
+def new_entry(
+    entry_type: str, entry_id: str, parent: str | None, minute: int, **fields: Any
+) -> Entry:
     """One entry as a dict; ``minute`` gives its timestamp (one minute apart).
 
     >>> new_entry("label", "l1", "u1", 3, targetId="u1", label="start")["timestamp"]
@@ -31,7 +37,9 @@ def new_entry(entry_type: str, entry_id: str, parent: str | None, minute: int, *
     return {"type": entry_type, "id": entry_id, "parentId": parent, "timestamp": stamp, **fields}
 
 
-def new_message(entry_id: str, parent: str | None, role: str, minute: int, text: str = "x"):
+def new_message(
+    entry_id: str, parent: str | None, role: str, minute: int, text: str = "x"
+) -> Entry:
     """A ``message`` entry whose content is one text block.
 
     >>> new_message("u1", None, "user", 1, "hi")["message"]["content"]
@@ -47,7 +55,7 @@ def new_message(entry_id: str, parent: str | None, role: str, minute: int, text:
     )
 
 
-def session_bytes(*entries: dict | str, header: dict | None = None) -> bytes:
+def session_bytes(*entries: Entry | str, header: Entry | None = None) -> bytes:
     """A session file's bytes: the header, then one JSON line per entry (a string is
     written as it is: a damaged line, for tests).
 
@@ -59,7 +67,7 @@ def session_bytes(*entries: dict | str, header: dict | None = None) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
 
 
-def tiny_session(*entries: dict, name: str = "tiny.jsonl", header: dict | None = None) -> Session:
+def tiny_session(*entries: Entry, name: str = "tiny.jsonl", header: Entry | None = None) -> Session:
     """A small session made in memory (nothing is written to disk).
 
     >>> s = tiny_session(new_message("u1", None, "user", 1), new_message("u2", None, "user", 2))

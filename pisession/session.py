@@ -9,27 +9,165 @@ to the file it read.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .engine import context as engine
-from .engine.context import Context, ProjectedEntry, Projection
+from .engine.context import Context, EntryIndex, ProjectedEntry, Projection
 from .engine.opening import SessionFile, opened
 from .engine.reader import paused_gc, read_source
 from .engine.stats import SessionStats, on_path, summed_columns
-from .errors import SessionFormatError
+from .errors import Diagnostic, SessionFormatError
 from .js.json import MSGSPEC_STOPS_FIRST, STRINGIFY_TOO_DEEP, too_deep_to_stringify
 from .js.value import NO_KEY, js_key
 from .locate import named_file
-from .migration import IdFactory
+from .migration import IdFactory, MigrationStep
 from .system_prompt import SystemPrompt, replay_system_prompt
 from .tree import Shape, entry_graph, problems, resolved_labels, session_name
+
+if TYPE_CHECKING:
+    import networkx
+
+    from .request import Sent
+    from .views.diff import LeafDiff
+    from .views.provenance import Fates
+
+Answer = TypeVar("Answer")
 
 __all__ = ["Context", "ProjectedEntry", "Projection", "Session", "load", "loads"]
 
 
-class Session(SessionFile):
-    """A session file as read (``SessionFile``) with its answers; create one with
-    ``pisession.load``. The engine answers, held equal to ``pisession.rule`` by the tests."""
+class Session:
+    """A session file with its answers; create one with ``pisession.load``. It holds the
+    file as read (``file``, a ``SessionFile``: header, entries, lines, index, bytes) and
+    asks the engine, held equal to ``pisession.rule`` by the tests, and the views.
+
+    >>> s = load("tour")
+    >>> s.file.source == s.source, len(s) == len(s.file)
+    (True, True)
+    """
+
+    def __init__(self, file: SessionFile) -> None:
+        #: the file as read (``engine.opening.SessionFile``)
+        self.file = file
+
+    # -- the file as read (``SessionFile``) --------------------------------------------
+
+    @property
+    def source(self) -> str:
+        """The file's path, or a name for bytes (``"<bytes>"``), as messages name it."""
+        return self.file.source
+
+    @property
+    def index(self) -> EntryIndex:
+        """The engine's index of the entries (``engine.context.EntryIndex``)."""
+        return self.file.index
+
+    @property
+    def entry_lines(self) -> Sequence[int]:
+        """The file line number of every entry, by position (an array)."""
+        return self.file.entry_lines
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """The lines Pi skips or warns about, each with its line number and reason."""
+        return self.file.diagnostics
+
+    @property
+    def original_version(self) -> object:
+        """The header's ``version`` as written (None: none), before any migration."""
+        return self.file.original_version
+
+    @property
+    def migration_steps(self) -> list[MigrationStep]:
+        """What each migration step changed when loading (empty: none ran)."""
+        return self.file.migration_steps
+
+    @property
+    def header(self) -> dict[str, Any]:
+        """The header object (migrated when the file was a legacy version)."""
+        return self.file.header
+
+    @property
+    def id(self) -> str:
+        """The session id (the header's ``id``)."""
+        return self.file.id
+
+    @property
+    def migrated(self) -> bool:
+        """True when loading migrated a legacy (v1/v2) file in memory."""
+        return self.file.migrated
+
+    @property
+    def rewritten(self) -> dict[int, object]:
+        """Every line a migration rewrite changes, by line number (empty: none migrated)."""
+        return self.file.rewritten
+
+    @property
+    def entries(self) -> list[object]:
+        """All entries in file order, fully decoded (header excluded)."""
+        return self.file.entries
+
+    def __len__(self) -> int:
+        return len(self.file)
+
+    def entry(self, position: int) -> object:
+        """The full entry at ``position`` (file order, header excluded)."""
+        return self.file.entry(position)
+
+    def entries_at(self, positions: Sequence[int]) -> list[object]:
+        """The full entries at these positions (``SessionFile.entries_at``)."""
+        return self.file.entries_at(positions)
+
+    def forget(self, positions: Iterable[int]) -> None:
+        """Drop the decoded entries at these positions (``SessionFile.forget``)."""
+        self.file.forget(positions)
+
+    def line_of(self, position: int) -> int:
+        """File line number of the entry at ``position``."""
+        return self.file.line_of(position)
+
+    def position_of(self, entry_id: object) -> int:
+        """Position of the entry with this id (the later one when ids repeat)."""
+        return self.file.position_of(entry_id)
+
+    def timestamp_of(self, position: int) -> object:
+        """The entry's ``timestamp`` as written (``UNDEFINED``: none)."""
+        return self.file.timestamp_of(position)
+
+    def failure(self, position: int, reason: str) -> SessionFormatError:
+        """Where Pi throws on the entry at ``position``: a ``PiFailure`` naming its line."""
+        return self.file.failure(position, reason)
+
+    def located(self, error: SessionFormatError) -> SessionFormatError:
+        """The error with the file's line number of the entry it concerns."""
+        return self.file.located(error)
+
+    @property
+    def counted(self) -> list[list[object]]:
+        """What every entry adds to the statistics, a column per ``stats.COLUMNS`` figure
+        (``SessionFile.counted``)."""
+        return self.file.counted
+
+    def dumps(self) -> bytes:
+        """The file's bytes: the original ones, exactly, unless loading migrated it
+        (then as Pi's rewrite writes them: ``SessionFile.dumps``)."""
+        return self.file.dumps()
+
+    def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> Path:
+        """Write ``dumps()`` to ``path`` atomically; an existing file only with
+        ``overwrite``."""
+        return self.file.save(path, overwrite)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Session {self.source!r} id={self.header.get('id')!r} "
+            f"entries={len(self)} skipped={len(self.diagnostics)}>"
+        )
+
+    # -- the answers -------------------------------------------------------------------
 
     @property
     def default_leaf(self) -> int | None:
@@ -50,25 +188,25 @@ class Session(SessionFile):
         return self.shape.children_map()
 
     @cached_property
-    def shape(self):
+    def shape(self) -> Shape:
         """The tree's shape (``tree.Shape``): roots, leaves, children in Pi's order."""
-        return Shape.of(self.index, self._timestamp, failure=self._failure)
+        return Shape.of(self.index, self.timestamp_of, failure=self.failure)
 
-    def tree(self):
+    def tree(self) -> networkx.DiGraph:
         """The entry tree as a ``networkx.DiGraph`` (nodes are positions)."""
         return entry_graph(self.index, self.entry_lines, self.labels)
 
     @cached_property
-    def labels(self) -> dict:
+    def labels(self) -> dict[object, object]:
         """Resolved labels: target id (``js_key``) -> label."""
-        return resolved_labels(self._entries_of_type("label"))
+        return resolved_labels(self.file.entries_of_type("label"))
 
     @cached_property
     def name(self) -> str | None:
         """The session name (latest ``session_info``), or None."""
         positions = engine.of_type(self.index, "session_info")
         entries = self.entries_at(positions)
-        return session_name(entries, lambda k, reason: self._failure(positions[k], reason))
+        return session_name(entries, lambda k, reason: self.failure(positions[k], reason))
 
     def label_of(self, position: int) -> object:
         """The label of the entry at ``position`` (None: none). A label is whatever JSON
@@ -81,25 +219,25 @@ class Session(SessionFile):
         key = js_key(self.index.ids[position])
         return None if key is NO_KEY else self.labels.get(key)
 
-    def problems(self) -> dict:
+    def problems(self) -> dict[str, Any]:
         """Structural damage: dangling parents, duplicate ids and cycles (``tree.problems``)."""
         return problems(self.index)
 
     def _leaf(self, leaf_id: object = None) -> int | None:
         return self.default_leaf if leaf_id is None else self.position_of(leaf_id)
 
-    def _asked(self, step, leaf_id: object, *args):
+    def _asked(self, step: Callable[..., Answer], leaf_id: object, *args: object) -> Answer:
         """``step(index, leaf, *args)`` for a leaf id, its errors naming the file's line."""
         try:
             return step(self.index, self._leaf(leaf_id), *args)
         except SessionFormatError as exc:
-            raise self._located(exc) from None
+            raise self.located(exc) from None
 
     def path_positions(self, leaf_id: object = None) -> list[int]:
         """Positions from the root to the leaf (default: ``default_leaf``)."""
         return self._asked(engine.walk_path, leaf_id)
 
-    def path(self, leaf_id: object = None) -> list:
+    def path(self, leaf_id: object = None) -> list[object]:
         """The entries from the root to the leaf (default: ``default_leaf``)."""
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
@@ -126,18 +264,23 @@ class Session(SessionFile):
         >>> [(item.id, item.part) for item in p.items][:2]
         [('cp000001', 'compaction'), ('u2000001', 'kept')]
         """
-        key = (self._asked(lambda index, leaf: leaf, leaf_id), edits)
-        last = self.__dict__.get("_last_projection")
+        key = (self._asked(_leaf_itself, leaf_id), edits)
+        last = self._last_projection
         if last is not None and last[0] == key:  # one command asks twice (checks, fates)
             return last[1]
         with paused_gc():  # many new objects, no cycles among them
             projection = self._asked(engine.project, leaf_id, edits)
         for item in projection.items:
             item.line = self.line_of(item.position)
-        self.__dict__["_last_projection"] = (key, projection)
+        self._last_projection = (key, projection)
         return projection
 
-    def context_json(self, leaf_id: object = None, indent: int | None = 2, parallel=False):
+    #: the last projection asked for, by (leaf, edits)
+    _last_projection: tuple[tuple[int | None, bool], Projection] | None = None
+
+    def context_json(
+        self, leaf_id: object = None, indent: int | None = 2, parallel: bool = False
+    ) -> Iterator[bytes]:
         """``context(leaf_id).to_json(indent)`` as UTF-8 bytes, yielded a block of entries
         at a time: the same bytes, with the memory of a block (``pisession.engine.stream``;
         ``parallel``: a helper process writes a long context's second half).
@@ -148,12 +291,12 @@ class Session(SessionFile):
         """
         from .engine.stream import context_json
 
-        raw_lines = None if self._rows is None else self._rows.raw_lines
-        chunks = context_json(self.index, self._leaf(leaf_id), indent, raw_lines, parallel=parallel)
+        leaf = self._leaf(leaf_id)
+        chunks = context_json(self.index, leaf, indent, self.file.raw_lines, parallel=parallel)
         try:
             yield from chunks
         except SessionFormatError as exc:
-            raise self._located(exc) from None
+            raise self.located(exc) from None
 
     def refuse_too_deep(self, leaf_id: object = None) -> None:
         """Raise ``SessionFormatError`` (naming the line) where Pi's ``JSON.stringify``
@@ -163,7 +306,7 @@ class Session(SessionFile):
 
         >>> load("tour").refuse_too_deep()
         """
-        if MSGSPEC_STOPS_FIRST and self._rows is not None and not self._rows.parsed.values:
+        if MSGSPEC_STOPS_FIRST and self.file.read_by_msgspec:
             # every line was read by msgspec, which refuses a value nested well before
             # JSON.stringify's limit: no message built from them comes near it, so no
             # context is built to look
@@ -175,7 +318,7 @@ class Session(SessionFile):
         k = too_deep_to_stringify(context.messages)
         if k is not None:
             position = context.origins[k].position
-            raise self._located(SessionFormatError(None, None, STRINGIFY_TOO_DEEP, position))
+            raise self.located(SessionFormatError(None, None, STRINGIFY_TOO_DEEP, position))
 
     def context(self, leaf_id: object = None) -> Context:
         """The model context at a leaf; ``.to_dict()`` is Pi's ``buildSessionContext``."""
@@ -187,7 +330,7 @@ class Session(SessionFile):
         model: object = None,
         now: int | None = None,
         version: str | None = None,
-    ):
+    ) -> Sent:
         """What the request carries at a leaf: pi-ai's last step (``pisession.request``)
         over ``context(leaf_id).to_llm()``, for ``model`` (a ``request.TargetModel`` or
         ``"provider/id"``; None: the model in force at the leaf), as Pi ``version`` does it;
@@ -197,9 +340,10 @@ class Session(SessionFile):
         >>> [m["role"] for m in done.messages][:3], done.left_out
         (['system', 'user', 'user'], {})
         """
-        return self.context(leaf_id).sent(model, now, version, self._replies)
+        done: Sent = self.context(leaf_id).sent(model, now, version, self._replies)
+        return done
 
-    def _replies(self) -> list:
+    def _replies(self) -> list[object]:
         """Every assistant message of the file, in file order (for a target model's API
         when no reply on the path names it)."""
         from .js.value import field
@@ -220,16 +364,16 @@ class Session(SessionFile):
         >>> load("tour").stats().assistant_messages
         7
         """
-        columns = self._counted
+        columns = self.counted
         return summed_columns(on_path(columns, self.path_positions(leaf_id)) if branch else columns)
 
-    def fates(self, leaf_id: object = None):
+    def fates(self, leaf_id: object = None) -> Fates:
         """What happened to every entry for this leaf (see ``pisession.views.provenance``)."""
         from .views.provenance import entry_fates
 
         return entry_fates(self, leaf_id)
 
-    def diff(self, leaf_a: object, leaf_b: object):
+    def diff(self, leaf_a: object, leaf_b: object) -> LeafDiff:
         """Compare the contexts of two leaves (``pisession.views.diff.LeafDiff``)."""
         from .views.diff import diff_leaves
 
@@ -238,7 +382,13 @@ class Session(SessionFile):
     def _repr_html_(self) -> str:
         from .views.display import session_html
 
-        return session_html(self)
+        html: str = session_html(self)
+        return html
+
+
+def _leaf_itself(index: EntryIndex, leaf: int | None) -> int | None:
+    """A step that answers with the leaf it is asked about (``Session._asked``)."""
+    return leaf
 
 
 def _html(value: Context | Projection) -> str:
@@ -263,11 +413,13 @@ def loads(
     [{'role': 'user', 'content': 'hi'}]
     """
     store, parsed, diagnostics, _ = read_source(bytes(data))
-    return Session(source, store, *opened(store, parsed, diagnostics, source, new_id, migrate))
+    return Session(
+        SessionFile(source, store, *opened(store, parsed, diagnostics, source, new_id, migrate))
+    )
 
 
 def load(
-    path_or_bytes: str | os.PathLike | bytes,
+    path_or_bytes: str | os.PathLike[str] | bytes,
     new_id: IdFactory | None = None,
     migrate: bool = True,
     complete_lines_only: bool = False,
@@ -300,4 +452,14 @@ def load(
     if isinstance(path_or_bytes, str):
         path_or_bytes = named_file(path_or_bytes)
     store, parsed, diagnostics, source = read_source(path_or_bytes, complete_lines_only, counting)
-    return Session(source, store, *opened(store, parsed, diagnostics, source, new_id, migrate))
+    return Session(
+        SessionFile(source, store, *opened(store, parsed, diagnostics, source, new_id, migrate))
+    )
+
+
+if TYPE_CHECKING:
+    from .views.protocol import SessionLike
+
+    def _a_session_is_session_like(session: Session) -> SessionLike:
+        """mypy checks here that a ``Session`` has every member of the views' protocol."""
+        return session

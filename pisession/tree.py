@@ -9,16 +9,17 @@ tree as a ``networkx.DiGraph`` for drawing and analysis.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain as joined
 from itertools import compress, islice, repeat
 from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import PisessionError
 from .js.date import DateConversionError, js_time_ms
+from .js.sort import v8_sort as v8_sort  # (its home was here: still importable)
 from .js.value import (
     CANNOT_CONVERT,
     NO_KEY,
@@ -32,6 +33,40 @@ from .js.value import (
     truthy,
 )
 from .piversions import pi_name
+
+if TYPE_CHECKING:
+    import networkx
+
+
+class TreeIndex(Protocol):
+    """The columns of an entry index the tree reads (``engine.context.EntryIndex`` has
+    them; the engine sits above this layer): by position, each entry's type, id, role,
+    ``parentId`` as written and parent position (-1: none); the id index; the entry."""
+
+    @property
+    def types(self) -> Sequence[object]: ...
+    @property
+    def ids(self) -> Sequence[object]: ...
+    @property
+    def roles(self) -> Sequence[object]: ...
+    @property
+    def parent_ids(self) -> Sequence[object]: ...
+    @property
+    def parents(self) -> Sequence[int]: ...
+    @property
+    def by_id(self) -> Mapping[object, int]: ...
+    @property
+    def unique_ids(self) -> bool: ...
+    @property
+    def decode(self) -> Callable[[int], object]: ...
+    def __len__(self) -> int: ...
+
+
+class NamedSession(Protocol):
+    """What ``shown_name`` reads of a session: its ``name`` (which may raise)."""
+
+    @property
+    def name(self) -> str | None: ...
 
 
 class _NoMessage:
@@ -56,10 +91,6 @@ def message_role(entry: object) -> object:
     """
     message = field(entry, "message")
     return NO_MESSAGE if nullish(message) else field(message, "role")
-
-
-#: An item of the list ``v8_sort`` sorts.
-T = TypeVar("T")
 
 
 @dataclass(eq=False)
@@ -90,9 +121,9 @@ class Shape:
     @classmethod
     def of(
         cls,
-        index,
+        index: TreeIndex,
         timestamp: Callable[[int], object] | None = None,
-        parents=None,
+        parents: Sequence[int] | None = None,
         failure: Callable[[int, str], Exception] | None = None,
     ) -> Shape:
         """The shape of an ``EntryIndex`` as Pi's tree view links it (``tree_parents``;
@@ -256,7 +287,7 @@ class Shape:
             stack.extend((c, depth + 1) for c in reversed(self.children(position)))
 
 
-def tree_parents(index) -> list[int]:
+def tree_parents(index: TreeIndex) -> list[int]:
     """Each entry's parent as Pi's tree view (``getTree``) links it, -1 for a root: a
     ``parentId`` of ``null`` or equal to the entry's own id makes a root; any other is
     looked up among the entries' ids, falsy ones too (``""``, ``0``, ``false``, an absent
@@ -284,387 +315,7 @@ def tree_parents(index) -> list[int]:
     return parents
 
 
-def v8_sort(items: list[T], compare: Callable[[T, T], float]) -> list[T]:
-    """``items`` sorted as V8's ``Array.prototype.sort`` sorts them with ``compare``
-    (Node 20; Torque source ``third_party/v8/builtins/array-sort.tq``), also when
-    ``compare`` is not consistent: the same TimSort, step for step, so the same
-    comparisons in the same order and the same result. A NaN result counts as +0, as
-    in V8's ``SortCompareUserFn``.
-
-    >>> v8_sort([3, 1, 2], lambda a, b: a - b)
-    [1, 2, 3]
-    >>> v8_sort([2, float("nan"), 1], lambda a, b: a - b)
-    [2, nan, 1]
-    >>> v8_sort([2, 1, float("nan")], lambda a, b: a - b)  # the run ends at the NaN
-    [1, 2, nan]
-    """
-    work = list(items)
-    if len(work) >= 2:
-        _TimSort(work, cast(Callable[[object, object], float], compare)).sort()
-    return work
-
-
-_MIN_GALLOP_WINS = 7
-
-
-class _TimSort:
-    """V8's ``ArrayTimSort`` on one work array (names as in ``array-sort.tq``)."""
-
-    def __init__(self, work: list, compare: Callable[[object, object], float]):
-        self.work = work
-        self.user_compare = compare
-        self.min_gallop = _MIN_GALLOP_WINS
-        self.runs: list[list[int]] = []  # pending runs: [base, length]
-
-    def compare(self, a: object, b: object) -> float:
-        value = self.user_compare(a, b)
-        return 0 if value != value else value  # SortCompareUserFn: NaN is +0
-
-    def sort(self) -> None:
-        """``ArrayTimSortImpl``: runs found (or made by binary insertion up to the
-        minimum run length), pushed, and merged while the stack invariant fails."""
-        remaining, low = len(self.work), 0
-        min_run = _min_run_length(remaining)
-        while remaining:
-            run = self.count_and_make_run(low, low + remaining)
-            if run < min_run:
-                forced = min(min_run, remaining)
-                self.binary_insertion_sort(low, low + run, low + forced)
-                run = forced
-            self.runs.append([low, run])
-            self.merge_collapse()
-            low += run
-            remaining -= run
-        self.merge_force_collapse()
-
-    def count_and_make_run(self, low_arg: int, high: int) -> int:
-        work, low = self.work, low_arg + 1
-        if low == high:
-            return 1
-        length = 2
-        descending = self.compare(work[low], work[low - 1]) < 0
-        previous = work[low]
-        for index in range(low + 1, high):
-            current = work[index]
-            order = self.compare(current, previous)
-            if (order >= 0) if descending else (order < 0):
-                break
-            previous = current
-            length += 1
-        if descending:
-            work[low_arg : low_arg + length] = work[low_arg : low_arg + length][::-1]
-        return length
-
-    def binary_insertion_sort(self, low: int, start: int, high: int) -> None:
-        work = self.work
-        first = start + 1 if low == start else start
-        for start in range(first, high):
-            left, right, pivot = low, start, work[start]
-            while left < right:
-                middle = left + ((right - left) >> 1)
-                if self.compare(pivot, work[middle]) < 0:
-                    right = middle
-                else:
-                    left = middle + 1
-            work[left + 1 : start + 1] = work[left:start]
-            work[left] = pivot
-
-    def _invariant(self, n: int) -> bool:  # RunInvariantEstablished
-        if n < 2:
-            return True
-        runs = self.runs
-        return runs[n - 2][1] > runs[n][1] + runs[n - 1][1]
-
-    def merge_collapse(self) -> None:
-        runs = self.runs
-        while len(runs) > 1:
-            n = len(runs) - 2
-            if not self._invariant(n + 1) or not self._invariant(n):
-                if runs[n - 1][1] < runs[n + 1][1]:
-                    n -= 1
-                self.merge_at(n)
-            elif runs[n][1] <= runs[n + 1][1]:
-                self.merge_at(n)
-            else:
-                break
-
-    def merge_force_collapse(self) -> None:
-        runs = self.runs
-        while len(runs) > 1:
-            n = len(runs) - 2
-            if n > 0 and runs[n - 1][1] < runs[n + 1][1]:
-                n -= 1
-            self.merge_at(n)
-
-    def merge_at(self, i: int) -> None:
-        runs, work = self.runs, self.work
-        base_a, length_a = runs[i]
-        base_b, length_b = runs[i + 1]
-        runs[i][1] = length_a + length_b
-        del runs[i + 1]
-        k = self.gallop_right(work, work[base_b], base_a, length_a, 0)
-        base_a += k
-        length_a -= k
-        if length_a == 0:
-            return
-        length_b = self.gallop_left(
-            work, work[base_a + length_a - 1], base_b, length_b, length_b - 1
-        )
-        if length_b == 0:
-            return
-        if length_a <= length_b:
-            self.merge_low(base_a, length_a, base_b, length_b)
-        else:
-            self.merge_high(base_a, length_a, base_b, length_b)
-
-    def gallop_left(self, array: list, key: object, base: int, length: int, hint: int) -> int:
-        """Where ``key`` goes in the sorted ``array[base:base+length]``, leftmost of
-        equal elements, searched from ``hint`` outward."""
-        last, offset = 0, 1
-        if self.compare(array[base + hint], key) < 0:
-            most = length - hint
-            while offset < most:
-                if self.compare(array[base + hint + offset], key) >= 0:
-                    break
-                last, offset = offset, (offset << 1) + 1
-            offset = min(offset, most)
-            last, offset = last + hint, offset + hint
-        else:
-            most = hint + 1
-            while offset < most:
-                if self.compare(array[base + hint - offset], key) < 0:
-                    break
-                last, offset = offset, (offset << 1) + 1
-            offset = min(offset, most)
-            last, offset = hint - offset, hint - last
-        last += 1
-        while last < offset:
-            middle = last + ((offset - last) >> 1)
-            if self.compare(array[base + middle], key) < 0:
-                last = middle + 1
-            else:
-                offset = middle
-        return offset
-
-    def gallop_right(self, array: list, key: object, base: int, length: int, hint: int) -> int:
-        """As ``gallop_left``, but rightmost of equal elements."""
-        last, offset = 0, 1
-        if self.compare(key, array[base + hint]) < 0:
-            most = hint + 1
-            while offset < most:
-                if self.compare(key, array[base + hint - offset]) >= 0:
-                    break
-                last, offset = offset, (offset << 1) + 1
-            offset = min(offset, most)
-            last, offset = hint - offset, hint - last
-        else:
-            most = length - hint
-            while offset < most:
-                if self.compare(key, array[base + hint + offset]) < 0:
-                    break
-                last, offset = offset, (offset << 1) + 1
-            offset = min(offset, most)
-            last, offset = last + hint, offset + hint
-        last += 1
-        while last < offset:
-            middle = last + ((offset - last) >> 1)
-            if self.compare(key, array[base + middle]) < 0:
-                offset = middle
-            else:
-                last = middle + 1
-        return offset
-
-    def merge_low(self, base_a: int, length_a: int, base_b: int, length_b: int) -> None:
-        """Merge run A (copied aside, the shorter) and run B, front to back."""
-        work = self.work
-        temp = work[base_a : base_a + length_a]
-        dest, cursor_temp, cursor_b = base_a, 0, base_b
-        work[dest] = work[cursor_b]
-        dest, cursor_b, length_b = dest + 1, cursor_b + 1, length_b - 1
-        copy_b = False
-        if length_b == 0:
-            pass
-        elif length_a == 1:
-            copy_b = True
-        else:
-            copy_b = self._merge_low_loop(temp, dest, cursor_temp, cursor_b, length_a, length_b)
-            dest, cursor_temp, cursor_b, length_a, length_b = self._state
-        if copy_b:  # the last element of run A belongs at the end of the merge
-            work[dest : dest + length_b] = work[cursor_b : cursor_b + length_b]
-            work[dest + length_b] = temp[cursor_temp]
-        elif length_a > 0:
-            work[dest : dest + length_a] = temp[cursor_temp : cursor_temp + length_a]
-
-    def _merge_low_loop(self, temp, dest, cursor_temp, cursor_b, length_a, length_b) -> bool:
-        """The body of ``MergeLow``; True where it ends at ``CopyB``."""
-        work = self.work
-        min_gallop = self.min_gallop
-
-        def done(copy_b: bool) -> bool:
-            self._state = (dest, cursor_temp, cursor_b, length_a, length_b)
-            return copy_b
-
-        while True:
-            wins_a = wins_b = 0
-            while True:  # one element at a time, until one run wins consistently
-                if self.compare(work[cursor_b], temp[cursor_temp]) < 0:
-                    work[dest] = work[cursor_b]
-                    dest, cursor_b, length_b = dest + 1, cursor_b + 1, length_b - 1
-                    wins_b, wins_a = wins_b + 1, 0
-                    if length_b == 0:
-                        return done(False)
-                    if wins_b >= min_gallop:
-                        break
-                else:
-                    work[dest] = temp[cursor_temp]
-                    dest, cursor_temp, length_a = dest + 1, cursor_temp + 1, length_a - 1
-                    wins_a, wins_b = wins_a + 1, 0
-                    if length_a == 1:
-                        return done(True)
-                    if wins_a >= min_gallop:
-                        break
-            min_gallop += 1
-            first = True
-            while wins_a >= _MIN_GALLOP_WINS or wins_b >= _MIN_GALLOP_WINS or first:
-                first = False
-                min_gallop = max(1, min_gallop - 1)
-                self.min_gallop = min_gallop
-                wins_a = self.gallop_right(temp, work[cursor_b], cursor_temp, length_a, 0)
-                if wins_a > 0:
-                    work[dest : dest + wins_a] = temp[cursor_temp : cursor_temp + wins_a]
-                    dest, cursor_temp, length_a = (
-                        dest + wins_a,
-                        cursor_temp + wins_a,
-                        length_a - wins_a,
-                    )
-                    if length_a == 1:
-                        return done(True)
-                    if length_a == 0:  # possible with an inconsistent comparator
-                        return done(False)
-                work[dest] = work[cursor_b]
-                dest, cursor_b, length_b = dest + 1, cursor_b + 1, length_b - 1
-                if length_b == 0:
-                    return done(False)
-                wins_b = self.gallop_left(work, temp[cursor_temp], cursor_b, length_b, 0)
-                if wins_b > 0:
-                    work[dest : dest + wins_b] = work[cursor_b : cursor_b + wins_b]
-                    dest, cursor_b, length_b = dest + wins_b, cursor_b + wins_b, length_b - wins_b
-                    if length_b == 0:
-                        return done(False)
-                work[dest] = temp[cursor_temp]
-                dest, cursor_temp, length_a = dest + 1, cursor_temp + 1, length_a - 1
-                if length_a == 1:
-                    return done(True)
-            min_gallop += 1  # a penalty for leaving galloping mode
-            self.min_gallop = min_gallop
-
-    def merge_high(self, base_a: int, length_a: int, base_b: int, length_b: int) -> None:
-        """Merge run A and run B (copied aside, the shorter), back to front."""
-        work = self.work
-        temp = work[base_b : base_b + length_b]
-        dest, cursor_temp, cursor_a = base_b + length_b - 1, length_b - 1, base_a + length_a - 1
-        work[dest] = work[cursor_a]
-        dest, cursor_a, length_a = dest - 1, cursor_a - 1, length_a - 1
-        copy_a = False
-        if length_a == 0:
-            pass
-        elif length_b == 1:
-            copy_a = True
-        else:
-            copy_a = self._merge_high_loop(
-                temp, base_a, dest, cursor_temp, cursor_a, length_a, length_b
-            )
-            dest, cursor_temp, cursor_a, length_a, length_b = self._state
-        if copy_a:  # the first element of run B belongs at the front of the merge
-            dest, cursor_a = dest - length_a, cursor_a - length_a
-            work[dest + 1 : dest + 1 + length_a] = work[cursor_a + 1 : cursor_a + 1 + length_a]
-            work[dest] = temp[cursor_temp]
-        elif length_b > 0:
-            start = dest - (length_b - 1)
-            work[start : start + length_b] = temp[:length_b]
-
-    def _merge_high_loop(
-        self, temp, base_a, dest, cursor_temp, cursor_a, length_a, length_b
-    ) -> bool:
-        """The body of ``MergeHigh``; True where it ends at ``CopyA``."""
-        work = self.work
-        min_gallop = self.min_gallop
-
-        def done(copy_a: bool) -> bool:
-            self._state = (dest, cursor_temp, cursor_a, length_a, length_b)
-            return copy_a
-
-        while True:
-            wins_a = wins_b = 0
-            while True:
-                if self.compare(temp[cursor_temp], work[cursor_a]) < 0:
-                    work[dest] = work[cursor_a]
-                    dest, cursor_a, length_a = dest - 1, cursor_a - 1, length_a - 1
-                    wins_a, wins_b = wins_a + 1, 0
-                    if length_a == 0:
-                        return done(False)
-                    if wins_a >= min_gallop:
-                        break
-                else:
-                    work[dest] = temp[cursor_temp]
-                    dest, cursor_temp, length_b = dest - 1, cursor_temp - 1, length_b - 1
-                    wins_b, wins_a = wins_b + 1, 0
-                    if length_b == 1:
-                        return done(True)
-                    if wins_b >= min_gallop:
-                        break
-            min_gallop += 1
-            first = True
-            while wins_a >= _MIN_GALLOP_WINS or wins_b >= _MIN_GALLOP_WINS or first:
-                first = False
-                min_gallop = max(1, min_gallop - 1)
-                self.min_gallop = min_gallop
-                k = self.gallop_right(work, temp[cursor_temp], base_a, length_a, length_a - 1)
-                wins_a = length_a - k
-                if wins_a > 0:
-                    dest, cursor_a = dest - wins_a, cursor_a - wins_a
-                    work[dest + 1 : dest + 1 + wins_a] = work[cursor_a + 1 : cursor_a + 1 + wins_a]
-                    length_a -= wins_a
-                    if length_a == 0:
-                        return done(False)
-                work[dest] = temp[cursor_temp]
-                dest, cursor_temp, length_b = dest - 1, cursor_temp - 1, length_b - 1
-                if length_b == 1:
-                    return done(True)
-                k = self.gallop_left(temp, work[cursor_a], 0, length_b, length_b - 1)
-                wins_b = length_b - k
-                if wins_b > 0:
-                    dest, cursor_temp = dest - wins_b, cursor_temp - wins_b
-                    work[dest + 1 : dest + 1 + wins_b] = temp[
-                        cursor_temp + 1 : cursor_temp + 1 + wins_b
-                    ]
-                    length_b -= wins_b
-                    if length_b == 1:
-                        return done(True)
-                    if length_b == 0:  # possible with an inconsistent comparator
-                        return done(False)
-                work[dest] = work[cursor_a]
-                dest, cursor_a, length_a = dest - 1, cursor_a - 1, length_a - 1
-                if length_a == 0:
-                    return done(False)
-            min_gallop += 1
-            self.min_gallop = min_gallop
-
-
-def _min_run_length(n: int) -> int:
-    """V8's ``ComputeMinRunLength``: ``n`` below 64, else between 32 and 64.
-
-    >>> _min_run_length(63), _min_run_length(64), _min_run_length(128), _min_run_length(600)
-    (63, 32, 32, 38)
-    """
-    r = 0
-    while n >= 64:
-        r |= n & 1
-        n >>= 1
-    return n + r
-
-
-def dangling_parents(index) -> list[int]:
+def dangling_parents(index: TreeIndex) -> list[int]:
     """Entries whose ``parentId`` is set but names no entry (Pi treats them as roots).
 
     >>> from pisession.engine.context import EntryIndex
@@ -676,13 +327,13 @@ def dangling_parents(index) -> list[int]:
     return [p for p in unfound if truthy(field(index.decode(p), "parentId"))]
 
 
-def duplicate_ids(ids: Sequence) -> dict:
+def duplicate_ids(ids: Sequence[object]) -> dict[object, list[int]]:
     """Ids used by more than one entry, with their positions (the last one wins).
 
     >>> duplicate_ids(["a", "b", "a"])
     {'a': [0, 2]}
     """
-    seen: dict = {}
+    seen: dict[object, list[int]] = {}
     for position, value in enumerate(ids):
         key = js_key(value)
         if key is not NO_KEY and key is not UNDEFINED:
@@ -716,7 +367,7 @@ def find_cycles(parents: Sequence[int]) -> list[list[int]]:
     return cycles
 
 
-def resolved_labels(label_entries: Sequence) -> dict:
+def resolved_labels(label_entries: Sequence[object]) -> dict[object, object]:
     """Labels by target id (``js_key``): ``label`` entries in file order; an empty or
     missing label clears.
 
@@ -724,7 +375,7 @@ def resolved_labels(label_entries: Sequence) -> dict:
     ...                  {"type": "label", "targetId": "a", "label": ""}])
     {}
     """
-    labels: dict = {}
+    labels: dict[object, object] = {}
     for entry in label_entries:
         if field(entry, "type") != "label":
             continue
@@ -769,7 +420,7 @@ def trimmed_name(value: object) -> str | None:
 
 
 def session_name(
-    info_entries: Sequence, fail: Callable[[int, str], Exception] | None = None
+    info_entries: Sequence[object], fail: Callable[[int, str], Exception] | None = None
 ) -> str | None:
     """Pi's ``getSessionName``: the latest ``session_info`` decides (an empty name
     clears; a name that is not a string throws, as in Pi: ``fail(k, reason)`` makes the
@@ -794,7 +445,7 @@ def session_name(
     return None
 
 
-def shown_name(session) -> str | None:
+def shown_name(session: NamedSession) -> str | None:
     """The session name as a view shows it: the name, None when there is none, or, where
     Pi's ``getSessionName`` throws, a note saying so (``Session.name`` raises there).
 
@@ -810,7 +461,11 @@ def shown_name(session) -> str | None:
         return f"(no name: {pi_name()}'s getSessionName throws{where}: {NAME_NOT_TEXT})"
 
 
-def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None = None):
+def entry_graph(
+    index: TreeIndex,
+    lines: Sequence[int] | None = None,
+    labels: Mapping[object, object] | None = None,
+) -> networkx.DiGraph:
     """The entry tree as a ``networkx.DiGraph``: nodes are positions, edges parent -> child.
 
     Node attributes: ``id``, ``type``, ``role`` (message entries), ``label``, ``line``.
@@ -843,7 +498,7 @@ def entry_graph(index, lines: Sequence[int] | None = None, labels: dict | None =
     return graph
 
 
-def problems(index) -> dict:
+def problems(index: TreeIndex) -> dict[str, Any]:
     """Structural damage of an index: dangling parents, duplicate ids and cycles, by
     position (``pisession check`` and ``Session.problems``).
 

@@ -40,7 +40,7 @@ def test_a_file_read_in_chunks_keeps_complete_lines_only(tmp_path, monkeypatch):
     path.write_bytes(HEADER + entry + b"\n" + entry[:30])
     monkeypatch.setattr(reader, "CHUNK", 16)  # a "big" file: read in chunks, not kept
     session = pisession.load(path, complete_lines_only=True)
-    assert session._store.data is None
+    assert session.file._store.data is None
     assert len(session) == 1 and session.entry(0)["id"] == "a"
     assert [(d.line, d.kind) for d in session.diagnostics] == [(3, "partial-line")]
     assert session.dumps() == HEADER + entry + b"\n"

@@ -225,7 +225,7 @@ def test_session_read_from_the_file_matches_the_one_read_whole(tmp_path, monkeyp
     whole = pisession.load(path)
     monkeypatch.setattr(reader, "CHUNK", 1 << 16)
     chunked = pisession.load(path)
-    assert whole._store.data is not None and chunked._store.data is None
+    assert whole.file._store.data is not None and chunked.file._store.data is None
     assert chunked.dumps() == big
     for leaf in [None] + [whole.entry(p)["id"] for p in whole.leaves()[:10]]:
         a, b = whole.projection(leaf), chunked.projection(leaf)

@@ -45,7 +45,7 @@ ODD_USAGE_LINES = [
 def _stats_both_ways(data: bytes) -> tuple:
     counting = pisession.load(data, counting=True)
     later = pisession.load(data)
-    assert counting.migrated or counting._rows.parsed.counted is not None
+    assert counting.migrated or counting.file._rows.parsed.counted is not None
     return counting, later
 
 
@@ -58,11 +58,11 @@ def test_counting_while_reading_equals_counting_later_on_the_corpus(path):
             pisession.load(path, counting=True)
         return
     counting, later = _stats_both_ways(path.read_bytes())
-    assert counting._counted == later._counted
+    assert counting.counted == later.counted
     if counting.migrated:  # entries rewritten by the migration: counted from them
         return
     rows = [entry_contribution(entry) for entry in counting.entries]
-    assert counting._counted == ([list(c) for c in zip(*rows)] or [[]] * len(COLUMNS))
+    assert counting.counted == ([list(c) for c in zip(*rows)] or [[]] * len(COLUMNS))
 
 
 @pytest.mark.parametrize("shape", range(len(ODD)))
@@ -105,8 +105,8 @@ def test_counting_in_halves_and_chunks_equals_reading_whole(tmp_path, monkeypatc
     assert _counted_rows(halves) == _counted_rows(whole)
     monkeypatch.setattr(reader, "CHUNK", 1 << 16)  # a "big" file: chunks, halves, no bytes kept
     counting, later = pisession.load(path, counting=True), pisession.load(path)
-    assert counting._store.data is None
-    assert counting._counted == later._counted
+    assert counting.file._store.data is None
+    assert counting.counted == later.counted
     assert counting.stats().tool_calls > 0 and counting.stats().usage.cost > 0
 
 
@@ -121,15 +121,15 @@ def test_counting_after_loading_reads_the_file_again_as_counting_while_reading(
     lines = generated(3000, seed=3).split(b"\n")
     lines[1:1] = [line.encode() for line in ODD_USAGE_LINES]
     data = b"\n".join(lines)
-    one = pisession.loads(data)._counted
-    assert one == pisession.load(data, counting=True)._counted
+    one = pisession.loads(data).counted
+    assert one == pisession.load(data, counting=True).counted
     path = tmp_path / "s.jsonl"
     path.write_bytes(data)
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     monkeypatch.setattr(reader, "CHUNK", 1 << 16)  # a "big" file: chunks, halves, no bytes kept
     halves = pisession.load(path)
-    assert halves._rows.parsed.counted is None and halves._store.data is None
-    assert halves._counted == one
+    assert halves.file._rows.parsed.counted is None and halves.file._store.data is None
+    assert halves.counted == one
     path_rows = [p for p in range(len(halves)) if p % 3]
     assert halves.stats(None, branch=False) == stats.summed_columns(one)
     picked = [[list(c) for c in stats.on_path(one, p)] for p in (path_rows, path_rows[::-1])]

@@ -69,7 +69,7 @@ def _json(messages: list) -> str:
 def _writer_bypass_matches(session, leaf: int | None) -> int:
     """The writer's bypass on every window of the selection equals the rule's messages
     for those entries; the writer's whole output too. Returns how many windows took it."""
-    raw_lines = None if session._rows is None else session._rows.raw_lines
+    raw_lines = session.file.raw_lines
     expected = _rule(session, leaf)
     if expected is None:
         with pytest.raises(PisessionError):

@@ -200,13 +200,13 @@ def test_the_written_context_equals_the_rule(tmp_path, monkeypatch, indent, bloc
         path = tmp_path / "s.jsonl"
         path.write_bytes(data)
         session = pisession.load(path)
-        assert session._rows.store.data is None
+        assert session.file._rows.store.data is None
     else:
         session = pisession.loads(data)
     for leaf in (None, "m050", "m020", "m005"):
         expected = session.context(leaf).to_json(indent).encode()
         chunks = stream.context_json(
-            session.index, session._leaf(leaf), indent, session._rows.raw_lines, block
+            session.index, session._leaf(leaf), indent, session.file.raw_lines, block
         )
         assert b"".join(chunks) == expected, (leaf, indent, block)
 

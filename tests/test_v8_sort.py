@@ -1,4 +1,4 @@
-"""``tree.v8_sort`` orders siblings as Node's own ``Array.prototype.sort`` does, also when
+"""``js.sort.v8_sort`` orders siblings as Node's own ``Array.prototype.sort`` does, also when
 the comparator gives NaN (an invalid timestamp): V8 counts a NaN result as +0, which ends
 a descending run at the start (found by the fuzzer, seed 20261201, mutant 12499), and
 above 64 items, where V8's TimSort merges runs with galloping (``data/v8sort``, recorded
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pisession.tree import v8_sort
+from pisession.js.sort import v8_sort
 
 NAN = float("nan")
 

@@ -410,7 +410,7 @@ def _free_projection(session, leaf):
     try:
         projection = engine.project(session.index, len(session) - 1)
     except SessionFormatError as exc:
-        raise session._located(exc) from None
+        raise session.located(exc) from None
     for item in projection.items:
         item.line = session.line_of(item.position)
     return projection

@@ -8,19 +8,20 @@ decodes an entry from the file's bytes when an answer needs it.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, islice, repeat
 from operator import eq
 from pathlib import Path
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ..errors import CycleError, SessionFormatError, UnknownLeafError
 from ..js.value import UNDEFINED
 from ..js.value import field as js_field
 from ..migration import (
     CURRENT_VERSION,
+    Change,
     IdFactory,
     MigrationStep,
     header_version,
@@ -41,6 +42,14 @@ from .reader import (
     read_source,
 )
 
+if TYPE_CHECKING:
+    import msgspec
+
+
+#: How the fast writer decodes the lines of some rows: ``raw_lines(rows, decoder)`` with a
+#: msgspec decoder gives each row's value through it (None where it cannot).
+RawLines = Callable[[Sequence[int], "msgspec.json.Decoder[Any]"], list[object]]
+
 
 @dataclass
 class Rows:
@@ -55,19 +64,21 @@ class Rows:
             value = self.store.value(self.parsed.starts[row], self.parsed.ends[row])
         return value
 
-    def raw_lines(self, rows, decoder) -> list:
+    def raw_lines(self, rows: Sequence[int], decoder: msgspec.json.Decoder[Any]) -> list[object]:
         """The lines of these rows through a msgspec ``decoder`` (None where it cannot:
         a line read by the slow path, or one it refuses)."""
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
         if not values and back_to_back(rows, starts, ends):
-            found = self.store.span(starts[rows[0]], ends[rows[-1]], len(rows), decoder)
+            found: list[object] | None = self.store.span(
+                starts[rows[0]], ends[rows[-1]], len(rows), decoder
+            )
             if found is not None:
                 return found
         plain = [r for r in rows if r not in values]
         decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
         return [None if r in values else next(decoded) for r in rows]
 
-    def counted(self, source: str) -> list[list]:
+    def counted(self, source: str) -> list[list[object]]:
         """The counted columns of these rows (``stats.COLUMNS``), the file's bytes read
         again through the reader, counting (in chunks, in two processes for a big file):
         the same route as ``load(..., counting=True)``. A file that changed since it was
@@ -82,9 +93,9 @@ class Rows:
             raise SessionFormatError(
                 source, None, "the file changed since it was read (read it again)"
             )
-        return cast(list, rows.counted)
+        return cast("list[list[object]]", rows.counted)
 
-    def decode_many(self, rows) -> list:
+    def decode_many(self, rows: Sequence[int]) -> list[object]:
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
         if not values:
             return self.store.values([(starts[r], ends[r]) for r in rows])
@@ -96,7 +107,7 @@ class Rows:
         return out
 
 
-def back_to_back(rows, starts, ends) -> bool:
+def back_to_back(rows: Sequence[int], starts: Sequence[int], ends: Sequence[int]) -> bool:
     """Whether these rows are consecutive and their lines follow one another in the file
     with nothing between them (then they are one span of bytes).
 
@@ -122,8 +133,8 @@ class Legacy:
     changed, and every line's new value by its line number (for writing the file back
     line by line as Pi's rewrite does, second ``session`` lines included)."""
 
-    header: dict
-    entries: list
+    header: dict[str, Any]  # JSON
+    entries: list[object]
     steps: list[MigrationStep]
     rewritten: dict[int, object]
 
@@ -131,32 +142,43 @@ class Legacy:
 class SessionFile:
     """A session file as read: its header, its entries (decoded when first asked for and
     kept), their line numbers, the index, and its bytes (``dumps``: as read, or as Pi's
-    migration rewrite writes them). ``pisession.Session`` adds the answers.
+    migration rewrite writes them). A ``pisession.Session`` holds one and adds the
+    answers; everything it asks of the file is public here.
     """
 
-    def __init__(self, source, store, header, lines, index, diagnostics, legacy=None, rows=None):
+    def __init__(
+        self,
+        source: str,
+        store: LineStore,
+        header: dict[str, Any],
+        lines: Sequence[int],
+        index: EntryIndex,
+        diagnostics: list[Diagnostic],
+        legacy: Legacy | None = None,
+        rows: Rows | None = None,
+    ) -> None:
         self.source = source
         self._store = store
-        self._rows: Rows | None = rows
+        self._rows = rows
         self._header = legacy.header if legacy else header
         self.entry_lines: Sequence[int] = lines  # an array: 8 bytes an entry
         self.index: EntryIndex = index
         self.diagnostics: list[Diagnostic] = diagnostics
-        self._legacy: Legacy | None = legacy
+        self._legacy = legacy
         version = js_field(header, "version")
-        self.original_version = None if version is UNDEFINED else version
+        self.original_version: object = None if version is UNDEFINED else version
         self.migration_steps: list[MigrationStep] = legacy.steps if legacy else []
         self._cache: dict[int, object] = {}
 
     @property
-    def header(self) -> dict:
+    def header(self) -> dict[str, Any]:
         """The header object (migrated when the file was a legacy version)."""
-        return self._header  # type: ignore[return-value]
+        return self._header
 
     @property
     def id(self) -> str:
         """The session id (the header's ``id``)."""
-        return self.header["id"]
+        return cast(str, self.header["id"])  # checked a string when the file was opened
 
     @property
     def migrated(self) -> bool:
@@ -167,6 +189,18 @@ class SessionFile:
     def rewritten(self) -> dict[int, object]:
         """Every line a migration rewrite changes, by line number (empty: none migrated)."""
         return {} if self._legacy is None else self._legacy.rewritten
+
+    @property
+    def raw_lines(self) -> RawLines | None:
+        """How the fast writer decodes the entries' lines with a msgspec decoder
+        (``Rows.raw_lines``; None: a migrated file, whose entries are not its lines)."""
+        return None if self._rows is None else self._rows.raw_lines
+
+    @property
+    def read_by_msgspec(self) -> bool:
+        """True when msgspec read every entry line (none needed the slow, exact path):
+        then no line holds a value nested deeper than msgspec goes."""
+        return self._rows is not None and not self._rows.parsed.values
 
     def __len__(self) -> int:
         return len(self.entry_lines)
@@ -184,11 +218,11 @@ class SessionFile:
         return value
 
     @cached_property
-    def entries(self) -> list:
+    def entries(self) -> list[object]:
         """All entries in file order, fully decoded (header excluded)."""
         return self.entries_at(range(len(self)))
 
-    def entries_at(self, positions) -> list:
+    def entries_at(self, positions: Sequence[int]) -> list[object]:
         """The full entries at these positions, the ones not read yet decoded together
         (one read of the file for neighbouring lines).
 
@@ -201,16 +235,24 @@ class SessionFile:
         cache.update(zip(missing, self.index.entries(missing)))
         return [cache[p] for p in positions]
 
-    def forget(self, positions) -> None:
+    def entries_of_type(self, kind: str) -> list[object]:
+        """The full entries of this ``type``, in file order.
+
+        >>> import pisession
+        >>> [e["label"] for e in pisession.load("tour").file.entries_of_type("label")]
+        ['first answer']
+        """
+        return self.entries_at(of_type(self.index, kind))
+
+    def forget(self, positions: Iterable[int]) -> None:
         """Drop the decoded entries at these positions from the cache (what a command
         that shows each entry once and writes as it goes has shown: memory then holds
-        a block of entries, not all of them).
+        a block of entries, not all of them); asked for again, they are decoded again.
 
         >>> import pisession
         >>> s = pisession.load(pisession.sample_path("tour"))
-        >>> s.entry(4)["id"]; s.forget([4]); 4 in s._cache
-        'u1000001'
-        False
+        >>> first = s.entry(4); s.forget([4]); s.entry(4) is first, s.entry(4) == first
+        (False, True)
         """
         cache = self._cache
         for position in positions:
@@ -227,25 +269,35 @@ class SessionFile:
             raise UnknownLeafError(self.source, entry_id)
         return found
 
-    def _timestamp(self, position: int) -> object:
+    def timestamp_of(self, position: int) -> object:
+        """The entry's ``timestamp`` as written (``UNDEFINED`` when it has none).
+
+        >>> import pisession
+        >>> pisession.load("tour").timestamp_of(4)
+        '2026-11-30T09:00:35.000Z'
+        """
         return js_field(self.entry(position), "timestamp")
 
-    def _failure(self, position: int, reason: str) -> SessionFormatError:
+    def failure(self, position: int, reason: str) -> SessionFormatError:
         """Where Pi throws on the entry at ``position``: a ``PiFailure`` naming its line."""
-        return self._located(self.index.fail(position, reason))
+        return self.located(self.index.fail(position, reason))
 
-    def _entries_of_type(self, kind: str) -> list:
-        return self.entries_at(of_type(self.index, kind))
+    def located(self, error: SessionFormatError) -> SessionFormatError:
+        """The error with the file's line number of the entry it concerns.
 
-    def _located(self, error: SessionFormatError) -> SessionFormatError:
-        """The error with the file's line number of the entry it concerns."""
+        >>> import pisession
+        >>> from pisession.errors import SessionFormatError
+        >>> s = pisession.load("tour")
+        >>> s.located(SessionFormatError(None, None, "why", 4)).line == s.line_of(4)
+        True
+        """
         line = None if error.position is None else self.line_of(error.position)
         if isinstance(error, CycleError):
             return CycleError(self.source, line, error.cycle, error.position)
         return type(error)(self.source, line, error.reason, error.position)
 
     @cached_property
-    def _counted(self) -> list[list]:
+    def counted(self) -> list[list[object]]:
         """What every entry adds to the statistics and to Pi's usage breakdown, a column
         per figure (``stats.COLUMNS``): as the file was read (``load(..., counting=True)``),
         or by reading it again that way now, once (``Rows.counted``)."""
@@ -268,18 +320,19 @@ class SessionFile:
             return data
         return rewrite_lines(data, self._legacy.rewritten, self.source)
 
-    def save(self, path: str | os.PathLike, overwrite: bool = False) -> Path:
+    def save(self, path: str | os.PathLike[str], overwrite: bool = False) -> Path:
         """Write ``dumps()`` to ``path`` atomically (temp file, fsync, rename).
 
         Refuses to replace an existing file unless ``overwrite`` is true.
         """
         from ..files import atomic_write
 
-        return atomic_write(path, self.dumps(), overwrite=overwrite)
+        written: Path = atomic_write(path, self.dumps(), overwrite=overwrite)
+        return written
 
     def __repr__(self) -> str:
         return (
-            f"<Session {self.source!r} id={self.header.get('id')!r} "
+            f"<{type(self).__name__} {self.source!r} id={self.header.get('id')!r} "
             f"entries={len(self)} skipped={len(self.diagnostics)}>"
         )
 
@@ -288,7 +341,7 @@ class Opened(NamedTuple):
     """What a ``Session`` is made of: the header as read, the entries' line numbers,
     the index, the diagnostics, and either the legacy migration or the rows to decode."""
 
-    header: dict
+    header: dict[str, Any]  # JSON
     lines: Sequence[int]  # the entries' line numbers (an array)
     index: EntryIndex  # type: ignore[assignment]  # (shadows tuple.index, never called)
     diagnostics: list[Diagnostic]
@@ -371,13 +424,20 @@ def _entry_rows(
     return parsed.without([0, *extra], in_place)
 
 
-def _migrated(parsed, store, header, new_id, source) -> Legacy | None:
+def _migrated(
+    parsed: ParsedLines,
+    store: LineStore,
+    header: dict[str, Any],
+    new_id: IdFactory | None,
+    source: str,
+) -> Legacy | None:
     """Step 2: a legacy file's values brought to version 3 (None: nothing changed)."""
     values = [header, *Rows(parsed, store).decode_many(range(1, len(parsed)))]
     try:
         migrated, steps = migrate(values, new_id=new_id)
     except SessionFormatError as exc:  # name the file and the line, not the index
-        line = parsed.lines[exc.index] if hasattr(exc, "index") else None
+        index = getattr(exc, "index", None)
+        line = None if index is None else int(parsed.lines[index])
         raise SessionFormatError(source, line, exc.reason) from None
     if not steps:
         return None
@@ -385,7 +445,7 @@ def _migrated(parsed, store, header, new_id, source) -> Legacy | None:
     entries = [migrated[k] for k in kept[1:]]
     # every line Pi's rewrite changes, second session lines included (version set there too)
     rewritten = {parsed.lines[k]: value for k, value in enumerate(migrated)}
-    return Legacy(cast(dict, migrated[0]), entries, steps, rewritten)
+    return Legacy(cast("dict[str, Any]", migrated[0]), entries, steps, rewritten)
 
 
 def _indexed(rows: ParsedLines, decoding: Rows, source: str) -> EntryIndex:
@@ -402,7 +462,7 @@ def _indexed(rows: ParsedLines, decoding: Rows, source: str) -> EntryIndex:
         )
 
 
-def read_values(path_or_bytes) -> tuple[list, list[int]]:
+def read_values(path_or_bytes: str | os.PathLike[str] | bytes) -> tuple[list[object], list[int]]:
     """The first step of ``load`` alone: every parsed value of a file (the header
     first) and its line number, before any migration.
 
@@ -420,9 +480,9 @@ class MigrationView:
 
     title: str
     version: object
-    values: list
+    values: list[object]
     lines: list[int]
-    changes: list = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
 
     @property
     def changed(self) -> set[tuple[int, str]]:
@@ -430,7 +490,7 @@ class MigrationView:
         return {(c.index, c.field) for c in self.changes}
 
 
-def migration_views(path_or_bytes) -> list[MigrationView]:
+def migration_views(path_or_bytes: str | os.PathLike[str] | bytes) -> list[MigrationView]:
     """The file as read, then after each migration step Pi would run (deterministic ids).
 
     >>> views = migration_views(b'{"type":"session","version":1,"id":"s"}\\n'

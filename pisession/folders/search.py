@@ -489,7 +489,7 @@ def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around =
     21 off-path Remember: tests live in tests/.
     24 kept Added tests/test_util.py with test_helper_…
     """
-    from ..engine.opening import opened
+    from ..engine.opening import SessionFile, opened
     from ..engine.reader import read_source
     from ..migration import sequential_ids
     from ..session import Session
@@ -504,7 +504,7 @@ def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around =
     store, parsed, diagnostics, _ = read_source(source)
     # a legacy file gets stable ids
     opening = opened(store, parsed, diagnostics, str(path), new_id=sequential_ids())
-    session = Session(str(path), store, *opening)
+    session = Session(SessionFile(str(path), store, *opening))
     positions: Sequence[int] = range(len(session))
     if offsets is not None:
         positions = _positions_at(session, parsed, offsets)

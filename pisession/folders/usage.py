@@ -353,7 +353,7 @@ def _tally(
     """``tally`` of a loaded session's counted columns (days in ``zone``); ``identities``
     (a ``forks.FileEntries``) gets each counted entry's position and ``forks.identity``.
     Raises ``UsageError`` (naming the file and line) where Pi throws."""
-    columns = session._counted
+    columns = session.counted
     try:
         found = tally(columns, positions, with_days, fallback_time, zone)
     except _Throws as exc:
@@ -408,7 +408,7 @@ def _branch(session, leaf_id: object = None) -> list[int]:
     try:
         return walk_path(session.index, len(session) - 1)
     except SessionFormatError as exc:
-        raise session._located(exc) from None
+        raise session.located(exc) from None
 
 
 # --- a sessions folder ------------------------------------------------------------------

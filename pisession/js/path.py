@@ -17,6 +17,8 @@ when the variable is unset.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 #: Device names ``path.win32.normalize`` keeps from being read as a drive (Node 20).
 _WINDOWS_RESERVED_NAMES = frozenset(
     ["CON", "PRN", "AUX", "NUL"]
@@ -43,7 +45,9 @@ def _char(text: str, index: int) -> str:
     return text[index] if 0 <= index < len(text) else ""
 
 
-def normalize_string(path: str, allow_above_root: bool, separator: str, is_sep) -> str:
+def normalize_string(
+    path: str, allow_above_root: bool, separator: str, is_sep: Callable[[str], bool]
+) -> str:
     """Node's ``normalizeString``: drop empty and ``.`` segments, apply ``..``.
 
     >>> normalize_string("a//b/./c/../d", False, "/", _is_posix_sep)

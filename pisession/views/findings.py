@@ -67,7 +67,7 @@ def context_shape(session):
     """
     from ..tree import Shape
 
-    return Shape.of(session.index, session._timestamp, session.index.parents, session._failure)
+    return Shape.of(session.index, session.timestamp_of, session.index.parents, session.failure)
 
 
 def _name(index, position: int) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..migration import sequential_ids
+from ..piversions import pi_versions
 
 #: How many cases each check draws at random, fresh for every run.
 DRAWN = 12
@@ -22,7 +23,7 @@ class Case:
     """One input for the reader's function and the answer pisession gives."""
 
     name: str
-    args: tuple
+    args: tuple[object, ...]
     expected: object
     drawn: bool = False
 
@@ -31,7 +32,7 @@ class Case:
 class Mistake:
     """A common wrong answer: a function that makes it, and what to tell the reader."""
 
-    model: Callable
+    model: Callable[..., object]
     hint: str
 
 
@@ -44,7 +45,7 @@ class Exercise:
     drawn: Callable[[random.Random], list[Case]]
     mistakes: tuple[Mistake, ...] = ()
     hint: str = ""
-    key_hints: dict = field(default_factory=dict)
+    key_hints: dict[str, str] = field(default_factory=dict)
 
 
 # --- running and reporting ----------------------------------------------------------------
@@ -74,14 +75,14 @@ class FreshIds:
     """Stands in a case's arguments for a new ``sequential_ids()`` factory: every call of
     the reader's function (and of each mistake model) gets its own, starting at m0000001."""
 
-    def __deepcopy__(self, memo: dict) -> FreshIds:
+    def __deepcopy__(self, memo: dict[int, object]) -> FreshIds:
         return self
 
     def __repr__(self) -> str:
         return "sequential_ids()"
 
 
-def _arguments(args: tuple) -> tuple:
+def _arguments(args: tuple[object, ...]) -> tuple[object, ...]:
     copied = copy.deepcopy(args)
     return tuple(sequential_ids() if isinstance(a, FreshIds) else a for a in copied)
 
@@ -122,8 +123,8 @@ def _model_hint(exercise: Exercise, answers: list[tuple[Case, object]], first: i
 
 def _exception_hint(exercise: Exercise, exc: Exception) -> str:
     if isinstance(exc, KeyError) and exc.args:
-        key = exc.args[0]
-        if key in exercise.key_hints:
+        key: object = exc.args[0]
+        if isinstance(key, str) and key in exercise.key_hints:
             return exercise.key_hints[key]
         return (
             f"your function read the field {key!r}, which this case does not have. Real "
@@ -139,13 +140,13 @@ def _exception_hint(exercise: Exercise, exc: Exception) -> str:
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _from_pisession(function: Callable) -> bool:
+def _from_pisession(function: Callable[..., object]) -> bool:
     """Is this pisession's own code (a function written in the package's files)?"""
     code = getattr(function, "__code__", None)
     if code is not None:
-        where = os.path.dirname(os.path.abspath(code.co_filename))
+        where = os.path.dirname(os.path.abspath(str(code.co_filename)))
         return where == _PACKAGE or where.startswith(_PACKAGE + os.sep)
-    module = getattr(function, "__module__", None) or ""
+    module = str(getattr(function, "__module__", None) or "")
     return module == "pisession" or module.startswith("pisession.")
 
 
@@ -161,7 +162,7 @@ def _refusal(title: str, function: object) -> str | None:
     return None
 
 
-def _run(exercise: Exercise, function: Callable, seed: int | None) -> bool:
+def _run(exercise: Exercise, function: Callable[..., object], seed: int | None) -> bool:
     """Call ``function`` on every case, print the verdict, return True when all match."""
     refusal = _refusal(exercise.title, function)
     if refusal:
@@ -179,7 +180,8 @@ def _run(exercise: Exercise, function: Callable, seed: int | None) -> bool:
     right = len(cases) - len(wrong)
     if not wrong:
         print(
-            f"{exercise.title}: correct. All {len(cases)} cases match pisession (Pi 0.87.1),\n"
+            f"{exercise.title}: correct. All {len(cases)} cases match pisession "
+            f"(Pi {pi_versions()['primary']}),\n"
             f"  {sum(c.drawn for c in cases)} of them drawn at random for this run."
         )
         return True
@@ -192,7 +194,9 @@ def _run(exercise: Exercise, function: Callable, seed: int | None) -> bool:
     return False
 
 
-def _report_exception(exercise: Exercise, function: Callable, case: Case, exc: Exception):
+def _report_exception(
+    exercise: Exercise, function: Callable[..., object], case: Case, exc: Exception
+) -> None:
     title = exercise.title
     if isinstance(exc, NotImplementedError):
         print(

@@ -5,7 +5,8 @@ Notebook 08 asserts each claim's verdict on Pi's recorded answers
 collects, per claim, the facts it asserted and the scenarios they rest on. :func:`report`
 turns that, the claims file (``data/audit/claims.json``: quote, concern, priority,
 response, replacement) and the evidence into the seven sections the chapter's author asked
-for; ``docs/chapter-27-audit.md`` is that text, kept in step by a test.
+for; ``docs/chapter-27-audit.md`` is that text, copied from the notebook's stored output
+by ``tools/audit_report.py`` (a repository script) and kept in step by a test.
 
 >>> claims = {"claims": [{"key": "k", "short": "a claim"}]}
 >>> claim_refs("as [[k]] says", claims)
@@ -16,16 +17,22 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import sys
-import tempfile
 import textwrap
-from collections.abc import Collection, Sequence
-from pathlib import Path
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, cast
 
-from .repository import repository_file  # noqa: F401 (notebook 08 reads through it)
+from .audit_evidence import scenario_differences as scenario_differences  # for notebook 08
+from .repository import repository_file as repository_file  # notebook 08 reads through it
+
+#: The claims file (``data/audit/claims.json``), a claim in it, the verdicts notebook 08
+#: asserted (by claim key) and one version's evidence (``data/audit/evidence*.json``): JSON.
+Claims = dict[str, Any]
+Claim = dict[str, Any]
+#: One claim's asserted verdict: ``{"verdict", "facts", "scenarios", "differs", "newer"}``.
+Verdict = dict[str, Any]
+Asserted = dict[str, Verdict]
+Evidence = dict[str, Any]
 
 TITLE = "# Chapter 27 audit:"
 
@@ -76,7 +83,7 @@ def plain_mark(verdict: str) -> str:
     return MARKS[verdict][3]
 
 
-def summary(claims: dict) -> dict:
+def summary(claims: Claims) -> dict[str, str]:
     """The verdicts at a glance, with the response the report proposes for each claim,
     as ``{"text/html", "text/plain"}`` for IPython's display.
 
@@ -116,7 +123,7 @@ def md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", value)
 
 
-def claim_refs(text: str, claims: dict) -> str:
+def claim_refs(text: str, claims: Claims) -> str:
     """Replace each ``[[key]]`` by "claim N" (N: the claim's place in the claims file).
 
     >>> claim_refs("see [[b]]", {"claims": [{"key": "a"}, {"key": "b"}]})
@@ -126,71 +133,18 @@ def claim_refs(text: str, claims: dict) -> str:
     return _REF.sub(lambda m: f"claim {number[m.group(1)]}", text)
 
 
-def normalized(value: object) -> object:
-    """A scenario's result without where Pi's code stands (``file``, ``line`` keys):
-    line numbers move between versions, behaviour is what is compared.
-
-    >>> normalized({"kind": "x", "file": "a.js", "line": 3, "more": [{"line": 1}]})
-    {'kind': 'x', 'more': [{}]}
-    """
-    if isinstance(value, dict):
-        return {k: normalized(v) for k, v in value.items() if k not in ("file", "line")}
-    if isinstance(value, list):
-        return [normalized(v) for v in value]
-    return value
-
-
-def differences(old: Any, new: Any, path: str = "") -> list[str]:
-    """The paths where two JSON values differ (a changed list length is one difference).
-
-    >>> differences({"a": [1, 2], "b": {"c": 1}}, {"a": [1, 3], "b": {}})
-    ['a[1]', 'b.c']
-    """
-    if type(old) is not type(new):
-        return [path or "."]
-    if isinstance(old, dict):
-        out: list[str] = []
-        for key in sorted(set(old) | set(new)):
-            where = f"{path}.{key}" if path else key
-            out += (
-                [where]
-                if key not in old or key not in new
-                else differences(old[key], new[key], where)
-            )
-        return out
-    if isinstance(old, list):
-        if len(old) != len(new):
-            return [path or "."]
-        return [
-            d for i, (a, b) in enumerate(zip(old, new)) for d in differences(a, b, f"{path}[{i}]")
-        ]
-    return [] if old == new else [path or "."]
-
-
-def scenario_differences(evidence: dict, newer: dict, name: str) -> list[str]:
-    """Where scenario ``name``'s answer differs between two versions' evidence.
-
-    >>> old = {"scenarios": {"s": {"result": {"a": 1, "line": 5}}}}
-    >>> new = {"scenarios": {"s": {"result": {"a": 2, "line": 9}}}}
-    >>> scenario_differences(old, new, "s")
-    ['a']
-    """
-    return differences(
-        normalized(evidence["scenarios"][name]["result"]),
-        normalized(newer["scenarios"][name]["result"]),
-    )
-
-
 def _table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
-def _numbered(claims: dict) -> list[tuple[int, dict]]:
+def _numbered(claims: Claims) -> list[tuple[int, Claim]]:
     return list(enumerate(claims["claims"], start=1))
 
 
-def _version_cell(asserted: dict, kinds: Collection[str] = (), claim: dict | None = None) -> str:
+def _version_cell(
+    asserted: Verdict, kinds: Collection[str] = (), claim: Claim | None = None
+) -> str:
     """The 1.6.0 column: "same answer" only when 1.6.0's own answer backs it.
 
     A verdict resting on files Pi 0.87.1's CLI wrote (scenario kind ``pi-file``) gets the
@@ -202,7 +156,7 @@ def _version_cell(asserted: dict, kinds: Collection[str] = (), claim: dict | Non
     >>> _version_cell({"differs": []}, {"pi-file"}, {"cli_1_6_0_fact": "f"})
     "same answer; 1.6.0's CLI files agree (fact: f)"
     """
-    newer = cast(dict, asserted.get("newer"))  # there when the answers differ
+    newer = cast("Verdict", asserted.get("newer"))  # there when the answers differ
     note = f"; {md(claim['note_1_6_0'])}" if claim and claim.get("note_1_6_0") else ""
     if not asserted["differs"]:
         if claim and claim.get("cli_1_6_0_fact"):
@@ -218,7 +172,7 @@ def _version_cell(asserted: dict, kinds: Collection[str] = (), claim: dict | Non
     return f"{same}; differs: {md(', '.join(asserted['differs']))}{unverified}{note}"
 
 
-def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
+def _context(claims: Claims, evidence: Evidence, newer: Evidence) -> list[str]:
     audit = claims["audit"]
     unrun = "; ".join(f"{u['name']} ({u['why']})" for u in claims["unrun"])
     return [
@@ -242,7 +196,7 @@ def _context(claims: dict, evidence: dict, newer: dict) -> list[str]:
 
 
 def _claim_detail(
-    number: int, c: dict, a: dict, claims: dict, kinds: Collection[str] = ()
+    number: int, c: Claim, a: Verdict, claims: Claims, kinds: Collection[str] = ()
 ) -> list[str]:
     """One claim's record, folded (``<details>``: one line until opened, on GitHub and in
     JupyterLab alike): the quote, Pi's evidence, what Pi 1.6.0 answered, the concern."""
@@ -263,7 +217,7 @@ def _claim_detail(
     ]
 
 
-def _claim_audit(claims: dict, asserted: dict, recorded: dict | None = None) -> list[str]:
+def _claim_audit(claims: Claims, asserted: Asserted, recorded: Evidence | None = None) -> list[str]:
     scenarios = recorded["scenarios"] if recorded else {}
     rows, details = [], []
     for number, c in _numbered(claims):
@@ -294,7 +248,7 @@ def _claim_audit(claims: dict, asserted: dict, recorded: dict | None = None) -> 
     ]
 
 
-def _code_lines(evidence: dict) -> dict[str, list[int]]:
+def _code_lines(evidence: Evidence) -> dict[str, list[int]]:
     lines: dict[str, set[int]] = {}
     for scenario in evidence["scenarios"].values():
         for code in scenario.get("code", []):
@@ -302,7 +256,7 @@ def _code_lines(evidence: dict) -> dict[str, list[int]]:
     return {file: sorted(found) for file, found in sorted(lines.items())}
 
 
-def _ledger(claims: dict, evidence: dict, newer: dict) -> list[str]:
+def _ledger(claims: Claims, evidence: Evidence, newer: Evidence) -> list[str]:
     date = claims["audit"]["date"]
     rows = [
         ("chapter 27 excerpt", md(claims["audit"]["chapter"]), "read in full (the excerpt)", date),
@@ -340,8 +294,8 @@ def _ledger(claims: dict, evidence: dict, newer: dict) -> list[str]:
     return [*out, ""]
 
 
-def _findings(claims: dict, asserted: dict, evidence: dict) -> list[str]:
-    def item(number: int, c: dict) -> str:
+def _findings(claims: Claims, asserted: Asserted, evidence: Evidence) -> list[str]:
+    def item(number: int, c: Claim) -> str:
         return f"- claim {number} ({md(c['where'])}): {md(claim_refs(c['concern'], claims))}"
 
     groups = {"holds": "Supporting", "needs nuance": "Qualifying", "wrong": "Contradicting"}
@@ -382,7 +336,7 @@ def _findings(claims: dict, asserted: dict, evidence: dict) -> list[str]:
     return [*out, ""]
 
 
-def _upgrades(claims: dict) -> list[str]:
+def _upgrades(claims: Claims) -> list[str]:
     out = ["## 5. Upgrade proposal", ""]
     for number, c in _numbered(claims):
         if c["response"] not in ("correct", "clarify"):
@@ -402,7 +356,9 @@ def _upgrades(claims: dict) -> list[str]:
     return out
 
 
-def _experiments(claims: dict, asserted: dict, evidence: dict, newer: dict) -> list[str]:
+def _experiments(
+    claims: Claims, asserted: Asserted, evidence: Evidence, newer: Evidence
+) -> list[str]:
     number = {c["key"]: n for n, c in _numbered(claims)}
     rows = []
     for name, scenario in evidence["scenarios"].items():
@@ -424,7 +380,7 @@ def _experiments(claims: dict, asserted: dict, evidence: dict, newer: dict) -> l
     return ["## 6. Experiments", "", *_table(head, rows), ""]
 
 
-def _checklist(claims: dict) -> list[str]:
+def _checklist(claims: Claims) -> list[str]:
     out = ["## 7. Review checklist", ""]
     for number, c in _numbered(claims):
         if c["response"] in ("correct", "clarify"):
@@ -483,7 +439,7 @@ def taught_in(where: str) -> str:
     return "UNVERIFIED: no notebook mapped"
 
 
-def citations(evidence: dict, scenarios: Sequence[str]) -> str:
+def citations(evidence: Evidence, scenarios: Sequence[str]) -> str:
     """file:line of Pi's code each scenario quotes, else the Pi functions it called.
 
     >>> ev = {"scenarios": {"s": {"code": [{"file": "f.js", "line": 3}]},
@@ -501,7 +457,7 @@ def citations(evidence: dict, scenarios: Sequence[str]) -> str:
     return "; ".join(dict.fromkeys(out))
 
 
-def decision(claim: dict, asserted: dict, kinds: Collection[str]) -> tuple[str, str]:
+def decision(claim: Claim, asserted: Verdict, kinds: Collection[str]) -> tuple[str, str]:
     """A proposed decision (accept / revise / defer / reject) for a proposal, and its reason.
 
     >>> decision({"verdict": "wrong", "response": "correct", "priority": "high"},
@@ -538,23 +494,56 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
-def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) -> list[str]:
+def brief_sections(
+    claims: Claims, asserted: Asserted, evidence: Evidence, newer: Evidence
+) -> list[str]:
     """Sections 8-12 of the report: the source ledger in full, findings with citations and
     evidence classes, trade-offs and dependencies, a decision per proposal, and every
     experiment's success and failure criteria."""
-    audit = claims["audit"]
-    run, today = audit["date"], audit.get("reviewed", audit["date"])
     numbered = _numbered(claims)
     kinds = {
         c["key"]: {evidence["scenarios"][s]["kind"] for s in asserted[c["key"]]["scenarios"]}
         for _, c in numbered
     }
+    return [
+        *_full_ledger(claims, kinds, evidence, newer),
+        *_cited_findings(claims, kinds, asserted, evidence),
+        *_trade_offs(claims),
+        *_decisions(claims, kinds, asserted),
+        *_success_and_failure(claims, asserted, evidence, newer),
+    ]
 
-    def claims_where(test) -> str:
+
+def _full_ledger(
+    claims: Claims, kinds: dict[str, set[str]], evidence: Evidence, newer: Evidence
+) -> list[str]:
+    """Section 8: every source with its identity, URL, reading status, claims and limits."""
+    audit = claims["audit"]
+    run, today = audit["date"], audit.get("reviewed", audit["date"])
+    rows = _sources(claims, kinds, evidence, newer)
+    head = ("source", "identity and version", "URL", "reading status", "claims", "limits")
+    return [
+        "## 8. Source ledger in full",
+        "",
+        f"Verified (the run): {run}. Accessed and reviewed: {today}.",
+        "",
+        *_table(head, rows),
+        "",
+    ]
+
+
+def _sources(
+    claims: Claims, kinds: dict[str, set[str]], evidence: Evidence, newer: Evidence
+) -> list[tuple[str, ...]]:
+    """The rows of section 8: source, identity, URL, reading status, claims, limits."""
+    audit = claims["audit"]
+    numbered = _numbered(claims)
+
+    def claims_where(test: Callable[[Claim], bool]) -> str:
         return _ranges([n for n, c in numbered if test(c)]) or "none"
 
     npm = "https://www.npmjs.com/package/@earendil-works/pi-coding-agent/v/"
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             "chapter 27 excerpt",
             md(audit["chapter"]),
@@ -602,14 +591,16 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
             "a fake provider; ids and times random, structure compared",
         ),
     ]
-    head = ("source", "identity and version", "URL", "reading status", "claims", "limits")
+    return rows
+
+
+def _cited_findings(
+    claims: Claims, kinds: dict[str, set[str]], asserted: Asserted, evidence: Evidence
+) -> list[str]:
+    """Section 9: the claims grouped by verdict with their evidence classes and citations,
+    then what is unresolved."""
+    numbered = _numbered(claims)
     out = [
-        "## 8. Source ledger in full",
-        "",
-        f"Verified (the run): {run}. Accessed and reviewed: {today}.",
-        "",
-        *_table(head, rows),
-        "",
         "## 9. Findings with citations",
         "",
         "Evidence classes: **background** (section 1), **reported by a source** (Pi's code "
@@ -641,8 +632,13 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
         "Failure: the recorded files disagree with the scenarios' answers."
         for u in claims["unrun"]
     ]
-    out += [
-        "",
+    return [*out, ""]
+
+
+def _trade_offs(claims: Claims) -> list[str]:
+    """Section 10: what the upgrade trades and what depends on it (the notebooks that
+    teach each changed claim)."""
+    out = [
         "## 10. Trade-offs and dependencies of the upgrade",
         "",
         "- **Trade-off**: the smallest replacement (section 5) keeps the chapter's voice and "
@@ -658,25 +654,36 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
     ]
     out += [
         f"- claim {n} ({md(c['where'])}): notebooks {taught_in(c['where'])}"
-        for n, c in numbered
+        for n, c in _numbered(claims)
         if c["response"] in ("correct", "clarify")
     ]
-    out += ["", "## 11. Decisions", ""]
+    return [*out, ""]
+
+
+def _decisions(claims: Claims, kinds: dict[str, set[str]], asserted: Asserted) -> list[str]:
+    """Section 11: a proposed decision for every claim not left alone."""
     decisions: list[tuple[str, ...]] = []
-    for number, c in numbered:
+    for number, c in _numbered(claims):
         if c["response"] == "leave alone":
             continue
         choice, why = decision(c, asserted[c["key"]], kinds[c["key"]])
         decisions.append((str(number), md(c["short"]), c["response"], f"**{choice}**", md(why)))
-    out += [
+    return [
+        "## 11. Decisions",
+        "",
         "Proposed decisions (accept / revise / defer / reject); the author decides.",
         "",
         *_table(("#", "claim", "proposal", "decision", "reason"), decisions),
         "",
-        "## 12. Experiments: success and failure",
-        "",
     ]
-    claim_number = {c["key"]: n for n, c in numbered}
+
+
+def _success_and_failure(
+    claims: Claims, asserted: Asserted, evidence: Evidence, newer: Evidence
+) -> list[str]:
+    """Section 12: each recorded scenario and each unrun experiment with what counts as
+    success and as failure."""
+    claim_number = {c["key"]: n for n, c in _numbered(claims)}
     experiments: list[tuple[str, ...]] = []
     for name in evidence["scenarios"]:
         users = sorted(claim_number[k] for k, a in asserted.items() if name in a["scenarios"])
@@ -700,11 +707,15 @@ def brief_sections(claims: dict, asserted: dict, evidence: dict, newer: dict) ->
         )
         for u in claims["unrun"]
     ]
-    out += [*_table(("experiment", "success", "failure", "status"), experiments), ""]
-    return out
+    return [
+        "## 12. Experiments: success and failure",
+        "",
+        *_table(("experiment", "success", "failure", "status"), experiments),
+        "",
+    ]
 
 
-def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
+def report(claims: Claims, asserted: Asserted, evidence: Evidence, newer: Evidence) -> str:
     """The audit report as Markdown: the seven sections, from the claims file, the verdicts
     notebook 08 asserted (``{key: {"verdict", "facts", "scenarios", "differs", "newer"}}``)
     and both versions' evidence.
@@ -748,7 +759,7 @@ def report(claims: dict, asserted: dict, evidence: dict, newer: dict) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def loads_claims(text: str) -> dict:
+def loads_claims(text: str) -> Claims:
     """The claims file, checked: known verdicts and responses, a replacement where asked.
 
     >>> loads_claims('{"claims": [{"key": "k", "verdict": "maybe", "response": "cite"}]}')
@@ -756,7 +767,7 @@ def loads_claims(text: str) -> dict:
     ...
     ValueError: claims.json: claim k: verdict 'maybe' is not one of holds, needs nuance, wrong
     """
-    claims = json.loads(text)
+    claims: Claims = json.loads(text)
     for c in claims["claims"]:
         if c["verdict"] not in VERDICTS:
             raise ValueError(
@@ -768,51 +779,3 @@ def loads_claims(text: str) -> dict:
         if c["response"] in ("correct", "clarify") and not c.get("replacement"):
             raise ValueError(f"claims.json: claim {c['key']}: {c['response']} needs a replacement")
     return claims
-
-
-def stored_report(notebook: dict) -> str:
-    """The report notebook 08 stored: the one Markdown output that starts with the title.
-
-    >>> cell = {"cell_type": "code", "outputs": [{"output_type": "display_data",
-    ...     "data": {"text/markdown": ["# Chapter 27 audit: x\\n", "text\\n"]}}]}
-    >>> stored_report({"cells": [cell]})
-    '# Chapter 27 audit: x\\ntext\\n'
-    """
-    found = []
-    for cell in notebook["cells"]:
-        for output in cell.get("outputs", []) if cell["cell_type"] == "code" else []:
-            text = output.get("data", {}).get("text/markdown")
-            if text is not None:
-                text = "".join(text) if isinstance(text, list) else text
-                if text.startswith(TITLE):
-                    found.append(text)
-    if len(found) != 1:
-        raise ValueError(f"expected one stored report in the notebook, found {len(found)}")
-    return found[0]
-
-
-def main(argv: list[str]) -> int:
-    """``python -m pisession.workshop.audit_report NOTEBOOK DOC``: write the report NOTEBOOK
-    stored (notebooks/08-claim-audit.ipynb, built by notebooks/build.py) to DOC, atomically."""
-    if len(argv) != 2:
-        print(
-            "usage: python -m pisession.workshop.audit_report NOTEBOOK.ipynb DOC.md",
-            file=sys.stderr,
-        )
-        return 2
-    source, target = Path(argv[0]), Path(argv[1])
-    try:
-        text = stored_report(json.loads(source.read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError) as error:
-        print(f"{source}: cannot read the stored report: {error}", file=sys.stderr)
-        return 1
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-        out.write(text)
-    os.replace(temporary, target)
-    print(f"wrote {target} ({text.count(chr(10))} lines)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

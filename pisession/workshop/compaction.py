@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
-from ..build import new_entry
+from ..build import Entry, new_entry
+from ..session import Session
 from ._checking import Case, Exercise, Mistake, _run
 from ._sessions import (
     _chosen_leaves,
@@ -17,8 +19,19 @@ from ._sessions import (
     _tiny_sessions,
 )
 
+#: A path's entries as read (JSON objects), what the exercises of this notebook take.
+EntryPath = list[Any]
 
-def _compaction(entry_id, parent, minute, first_kept, summary="s", tokens=10, **extra) -> dict:
+
+def _compaction(
+    entry_id: str,
+    parent: str | None,
+    minute: int,
+    first_kept: object,
+    summary: object = "s",
+    tokens: int = 10,
+    **extra: Any,
+) -> Entry:
     return new_entry(
         "compaction",
         entry_id,
@@ -108,11 +121,14 @@ _TINY_COMPACTION_FILES = {
 }
 
 
-def _tiny_compaction_sessions() -> dict:
+def _tiny_compaction_sessions() -> dict[str, Session]:
     return _tiny_sessions(_TINY_COMPACTION_FILES)
 
 
-def _path_cases(make_expected, prepare=None) -> Callable[[], list[Case]]:
+def _path_cases(
+    make_expected: Callable[[EntryPath], object],
+    prepare: Callable[[EntryPath], EntryPath] | None = None,
+) -> Callable[[], list[Case]]:
     """Paths of the samples (several leaves) and of the tiny compaction files (their
     default leaf)."""
 
@@ -128,7 +144,9 @@ def _path_cases(make_expected, prepare=None) -> Callable[[], list[Case]]:
     return fixed
 
 
-def _drawn_paths(make_expected, kinds) -> Callable[[random.Random], list[Case]]:
+def _drawn_paths(
+    make_expected: Callable[[EntryPath], object], kinds: tuple[str, ...]
+) -> Callable[[random.Random], list[Case]]:
     def drawn(rng: random.Random) -> list[Case]:
         paths = [session.path(leaf_id) for session, leaf_id in _random_leaves(rng, kinds)]
         return [Case("drawn at random", (path,), make_expected(path), True) for path in paths]
@@ -136,7 +154,7 @@ def _drawn_paths(make_expected, kinds) -> Callable[[random.Random], list[Case]]:
     return drawn
 
 
-def _without_edits(path: list) -> list:
+def _without_edits(path: EntryPath) -> EntryPath:
     """The path with each context_edit entry made a plain state entry (same id and parent):
     the roles exercise comes before context edits (notebook 06)."""
     return [
@@ -152,7 +170,7 @@ def _without_edits(path: list) -> list:
     ]
 
 
-def _selected(path: list) -> list:
+def _selected(path: EntryPath) -> list[object]:
     """The ids pisession selects for a path (built as its own little file)."""
     return [item.id for item in _session(path, "path").projection().entries]
 
@@ -172,25 +190,25 @@ _PATH_KINDS = (
 )
 
 
-def _system_ids(path: list) -> set:
+def _system_ids(path: EntryPath) -> set[object]:
     return {e["id"] for e in path if _is_system(e)}
 
 
-def _is_system(entry) -> bool:
-    return entry["type"] == "message" and entry["message"]["role"] == "system"
+def _is_system(entry: Entry) -> bool:
+    return bool(entry["type"] == "message" and entry["message"]["role"] == "system")
 
 
 def _kept_model(
-    path,
+    path: EntryPath,
     *,
-    drop_before=True,
-    drop_after=False,
-    newest=True,
-    first=True,
-    keep_all_if_missing=False,
-    older_compactions=True,
-    start_shift=0,
-):
+    drop_before: bool = True,
+    drop_after: bool = False,
+    newest: bool = True,
+    first: bool = True,
+    keep_all_if_missing: bool = False,
+    older_compactions: bool = True,
+    start_shift: int = 0,
+) -> list[object]:
     positions = [i for i, e in enumerate(path) if e["type"] == "compaction"]
     if not positions:
         return [e["id"] for e in path]
@@ -269,7 +287,7 @@ KEPT_RANGE = Exercise(
 )
 
 
-def check_kept_range(select: Callable, seed: int | None = None) -> bool:
+def check_kept_range(select: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``select(path_entries) -> [ids]``: the entries Pi selects for the context.
 
     ``path_entries`` is the path, root first. With no compaction: all of it. Otherwise
@@ -279,20 +297,20 @@ def check_kept_range(select: Callable, seed: int | None = None) -> bool:
     return _run(KEPT_RANGE, select, seed)
 
 
-def _roles(path: list) -> list:
+def _roles(path: EntryPath) -> list[object]:
     return [m.get("role") for m in _session(path, "path").context().messages]
 
 
 def _roles_model(
-    path,
+    path: EntryPath,
     *,
-    always_system=False,
-    never_system=False,
-    drop_before=True,
-    older_contributes=False,
-    empty_summary=False,
-    custom_entries=False,
-):
+    always_system: bool = False,
+    never_system: bool = False,
+    drop_before: bool = True,
+    older_contributes: bool = False,
+    empty_summary: bool = False,
+    custom_entries: bool = False,
+) -> list[object]:
     selected = _kept_model(path, drop_before=drop_before)
     by_id = {e["id"]: e for e in path}
     roles = []
@@ -353,7 +371,7 @@ CONTEXT_ROLES = Exercise(
 )
 
 
-def check_context_roles(roles: Callable, seed: int | None = None) -> bool:
+def check_context_roles(roles: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``roles(path_entries) -> [roles]``: the roles of the context messages of a
     path (no context edits on these paths)."""
     return _run(CONTEXT_ROLES, roles, seed)

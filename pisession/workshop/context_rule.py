@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ..build import new_entry
+from ..build import Entry, new_entry
 from ..llm import to_llm_message
+from ..session import Session
 from ._checking import DRAWN, Case, Exercise, Mistake, _run
 from ._sessions import (
     _MODELS,
@@ -21,7 +22,7 @@ from ._sessions import (
 )
 
 
-def _settings_of(session, leaf_id=None) -> dict:
+def _settings_of(session: Session, leaf_id: object = None) -> dict[str, object]:
     context = session.context(leaf_id)
     return {"thinkingLevel": context.thinking_level, "model": context.model}
 
@@ -50,7 +51,7 @@ _TINY_SETTINGS_FILES = {
 }
 
 
-def _settings_case(name: str, session, leaf_id: object, drawn: bool = False) -> Case:
+def _settings_case(name: str, session: Session, leaf_id: object, drawn: bool = False) -> Case:
     return Case(name, (session.path(leaf_id),), _settings_of(session, leaf_id), drawn)
 
 
@@ -72,7 +73,7 @@ _SETTINGS_KINDS = (
 )
 
 
-def _answered_by_another(rng: random.Random) -> Callable:
+def _answered_by_another(rng: random.Random) -> Callable[[str, str, int], Entry]:
     """An assistant message whose ``responseModel`` differs from its requested ``model``."""
     requested = rng.choice(_MODELS)
     answered = f"{rng.choice(_MODELS)}-2026{rng.randint(1, 12):02d}01"
@@ -91,15 +92,16 @@ def _settings_drawn(rng: random.Random) -> list[Case]:
 
 
 def _settings_model(
-    path,
+    path: list[Entry],
     *,
-    assistants=True,
-    model_changes=True,
-    first_wins=False,
-    default=None,
-    response_model=False,
-):
-    level, model = "off", default
+    assistants: bool = True,
+    model_changes: bool = True,
+    first_wins: bool = False,
+    default: dict[str, object] | None = None,
+    response_model: bool = False,
+) -> dict[str, object]:
+    level: object = "off"
+    model = default
     seen_level = seen_model = False
     for entry in path:
         if entry["type"] == "thinking_level_change" and not (first_wins and seen_level):
@@ -154,7 +156,7 @@ SETTINGS = Exercise(
 )
 
 
-def check_settings(settings: Callable, seed: int | None = None) -> bool:
+def check_settings(settings: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``settings(path) -> {"thinkingLevel": ..., "model": ...}`` for a path."""
     return _run(SETTINGS, settings, seed)
 
@@ -188,7 +190,9 @@ BASH_MESSAGES = (
 )
 
 
-def _bash_case(name: str, fields: dict, timestamp: int = 1767225600000, drawn=False) -> Case:
+def _bash_case(
+    name: str, fields: Entry, timestamp: int = 1767225600000, drawn: bool = False
+) -> Case:
     message = {"role": "bashExecution", **fields, "timestamp": timestamp}
     return Case(name, (message,), to_llm_message(message), drawn)
 
@@ -203,7 +207,7 @@ def _bash_drawn(rng: random.Random) -> list[Case]:
     excluded (Pi prints its code line)."""
     cases = []
     for number in range(DRAWN):
-        fields: dict = {
+        fields: Entry = {
             "command": f"{rng.choice(_WORDS)} --{rng.choice(_WORDS)}",
             "output": rng.choice(("", "ok", f"{rng.randint(1, 9)} failed\nsee log")),
             "exitCode": rng.choice((0, 0, 1, 2, 127, None, False)),
@@ -225,17 +229,17 @@ def _js_code(code: object) -> str:
 
 
 def _bash_model(
-    message,
+    message: Entry,
     *,
-    code_when_cancelled=False,
-    always_code=False,
-    keep_excluded=False,
-    string_content=False,
-    fence_empty=False,
-    note_without_path=False,
-    no_timestamp=False,
-    python_zero=False,
-):
+    code_when_cancelled: bool = False,
+    always_code: bool = False,
+    keep_excluded: bool = False,
+    string_content: bool = False,
+    fence_empty: bool = False,
+    note_without_path: bool = False,
+    no_timestamp: bool = False,
+    python_zero: bool = False,
+) -> Entry | None:
     if message.get("excludeFromContext") and not keep_excluded:
         return None
     text = f"Ran `{message['command']}`\n"
@@ -251,7 +255,7 @@ def _bash_model(
         text += f"\n\nCommand exited with code {_js_code(code)}"
     if message.get("truncated") and (message.get("fullOutputPath") or note_without_path):
         text += f"\n\n[Output truncated. Full output: {message.get('fullOutputPath')}]"
-    out: dict = {
+    out: Entry = {
         "role": "user",
         "content": text if string_content else [{"type": "text", "text": text}],
     }
@@ -318,7 +322,7 @@ BASH = Exercise(
 )
 
 
-def check_bash_to_llm(convert: Callable, seed: int | None = None) -> bool:
+def check_bash_to_llm(convert: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``convert(message) -> dict | None`` for ``bashExecution`` messages.
 
     Pi's ``convertToLlm`` turns one into a user message with one text block (or drops it

@@ -4,29 +4,31 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
-from ..build import new_entry
+from ..build import Entry, new_entry
 from ..system_prompt import replay_system_prompt
 from ._checking import DRAWN, Case, Exercise, Mistake, _run
 from ._sessions import _drawn_sessions, _msg, _sample_sessions, _session
 
 
-def _chained(entries: list) -> list:
-    out, previous = [], None
+def _chained(entries: list[Entry]) -> list[Entry]:
+    out: list[Entry] = []
+    previous = None
     for entry in entries:
         out.append({**entry, "parentId": previous})
         previous = entry["id"]
     return out
 
 
-def _edited(entries: list) -> list:
+def _edited(entries: list[Entry]) -> list[object]:
     return _session(entries, "edits").context().messages
 
 
 _EDIT_ROLES = ("user", "assistant", "toolResult", "custom", "system", "bashExecution")
 
 
-def _edit_message(entry_id: str, role: str, minute: int) -> dict:
+def _edit_message(entry_id: str, role: str, minute: int) -> Entry:
     if role == "bashExecution":
         message = {"role": role, "command": "ls", "output": "a", "exitCode": 0, "timestamp": minute}
         return new_entry("message", entry_id, None, minute, message=message)
@@ -38,7 +40,7 @@ def _edit_message(entry_id: str, role: str, minute: int) -> dict:
 _EDITABLE = ("user", "assistant", "toolResult", "custom")
 
 
-def _replacement(rng: random.Random, number: int) -> dict | None:
+def _replacement(rng: random.Random, number: int) -> Entry | None:
     return rng.choice(
         (
             None,
@@ -48,7 +50,7 @@ def _replacement(rng: random.Random, number: int) -> dict | None:
     )
 
 
-def _edit_entries(rng: random.Random, telling: bool = False) -> list:
+def _edit_entries(rng: random.Random, telling: bool = False) -> list[Entry]:
     """Messages and context edits of them, an edit mostly after its target, now and then
     before it. A telling file also has a None edit of a system and of a bashExecution
     message, and an edit placed before its target (each the only edit of its target)."""
@@ -112,18 +114,18 @@ def _edits_fixed() -> list[Case]:
 
 
 def _edits_model(
-    entries,
+    entries: list[Entry],
     *,
-    first_wins=False,
-    never_wrap=False,
-    always_wrap=False,
-    every_role=False,
-    null_empties=False,
-    null_editable_only=False,
-    after_target_only=False,
-):
-    edits: dict = {}
-    seen: set = set()
+    first_wins: bool = False,
+    never_wrap: bool = False,
+    always_wrap: bool = False,
+    every_role: bool = False,
+    null_empties: bool = False,
+    null_editable_only: bool = False,
+    after_target_only: bool = False,
+) -> list[Entry]:
+    edits: dict[object, Entry | None] = {}
+    seen: set[object] = set()
     for entry in entries:
         if entry["type"] == "message":
             seen.add(entry["id"])
@@ -209,7 +211,7 @@ CONTEXT_EDITS = Exercise(
 )
 
 
-def check_context_edits(apply: Callable, seed: int | None = None) -> bool:
+def check_context_edits(apply: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``apply(entries) -> [messages]``: the selected entries of a path (message and
     context_edit entries, in order) to the messages Pi builds, edits applied.
 
@@ -218,20 +220,26 @@ def check_context_edits(apply: Callable, seed: int | None = None) -> bool:
     return _run(CONTEXT_EDITS, apply, seed)
 
 
-def _tokens(entries: list) -> int:
+def _tokens(entries: list[Any]) -> int:  # entries as read: JSON
     return int(_session(entries, "usage").stats().usage.total_tokens)
 
 
 def _tokens_model(
-    entries, *, only_assistant=False, kinds=None, summaries=True, cache=True, reported=False
-):
-    def add(usage):
+    entries: list[Entry],
+    *,
+    only_assistant: bool = False,
+    kinds: tuple[str, ...] | None = None,
+    summaries: bool = True,
+    cache: bool = True,
+    reported: bool = False,
+) -> int:
+    def add(usage: Entry) -> int:
         if reported:
-            return usage["totalTokens"]
+            return int(usage["totalTokens"])
         total = usage["input"] + usage["output"]
-        return total + (usage["cacheRead"] + usage["cacheWrite"] if cache else 0)
+        return int(total + (usage["cacheRead"] + usage["cacheWrite"] if cache else 0))
 
-    counted = []
+    counted: list[Entry | None] = []
     for entry in entries:
         kind = entry["type"]
         if kind == "message":
@@ -260,14 +268,14 @@ _USAGE_KINDS = (
 )
 
 
-def _usages(entries: list) -> list:
+def _usages(entries: list[Entry]) -> list[Entry]:
     """The usage dicts a file's entries carry (on messages and on entries)."""
     found = [e.get("usage") for e in entries]
     found += [e["message"].get("usage") for e in entries if e["type"] == "message"]
     return [u for u in found if u]
 
 
-def _misreported(rng: random.Random, entries: list) -> list:
+def _misreported(rng: random.Random, entries: list[Entry]) -> list[Entry]:
     """``entries`` with some usages' ``totalTokens`` not the sum of their parts (a
     provider's own count, here with reasoning tokens), at least one of them."""
     usages = _usages(entries)
@@ -327,17 +335,17 @@ TOTAL_TOKENS = Exercise(
 )
 
 
-def check_total_tokens(total: Callable, seed: int | None = None) -> bool:
+def check_total_tokens(total: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``total(entries) -> int``: the session's total tokens, as Pi's statistics."""
     return _run(TOTAL_TOKENS, total, seed)
 
 
-def _prompt(messages: list) -> dict:
+def _prompt(messages: list[Any]) -> dict[str, object]:  # messages: JSON
     prompt = replay_system_prompt(messages)
     return {"text": prompt.text, "tools": list(prompt.tools)}
 
 
-def _section_deleted_and_set_again(rng: random.Random, out: list) -> list:
+def _section_deleted_and_set_again(rng: random.Random, out: list[Entry]) -> list[Entry]:
     """``out`` with three system messages among its own: one setting sections 'mode' and
     'memory', a later one deleting 'mode' (None), a later one setting it again (so it now
     comes after 'memory')."""
@@ -349,18 +357,18 @@ def _section_deleted_and_set_again(rng: random.Random, out: list) -> list:
     return out
 
 
-def _system_messages(rng: random.Random, telling: bool = False) -> list:
+def _system_messages(rng: random.Random, telling: bool = False) -> list[Entry]:
     """Random system (and now and then user) messages; a telling list also deletes a
     section and sets it again."""
     names = ("preamble", "rules", "env", "docs")
     tools = ("read", "bash", "edit", "ls", "write")
-    out: list = []
+    out: list[Entry] = []
     for position in range(rng.randint(2, 6)):
         if rng.random() < 0.25:
             out.append({"role": "user", "content": "hi", "timestamp": position})
             continue
-        message: dict = {"role": "system", "content": rng.choice(("", "", f"Extra {position}."))}
-        sections = {}
+        message: Entry = {"role": "system", "content": rng.choice(("", "", f"Extra {position}."))}
+        sections: dict[str, str | None] = {}
         for name in rng.sample(names, rng.randint(0, 3)):
             sections[name] = None if rng.random() < 0.3 else f"{name} v{position}"
         if sections:
@@ -374,8 +382,17 @@ def _system_messages(rng: random.Random, telling: bool = False) -> list:
     return _section_deleted_and_set_again(rng, out) if telling else out
 
 
-def _prompt_model(messages, *, keep_null=False, add_first=False, no_content=False, joiner="\n\n"):
-    content, sections, tools = [], {}, {}
+def _prompt_model(
+    messages: list[Entry],
+    *,
+    keep_null: bool = False,
+    add_first: bool = False,
+    no_content: bool = False,
+    joiner: str = "\n\n",
+) -> dict[str, object]:
+    content: list[str] = []
+    sections: dict[str, Any] = {}  # a section's text as the message gives it: JSON
+    tools: dict[str, Entry] = {}
     for message in messages:
         if message["role"] != "system":
             continue
@@ -438,7 +455,7 @@ SYSTEM_PROMPT = Exercise(
 )
 
 
-def check_system_prompt(replay: Callable, seed: int | None = None) -> bool:
+def check_system_prompt(replay: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``replay(messages) -> {"text": str, "tools": [names]}``: the system prompt in
     force after the context's system messages (sample content is plain strings)."""
     return _run(SYSTEM_PROMPT, replay, seed)

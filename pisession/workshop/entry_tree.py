@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from ..build import new_entry
+from ..build import Entry, new_entry
+from ..session import Session
 from ._checking import DRAWN, Case, Exercise, Mistake, _run
 from ._sessions import (
     _chosen_leaves,
@@ -80,11 +81,11 @@ _TINY_LEAF_FILES = {
 }
 
 
-def _tiny_tree_sessions() -> dict:
+def _tiny_tree_sessions() -> dict[str, Session]:
     return _tiny_sessions(_TINY_TREE_FILES)
 
 
-def _walk_case(name: str, session, leaf_id: object, drawn: bool = False) -> Case:
+def _walk_case(name: str, session: Session, leaf_id: object, drawn: bool = False) -> Case:
     return Case(
         f"{name}, leaf {leaf_id!r}",
         (session.entries, leaf_id),
@@ -102,12 +103,13 @@ def _walk_drawn(rng: random.Random) -> list[Case]:
     return [_walk_case("drawn at random", s, leaf, True) for s, leaf in _random_leaves(rng)]
 
 
-def _walk_model(entries, leaf_id, *, first_wins=False):
-    by_id: dict = {}
-    for entry in entries:
-        if not first_wins or entry["id"] not in by_id:
-            by_id[entry["id"]] = entry
-    path, entry = [], by_id[leaf_id]
+def _walk_model(entries: list[Entry], leaf_id: object, *, first_wins: bool = False) -> list[object]:
+    by_id: dict[object, Entry] = {}
+    for one in entries:
+        if not first_wins or one["id"] not in by_id:
+            by_id[one["id"]] = one
+    path: list[object] = []
+    entry: Entry | None = by_id[leaf_id]
     while entry is not None:
         path.append(entry["id"])
         parent = entry.get("parentId")
@@ -115,14 +117,14 @@ def _walk_model(entries, leaf_id, *, first_wins=False):
     return path[::-1]
 
 
-def _walk_by_time(entries, leaf_id):
+def _walk_by_time(entries: list[Entry], leaf_id: object) -> list[object]:
     leaf = next(e for e in reversed(entries) if e["id"] == leaf_id)
     older = [e for e in entries if e["timestamp"] <= leaf["timestamp"]]
     return [e["id"] for e in sorted(older, key=lambda e: e["timestamp"])]
 
 
-def _walk_file_order(entries, leaf_id):
-    out = []
+def _walk_file_order(entries: list[Entry], leaf_id: object) -> list[object]:
+    out: list[object] = []
     for entry in entries:
         out.append(entry["id"])
         if entry["id"] == leaf_id:
@@ -159,7 +161,7 @@ WALK = Exercise(
 )
 
 
-def check_walk(walk: Callable, seed: int | None = None) -> bool:
+def check_walk(walk: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``walk(entries, leaf_id) -> [ids, root first]`` (the chapter's path).
 
     ``entries`` are the file's entries (header excluded, file order); the path follows
@@ -180,7 +182,7 @@ def check_walk(walk: Callable, seed: int | None = None) -> bool:
     return _run(WALK, walk, seed)
 
 
-def _default_leaf_id(session) -> object:
+def _default_leaf_id(session: Session) -> object:
     """The id of pisession's default leaf; None where there is none (Pi's leaf is null)."""
     leaf = session.default_leaf
     return None if leaf is None else _leaf_id(session, leaf)
@@ -201,7 +203,7 @@ def _leaf_drawn(rng: random.Random) -> list[Case]:
     ]
 
 
-def _last_truthy_id(entries):
+def _last_truthy_id(entries: list[Entry]) -> object:
     return next((e["id"] for e in reversed(entries) if e.get("id")), None)
 
 
@@ -231,7 +233,7 @@ DEFAULT_LEAF = Exercise(
 )
 
 
-def check_default_leaf(pick: Callable, seed: int | None = None) -> bool:
+def check_default_leaf(pick: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``pick(entries) -> id`` of the leaf Pi uses after loading a file.
 
     >>> check_default_leaf(lambda entries: entries[-1]["id"])  # doctest: +ELLIPSIS
@@ -271,7 +273,7 @@ _TINY_LABEL_FILES = {
 }
 
 
-def _tiny_label_sessions() -> dict:
+def _tiny_label_sessions() -> dict[str, Session]:
     return _tiny_sessions(_TINY_LABEL_FILES)
 
 
@@ -288,8 +290,15 @@ def _labels_drawn(rng: random.Random) -> list[Case]:
     ]
 
 
-def _labels_model(entries, *, clear=True, first_wins=False, store_empty=False, only_empty=False):
-    labels: dict = {}
+def _labels_model(
+    entries: list[Entry],
+    *,
+    clear: bool = True,
+    first_wins: bool = False,
+    store_empty: bool = False,
+    only_empty: bool = False,
+) -> dict[object, object]:
+    labels: dict[object, object] = {}
     for entry in entries:
         if entry["type"] != "label":
             continue
@@ -330,6 +339,6 @@ LABELS = Exercise(
 )
 
 
-def check_labels(resolve: Callable, seed: int | None = None) -> bool:
+def check_labels(resolve: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``resolve(entries) -> {target_id: label}`` (Pi's ``getLabel`` for every id)."""
     return _run(LABELS, resolve, seed)

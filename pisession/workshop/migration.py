@@ -6,24 +6,28 @@ import copy
 import json
 import random
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from ..build import TINY_HEADER
-from ..migration import migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
+from ..build import TINY_HEADER, Entry
+from ..migration import IdFactory, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
 from ..samples import sample_path
 from ._checking import DRAWN, Case, Exercise, FreshIds, Mistake, _run
 from ._sessions import _draw_entries
 
+#: A file's values, the header first: JSON, as read or as a migration step writes them.
+Values = list[Any]
 
-def _values_of(path) -> list:
+
+def _values_of(path: Path) -> Values:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def _v3_expected(values: list) -> list:
+def _v3_expected(values: Values) -> Values:
     return migrate_v2_to_v3(values)[0]
 
 
-def _v2_file(rng: random.Random) -> list:
+def _v2_file(rng: random.Random) -> Values:
     entries = _draw_entries(rng, rng.randint(4, 10), ("user", "assistant", "custom", "label"))
     for entry in entries:
         if entry["type"] == "message" and rng.random() < 0.35:
@@ -34,7 +38,7 @@ def _v2_file(rng: random.Random) -> list:
     return [{**TINY_HEADER, "version": 2, "id": "w0"}, *entries]
 
 
-def _entry_type_renamed(values: list, *, role_too: bool) -> list:
+def _entry_type_renamed(values: Values, *, role_too: bool) -> Values:
     """v2 -> v3 done on the entry's type: a hookMessage message entry made type 'custom'."""
     out: list[Any] = []
     value: Any
@@ -58,7 +62,7 @@ def _rename_everywhere(value: object) -> object:
     return value
 
 
-def _rename_where_a_message_is(values: list) -> list:
+def _rename_where_a_message_is(values: Values) -> Values:
     """v2 -> v3 done on every entry that carries a ``message``, whatever its type."""
     out: list[Any] = []
     value: Any
@@ -158,16 +162,16 @@ V2_TO_V3 = Exercise(
 )
 
 
-def check_v2_to_v3(migrate: Callable, seed: int | None = None) -> bool:
+def check_v2_to_v3(migrate: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``migrate(values) -> values``: version 2 to 3 (header first)."""
     return _run(V2_TO_V3, migrate, seed)
 
 
-def _v1_expected(values: list) -> list:
+def _v1_expected(values: Values) -> Values:
     return migrate_v1_to_v2(values, new_id=sequential_ids())[0]
 
 
-def _v1_message(rng: random.Random, with_id: bool = False) -> dict:
+def _v1_message(rng: random.Random, with_id: bool = False) -> Entry:
     """A v1 message; ``with_id``: one that carries an id in the file already (Pi replaces
     it, but only when it gets there)."""
     role = rng.choice(("user", "assistant"))
@@ -179,7 +183,7 @@ def _v1_message(rng: random.Random, with_id: bool = False) -> dict:
     return {**value, "id": f"old{rng.randrange(16**5):05x}"} if with_id else value
 
 
-def _v1_compaction(position: int, index: object) -> dict:
+def _v1_compaction(position: int, index: object) -> Entry:
     return {
         "type": "compaction",
         "timestamp": "2026-01-01T00:01:00Z",
@@ -197,11 +201,11 @@ def _v1_index(rng: random.Random, position: int) -> object:
     return rng.choice((0, rng.randint(1, position), rng.randint(1, position + 4)))
 
 
-def _v1_file(rng: random.Random, telling: bool = False) -> list:
+def _v1_file(rng: random.Random, telling: bool = False) -> Values:
     """A v1 file: header, messages (a few with an id already) and compactions. A telling
     file also has compactions whose index names the compaction itself, a later entry
     that has an id, and a string and a boolean."""
-    values: list = [
+    values: Values = [
         {"type": "session", "id": "w0", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
     ]
     for position in range(1, rng.randint(4, 10)):
@@ -221,16 +225,16 @@ def _v1_file(rng: random.Random, telling: bool = False) -> list:
 
 
 def _v1_model(
-    values,
-    new_id,
+    values: Values,
+    new_id: IdFactory,
     *,
-    offset=0,
-    keep_index=False,
-    none_when_missing=False,
-    keep_version=False,
-    earlier_only=False,
-    not_a_number=None,
-):
+    offset: int = 0,
+    keep_index: bool = False,
+    none_when_missing: bool = False,
+    keep_version: bool = False,
+    earlier_only: bool = False,
+    not_a_number: str | None = None,
+) -> Values:
     """Pi's v1 -> v2, or a mistake: ``not_a_number`` is how a non-number index is taken
     ("delete" it, "bool" as 0 or 1, "int" a string converted)."""
     out = copy.deepcopy(values)
@@ -334,6 +338,6 @@ V1_TO_V2 = Exercise(
 )
 
 
-def check_v1_to_v2(migrate: Callable, seed: int | None = None) -> bool:
+def check_v1_to_v2(migrate: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``migrate(values, new_id) -> values``: version 1 to 2 (header first)."""
     return _run(V1_TO_V2, migrate, seed)

@@ -5,8 +5,12 @@ The file is read in the notebook's Python process only; nothing is sent anywhere
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pisession
+
+if TYPE_CHECKING:
+    import ipywidgets
 
 #: The sample opened when the reader chooses nothing.
 FALLBACK = "pi-0.87.1-a-print-multiturn-tools"
@@ -26,7 +30,7 @@ def colab_upload() -> tuple[str, bytes] | None:
 UPLOAD_TOOLTIP = "Open a Pi session (.jsonl)"
 
 
-def upload_picker():
+def upload_picker() -> ipywidgets.FileUpload | None:
     """A FileUpload widget for a .jsonl file, or None where ipywidgets is missing.
 
     >>> picker = upload_picker()
@@ -44,7 +48,7 @@ def upload_picker():
     return picker
 
 
-def picked_file(picker) -> tuple[str, bytes] | None:
+def picked_file(picker: ipywidgets.FileUpload | None) -> tuple[str, bytes] | None:
     """(name, bytes) of the file chosen in a FileUpload widget (ipywidgets 7 or 8), or None.
 
     >>> picked_file(None)
@@ -55,7 +59,11 @@ def picked_file(picker) -> tuple[str, bytes] | None:
     return (value[0]["name"], bytes(value[0]["content"])) if value else None
 
 
-def own_session(choice: str, uploaded=None, picker=None):
+def own_session(
+    choice: str,
+    uploaded: tuple[str, bytes] | None = None,
+    picker: ipywidgets.FileUpload | None = None,
+) -> pisession.Session:
     """The session ``choice`` names (a path; "upload": the ``uploaded`` file; "": the
     file chosen in ``picker``), else bundled sample a.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from ..build import Entry
 from ..request import NO_RESULT, TargetModel, sent
 from ._checking import DRAWN, Case, Exercise, Mistake, _run
 from ._sessions import _sample_sessions
@@ -23,8 +24,8 @@ _MODEL = TargetModel("fake", "fake-coder", "openai-completions")
 NOW = 1767225600000
 
 
-def _reply(stop: str, *calls: tuple[str, str], text: str = "") -> dict:
-    content: list[dict] = [{"type": "text", "text": text}] if text else []
+def _reply(stop: str, *calls: tuple[str, str], text: str = "") -> Entry:
+    content: list[Entry] = [{"type": "text", "text": text}] if text else []
     content += [{"type": "toolCall", "id": i, "name": n, "arguments": {}} for i, n in calls]
     return {
         "role": "assistant",
@@ -37,11 +38,11 @@ def _reply(stop: str, *calls: tuple[str, str], text: str = "") -> dict:
     }
 
 
-def _user(text: str) -> dict:
+def _user(text: str) -> Entry:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": NOW - 2000}
 
 
-def _result(call_id: str, name: str, text: str = "ok") -> dict:
+def _result(call_id: str, name: str, text: str = "ok") -> Entry:
     return {
         "role": "toolResult",
         "toolCallId": call_id,
@@ -52,15 +53,17 @@ def _result(call_id: str, name: str, text: str = "ok") -> dict:
     }
 
 
-def _system(text: str) -> dict:
+def _system(text: str) -> Entry:
     return {"role": "system", "content": text, "timestamp": NOW - 3000}
 
 
-def _case(name: str, messages: list, drawn: bool = False, model=_MODEL) -> Case:
-    return Case(name, (messages, NOW), sent(messages, model, now=NOW).messages, drawn)
+def _case(
+    name: str, messages: list[Entry], drawn: bool = False, model: TargetModel = _MODEL
+) -> Case:
+    return Case(name, (messages, NOW), sent(list[object](messages), model, now=NOW).messages, drawn)
 
 
-def _model_of(messages: list) -> TargetModel | None:
+def _model_of(messages: list[Entry]) -> TargetModel | None:
     """The one model every reply comes from (None: none, or several)."""
     models = {
         (m.get("provider"), m.get("model"), m.get("api"))
@@ -128,7 +131,7 @@ def _drawn(rng: random.Random) -> list[Case]:
     answer some calls (now and then twice, or late); system messages anywhere."""
     cases = []
     for n in range(DRAWN):
-        messages: list = [_user("start")]
+        messages: list[Entry] = [_user("start")]
         calls: list[tuple[str, str]] = []
         for step in range(rng.randint(3, 12)):
             kind = rng.choice(["reply", "reply", "result", "result", "user", "system"])
@@ -149,22 +152,22 @@ def _drawn(rng: random.Random) -> list[Case]:
 
 
 def _request_model(
-    messages,
-    now,
+    messages: list[Entry],
+    now: int,
     *,
-    left_out=("aborted", "error"),
-    answer_left_out=False,
-    only_at_end=False,
-    hold_system=True,
-    shape=None,
-):
+    left_out: tuple[str, ...] = ("aborted", "error"),
+    answer_left_out: bool = False,
+    only_at_end: bool = False,
+    hold_system: bool = True,
+    shape: Callable[[Entry], Entry] | None = None,
+) -> list[Entry]:
     """A plain version of the step, with switches for the common mistakes."""
-    out: list = []
-    pending: list = []
-    answered: set = set()
-    held: list = []
+    out: list[Entry] = []
+    pending: list[Entry] = []
+    answered: set[object] = set()
+    held: list[Entry] = []
 
-    def close():
+    def close() -> None:
         nonlocal pending, answered
         for call in pending:
             if call["id"] not in answered:
@@ -254,6 +257,8 @@ REQUEST = Exercise(
 )
 
 
-def check_request_messages(request_messages: Callable, seed: int | None = None) -> bool:
+def check_request_messages(
+    request_messages: Callable[..., object], seed: int | None = None
+) -> bool:
     """Check ``request_messages(messages, now) -> list`` (what the request carries)."""
     return _run(REQUEST, request_messages, seed)

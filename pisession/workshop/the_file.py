@@ -6,6 +6,7 @@ import json
 import random
 import re
 from collections.abc import Callable
+from typing import NoReturn
 
 from ..errors import PisessionError
 from ..files import resolve_cwd
@@ -59,7 +60,7 @@ SESSION_FILE_NAME = Exercise(
 )
 
 
-def check_session_file_name(name: Callable, seed: int | None = None) -> bool:
+def check_session_file_name(name: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``name(timestamp, session_id) -> str``: the file name of a new session.
 
     >>> import re
@@ -187,7 +188,7 @@ SESSION_DIR_NAME = Exercise(
 )
 
 
-def check_session_dir_name(name: Callable, seed: int | None = None) -> bool:
+def check_session_dir_name(name: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``name(cwd) -> str``: the per-folder directory Pi keeps sessions in.
 
     >>> check_session_dir_name(pi_folder_name)  # doctest: +ELLIPSIS
@@ -222,7 +223,7 @@ _LINES = {
 }
 
 
-def _values_expected(raw: bytes) -> list:
+def _values_expected(raw: bytes) -> list[object]:
     try:
         session = loads(raw, "drawn.jsonl")
     except PisessionError:
@@ -269,28 +270,34 @@ def _js_falsy(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0
 
 
-def _reject(constant: str):
+def _reject(constant: str) -> NoReturn:
     raise ValueError(constant)
+
+
+def _parsed(line: str) -> object:
+    """``JSON.parse``, as far as the exercise needs it: NaN and Infinity refused."""
+    value: object = json.loads(line, parse_constant=_reject)
+    return value
 
 
 def _values_model(
     raw: bytes,
     *,
-    split=None,
-    parse=None,
-    keep_falsy=False,
-    header=True,
-    objects_only=False,
-    python_falsy=False,
-):
+    split: Callable[[str], list[str]] | None = None,
+    parse: Callable[[str], object] | None = None,
+    keep_falsy: bool = False,
+    header: bool = True,
+    objects_only: bool = False,
+    python_falsy: bool = False,
+) -> list[object]:
     text = raw.decode("utf-8", "replace")
     lines = split(text) if split else text.split("\n")
-    values = []
+    values: list[object] = []
     for line in lines:
         if not line.strip():
             continue
         try:
-            value = (parse or (lambda s: json.loads(s, parse_constant=_reject)))(line)
+            value = (parse or _parsed)(line)
         except ValueError:
             continue
         if not keep_falsy and (not value if python_falsy else _js_falsy(value)):
@@ -350,6 +357,6 @@ READ_VALUES = Exercise(
 )
 
 
-def check_read_values(read: Callable, seed: int | None = None) -> bool:
+def check_read_values(read: Callable[..., object], seed: int | None = None) -> bool:
     """Check ``read(raw_bytes) -> list``: the values Pi keeps from a file, header first."""
     return _run(READ_VALUES, read, seed)
