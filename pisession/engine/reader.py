@@ -28,6 +28,7 @@ import msgspec
 from ..errors import Diagnostic, SessionFormatError
 from ..js.json import LineDecodeError, dumps, line_bounds, loads
 from ..js.value import UNDEFINED, js_falsy
+from . import schemas
 
 #: Files up to this size are kept in memory; bigger ones are read in chunks of it.
 CHUNK = 64 * 1024 * 1024
@@ -38,23 +39,6 @@ _BLOCK = 512
 
 #: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
 _ASCII_BLANK = b" \t\r\n\x0b\x0c"
-
-
-class _CoreMessage(msgspec.Struct, gc=False):
-    role: Any = UNDEFINED
-
-
-class _Core(msgspec.Struct, gc=False):
-    """The fields of a line the rule reads; absent ones are ``UNDEFINED``."""
-
-    type: Any = UNDEFINED
-    id: Any = UNDEFINED
-    parentId: Any = UNDEFINED
-    message: _CoreMessage | None = UNDEFINED  # type: ignore[assignment]
-
-
-_core_decoder = msgspec.json.Decoder(_Core)
-_any_decoder = msgspec.json.Decoder()
 
 
 @dataclass
@@ -199,7 +183,7 @@ def _bytes_at(data, offsets: list[int]) -> bytes:
 class _Columns:
     """Appends rows to a ``ParsedLines`` (interning the few distinct types and roles).
 
-    ``counting``: read each line with ``stats.STATS_DECODER`` instead, which also reads
+    ``counting``: read each line with ``schemas.COUNTED`` instead, which also reads
     the usage figures, and fill the ``counted`` column as the rows come.
     """
 
@@ -208,12 +192,12 @@ class _Columns:
         self.diagnostics = diagnostics
         self.no_message = _no_message()
         self.names: dict = {}
-        self.decoder: msgspec.json.Decoder[Any] = _core_decoder
+        self.decoder: msgspec.json.Decoder[Any] = schemas.CORE
         self.counter = self.entry_counter = None
         if counting:
-            from .stats import COLUMNS, STATS_DECODER, entry_contribution, line_contribution
+            from .stats import COLUMNS, entry_contribution, line_contribution
 
-            self.decoder, self.counter = STATS_DECODER, line_contribution
+            self.decoder, self.counter = schemas.COUNTED, line_contribution
             self.entry_counter = entry_contribution  # for lines read in full
             parsed.counted = [[] for _ in COLUMNS]
 
@@ -568,7 +552,7 @@ class LineStore:
         for run in _runs(ranges):
             first, last = run[0][0], run[-1][1]
             raw = self._read(first, last)
-            decoded = _together(raw, len(run), decoder or _any_decoder)
+            decoded = _together(raw, len(run), decoder or schemas.ANY)
             if decoded is not None:
                 out.extend(decoded)
             else:

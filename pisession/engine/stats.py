@@ -18,6 +18,8 @@ import msgspec
 
 from ..js.value import UNDEFINED, ToPrimitiveError, js_number_value, js_string, nullish, truthy
 from ..js.value import field as js_field
+from . import schemas
+from .schemas import Cost, CountedLine, CountedMessage, Usage
 
 
 @dataclass
@@ -43,9 +45,9 @@ def usage_numbers(usage: object) -> tuple | None:
     >>> usage_numbers({"input": 3, "output": "2", "cost": {"total": 0.5}})
     (3, 0, 0, 0, 0.5)
     """
-    if type(usage) is _Usage:  # read by STATS_DECODER: numbers, absent ones UNDEFINED
+    if type(usage) is Usage:  # read by STATS_DECODER: numbers, absent ones UNDEFINED
         cost = usage.cost
-        total = cost.total if type(cost) is _Cost else 0
+        total = cost.total if type(cost) is Cost else 0
         read = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
         return tuple(0 if v is UNDEFINED else v for v in read) if UNDEFINED in read else read
     if not isinstance(usage, dict):
@@ -385,53 +387,9 @@ def summed_columns(columns: list) -> SessionStats:
 # --- reading only what the totals need ----------------------------------------------------
 
 
-class _Block(msgspec.Struct, gc=False):
-    type: Any = UNDEFINED
-
-
-# UNDEFINED where absent: msgspec leaves a default as it is, whatever the type says (the
-# statistics count an absent figure 0, the usage breakdown as undefined)
-class _Cost(msgspec.Struct, gc=False):
-    total: int | float = UNDEFINED  # type: ignore[assignment]
-
-
-class _Usage(msgspec.Struct, gc=False):
-    input: int | float = UNDEFINED  # type: ignore[assignment]
-    output: int | float = UNDEFINED  # type: ignore[assignment]
-    cacheRead: int | float = UNDEFINED  # type: ignore[assignment]
-    cacheWrite: int | float = UNDEFINED  # type: ignore[assignment]
-    cost: _Cost | None = UNDEFINED  # type: ignore[assignment]
-
-
-class _Message(msgspec.Struct, gc=False):
-    role: Any = UNDEFINED
-    usage: _Usage | None = UNDEFINED  # type: ignore[assignment]
-    content: list[_Block] | str | None = UNDEFINED  # type: ignore[assignment]
-    provider: Any = UNDEFINED
-    model: Any = UNDEFINED
-    responseModel: Any = UNDEFINED
-
-
-class CountedLine(msgspec.Struct, gc=False):
-    """A line as the totals read it: the four fields the rule reads (as the reader's
-    columns hold them), the usage and tool-call blocks, and what Pi's usage breakdown
-    reads (provider, model, timestamp); absent ones are ``UNDEFINED``."""
-
-    type: Any = UNDEFINED
-    id: Any = UNDEFINED
-    parentId: Any = UNDEFINED
-    usage: _Usage | None = UNDEFINED  # type: ignore[assignment]
-    message: _Message | None = UNDEFINED  # type: ignore[assignment]
-    provider: Any = UNDEFINED
-    model: Any = UNDEFINED
-    timestamp: Any = UNDEFINED
-
-
 #: Decodes the fields ``totals`` reads (and the reader's columns) and skips the rest of a
-#: line (message text, tool output). A line whose fields have other shapes (a usage
-#: figure that is not a number, content that is neither text nor a list of objects) is
-#: refused, and then decoded in full.
-STATS_DECODER = msgspec.json.Decoder(CountedLine)
+#: line (``schemas.COUNTED``: the one definition of what a line's totals read).
+STATS_DECODER = schemas.COUNTED
 
 
 _TYPE = attrgetter("type")
@@ -450,13 +408,13 @@ def line_contribution(line: CountedLine) -> tuple:
     (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, None, None)
     """
     message = line.message
-    if type(message) is not _Message:  # absent or null
+    if type(message) is not CountedMessage:  # absent or null
         return (*contribution(line.type, line.usage), *line_usage(line))
     role, usage, content = message.role, message.usage, message.content
     calls = 0
     if type(content) is list and role == "assistant" and line.type == "message":
         calls = list(map(_TYPE, content)).count("toolCall")
-        if type(usage) is _Usage and type(cost := usage.cost) is _Cost:
+        if type(usage) is Usage and type(cost := usage.cost) is Cost:
             # most lines of a long session: ``contribution`` and ``line_usage``, inlined
             found = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, cost.total)
             if UNDEFINED not in found:
@@ -487,7 +445,7 @@ def line_usage(line: CountedLine) -> tuple:
     """
     kind, message = line.type, line.message
     if kind == "message":
-        if type(message) is _Message and message.role not in ("assistant", "toolResult"):
+        if type(message) is CountedMessage and message.role not in ("assistant", "toolResult"):
             return _NO_USAGE
     elif type(kind) is str and kind not in _USAGE_KINDS:
         return _NO_USAGE

@@ -27,6 +27,7 @@ import msgspec
 from ..errors import SessionFormatError
 from ..js import json as jsjson
 from . import context as engine
+from . import schemas
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
 from .shapes import Line
@@ -42,12 +43,8 @@ LONG_CONTEXT = 16_384
 SPILL_PIECE = 1 << 20
 
 
-class _Line(msgspec.Struct, gc=False):
-    type: object = None
-    message: object = None
-
-
-_message_lines = msgspec.json.Decoder(_Line, float_hook=jsjson.js_float)
+#: Message lines with their numbers as JavaScript text (``schemas.WRITTEN``).
+_message_lines = schemas.WRITTEN
 _encode = msgspec.json.Encoder().encode
 
 #: What msgspec writes differently from JavaScript and has no hook for: integers of 16
@@ -60,8 +57,8 @@ _INTEGER_KEY = re.compile(rb'"0+":')
 
 class _PlainLines:
     """The decoder of a plain run's lines (one read of them): structs where Pi's shapes
-    prove them exact (``pisession.engine.shapes``), else ``_Line`` values (None where neither
-    can read a line)."""
+    prove them exact (``pisession.engine.shapes``), else ``schemas.WrittenLine`` values
+    (None where neither can read a line)."""
 
     def decode_lines(self, raw) -> list:
         lines = _PROVEN.decode_lines(raw)
