@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple, cast
 
 from ..errors import CycleError, SessionFormatError, UnknownLeafError
+from ..headers import NO_ID, NOT_SESSION, header_fault
 from ..js.value import UNDEFINED
 from ..js.value import field as js_field
 from ..migration import (
@@ -335,7 +336,8 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
     from ..migration import foreign_header, newer_version
 
     header = Rows(parsed, store).decode(0)
-    if not isinstance(header, dict) or header.get("type") != "session":
+    fault = header_fault(header)
+    if fault == NOT_SESSION:
         known = foreign_header(header)
         if known:
             raise SessionFormatError(source, parsed.lines[0], known)
@@ -346,10 +348,11 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
             'the first JSON object is not a session header (type "session"); '
             "Pi reads such a file as holding no entries" + skipped,
         )
-    if not isinstance(header.get("id"), str):
+    if fault == NO_ID:
         raise SessionFormatError(
             source, parsed.lines[0], 'the session header has no string "id"; Pi rejects the file'
         )
+    header = cast(dict, header)  # (an object of type "session": header_fault says so)
     newer = newer_version(header, parsed.lines[0])
     if newer:
         diagnostics.append(newer)

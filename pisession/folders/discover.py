@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
+from ..headers import session_header
 
 #: Folders below a root whose ``.jsonl`` files are all read (the root and its project folders).
 PI_LEVELS = 1
@@ -49,17 +49,7 @@ def is_session_file(path: str | os.PathLike) -> bool:
     >>> is_session_file(sample_path("tour"))
     True
     """
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-        header = msgspec.json.decode(first.lstrip(b"\xef\xbb\xbf"))
-    except (OSError, msgspec.DecodeError):
-        return False
-    return (
-        isinstance(header, dict)
-        and header.get("type") == "session"
-        and isinstance(header.get("id"), str)
-    )
+    return session_header(path, bom=True) is not None
 
 
 def find_sessions(roots: Iterable[str | os.PathLike]) -> Found:

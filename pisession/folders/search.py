@@ -32,6 +32,7 @@ from itertools import pairwise
 from typing import cast
 
 from ..errors import PisessionError
+from ..headers import session_header
 from ..js.value import UNDEFINED, js_string
 from ..js.value import field as js_field
 from .usage import map_sessions, session_name, worker_count
@@ -459,13 +460,7 @@ def _plain_header(data: bytes) -> bool:
     >>> _plain_header(b'{"type":"session","id":"s"}\\n'), _plain_header(b"\\x00garbage")
     (True, False)
     """
-    import msgspec
-
-    try:
-        header = msgspec.json.decode(data[: data.find(b"\n")] if b"\n" in data else data)
-    except msgspec.DecodeError:
-        return False
-    return js_field(header, "type") == "session" and isinstance(js_field(header, "id"), str)
+    return session_header(data) is not None
 
 
 def _role(entry: object) -> object:

@@ -27,8 +27,6 @@ from operator import add, eq, is_not, itemgetter
 from pathlib import Path
 from typing import Any, cast
 
-import msgspec
-
 from ..engine.context import walk_path
 from ..engine.stats import (
     TIMESTAMP,
@@ -40,6 +38,7 @@ from ..engine.stats import (
     usage_figures,
 )
 from ..errors import PisessionError, SessionFormatError
+from ..headers import first_value, header_field
 from ..js.value import UNDEFINED, js_number_value, js_string, to_number, truthy
 from ..js.value import field as js_field
 from .forks import FileEntries, FileHeader, identity, left_out, may_hold_copies
@@ -795,7 +794,7 @@ def file_header(path) -> FileHeader | None:
     """
     from ..js.date import DateConversionError, js_time_ms
 
-    header = _first_value(path)
+    header = first_value(path, bom=True)
     if js_field(header, "type") != "session":
         return None
     header_id, parent = js_field(header, "id"), js_field(header, "parentSession")
@@ -808,16 +807,6 @@ def file_header(path) -> FileHeader | None:
         time if js_field(header, "timestamp") is not UNDEFINED else float("nan"),
         parent if isinstance(parent, str) and parent else None,
     )
-
-
-def _first_value(path) -> object:
-    """The JSON value of a file's first line (None where there is none)."""
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-        return msgspec.json.decode(first.lstrip(b"\xef\xbb\xbf"))
-    except (OSError, msgspec.DecodeError):
-        return None
 
 
 def _between(usage: SessionUsage, since: str | None, until: str | None) -> SessionUsage:
@@ -847,7 +836,7 @@ def header_cwd(path) -> str:
     >>> header_cwd(sample_path("tour"))
     '/home/reader/projects/demo-app'
     """
-    cwd = js_field(_first_value(path), "cwd")
+    cwd = header_field(path, "cwd", bom=True)
     return cwd if isinstance(cwd, str) else ""
 
 
