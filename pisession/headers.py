@@ -16,6 +16,7 @@ does. Both ask ``header_fault`` whether Pi takes what they found.
 from __future__ import annotations
 
 import os
+from typing import cast
 
 from .js.json import LineDecodeError, loads
 from .js.value import field
@@ -83,7 +84,9 @@ def header_fault(value: object) -> str | None:
     return None
 
 
-def session_header(source: str | os.PathLike[str] | bytes, bom: bool = False) -> dict | None:
+def session_header(
+    source: str | os.PathLike[str] | bytes, bom: bool = False
+) -> dict[str, object] | None:
     """The header on the first line of a file or of ``bytes`` when Pi takes it
     (``header_fault``), else None. ``bom`` as for ``first_value``.
 
@@ -92,7 +95,7 @@ def session_header(source: str | os.PathLike[str] | bytes, bom: bool = False) ->
     '0b5e55ed-7011-4a2c-9d2e-70a15e55104e'
     """
     value = first_value(source, bom)
-    return value if header_fault(value) is None else None  # type: ignore[return-value]
+    return cast("dict[str, object]", value) if header_fault(value) is None else None
 
 
 def header_field(source: str | os.PathLike[str] | bytes, name: str, bom: bool = False) -> object:

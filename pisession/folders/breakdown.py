@@ -14,7 +14,7 @@ full entries that the column route is tested against.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -96,7 +96,7 @@ def js_minus(a: object, b: object) -> float:
 # in ``pisession.engine.stats``, while the file is read; the sums are made here.
 
 
-def add_figures(totals: list, figures: tuple) -> None:
+def add_figures(totals: list[Any], figures: tuple[object, ...]) -> None:
     """Add one usage's figures to ``totals`` (a list of five), as JavaScript's ``+=``."""
     for i, value in enumerate(figures):
         now = totals[i]
@@ -106,7 +106,7 @@ def add_figures(totals: list, figures: tuple) -> None:
             totals[i] = js_plus(now, value)
 
 
-def tokens_of(totals: list) -> object:
+def tokens_of(totals: Sequence[object]) -> object:
     """``input + output + cacheRead + cacheWrite``, added left to right as Pi adds them.
 
     >>> tokens_of([1, 2, 3, 4, 0.5])
@@ -128,7 +128,7 @@ class UsageRow:
     cacheRead: Any = 0
     cacheWrite: Any = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Pi's row (``key``, ``cost``, ``tokens``) and the four token figures."""
         return {
             "key": self.key,
@@ -141,10 +141,10 @@ class UsageRow:
         }
 
 
-class Breakdown(list):
+class Breakdown(list[UsageRow]):
     """A list of ``UsageRow`` in Pi's order; ``to_records()`` for a data frame."""
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """One plain dict per row (``pandas.DataFrame(b.to_records())``).
 
         >>> breakdown_of([{"type": "usage", "provider": "p", "model": "m", "usage": {
@@ -154,12 +154,12 @@ class Breakdown(list):
         """
         return [row.to_dict() for row in self]
 
-    def pi_rows(self) -> list[dict]:
+    def pi_rows(self) -> list[dict[str, Any]]:
         """The rows exactly as Pi's function returns them: ``{key, cost, tokens}``."""
         return [{"key": r.key, "cost": r.cost, "tokens": r.tokens} for r in self]
 
 
-def breakdown_from_totals(totals: dict[str, list]) -> Breakdown:
+def breakdown_from_totals(totals: dict[str, list[Any]]) -> Breakdown:
     """Pi's last step: rows with cost or tokens above 0, by cost, highest first (stable).
 
     >>> [r.key for r in breakdown_from_totals({"a": [1, 0, 0, 0, 0.1], "b": [0, 0, 0, 0, 0],
@@ -175,7 +175,7 @@ def breakdown_from_totals(totals: dict[str, list]) -> Breakdown:
     return Breakdown(v8_sort(rows, lambda a, b: js_minus(b.cost, a.cost)))
 
 
-def breakdown_of(entries: Iterable) -> Breakdown:
+def breakdown_of(entries: Iterable[object]) -> Breakdown:
     """Pi's ``getUsageCostBreakdown`` over ``entries`` (full entry dicts, file order).
 
     >>> rows = breakdown_of([
@@ -187,7 +187,7 @@ def breakdown_of(entries: Iterable) -> Breakdown:
     >>> [(r.key, r.tokens, r.cost) for r in rows]
     [('Tools/summaries', 6, 0.5), ('anthropic/claude', 12, 0.25)]
     """
-    totals: dict[str, list] = {}
+    totals: dict[str, list[Any]] = {}
     for entry in entries:
         found = attribution(entry)
         if found is not None:

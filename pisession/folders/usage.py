@@ -20,14 +20,14 @@ rows and the JavaScript arithmetic they are added with live in ``folders.breakdo
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from functools import reduce
 from itertools import compress, repeat
 from operator import add, eq, is_not, itemgetter
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..engine.context import walk_path
 from ..engine.stats import (
@@ -55,8 +55,23 @@ from .breakdown import (  # noqa: F401 (re-exported: the breakdown's rows and ar
 )
 from .forks import FileEntries, FileHeader, identity, left_out, may_hold_copies
 
+if TYPE_CHECKING:
+    from ..views.protocol import SessionLike
+
 #: The figures summed per key, in this order.
 FIGURES = ("input", "output", "cacheRead", "cacheWrite", "cost")
+
+#: A session's counted columns (``stats.COLUMNS``: a column per figure, a row per entry).
+Columns = list[list[Any]]
+
+#: Five figures (``FIGURES``) per key, and per (day, key).
+Totals = dict[str, list[Any]]
+DayTotals = dict[tuple[str, str], list[Any]]
+
+#: Told ``(done, total)`` after each file.
+Progress = Callable[[int, int], object]
+
+T = TypeVar("T")
 
 #: How ``scan_folder`` can group its rows.
 GROUPS = ("day", "week", "month", "project", "session", "model")
@@ -80,8 +95,12 @@ class _Throws(Exception):
 
 
 def tally(
-    columns: list, positions=None, with_days: bool = False, fallback_time: str = "", zone=None
-) -> tuple[dict, dict]:
+    columns: Columns,
+    positions: Sequence[int] | None = None,
+    with_days: bool = False,
+    fallback_time: str = "",
+    zone: tzinfo | None = None,
+) -> tuple[Totals, DayTotals]:
     """Pi's per-key totals (five figures, ``FIGURES``) of the entries at ``positions``
     (all by default), in that order, and (``with_days``) the same by (day in ``zone``, a
     ``tzinfo``, default this machine's, key):
@@ -107,8 +126,8 @@ def tally(
         keyed = [p for p in positions if records[p] is not None]
     by_key: dict[str, list[int]] = {}
     by_day: dict[tuple[str, str], list[int]] = {}
-    odd: set = set()  # keys with figures that are not all numbers
-    stamps, cache = columns[TIMESTAMP], cast(dict, {})
+    odd: set[str] = set()  # keys with figures that are not all numbers
+    stamps, cache = columns[TIMESTAMP], cast(dict[str, str], {})
     for position in keyed:
         record = records[position]
         if type(record) is str:
@@ -136,7 +155,7 @@ def tally(
 _FEW_KEYS = 16
 
 
-def _by_few_keys(columns: list, positions) -> dict | None:
+def _by_few_keys(columns: Columns, positions: Sequence[int] | None) -> Totals | None:
     """``tally``'s totals where every record is a key or None and there are few keys
     (most sessions: one model or a few), each key's rows picked out in C; None otherwise."""
     records = columns[USAGE]
@@ -152,19 +171,19 @@ def _by_few_keys(columns: list, positions) -> dict | None:
     rows_of = range(len(records)) if positions is None else positions
     first = {key: records.index(key) for key in distinct}
     figures = columns[:5]
-    totals = {}
+    totals: Totals = {}
     for key in sorted(distinct, key=first.__getitem__):  # Pi's keys, in order of appearance
         rows = list(compress(rows_of, map(eq, records, repeat(key))))
         totals[key] = _summed(figures, columns[USAGE], rows, False)
     return totals
 
 
-def _summed(figures: list, records: list, rows: list[int], odd: bool) -> list:
+def _summed(figures: Columns, records: list[Any], rows: list[int], odd: bool) -> list[Any]:
     """The five figures of the entries at ``rows``, each added up in order from 0 as
     JavaScript's ``+=`` adds (``add_figures``); columns of plain doubles, or of small
     non-negative integers, in C."""
     if odd:
-        totals = [0, 0, 0, 0, 0]
+        totals: list[Any] = [0, 0, 0, 0, 0]
         for p in rows:
             record = records[p]
             if type(record) is UsageFigures:
@@ -176,7 +195,7 @@ def _summed(figures: list, records: list, rows: list[int], odd: bool) -> list:
     return [_column_total(pick(column)) for column in figures]
 
 
-def _column_total(values: tuple) -> object:
+def _column_total(values: tuple[Any, ...]) -> object:
     """``0 + v1 + v2 + ...`` in JavaScript for numbers ``values`` (doubles, integers).
 
     >>> _column_total((0.1, 0.2)), _column_total((1, 2)), _column_total((2**53, 1, 1))
@@ -189,15 +208,20 @@ def _column_total(values: tuple) -> object:
         total = sum(values)
         if total <= _SAFE and min(values) >= 0:  # every partial sum exact, as a double
             return total
-    totals = [0]
+    totals: list[Any] = [0]
     for value in values:
         add_figures(totals, (value,))
     return totals[0]
 
 
 def _tally(
-    session, positions, with_days: bool, fallback_time: str = "", identities=None, zone=None
-) -> tuple[dict, dict]:
+    session: SessionLike,
+    positions: Sequence[int] | None,
+    with_days: bool,
+    fallback_time: str = "",
+    identities: FileEntries | None = None,
+    zone: tzinfo | None = None,
+) -> tuple[Totals, DayTotals]:
     """``tally`` of a loaded session's counted columns (days in ``zone``); ``identities``
     (a ``forks.FileEntries``) gets each counted entry's position and ``forks.identity``.
     Raises ``UsageError`` (naming the file and line) where Pi throws."""
@@ -212,7 +236,9 @@ def _tally(
     return found
 
 
-def _identify(session, columns: list, positions, identities) -> None:
+def _identify(
+    session: SessionLike, columns: Columns, positions: Sequence[int] | None, identities: FileEntries
+) -> None:
     """Each counted entry's position and identity (id, timestamp, key, figures), in order."""
     records, stamps, ids = columns[USAGE], columns[TIMESTAMP], session.index.ids
     every = range(len(records)) if positions is None else positions
@@ -228,7 +254,9 @@ def _identify(session, columns: list, positions, identities) -> None:
         identities.digests.append(identity(ids[position], stamps[position], key, figures))
 
 
-def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> Breakdown:
+def session_breakdown(
+    session: SessionLike, branch: bool = False, leaf_id: object = None
+) -> Breakdown:
     """Pi's breakdown of a loaded session: every entry, or (``branch``) the path to the
     leaf (Pi's default leaf unless ``leaf_id``). Raises ``UsageError`` where Pi throws.
 
@@ -240,7 +268,7 @@ def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> 
     return breakdown_from_totals(_tally(session, positions, False)[0])
 
 
-def _branch(session, leaf_id: object = None) -> list[int]:
+def _branch(session: SessionLike, leaf_id: object = None) -> list[int]:
     """The entries Pi's ``/session`` counts for the branch: ``getBranch()``, the path to
     the leaf; after loading, the last entry's path, or none when its id is falsy
     (``getBranch`` looks a leaf id up only when it is truthy).
@@ -262,7 +290,7 @@ def _branch(session, leaf_id: object = None) -> list[int]:
 # --- a sessions folder ------------------------------------------------------------------
 
 
-def local_day(timestamp: object, cache: dict, zone=None) -> str:
+def local_day(timestamp: object, cache: dict[str, str], zone: tzinfo | None = None) -> str:
     """The calendar day (``YYYY-MM-DD``) of an ISO timestamp in ``zone`` (a ``tzinfo``;
     None: this machine's zone); ``"unknown"`` when it is none.
 
@@ -300,7 +328,7 @@ class SessionUsage:
     cwd: str = ""
     started: str = ""
     breakdown: Breakdown = field(default_factory=Breakdown)
-    days: dict = field(default_factory=dict)  # (day, key) -> five figures
+    days: DayTotals = field(default_factory=dict)  # (day, key) -> five figures
     problem: str | None = None
     entries: FileEntries | None = None  # with ``identify``: what forks.left_out compares
     left_out: int = 0  # entries not counted here: an earlier file holds them (forks.py)
@@ -311,7 +339,7 @@ def session_usage(
     branch: bool = False,
     identify: bool = False,
     leave_out: Iterable[int] = (),
-    zone=None,
+    zone: tzinfo | None = None,
 ) -> SessionUsage:
     """Read one session file for ``scan_folder``: never raises for a bad file (its
     ``problem`` says file, line and reason). ``identify`` keeps each counted entry's
@@ -376,7 +404,7 @@ class FolderRow:
     cost: Any
     models: Breakdown
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "group": self.group,
             "sessions": self.sessions,
@@ -406,7 +434,7 @@ class FolderUsage:
     zone: str = ""  # the time zone of the days (an IANA name)
     dated: bool = False  # --since or --until kept some days only
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """One plain dict per group (the models' breakdown left out), for a data frame.
 
         >>> from pisession.samples import sample_path
@@ -416,7 +444,7 @@ class FolderUsage:
         """
         return [{k: v for k, v in r.to_dict().items() if k != "models"} for r in self.rows]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "by": self.by,
             "counts": "the default leaf's path" if self.branch else "every entry",
@@ -436,7 +464,7 @@ def _project(usage: SessionUsage) -> str:
     return usage.cwd or Path(usage.path).parent.name
 
 
-def _cells(usage: SessionUsage, by: str) -> Iterator[tuple[str, str, list]]:
+def _cells(usage: SessionUsage, by: str) -> Iterator[tuple[str, str, list[Any]]]:
     """(group, key, figures) of one session: Pi's own rows where the group is the
     session, its project or the key; the day cells otherwise."""
     if by in ("day", "week", "month"):
@@ -455,9 +483,11 @@ def _cells(usage: SessionUsage, by: str) -> Iterator[tuple[str, str, list]]:
 
 
 class _Group:
-    def __init__(self):
-        self.keys: dict[str, list] = {}
-        self.sessions: set = set()
+    """One group's per-key sums, and the sessions in it."""
+
+    def __init__(self) -> None:
+        self.keys: Totals = {}
+        self.sessions: set[str] = set()
 
 
 def summarize(
@@ -525,8 +555,12 @@ def worker_count(workers: int | None, files: int) -> int:
 
 
 def map_sessions(
-    function: Callable, paths: list, workers: int | None = None, progress=None, chunksize=4
-) -> Iterator:
+    function: Callable[[Any], T],
+    paths: Sequence[Any],
+    workers: int | None = None,
+    progress: Progress | None = None,
+    chunksize: int = 4,
+) -> Iterator[T]:
     """``function(path)`` for every path, in order, spread over forked worker processes
     (``worker_count``), ``chunksize`` paths handed to a worker at a time;
     ``progress(done, total)`` after each."""
@@ -548,15 +582,15 @@ def map_sessions(
 
 
 def scan_folder(
-    paths: Iterable,
+    paths: Iterable[str | os.PathLike[str]],
     by: str = "model",
     branch: bool = False,
     since: str | None = None,
     until: str | None = None,
     workers: int | None = None,
-    progress=None,
+    progress: Progress | None = None,
     per_file: bool = False,
-    zone=None,
+    zone: tzinfo | None = None,
 ) -> FolderUsage:
     """Pi's usage breakdown over session files, grouped ``by`` one of ``GROUPS``;
     ``since``/``until`` (``YYYY-MM-DD``, both included) keep the usage of those days in
@@ -605,13 +639,13 @@ def scan_folder(
     return out
 
 
-def _recount(job: tuple, branch: bool, zone) -> SessionUsage:
+def _recount(job: tuple[str, list[int]], branch: bool, zone: tzinfo | None) -> SessionUsage:
     """A file read again without the entries an earlier file holds (``scan_folder``)."""
     path, gone = job
     return session_usage(path, branch, False, gone, zone)
 
 
-def zone_name(zone=None) -> str:
+def zone_name(zone: tzinfo | None = None) -> str:
     """The IANA name of ``zone`` (a ``ZoneInfo``), or of this machine's zone when None
     (``$TZ``, else where ``/etc/localtime`` points; its abbreviation when neither says).
 
@@ -633,7 +667,7 @@ def zone_name(zone=None) -> str:
     return datetime.now().astimezone().tzname() or "local"
 
 
-def file_header(path) -> FileHeader | None:
+def file_header(path: str | os.PathLike[str]) -> FileHeader | None:
     """What ``forks.py`` reads of a session file's header (its first line only); None
     when the first line is not a session header.
 
@@ -668,7 +702,7 @@ def _between(usage: SessionUsage, since: str | None, until: str | None) -> Sessi
         for (day, key), f in usage.days.items()
         if (not since or day >= since) and (not until or day <= until) and day != "unknown"
     }
-    totals: dict[str, list] = {}
+    totals: Totals = {}
     for (_, key), figures in days.items():
         add_figures(totals.setdefault(key, [0, 0, 0, 0, 0]), tuple(figures))
     return SessionUsage(
@@ -677,7 +711,7 @@ def _between(usage: SessionUsage, since: str | None, until: str | None) -> Sessi
     )  # fmt: skip
 
 
-def header_cwd(path) -> str:
+def header_cwd(path: str | os.PathLike[str]) -> str:
     """The ``cwd`` of a session file's header line ("" when it has none), read from its
     first line only.
 
@@ -689,7 +723,7 @@ def header_cwd(path) -> str:
     return cwd if isinstance(cwd, str) else ""
 
 
-def session_name(session) -> str | None:
+def session_name(session: SessionLike) -> str | None:
     """The session's name, or None where Pi's ``getSessionName`` would throw on it (the
     hits and the usage are still counted).
 
