@@ -23,19 +23,29 @@ processes, in batches of about equal size, the biggest first.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import PisessionError
 from ..headers import session_header
 from ..js.value import UNDEFINED, js_string
 from ..js.value import field as js_field
-from .usage import map_sessions, session_name, worker_count
+from .usage import Progress, map_sessions, session_name, worker_count
+
+if TYPE_CHECKING:
+    from ..engine.reader import ParsedLines
+    from ..views.protocol import SessionLike
+
+    pass
+
+#: What a file's bytes are searched in: the bytes, or a memory map of a big file.
+Searched = bytes | mmap.mmap
 
 #: Characters of context on each side of a match in an excerpt.
 AROUND = 30
@@ -59,7 +69,7 @@ class Pattern:
     word: bool = False
 
     @property
-    def compiled(self) -> re.Pattern:
+    def compiled(self) -> re.Pattern[str]:
         """The pattern as a ``re`` pattern on text."""
         source = self.text if self.regex else re.escape(self.text)
         if self.word:
@@ -82,7 +92,7 @@ def _written(text: str) -> bytes:
     return json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
 
 
-def hiding_escapes(chars: Iterable[str]) -> re.Pattern:
+def hiding_escapes(chars: Iterable[str]) -> re.Pattern[bytes]:
     """The JSON escapes through which a string can hold one of ``chars`` without its bytes
     showing it as ``JSON.stringify`` writes it: ``\\uXXXX`` of the character (hex digits
     in either case; a character beyond U+FFFF by the high half of its surrogate pair),
@@ -117,10 +127,10 @@ class ByteFilter:
 
     literal: bytes | None  # the text every match holds, as JSON writes it (case kept)
     folded: bytes | None  # ignoring case: that text in ASCII forms, small letters
-    others: tuple[re.Pattern, ...]  # ignoring case: its characters' forms beyond ASCII
-    escapes: re.Pattern
+    others: tuple[re.Pattern[bytes], ...]  # ignoring case: its characters' forms beyond ASCII
+    escapes: re.Pattern[bytes]
 
-    def offsets(self, data) -> list[int]:
+    def offsets(self, data: Searched) -> list[int]:
         """The offset of the first such place on each line of ``data`` that holds one
         (a few more where several kinds of place share a line), in order: as many as
         there are lines, however many places each line holds."""
@@ -138,7 +148,7 @@ class ByteFilter:
 _FOLD_STEP = 1 << 24
 
 
-def _found_folded(data, needle: bytes) -> Iterator[int]:
+def _found_folded(data: Searched, needle: bytes) -> Iterator[int]:
     r"""``_found`` (the first offset on each line) of ``needle`` (small letters) in
     ``data`` with its ASCII letters made small, a stretch of ``_FOLD_STEP`` bytes at a
     time (the next stretch's start added so that a needle across the border is found once).
@@ -153,7 +163,7 @@ def _found_folded(data, needle: bytes) -> Iterator[int]:
                 yield start + at
 
 
-def _found(data, needle: bytes) -> Iterator[int]:
+def _found(data: Searched, needle: bytes) -> Iterator[int]:
     r"""The first offset of ``needle`` on each line of ``data`` that holds it (the rest of
     a line is not looked at: a line with a million matches costs one offset).
 
@@ -169,7 +179,7 @@ def _found(data, needle: bytes) -> Iterator[int]:
         at = data.find(needle, end + 1)
 
 
-def _searched(data, pattern: re.Pattern) -> list[int]:
+def _searched(data: Searched, pattern: re.Pattern[bytes]) -> list[int]:
     """``_found`` for a regular expression over bytes."""
     found = []
     match = pattern.search(data)
@@ -205,16 +215,16 @@ def required_text(text: str, regex: bool, ignore_case: bool) -> tuple[str, bool]
     return (best, bool(parsed.state.flags & re.IGNORECASE)) if best else None
 
 
-def _sre_parser():
+def _sre_parser() -> Any:
     """The parser ``re`` compiles with (``re._parser``; ``sre_parse`` before 3.11)."""
     try:
-        from re import _parser
+        from re import _parser  # type: ignore[attr-defined]
     except ImportError:  # Python 3.10
         import sre_parse as _parser
     return _parser
 
 
-def _top_level(parsed, subpattern) -> Iterator[tuple]:
+def _top_level(parsed: Any, subpattern: object) -> Iterator[tuple[Any, Any]]:
     """The items every match goes through in order, groups without flags of their own
     opened."""
     for op, argument in parsed:
@@ -249,8 +259,8 @@ def _folded_forms(text: str) -> tuple[bytes | None, tuple[bytes, ...]]:
     >>> _folded_forms("\u00fc")
     (None, (b'\\xc3\\x9c', b'\\xc3\\xbc'))
     """
-    ascii_forms: list = []
-    others: set = set()
+    ascii_forms: list[set[str]] = []
+    others: set[bytes] = set()
     for char in text:
         forms = same_ignoring_case(char)
         ascii_forms.append({c.lower() for c in forms if c.isascii()})
@@ -262,7 +272,7 @@ def _folded_forms(text: str) -> tuple[bytes | None, tuple[bytes, ...]]:
     return folded, tuple(sorted(others))
 
 
-def _by_first_byte(needles: tuple[bytes, ...]) -> tuple[re.Pattern, ...]:
+def _by_first_byte(needles: tuple[bytes, ...]) -> tuple[re.Pattern[bytes], ...]:
     """One pattern for the needles of each first byte (``re`` looks for a common start
     fast, and for alternatives with different starts slowly).
 
@@ -423,7 +433,7 @@ class Hit:
     before: tuple[Neighbour, ...] = ()
     after: tuple[Neighbour, ...] = ()
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The hit as plain JSON values (ids and types as ``String()`` when odd)."""
         out = asdict(self)
         for item in (out, *out["before"], *out["after"]):
@@ -433,10 +443,10 @@ class Hit:
         return out
 
 
-class Hits(list):
+class Hits(list["Hit"]):
     """The hits of a search, in folder order; ``to_records()`` for a data frame."""
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """One plain dict per hit (``pandas.DataFrame(hits.to_records())``): ``to_dict``
         without the entries around it (``before``, ``after``).
 
@@ -468,7 +478,12 @@ def _role(entry: object) -> object:
     return None if role is UNDEFINED else role
 
 
-def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around = Around()) -> Hits:
+def search_file(
+    path: str | os.PathLike[str],
+    pattern: Pattern,
+    prefilter: bool = True,
+    around: Around = Around(),
+) -> Hits:
     """Every entry of one session file whose searched text matches ``pattern``, with its
     fate at the default leaf. Raises ``PisessionError`` (or ``OSError``) for a file that
     cannot be read as a session.
@@ -490,7 +505,8 @@ def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around =
     from ..session import Session
 
     byte_filter = pattern.byte_filter() if prefilter else None
-    offsets, source = None, path
+    offsets: list[int] | None = None
+    source: str | os.PathLike[str] | bytes = path
     if byte_filter is not None:
         data, offsets = _places(path, byte_filter)
         if offsets == []:
@@ -508,7 +524,9 @@ def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around =
     return _hits_in(session, str(path), pattern, positions, around)
 
 
-def _places(path, byte_filter: ByteFilter) -> tuple[bytes | None, list[int] | None]:
+def _places(
+    path: str | os.PathLike[str], byte_filter: ByteFilter
+) -> tuple[bytes | None, list[int] | None]:
     """The file's bytes, when it was read whole (up to ``reader.CHUNK``; a bigger one is
     looked at through ``mmap``, not copied), and ``byte_filter.offsets`` in it: ``[]``
     only when there are none and the file starts with a session header Pi takes (a file
@@ -533,7 +551,7 @@ def _places(path, byte_filter: ByteFilter) -> tuple[bytes | None, list[int] | No
         return None, _offsets_or_header(view, byte_filter)
 
 
-def _offsets_or_header(data, byte_filter: ByteFilter) -> list[int] | None:
+def _offsets_or_header(data: Searched, byte_filter: ByteFilter) -> list[int] | None:
     """``byte_filter.offsets`` of ``data`` (bytes or a memory map); with none, ``[]``
     when the first line is a session header Pi takes, else None (read it in full)."""
     offsets = byte_filter.offsets(data)
@@ -543,13 +561,13 @@ def _offsets_or_header(data, byte_filter: ByteFilter) -> list[int] | None:
     return [] if _plain_header(data[: end if end != -1 else len(data)]) else None
 
 
-def _positions_at(session, parsed, offsets: list[int]) -> list[int]:
+def _positions_at(session: SessionLike, parsed: ParsedLines, offsets: list[int]) -> list[int]:
     """The positions of the entries whose lines hold these file offsets (sorted).
     ``parsed``: the file's rows as read (``reader.read_source``), header included."""
     from bisect import bisect_right
 
     starts, ends, numbers = parsed.starts, parsed.ends, parsed.lines
-    lines = set()
+    lines: set[int] = set()
     for offset in offsets:
         row = bisect_right(starts, offset) - 1
         if row >= 0 and offset < ends[row]:
@@ -559,10 +577,16 @@ def _positions_at(session, parsed, offsets: list[int]) -> list[int]:
     return [p for p in positions if p >= 0 and entry_lines[p] in lines]
 
 
-def _hits_in(session, path: str, pattern: Pattern, positions, around: Around = Around()) -> Hits:
+def _hits_in(
+    session: SessionLike,
+    path: str,
+    pattern: Pattern,
+    positions: Iterable[int],
+    around: Around = Around(),
+) -> Hits:
     compiled = pattern.compiled
     positions = list(positions)
-    found = []
+    found: list[tuple[int, object, tuple[str, str, int, int], int]] = []
     for position, entry in zip(positions, session.entries_at(positions)):
         first, count = None, 0
         for what, text in searched_texts(entry):
@@ -613,7 +637,7 @@ def _hits_in(session, path: str, pattern: Pattern, positions, around: Around = A
 class _Near:
     """The entries along a session's paths around a position (``Around``)."""
 
-    def __init__(self, session):
+    def __init__(self, session: SessionLike) -> None:
         self.session = session
         parents = session.index.parents
         self.parents = parents
@@ -625,7 +649,9 @@ class _Near:
         path = session.path_positions() if leaf is not None else []
         self.towards_leaf = dict(pairwise(path))
 
-    def of(self, position: int, around: Around) -> tuple[tuple, tuple]:
+    def of(
+        self, position: int, around: Around
+    ) -> tuple[tuple[Neighbour, ...], tuple[Neighbour, ...]]:
         before: list[int] = []
         at = position
         while len(before) < around.before and self.parents[at] >= 0:
@@ -676,7 +702,7 @@ class FileHits:
     problem: str | None = None
 
 
-def search_one(args: tuple) -> FileHits:
+def search_one(args: tuple[Any, ...]) -> FileHits:
     """``search_file`` for ``search_folder``'s workers: never raises for a bad file."""
     path, pattern, around = args if len(args) == 3 else (*args, Around())
     try:
@@ -689,7 +715,7 @@ def search_one(args: tuple) -> FileHits:
         return FileHits(path, Hits(), f"{path}: cannot be read ({type(exc).__name__})")
 
 
-def _search_batch(args: tuple) -> list[FileHits]:
+def _search_batch(args: tuple[list[str], Pattern, Around]) -> list[FileHits]:
     paths, pattern, around = args
     return [search_one((path, pattern, around)) for path in paths]
 
@@ -705,7 +731,7 @@ def batches(paths: list[str], parts: int) -> list[list[str]]:
     >>> [[pathlib.Path(p).name for p in b] for b in batches(sorted(map(str, d.iterdir())), 3)]
     [['a'], ['c', 'b'], ['d']]
     """
-    sizes = {}
+    sizes: dict[str, int] = {}
     for path in paths:
         try:
             sizes[path] = os.stat(path).st_size
@@ -731,17 +757,17 @@ class FolderHits:
     files: int
     skipped: list[str]
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """``Hits.to_records`` of every hit."""
         return self.hits.to_records()
 
 
 def search_folder(
-    paths: Iterable,
+    paths: Iterable[str | os.PathLike[str]],
     pattern: Pattern,
     reached: bool | None = None,
-    workers=None,
-    progress=None,
+    workers: int | None = None,
+    progress: Progress | None = None,
     around: Around = Around(),
     by_time: bool = False,
 ) -> FolderHits:
@@ -778,7 +804,7 @@ def search_folder(
     return FolderHits(hits, len(files) - len(skipped), skipped)
 
 
-def _time_key(hit: Hit) -> tuple:
+def _time_key(hit: Hit) -> tuple[bool, float]:
     """Hits by their entry's time (``new Date(timestamp)``), those without one last.
 
     >>> h = Hit("f", "s", None, 1, "a", "message", "user", "text", "", 0, 0, 1, "sent",
