@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from .errors import SessionFormatError
 from .headers import session_header
@@ -90,7 +91,7 @@ def header_id(path: Path) -> str | None:
     '0b5e55ed-7011-4a2c-9d2e-70a15e55104e'
     """
     header = session_header(path)
-    return None if header is None else header["id"]
+    return None if header is None else cast(str, header["id"])  # (a string: a header)
 
 
 def stored_sessions(roots: list[Path]) -> list[Stored]:

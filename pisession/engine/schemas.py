@@ -29,13 +29,22 @@ b'1.5'
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..js.json import js_float
 from ..js.value import UNDEFINED
+
+if TYPE_CHECKING:  # what a field holds; msgspec reads the types below (absent: UNDEFINED)
+    from ..js.value import _Undefined
+
+    Number = int | float | _Undefined
+    Absent = _Undefined
+else:
+    Number = int | float
+    Absent = None.__class__  # (never decoded: only absent fields hold UNDEFINED)
 
 # --- what the rule reads: every line -----------------------------------------------------
 
@@ -52,7 +61,7 @@ class CoreLine(msgspec.Struct, gc=False):
     type: Any = UNDEFINED
     id: Any = UNDEFINED
     parentId: Any = UNDEFINED
-    message: CoreMessage | None = UNDEFINED  # type: ignore[assignment]
+    message: CoreMessage | Absent | None = UNDEFINED
 
 
 # --- what the totals read: the core and the usage -----------------------------------------
@@ -69,25 +78,25 @@ class Block(msgspec.Struct, gc=False):
 class Cost(msgspec.Struct, gc=False):
     """A usage's ``cost``: its total."""
 
-    total: int | float = UNDEFINED  # type: ignore[assignment]
+    total: Number = UNDEFINED
 
 
 class Usage(msgspec.Struct, gc=False):
     """A ``usage`` object: the four token counts and the cost."""
 
-    input: int | float = UNDEFINED  # type: ignore[assignment]
-    output: int | float = UNDEFINED  # type: ignore[assignment]
-    cacheRead: int | float = UNDEFINED  # type: ignore[assignment]
-    cacheWrite: int | float = UNDEFINED  # type: ignore[assignment]
-    cost: Cost | None = UNDEFINED  # type: ignore[assignment]
+    input: Number = UNDEFINED
+    output: Number = UNDEFINED
+    cacheRead: Number = UNDEFINED
+    cacheWrite: Number = UNDEFINED
+    cost: Cost | Absent | None = UNDEFINED
 
 
 class CountedMessage(CoreMessage, gc=False):
     """A line's ``message`` as the totals read it: the role, the usage, the content's
     block types, and the provider and models Pi's breakdown keys it by."""
 
-    usage: Usage | None = UNDEFINED  # type: ignore[assignment]
-    content: list[Block] | str | None = UNDEFINED  # type: ignore[assignment]
+    usage: Usage | Absent | None = UNDEFINED
+    content: list[Block] | str | Absent | None = UNDEFINED
     provider: Any = UNDEFINED
     model: Any = UNDEFINED
     responseModel: Any = UNDEFINED
@@ -98,8 +107,8 @@ class CountedLine(CoreLine, gc=False):
     columns hold them), the usage and tool-call blocks, and what Pi's usage breakdown
     reads (provider, model, timestamp); absent ones are ``UNDEFINED``."""
 
-    message: CountedMessage | None = UNDEFINED  # type: ignore[assignment]
-    usage: Usage | None = UNDEFINED  # type: ignore[assignment]
+    message: CountedMessage | Absent | None = UNDEFINED
+    usage: Usage | Absent | None = UNDEFINED
     provider: Any = UNDEFINED
     model: Any = UNDEFINED
     timestamp: Any = UNDEFINED
