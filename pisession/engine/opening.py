@@ -329,7 +329,9 @@ def opened(
     return Opened(header, lines, _indexed(rows, decoding, source), diagnostics, None, decoding)
 
 
-def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: str) -> dict:
+def _header(
+    store: LineStore, parsed: ParsedLines, diagnostics: list[Diagnostic], source: str
+) -> dict[str, object]:
     """The header row's value, or a ``SessionFormatError`` saying why there is none."""
     if not len(parsed):
         raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
@@ -352,7 +354,7 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
         raise SessionFormatError(
             source, parsed.lines[0], 'the session header has no string "id"; Pi rejects the file'
         )
-    header = cast(dict, header)  # (an object of type "session": header_fault says so)
+    header = cast("dict[str, object]", header)  # (type "session": header_fault says so)
     newer = newer_version(header, parsed.lines[0])
     if newer:
         diagnostics.append(newer)
