@@ -118,8 +118,10 @@ class CountedLine(CoreLine, gc=False):
 
 
 class WrittenLine(msgspec.Struct, gc=False):
-    """A message entry's line as the context writer reads it: its whole ``message``
-    (absent reads as null here, the writer's rule since it was written)."""
+    """A message entry's line as the context writer reads it: its whole ``message``.
+    Unlike the views above, an absent field reads as None here, as the writer has always
+    read it (a message entry without a message object never gets this far: Pi throws on
+    it, and so does the rule)."""
 
     type: object = None
     message: object = None
