@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cmp_to_key
 from pathlib import Path
+from typing import IO, Any, cast
 
 from .js import path as nodepath
 from .js.collate import locale_compare
@@ -270,7 +271,7 @@ def _date_ms(ms: float) -> float:
     return time_clip(ms)
 
 
-def message_text(message: dict) -> str:
+def message_text(message: dict[str, Any]) -> str:
     """Pi's ``extractTextContent``: a string content as it is, else the ``text`` of every
     text block, joined with spaces as JavaScript joins values (null: ``""``, an object:
     ``[object Object]``, an array: ``1,2``). Raises ``NotListed`` where Pi throws (a
@@ -348,7 +349,7 @@ class _Activity:
             self.first_message = text
 
 
-def _pi_lines(handle) -> Iterator[bytes]:
+def _pi_lines(handle: Iterable[bytes]) -> Iterator[bytes]:
     """The lines Node's ``readline`` gives for a file (``crlfDelay: Infinity``): split at
     ``\n``, ``\r\n`` and a lone ``\r``."""
     for raw in handle:
@@ -359,7 +360,7 @@ def _pi_lines(handle) -> Iterator[bytes]:
             yield raw
 
 
-def _line_values(handle) -> Iterator[object]:
+def _line_values(handle: Iterable[bytes]) -> Iterator[object]:
     """The values of a file's lines that ``JSON.parse`` accepts and that are truthy (Pi's
     ``parseSessionEntryLine``: a ``{}`` or ``[]`` line is a value, ``0`` or ``null`` is
     not)."""
@@ -376,7 +377,7 @@ def _line_values(handle) -> Iterator[object]:
             yield value
 
 
-def session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> SessionInfo | None:
+def session_info(path: str | os.PathLike[str], mtime_ms: float | None = None) -> SessionInfo | None:
     """``read_session_info`` with a file that cannot be read left out too (None), as Pi's
     session list leaves it out.
 
@@ -389,7 +390,9 @@ def session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> Sess
         return None
 
 
-def read_session_info(path: str | os.PathLike, mtime_ms: float | None = None) -> SessionInfo | None:
+def read_session_info(
+    path: str | os.PathLike[str], mtime_ms: float | None = None
+) -> SessionInfo | None:
     """Summarise one file as Pi's session list does (its ``buildSessionInfo``); None where
     Pi leaves the file out: no session header first, or an entry on which Pi throws;
     ``OSError`` where the file cannot be read. ``mtime_ms``: the file's modification
@@ -443,7 +446,7 @@ def read_session_info(path: str | os.PathLike, mtime_ms: float | None = None) ->
     )
 
 
-def iter_session_files(root: str | os.PathLike) -> Iterator[Path]:
+def iter_session_files(root: str | os.PathLike[str]) -> Iterator[Path]:
     """``*.jsonl`` files in ``root`` and in its per-cwd subfolders (one level down)."""
     root = Path(root)
     if not root.is_dir():
@@ -473,7 +476,7 @@ def _newest_file_first(a: tuple[Path, float], b: tuple[Path, float]) -> float:
     return newer if newer == newer and newer != 0 else locale_compare(b[0].name, a[0].name)
 
 
-def listed_files(root: str | os.PathLike) -> list[tuple[Path, float | None]]:
+def listed_files(root: str | os.PathLike[str]) -> list[tuple[Path, float | None]]:
     """The files Pi's session list reads under ``root``, in its order, each with its
     modification time in ms (None: known only when read).
 
@@ -507,7 +510,7 @@ def listed_files(root: str | os.PathLike) -> list[tuple[Path, float | None]]:
     return [(path, None if mtime == float("-inf") else mtime) for path, mtime in newest]
 
 
-def _session_folders(root: Path) -> list:
+def _session_folders(root: Path) -> list[os.DirEntry[str]]:
     """The folders in ``root`` that hold ``.jsonl`` files: where there are any, ``root``
     is a sessions root (one folder per project); a folder beside session files that holds
     none (``__pycache__``, an empty project folder) does not make it one.
@@ -534,7 +537,7 @@ def _has_folders(root: Path) -> bool:
 
 
 def list_sessions(
-    root: str | os.PathLike | None = None,
+    root: str | os.PathLike[str] | None = None,
     agent: str = "pi",
     env: Mapping[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -596,7 +599,7 @@ def temp_name_prefix(path: Path) -> str:
     return f".{path.name}{TEMP_MARK}"
 
 
-def stale_temp_files(path: str | os.PathLike) -> list[Path]:
+def stale_temp_files(path: str | os.PathLike[str]) -> list[Path]:
     """Temp files left next to ``path`` by writes that were killed (their process is
     gone): ``.NAME.pisession-PID-XXXX.tmp``. A live writer's temp file is not stale.
 
@@ -636,7 +639,7 @@ def _process_alive(pid: int) -> bool:
 
 
 def atomic_write(
-    path: str | os.PathLike, data: bytes | Iterable[bytes], overwrite: bool = False
+    path: str | os.PathLike[str], data: bytes | Iterable[bytes], overwrite: bool = False
 ) -> Path:
     """Write ``data`` (bytes, or pieces of them, written as they come) to ``path``
     through a temp file in the same folder, fsync, rename.
@@ -692,7 +695,7 @@ def atomic_write(
     return path
 
 
-def _write_all(out, data: bytes | Iterable[bytes]) -> None:
+def _write_all(out: IO[bytes], data: bytes | Iterable[bytes]) -> None:
     for piece in [data] if isinstance(data, (bytes, bytearray, memoryview)) else data:
         out.write(piece)
 
@@ -764,7 +767,7 @@ def _remove(temp: str | None) -> None:
             os.unlink(temp)
 
 
-def to_jsonable(info: SessionInfo) -> dict:
+def to_jsonable(info: SessionInfo) -> dict[str, Any]:
     """A ``SessionInfo`` as plain JSON-ready values (for ``pisession ls --json``), its
     keys in camelCase as Pi writes its own JSON.
 
@@ -776,7 +779,7 @@ def to_jsonable(info: SessionInfo) -> dict:
     out["path"] = str(info.path)
     for key in ("created", "modified"):
         out[key] = out[key].isoformat().replace("+00:00", "Z") if out[key] else None
-    return json.loads(json.dumps(out, default=str))
+    return cast("dict[str, Any]", json.loads(json.dumps(out, default=str)))
 
 
 def _camel(name: str) -> str:

@@ -17,9 +17,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from .errors import SessionFormatError
-from .js.json import LineDecodeError, loads
+from .headers import session_header
 
 #: A UUID of version 7: its first 12 hex digits are its creation time in milliseconds.
 UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\Z", re.I)
@@ -89,19 +90,8 @@ def header_id(path: Path) -> str | None:
     >>> header_id(sample_path("tour"))
     '0b5e55ed-7011-4a2c-9d2e-70a15e55104e'
     """
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-    except OSError:
-        return None
-    try:
-        header = loads(first.rstrip(b"\r\n")) if first.strip() else None
-    except LineDecodeError:
-        return None
-    if isinstance(header, dict) and header.get("type") == "session":
-        value = header.get("id")
-        return value if isinstance(value, str) else None
-    return None
+    header = session_header(path)
+    return None if header is None else cast(str, header["id"])  # (a string: a header)
 
 
 def stored_sessions(roots: list[Path]) -> list[Stored]:

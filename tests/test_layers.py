@@ -37,6 +37,7 @@ LAYERS = {
         "pisession.tree",
         "pisession.files",
         "pisession.locate",
+        "pisession.headers",
         "pisession.samples",
     ),
     "engine": ("pisession.engine",),

@@ -17,7 +17,7 @@ from builders import compaction, entry, jsonl, msg
 
 import pisession
 from pisession.cli import main
-from pisession.folders import search
+from pisession.folders import prefilter
 from pisession.folders.search import (
     Pattern,
     required_text,
@@ -158,10 +158,10 @@ def test_workers_give_the_hits_in_the_order_of_the_files(tmp_path):
 
 @pytest.mark.parametrize("step", [1, 4, 5, 7, 1 << 24])
 def test_ignoring_case_finds_the_text_across_the_stretches_made_small(monkeypatch, step):
-    monkeypatch.setattr(search, "_FOLD_STEP", step)
+    monkeypatch.setattr(prefilter, "_FOLD_STEP", step)
     data = b"xINDEXindex InDeX\nINDEindex" * 3
     every = [m.start() for m in re.finditer(b"(?=index)", data.lower())]
-    found = list(search._found_folded(data, b"index"))
+    found = list(prefilter._found_folded(data, b"index"))
     # one place per line is enough (and keeps memory flat); each line with one is found
     assert found == sorted(found) and set(found) <= set(every)
     assert {data.count(b"\n", 0, at) for at in found} == {data.count(b"\n", 0, at) for at in every}

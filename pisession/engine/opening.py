@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ..errors import CycleError, SessionFormatError, UnknownLeafError
+from ..headers import NO_ID, NOT_SESSION, header_fault
 from ..js.value import UNDEFINED
 from ..js.value import field as js_field
 from ..migration import (
@@ -381,14 +382,17 @@ def opened(
     return Opened(header, lines, _indexed(rows, decoding, source), diagnostics, None, decoding)
 
 
-def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: str) -> dict:
+def _header(
+    store: LineStore, parsed: ParsedLines, diagnostics: list[Diagnostic], source: str
+) -> dict[str, object]:
     """The header row's value, or a ``SessionFormatError`` saying why there is none."""
     if not len(parsed):
         raise SessionFormatError(source, None, "no session header: the file holds no JSON object")
     from ..migration import foreign_header, newer_version
 
     header = Rows(parsed, store).decode(0)
-    if not isinstance(header, dict) or header.get("type") != "session":
+    fault = header_fault(header)
+    if fault == NOT_SESSION:
         known = foreign_header(header)
         if known:
             raise SessionFormatError(source, parsed.lines[0], known)
@@ -399,10 +403,11 @@ def _header(store: LineStore, parsed: ParsedLines, diagnostics: list, source: st
             'the first JSON object is not a session header (type "session"); '
             "Pi reads such a file as holding no entries" + skipped,
         )
-    if not isinstance(header.get("id"), str):
+    if fault == NO_ID:
         raise SessionFormatError(
             source, parsed.lines[0], 'the session header has no string "id"; Pi rejects the file'
         )
+    header = cast("dict[str, object]", header)  # (type "session": header_fault says so)
     newer = newer_version(header, parsed.lines[0])
     if newer:
         diagnostics.append(newer)

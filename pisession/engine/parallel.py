@@ -18,6 +18,10 @@ import os
 import pickle
 import threading
 from collections.abc import Callable
+from typing import Generic, TypeVar, cast
+
+#: What the function run in the child returns.
+T = TypeVar("T")
 
 #: Sessions with this many entries or more are worth a helper process for the drawing
 #: of their tree (``pisession tree``, ``export``).
@@ -35,10 +39,10 @@ def can_fork() -> bool:
     return (os.cpu_count() or 1) > 1 and threading.active_count() == 1
 
 
-class _Pending:
+class _Pending(Generic[T]):
     """A result being computed in a child process (or, failing that, here)."""
 
-    def __init__(self, function: Callable, args: tuple, fork: bool):
+    def __init__(self, function: Callable[..., T], args: tuple[object, ...], fork: bool):
         self._function, self._args = function, args
         self._pid: int | None = None
         self._read: int | None = None
@@ -66,20 +70,20 @@ class _Pending:
         os.close(write)
         self._pid, self._read = pid, read
 
-    def result(self):
+    def result(self) -> T:
         """The function's return value (from the child, or computed now)."""
         if self._pid is None:
             return self._function(*self._args)
-        with os.fdopen(self._read, "rb") as pipe:
+        with os.fdopen(cast(int, self._read), "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(self._pid, 0)
         self._pid = None
         if status != 0 or not data:
             return self._function(*self._args)
-        return pickle.loads(data)
+        return cast(T, pickle.loads(data))
 
 
-def in_child(function: Callable, *args, fork: bool = True) -> _Pending:
+def in_child(function: Callable[..., T], *args: object, fork: bool = True) -> _Pending[T]:
     """Start ``function(*args)`` in a forked child; ``.result()`` returns its value.
     ``fork=False`` (work too small to be worth a process) computes it when asked.
 

@@ -15,19 +15,24 @@ memory holds the columns, not the file.
 from __future__ import annotations
 
 import gc
+import io
 import os
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import is_not, itemgetter
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 import msgspec
 
 from ..errors import Diagnostic, SessionFormatError
 from ..js.json import LineDecodeError, dumps, line_bounds, loads
 from ..js.value import UNDEFINED, js_falsy
+from . import schemas
+
+#: Bytes a line is read from: a file's bytes, a buffer, or a view of either.
+Buffer = bytes | bytearray | memoryview
 
 #: Files up to this size are kept in memory; bigger ones are read in chunks of it.
 CHUNK = 64 * 1024 * 1024
@@ -38,23 +43,6 @@ _BLOCK = 512
 
 #: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
 _ASCII_BLANK = b" \t\r\n\x0b\x0c"
-
-
-class _CoreMessage(msgspec.Struct, gc=False):
-    role: Any = UNDEFINED
-
-
-class _Core(msgspec.Struct, gc=False):
-    """The fields of a line the rule reads; absent ones are ``UNDEFINED``."""
-
-    type: Any = UNDEFINED
-    id: Any = UNDEFINED
-    parentId: Any = UNDEFINED
-    message: _CoreMessage | None = UNDEFINED  # type: ignore[assignment]
-
-
-_core_decoder = msgspec.json.Decoder(_Core)
-_any_decoder = msgspec.json.Decoder()
 
 
 @dataclass
@@ -68,27 +56,27 @@ class ParsedLines:
     per figure (``stats.COLUMNS``).
     """
 
-    lines: array = field(default_factory=lambda: array("q"))
-    starts: array = field(default_factory=lambda: array("q"))
-    ends: array = field(default_factory=lambda: array("q"))
-    types: list = field(default_factory=list)
-    ids: list = field(default_factory=list)
-    parent_ids: list = field(default_factory=list)
-    roles: list = field(default_factory=list)
-    values: dict = field(default_factory=dict)
-    counted: list[list] | None = None
+    lines: array[int] = field(default_factory=lambda: array("q"))
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    ends: array[int] = field(default_factory=lambda: array("q"))
+    types: list[Any] = field(default_factory=list)
+    ids: list[Any] = field(default_factory=list)
+    parent_ids: list[Any] = field(default_factory=list)
+    roles: list[Any] = field(default_factory=list)
+    values: dict[int, Any] = field(default_factory=dict)
+    counted: list[list[Any]] | None = None
 
     def __len__(self) -> int:
         return len(self.types)
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         # sent from the helper process that parsed half a file: the id columns are
         # pickled as one text each, several times faster than as lists of strings
         state = dict(self.__dict__)
         state["ids"], state["parent_ids"] = _packed(self.ids), _packed(self.parent_ids)
         return state
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         state["ids"], state["parent_ids"] = _unpacked(state["ids"]), _unpacked(state["parent_ids"])
         self.__dict__.update(state)
 
@@ -119,7 +107,7 @@ class ParsedLines:
         values = {renumber[k]: v for k, v in self.values.items() if k in renumber}
         return ParsedLines(*columns[:7], values, columns[7:] or None)  # type: ignore[call-arg]
 
-    def _columns(self) -> list:
+    def _columns(self) -> list[Any]:
         """Every column (the ``counted`` ones last, when there are)."""
         return [
             self.lines,
@@ -133,7 +121,7 @@ class ParsedLines:
         ]
 
 
-def _packed(column: list) -> object:
+def _packed(column: list[Any]) -> object:
     """A column of strings (a few other values allowed) as one text joined by ``\\n``
     and the other values by row; the column itself when that cannot be undone.
 
@@ -173,7 +161,7 @@ def _unpacked(packed: list[object] | tuple[str, dict[int, object]]) -> list[obje
     return column
 
 
-def _pick(column, keep: list[int]):
+def _pick(column: Any, keep: list[int]) -> Any:
     """The items of a column at these rows, as the same kind of column."""
     picked = [column[k] for k in keep]
     return array(column.typecode, picked) if isinstance(column, array) else picked
@@ -185,7 +173,7 @@ def _no_message() -> object:
     return NO_MESSAGE
 
 
-def _bytes_at(data, offsets: list[int]) -> bytes:
+def _bytes_at(data: Buffer, offsets: list[int]) -> bytes:
     """The bytes at these offsets, as one bytes object.
 
     >>> _bytes_at(b"abc", [2, 0])
@@ -199,21 +187,24 @@ def _bytes_at(data, offsets: list[int]) -> bytes:
 class _Columns:
     """Appends rows to a ``ParsedLines`` (interning the few distinct types and roles).
 
-    ``counting``: read each line with ``stats.STATS_DECODER`` instead, which also reads
+    ``counting``: read each line with ``schemas.COUNTED`` instead, which also reads
     the usage figures, and fill the ``counted`` column as the rows come.
     """
 
-    def __init__(self, parsed: ParsedLines, diagnostics: list[Diagnostic], counting=False):
+    def __init__(
+        self, parsed: ParsedLines, diagnostics: list[Diagnostic], counting: bool = False
+    ) -> None:
         self.parsed = parsed
         self.diagnostics = diagnostics
         self.no_message = _no_message()
-        self.names: dict = {}
-        self.decoder: msgspec.json.Decoder[Any] = _core_decoder
-        self.counter = self.entry_counter = None
+        self.names: dict[Any, Any] = {}
+        self.decoder: msgspec.json.Decoder[Any] = schemas.CORE
+        self.counter: Callable[[Any], tuple[Any, ...]] | None = None
+        self.entry_counter: Callable[[object], tuple[Any, ...]] | None = None
         if counting:
-            from .stats import COLUMNS, STATS_DECODER, entry_contribution, line_contribution
+            from .stats import COLUMNS, entry_contribution, line_contribution
 
-            self.decoder, self.counter = STATS_DECODER, line_contribution
+            self.decoder, self.counter = schemas.COUNTED, line_contribution
             self.entry_counter = entry_contribution  # for lines read in full
             parsed.counted = [[] for _ in COLUMNS]
 
@@ -222,7 +213,9 @@ class _Columns:
             return self.names.setdefault(value, value)
         return value
 
-    def add_cores(self, numbers: range, starts: Iterable[int], ends: Iterable[int], cores):
+    def add_cores(
+        self, numbers: range, starts: Iterable[int], ends: Iterable[int], cores: Sequence[Any]
+    ) -> None:
         p = self.parsed
         p.lines.extend(numbers)
         p.starts.extend(starts)
@@ -234,10 +227,12 @@ class _Columns:
         roles = [gap if (m := c.message) is None or m is UNDEFINED else m.role for c in cores]
         p.roles.extend(self._names(roles))
         if self.counter is not None:
-            for column, figures in zip(cast(list, p.counted), zip(*map(self.counter, cores))):
+            for column, figures in zip(
+                cast("list[list[Any]]", p.counted), zip(*map(self.counter, cores))
+            ):
                 column.extend(figures)
 
-    def _names(self, values: list) -> list:
+    def _names(self, values: list[Any]) -> list[Any]:
         """The values with one string object per distinct name (in C when all hash)."""
         try:
             return list(map(self.names.setdefault, values, values))
@@ -259,10 +254,14 @@ class _Columns:
         p.parent_ids.append(field(value, "parentId"))
         p.roles.append(self._name(message_role(value)))
         if self.entry_counter is not None:
-            for column, figure in zip(cast(list, p.counted), self.entry_counter(value)):
+            for column, figure in zip(
+                cast("list[list[Any]]", p.counted), self.entry_counter(value)
+            ):
                 column.append(figure)
 
-    def add_line(self, view, number: int, start: int, end: int, offset: int, last: bool) -> None:
+    def add_line(
+        self, view: memoryview, number: int, start: int, end: int, offset: int, last: bool
+    ) -> None:
         """One line read on its own, as Pi reads it: a row, or a diagnostic. ``offset``
         is where ``view`` starts in the file; ``last``: the file's last line."""
         raw = view[start:end]
@@ -301,7 +300,14 @@ class _Columns:
 
 
 def _parse_window(
-    columns: _Columns, data, lo: int, hi: int, base: int, first_line: int, fast: bool, final: bool
+    columns: _Columns,
+    data: Buffer,
+    lo: int,
+    hi: int,
+    base: int,
+    first_line: int,
+    fast: bool,
+    final: bool,
 ) -> int:
     """Parse the whole lines of ``data[lo:hi]`` (``data[i]`` is byte ``i + base`` of the
     file, ``first_line`` the number of the first line, ``final``: the window ends the file
@@ -312,7 +318,7 @@ def _parse_window(
     inside a JSON value), so when the value count equals the line count every value is
     its line's. Any other block is read line by line.
     """
-    starts, ends = line_bounds(data, lo, hi)
+    starts, ends = line_bounds(cast(bytes, data), lo, hi)  # (any buffer)
     count = len(starts)
     view = memoryview(data)
     firsts = _bytes_at(data, starts)
@@ -344,7 +350,7 @@ def _parse_window(
     return count
 
 
-def _malformed(raw, last: bool, error: Exception) -> str:
+def _malformed(raw: Buffer, last: bool, error: Exception) -> str:
     """The reason for a skipped malformed line, naming the usual culprits."""
     reason = str(error)
     if bytes(raw[:3]) == b"\xef\xbb\xbf":
@@ -374,7 +380,7 @@ def parse_lines(
 
 
 def parse_file(
-    handle, size: int, chunk: int = CHUNK, counting: bool = False
+    handle: io.BufferedIOBase, size: int, chunk: int = CHUNK, counting: bool = False
 ) -> tuple[ParsedLines, list[Diagnostic]]:
     """``parse_lines`` over the first ``size`` bytes of an open binary file, read
     ``chunk`` bytes at a time into one buffer: memory holds the buffer and the columns,
@@ -383,7 +389,9 @@ def parse_file(
     return parsed, diagnostics
 
 
-def _parse_range(handle, begin: int, size: int, chunk: int = CHUNK, counting: bool = False):
+def _parse_range(
+    handle: io.BufferedIOBase, begin: int, size: int, chunk: int = CHUNK, counting: bool = False
+) -> tuple[ParsedLines, list[Diagnostic], int]:
     """``parse_file`` of bytes ``begin`` (the start of a line) to ``size``, numbering
     lines from 1 there; also returns how many lines it read."""
     parsed, diagnostics = ParsedLines(), cast(list[Diagnostic], [])
@@ -412,7 +420,9 @@ def _parse_range(handle, begin: int, size: int, chunk: int = CHUNK, counting: bo
     return parsed, diagnostics, line - 1
 
 
-def _parse_part(path: str, begin: int, end: int, counting: bool):
+def _parse_part(
+    path: str, begin: int, end: int, counting: bool
+) -> tuple[ParsedLines, list[Diagnostic], int]:
     with open(path, "rb") as handle:
         return _parse_range(handle, begin, end, CHUNK, counting)
 
@@ -437,7 +447,13 @@ def parse_halves(
     return _joined(first, diagnostics, rest, rest_diagnostics, lines_before)
 
 
-def _joined(first, diagnostics, rest, rest_diagnostics, shift: int):
+def _joined(
+    first: ParsedLines,
+    diagnostics: list[Diagnostic],
+    rest: ParsedLines,
+    rest_diagnostics: list[Diagnostic],
+    shift: int,
+) -> tuple[ParsedLines, list[Diagnostic]]:
     """The two halves' rows as one ``ParsedLines`` (the second half's line numbers and
     rows shifted after the first's ``shift`` lines)."""
     first.lines.extend(n + shift for n in rest.lines)
@@ -454,11 +470,11 @@ def _joined(first, diagnostics, rest, rest_diagnostics, shift: int):
 class paused_gc:
     """Pause the collector: the columns are many small objects with no cycles."""
 
-    def __enter__(self):
+    def __enter__(self) -> None:
         self.was = gc.isenabled()
         gc.disable()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self.was:
             gc.enable()
 
@@ -515,7 +531,7 @@ class LineStore:
         self._fd: int | None = None
         self._window: tuple[int, bytes] = (0, b"")  # the last bytes read, where they start
 
-    def __del__(self):
+    def __del__(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
 
@@ -532,7 +548,7 @@ class LineStore:
             if want - start < WINDOW:
                 self._window = (at, held)
         got = memoryview(held)[start - at : want - at]
-        if len(got) != want - start or (want > end and got[-1:] != b"\n"):
+        if len(got) != want - start or (want > end and bytes(got[-1:]) != b"\n"):
             raise SessionFormatError(
                 self.path, None, "the file changed since it was read (read it again)"
             )
@@ -556,19 +572,19 @@ class LineStore:
         """The fully decoded value of the line at this byte range."""
         return loads(self._read(start, end))
 
-    def span(self, start: int, end: int, count: int, decoder) -> list | None:
+    def span(self, start: int, end: int, count: int, decoder: Any) -> list[Any] | None:
         """The ``count`` lines that fill ``start:end`` decoded together with a msgspec
         ``decoder`` (None when it refuses one of them: read them one at a time)."""
         return _together(self._read(start, end), count, decoder)
 
-    def values(self, ranges: Sequence[tuple[int, int]], decoder=None) -> list:
+    def values(self, ranges: Sequence[tuple[int, int]], decoder: Any = None) -> list[Any]:
         """Several lines decoded, consecutive ones together (``decode_lines``). With a
         msgspec ``decoder``, lines it refuses give None; without, ``JSON.parse``'s value."""
-        out: list = []
+        out: list[Any] = []
         for run in _runs(ranges):
             first, last = run[0][0], run[-1][1]
             raw = self._read(first, last)
-            decoded = _together(raw, len(run), decoder or _any_decoder)
+            decoded = _together(raw, len(run), decoder or schemas.ANY)
             if decoded is not None:
                 out.extend(decoded)
             else:
@@ -576,17 +592,17 @@ class LineStore:
         return out
 
 
-def _together(raw, count: int, decoder) -> list | None:
+def _together(raw: Buffer, count: int, decoder: Any) -> list[Any] | None:
     """``count`` consecutive lines decoded in one call (None when the decoder refuses one,
     or finds another number of lines)."""
     try:
-        decoded = decoder.decode_lines(raw)
+        decoded: list[Any] = decoder.decode_lines(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
     return decoded if len(decoded) == count else None
 
 
-def _one(raw, decoder) -> object:
+def _one(raw: bytes | memoryview, decoder: Any) -> object:
     """One line: ``JSON.parse``'s value, or the decoder's (None when it refuses)."""
     if decoder is None:
         return loads(raw)
@@ -609,7 +625,9 @@ def _runs(ranges: Sequence[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
 
 
 def read_source(
-    path_or_bytes, complete_lines_only: bool = False, counting: bool = False
+    path_or_bytes: str | os.PathLike[str] | Buffer,
+    complete_lines_only: bool = False,
+    counting: bool = False,
 ) -> tuple[LineStore, ParsedLines, list[Diagnostic], str]:
     """Read a session from a path or bytes: where its bytes are, its rows, diagnostics
     and a name for messages. Never writes; a file bigger than ``CHUNK`` is read in
@@ -645,7 +663,7 @@ def read_source(
 FIFO_WAIT = 10.0
 
 
-def open_input(path: str, wait: float | None = None):
+def open_input(path: str, wait: float | None = None) -> BinaryIO:
     """``path`` opened for reading in binary mode. A FIFO (a named pipe) is opened without
     blocking and read once a program writes to it (process substitution, ``/dev/stdin``
     in a pipe); one that no program writes to in ``wait`` seconds (``FIFO_WAIT``) raises
@@ -682,7 +700,7 @@ def open_input(path: str, wait: float | None = None):
 STREAM_LIMIT = 256 * 1024 * 1024
 
 
-def read_stream(handle, source: str, limit: int | None = None) -> bytes:
+def read_stream(handle: BinaryIO, source: str, limit: int | None = None) -> bytes:
     """Everything a pipe, a FIFO or standard input gives, up to ``limit`` bytes
     (``STREAM_LIMIT``); a device that is not a terminal (``/dev/zero``, a disk) is
     refused before reading. Raises ``SessionFormatError`` naming ``source``.
@@ -717,13 +735,13 @@ def read_stream(handle, source: str, limit: int | None = None) -> bytes:
     return data
 
 
-def _regular(handle) -> bool:
+def _regular(handle: BinaryIO) -> bool:
     import stat
 
     return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
 
 
-def _complete_size(handle, size: int) -> tuple[int, Diagnostic | None]:
+def _complete_size(handle: BinaryIO, size: int) -> tuple[int, Diagnostic | None]:
     """The size up to the last newline of a file, and the partial-line diagnostic."""
     step, end = 1 << 16, size
     while end > 0:
@@ -744,7 +762,9 @@ def _complete_size(handle, size: int) -> tuple[int, Diagnostic | None]:
     return cut, _partial(lines + 1, size - cut)
 
 
-def _from_bytes(data: bytes, source: str, complete_lines_only: bool, counting: bool):
+def _from_bytes(
+    data: bytes, source: str, complete_lines_only: bool, counting: bool
+) -> tuple[LineStore, ParsedLines, list[Diagnostic], str]:
     partial = None
     if complete_lines_only:
         data, partial = complete_lines(data)

@@ -24,33 +24,20 @@ from __future__ import annotations
 from typing import Any, Union
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
 from ..js.json import js_float
 from ..piversions import block_types, empty_content, key_order, roles
+from .schemas import shaped
 
 
 def _shape(name: str, keys: str, tag: tuple[str, str] | None = None, **types: Any) -> type:
-    """A struct of ``keys``, in that order: each of type ``Any`` unless ``types`` says,
-    and absent unless written (``UNSET``, left out when encoded) but for a key marked
-    ``!``, which must be there. ``tag``: the key and value that pick it in a union.
+    """``schemas.shaped``, named in this module.
 
     >>> _shape("Pair", "a b!", b=int)(b=1)
     Pair(a=UNSET, b=1)
     """
-    fields: list[tuple[Any, ...]] = []
-    for key in keys.split():
-        field = key.rstrip("!")
-        kind = types.get(field, Any)
-        if key.endswith("!"):
-            fields.append((field, kind))
-        else:
-            fields.append((field, Any if kind is Any else kind | UnsetType, UNSET))
-    tag_field, tag_value = tag or (None, None)
-    return msgspec.defstruct(
-        name, fields, tag_field=tag_field, tag=tag_value, kw_only=True, omit_defaults=True,
-        gc=False, module=__name__,
-    )  # fmt: skip
+    return shaped(name, keys, tag, module=__name__, **types)
 
 
 # What each role, block and object carries comes from Pi's data (``pisession/pi/*.json``,

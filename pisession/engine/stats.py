@@ -8,16 +8,22 @@ results. Pass the entries of one path to get the figures for one branch.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
 from itertools import compress, islice
 from operator import add, attrgetter, lt
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
 from ..js.value import UNDEFINED, ToPrimitiveError, js_number_value, js_string, nullish, truthy
 from ..js.value import field as js_field
+from . import schemas
+from .schemas import Cost, CountedLine, CountedMessage, Usage
+
+if TYPE_CHECKING:
+    from .context import EntryIndex
 
 
 @dataclass
@@ -36,16 +42,16 @@ class UsageTotals:
         return self.input + self.output + self.cacheRead + self.cacheWrite
 
 
-def usage_numbers(usage: object) -> tuple | None:
+def usage_numbers(usage: object) -> tuple[Any, ...] | None:
     """input, output, cacheRead, cacheWrite and ``cost.total`` of a ``usage`` object, as
     Pi adds them (anything but a number counts 0); None when ``usage`` is no object.
 
     >>> usage_numbers({"input": 3, "output": "2", "cost": {"total": 0.5}})
     (3, 0, 0, 0, 0.5)
     """
-    if type(usage) is _Usage:  # read by STATS_DECODER: numbers, absent ones UNDEFINED
+    if type(usage) is Usage:  # read by STATS_DECODER: numbers, absent ones UNDEFINED
         cost = usage.cost
-        total = cost.total if type(cost) is _Cost else 0
+        total = cost.total if type(cost) is Cost else 0
         read = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
         return tuple(0 if v is UNDEFINED else v for v in read) if UNDEFINED in read else read
     if not isinstance(usage, dict):
@@ -69,7 +75,7 @@ class SessionStats:
     #: assistant messages with no usage object (Pi 0.87.1 would throw on these)
     assistant_without_usage: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The figures in the shape of Pi's ``getSessionStats()`` (without file/id)."""
         u = self.usage
         return {
@@ -134,7 +140,7 @@ def entry_facts(entry: object) -> Facts:
     )
 
 
-def session_stats(entries: list) -> SessionStats:
+def session_stats(entries: Iterable[object]) -> SessionStats:
     """Count messages and sum usage over ``entries`` (full entry dicts).
 
     >>> s = session_stats([
@@ -163,7 +169,7 @@ def contribution(
     role: object = UNDEFINED,
     message_usage: object = UNDEFINED,
     tool_calls: int = 0,
-) -> tuple:
+) -> tuple[Any, ...]:
     """What one entry adds to Pi's session statistics (``COUNTED``), from its ``Facts``:
     the usage of usage, compaction and branch-summary entries, of tool results and
     assistant messages, and the message counts.
@@ -188,7 +194,7 @@ def contribution(
     return (0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0)
 
 
-def entry_contribution(entry: object) -> tuple:
+def entry_contribution(entry: object) -> tuple[Any, ...]:
     """``contribution`` of a full entry (any JSON value), followed by what Pi's usage
     breakdown adds for it (``entry_usage``): a row of the counted columns (``COLUMNS``).
 
@@ -217,7 +223,7 @@ class UsageFigures(NamedTuple):
     each figure as Pi reads it (``UNDEFINED`` where absent, a string as it is)."""
 
     key: str
-    figures: tuple
+    figures: tuple[Any, ...]
 
 
 class UsageThrows(NamedTuple):
@@ -264,7 +270,7 @@ def _counted(key: str, usage: object) -> tuple[str, object] | None:
     return (key, usage) if truthy(usage) else None  # Pi: if (!key || !usage) continue
 
 
-def usage_figures(usage: object) -> tuple:
+def usage_figures(usage: object) -> tuple[Any, ...]:
     """input, output, cacheRead, cacheWrite and ``cost.total`` of a truthy ``usage``, as
     Pi reads them; raises ``TypeError`` where Pi's ``usage.cost.total`` throws.
 
@@ -311,7 +317,7 @@ def usage_record(entry: object) -> object:
     return UsageFigures(key, figures)
 
 
-def entry_usage(entry: object) -> tuple:
+def entry_usage(entry: object) -> tuple[Any, ...]:
     """``usage_record`` of an entry and its ``timestamp`` (None where the record is).
 
     >>> entry_usage({"type": "message", "timestamp": "t", "message": {"role": "user"}})
@@ -321,12 +327,12 @@ def entry_usage(entry: object) -> tuple:
     return record, (None if record is None else js_field(entry, "timestamp"))
 
 
-def totals(facts) -> SessionStats:
+def totals(facts: Iterable[Facts]) -> SessionStats:
     """Pi's session statistics over the ``Facts`` of entries."""
     return summed(contribution(*f) for f in facts)
 
 
-def js_total(numbers) -> int | float:
+def js_total(numbers: Iterable[Any]) -> int | float:
     """Numbers added in order as JavaScript adds them: each one a double, no compensated
     summation (which ``sum`` does from Python 3.12). An integer when every number is one
     and the total is exact. (A total that starts at 0 is never -0.)
@@ -350,7 +356,7 @@ def js_total(numbers) -> int | float:
     return total
 
 
-def summed(contributions) -> SessionStats:
+def summed(contributions: Iterable[tuple[Any, ...]]) -> SessionStats:
     """The statistics of entries from their ``contribution``s: each column added up in
     order, as JavaScript adds (``js_total``; the counts are small integers).
 
@@ -361,14 +367,14 @@ def summed(contributions) -> SessionStats:
     return summed_columns(list(zip(*rows)) or [()] * len(COUNTED))
 
 
-def summed_columns(columns: list) -> SessionStats:
+def summed_columns(columns: Sequence[Iterable[Any]]) -> SessionStats:
     """``summed`` of contributions held as columns (or iterables), one per ``COUNTED``
     figure.
 
     >>> summed_columns([[1, 2], [0, 0], [0, 0], [0, 0], [0.1, 0.2], *[[1, 1]] * 6]).usage.cost
     0.30000000000000004
     """
-    usage: list = list(map(js_total, columns[:5]))
+    usage: list[Any] = list(map(js_total, columns[:5]))
     counts = list(map(sum, columns[5 : len(COUNTED)]))
     figures: dict[str, Any] = dict(zip(COUNTED, usage + counts))
     return SessionStats(
@@ -385,53 +391,9 @@ def summed_columns(columns: list) -> SessionStats:
 # --- reading only what the totals need ----------------------------------------------------
 
 
-class _Block(msgspec.Struct, gc=False):
-    type: Any = UNDEFINED
-
-
-# UNDEFINED where absent: msgspec leaves a default as it is, whatever the type says (the
-# statistics count an absent figure 0, the usage breakdown as undefined)
-class _Cost(msgspec.Struct, gc=False):
-    total: int | float = UNDEFINED  # type: ignore[assignment]
-
-
-class _Usage(msgspec.Struct, gc=False):
-    input: int | float = UNDEFINED  # type: ignore[assignment]
-    output: int | float = UNDEFINED  # type: ignore[assignment]
-    cacheRead: int | float = UNDEFINED  # type: ignore[assignment]
-    cacheWrite: int | float = UNDEFINED  # type: ignore[assignment]
-    cost: _Cost | None = UNDEFINED  # type: ignore[assignment]
-
-
-class _Message(msgspec.Struct, gc=False):
-    role: Any = UNDEFINED
-    usage: _Usage | None = UNDEFINED  # type: ignore[assignment]
-    content: list[_Block] | str | None = UNDEFINED  # type: ignore[assignment]
-    provider: Any = UNDEFINED
-    model: Any = UNDEFINED
-    responseModel: Any = UNDEFINED
-
-
-class CountedLine(msgspec.Struct, gc=False):
-    """A line as the totals read it: the four fields the rule reads (as the reader's
-    columns hold them), the usage and tool-call blocks, and what Pi's usage breakdown
-    reads (provider, model, timestamp); absent ones are ``UNDEFINED``."""
-
-    type: Any = UNDEFINED
-    id: Any = UNDEFINED
-    parentId: Any = UNDEFINED
-    usage: _Usage | None = UNDEFINED  # type: ignore[assignment]
-    message: _Message | None = UNDEFINED  # type: ignore[assignment]
-    provider: Any = UNDEFINED
-    model: Any = UNDEFINED
-    timestamp: Any = UNDEFINED
-
-
 #: Decodes the fields ``totals`` reads (and the reader's columns) and skips the rest of a
-#: line (message text, tool output). A line whose fields have other shapes (a usage
-#: figure that is not a number, content that is neither text nor a list of objects) is
-#: refused, and then decoded in full.
-STATS_DECODER = msgspec.json.Decoder(CountedLine)
+#: line (``schemas.COUNTED``: the one definition of what a line's totals read).
+STATS_DECODER = schemas.COUNTED
 
 
 _TYPE = attrgetter("type")
@@ -443,20 +405,20 @@ _SAME_FOR_ALL = {
 _USAGE_KINDS = ("usage", "compaction", "branch_summary")
 
 
-def line_contribution(line: CountedLine) -> tuple:
+def line_contribution(line: CountedLine) -> tuple[Any, ...]:
     """``entry_contribution`` of a line decoded by ``STATS_DECODER``.
 
     >>> line_contribution(STATS_DECODER.decode(b'{"type":"message","message":{"role":"user"}}'))
     (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, None, None)
     """
     message = line.message
-    if type(message) is not _Message:  # absent or null
+    if type(message) is not CountedMessage:  # absent or null
         return (*contribution(line.type, line.usage), *line_usage(line))
     role, usage, content = message.role, message.usage, message.content
     calls = 0
     if type(content) is list and role == "assistant" and line.type == "message":
         calls = list(map(_TYPE, content)).count("toolCall")
-        if type(usage) is _Usage and type(cost := usage.cost) is _Cost:
+        if type(usage) is Usage and type(cost := usage.cost) is Cost:
             # most lines of a long session: ``contribution`` and ``line_usage``, inlined
             found = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, cost.total)
             if UNDEFINED not in found:
@@ -477,7 +439,7 @@ def line_contribution(line: CountedLine) -> tuple:
     return (*contribution(line.type, line.usage, role, usage, calls), *line_usage(line))
 
 
-def line_usage(line: CountedLine) -> tuple:
+def line_usage(line: CountedLine) -> tuple[Any, ...]:
     """``entry_usage`` of a line decoded by ``STATS_DECODER``.
 
     >>> line_usage(STATS_DECODER.decode(b'{"type":"usage","provider":"p","model":"m",'
@@ -487,7 +449,7 @@ def line_usage(line: CountedLine) -> tuple:
     """
     kind, message = line.type, line.message
     if kind == "message":
-        if type(message) is _Message and message.role not in ("assistant", "toolResult"):
+        if type(message) is CountedMessage and message.role not in ("assistant", "toolResult"):
             return _NO_USAGE
     elif type(kind) is str and kind not in _USAGE_KINDS:
         return _NO_USAGE
@@ -495,7 +457,7 @@ def line_usage(line: CountedLine) -> tuple:
     return record, (None if record is None else line.timestamp)
 
 
-def _present(struct: msgspec.Struct) -> dict:
+def _present(struct: msgspec.Struct) -> dict[str, Any]:
     """A decoded struct as the entry's object (absent fields left out)."""
     out = {}
     for name in struct.__struct_fields__:
@@ -506,7 +468,7 @@ def _present(struct: msgspec.Struct) -> dict:
     return out
 
 
-def _line_entry(line: CountedLine) -> dict:
+def _line_entry(line: CountedLine) -> dict[str, Any]:
     """The fields of a line that ``attribution`` reads, as its full entry holds them."""
     entry = _present(line)
     message = entry.get("message")
@@ -518,7 +480,7 @@ def _line_entry(line: CountedLine) -> dict:
 # --- the columns a session's statistics are summed from ----------------------------------
 
 
-def counted_columns(index) -> list[list]:
+def counted_columns(index: EntryIndex) -> list[list[Any]]:
     """What every entry of ``index`` adds (``entry_contribution``), a column per
     ``COLUMNS`` figure, from its full entries: for a session whose entries are not its
     file's lines (a migrated one). Any other session is counted while its file is read
@@ -534,7 +496,7 @@ def counted_columns(index) -> list[list]:
     return [list(column) for column in zip(*rows)] or [[] for _ in COLUMNS]
 
 
-def on_path(columns: list, path: list[int]) -> list:
+def on_path(columns: Sequence[list[Any]], path: list[int]) -> list[Iterable[Any]]:
     """The rows of ``columns`` that belong to the entries of ``path``, in path order, as
     an iterable per column (picked in C when the path runs in file order, as nearly
     every path does; ``summed_columns`` reads each once).

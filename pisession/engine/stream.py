@@ -19,17 +19,25 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
-from typing import cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any, cast
 
 import msgspec
 
 from ..errors import SessionFormatError
 from ..js import json as jsjson
 from . import context as engine
+from . import schemas
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
 from .shapes import Line
+
+#: Bytes a decoder reads (a line or a run of lines).
+Buffer = bytes | memoryview
+
+#: ``Session.raw_lines``: the lines of these entries through a msgspec decoder (None for a
+#: line it cannot read).
+RawLines = Callable[[Sequence[int], Any], list[Any]]
 
 #: Entries decoded and written together.
 BLOCK = engine.BLOCK
@@ -42,12 +50,8 @@ LONG_CONTEXT = 16_384
 SPILL_PIECE = 1 << 20
 
 
-class _Line(msgspec.Struct, gc=False):
-    type: object = None
-    message: object = None
-
-
-_message_lines = msgspec.json.Decoder(_Line, float_hook=jsjson.js_float)
+#: Message lines with their numbers as JavaScript text (``schemas.WRITTEN``).
+_message_lines = schemas.WRITTEN
 _encode = msgspec.json.Encoder().encode
 
 #: What msgspec writes differently from JavaScript and has no hook for: integers of 16
@@ -60,14 +64,16 @@ _INTEGER_KEY = re.compile(rb'"0+":')
 
 class _PlainLines:
     """The decoder of a plain run's lines (one read of them): structs where Pi's shapes
-    prove them exact (``pisession.engine.shapes``), else ``_Line`` values (None where neither
-    can read a line)."""
+    prove them exact (``pisession.engine.shapes``), else ``schemas.WrittenLine`` values
+    (None where neither can read a line)."""
 
-    def decode_lines(self, raw) -> list:
+    def decode_lines(self, raw: Buffer) -> list[Any]:
+        """The lines of ``raw``: all structs Pi's shapes prove, else all ``WrittenLine``."""
         lines = _PROVEN.decode_lines(raw)
         return lines if None not in lines else _message_lines.decode_lines(raw)
 
-    def decode(self, raw) -> object:
+    def decode(self, raw: Buffer) -> object:
+        """One line: a proven struct, else a ``WrittenLine``."""
         line = _PROVEN.decode(raw)
         return line if line is not None else _message_lines.decode(raw)
 
@@ -75,13 +81,15 @@ class _PlainLines:
 _PLAIN = _PlainLines()
 
 
-def _decoder(index: engine.EntryIndex, raw_lines, raw: set):
+def _decoder(
+    index: engine.EntryIndex, raw_lines: RawLines | None, raw: set[int]
+) -> Callable[[Sequence[int]], list[Any]]:
     """Decode entries for the writer: message entries through ``raw_lines`` (numbers as
     JavaScript text; their positions go into ``raw``), the rest as usual."""
 
-    def decode(positions: Sequence[int]) -> list:
+    def decode(positions: Sequence[int]) -> list[Any]:
         messages = engine.of_type(index, "message", positions)
-        decoded = {}
+        decoded: dict[int, Any] = {}
         if raw_lines is not None and messages:
             for position, value in zip(messages, raw_lines(messages, _message_lines)):
                 if value is not None:
@@ -94,7 +102,7 @@ def _decoder(index: engine.EntryIndex, raw_lines, raw: set):
     return decode
 
 
-def _encode_block(messages: list, exact: list[bool] | None, indent: int | None) -> bytes:
+def _encode_block(messages: list[Any], exact: list[bool] | None, indent: int | None) -> bytes:
     """The messages as the inside of a JSON array (no brackets), indented for depth 2.
     ``exact`` says which messages msgspec may write (None: all)."""
     try:
@@ -129,7 +137,7 @@ class TooDeep(Exception):
         self.index, self.depth = index, depth
 
 
-def _refuse_too_deep(messages: list) -> None:
+def _refuse_too_deep(messages: list[Any]) -> None:
     """Raises ``TooDeep`` for the first message that puts the context (an object, its
     ``messages`` array, the message) deeper than ``jsjson.STRINGIFY_DEPTH``: Pi throws
     there, and writing it indented would cost memory far beyond the file's size."""
@@ -143,12 +151,12 @@ def _refuse_too_deep_text(compact: bytes) -> None:
     lines passed through as they are): read again only when it holds enough brackets to
     nest that deep."""
     if compact.count(b"[") + compact.count(b"{") + 2 > jsjson.STRINGIFY_DEPTH:
-        _refuse_too_deep(cast(list, jsjson.loads(compact)))
+        _refuse_too_deep(cast("list[Any]", jsjson.loads(compact)))
 
 
-def _parts(messages: list, exact: list[bool]) -> Iterator[bytes]:
+def _parts(messages: list[Any], exact: list[bool]) -> Iterator[bytes]:
     """The messages' JSON texts, runs that msgspec may write written together."""
-    run: list = []
+    run: list[Any] = []
     for message, is_fast in zip(messages, exact):
         if is_fast:
             run.append(message)
@@ -161,7 +169,7 @@ def _parts(messages: list, exact: list[bool]) -> Iterator[bytes]:
         yield _encode(run)[1:-1]
 
 
-def _exact(messages: list, indent: int | None) -> bytes:
+def _exact(messages: list[Any], indent: int | None) -> bytes:
     """The slow, exact path: ``jsjson.dumps`` of the block, numbers kept as JavaScript
     text read back as Python numbers first."""
     return jsjson.dumps([_python_values(m) for m in messages], indent).encode("utf-8")
@@ -184,7 +192,7 @@ def _raw_numbers_read(value: object) -> object:
     {'a': [1.5, '\\udfff']}
     """
     root = [value]
-    stack: list = [(root, 0)]
+    stack: list[Any] = [(root, 0)]
     while stack:
         parent, key = stack.pop()
         item = parent[key]
@@ -203,7 +211,7 @@ def context_json(
     index: engine.EntryIndex,
     leaf: int | None = None,
     indent: int | None = 2,
-    raw_lines=None,
+    raw_lines: RawLines | None = None,
     block: int | None = None,
     parallel: bool = False,
 ) -> Iterator[bytes]:
@@ -236,7 +244,15 @@ def _middle(count: int, block: int) -> int | None:
 class _Bodies:
     """The messages of part of a selection as JSON text, each block as ``,`` + body."""
 
-    def __init__(self, index, selection, edits, raw_lines, indent, block):
+    def __init__(
+        self,
+        index: engine.EntryIndex,
+        selection: engine.Selection,
+        edits: dict[Any, Any],
+        raw_lines: RawLines | None,
+        indent: int | None,
+        block: int,
+    ) -> None:
         self.index, self.selection, self.edits = index, selection, edits
         self.raw_lines, self.indent, self.block = raw_lines, indent, block
         self._owners: list[int] = []  # the entry of each message of the last general block
@@ -264,7 +280,7 @@ class _Bodies:
         position = owners[deep.index] if deep.index < len(owners) else None
         return SessionFormatError(None, None, jsjson.STRINGIFY_TOO_DEEP, position)
 
-    def _plain(self, chunk: Sequence[int]) -> tuple[list, None] | None:
+    def _plain(self, chunk: Sequence[int]) -> tuple[list[Any], None] | None:
         """A block of message entries no edit targets, read straight from their lines
         (None: the block is not one, or a line needs the general path)."""
         if self.raw_lines is None or not engine.is_plain_run(self.index, self.edits, chunk):
@@ -277,10 +293,10 @@ class _Bodies:
             return messages, None
         return engine.stored_messages(messages), None
 
-    def _block(self, first: int, last: int) -> tuple[list, list[bool]]:
+    def _block(self, first: int, last: int) -> tuple[list[Any], list[bool]]:
         """The messages of ranks ``first`` to ``last`` through the rule's contributions,
         with which of them msgspec may write."""
-        raw: set = set()
+        raw: set[int] = set()
         decode = _decoder(self.index, self.raw_lines, raw)
         (items,) = engine.contribution_blocks(
             self.index, self.selection, self.edits, self.block, decode, first, last
@@ -292,7 +308,7 @@ class _Bodies:
         ]
         return messages, exact
 
-    def write(self, part: tuple[int, int | None], out) -> None:
+    def write(self, part: tuple[int, int | None], out: IO[bytes]) -> None:
         """``chunks`` written to a file (by the helper process)."""
         for chunk in self.chunks(part):
             out.write(chunk)
@@ -321,7 +337,7 @@ class _Bodies:
                 yield held  # (not reached: the helper writes whole characters)
 
 
-def text_pieces(spill) -> Iterator[str]:
+def text_pieces(spill: IO[bytes]) -> Iterator[str]:
     """The UTF-8 text of a binary file object, a megabyte at a time (a character never
     cut in two).
 

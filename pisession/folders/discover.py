@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
+from ..headers import session_header
 
 #: Folders below a root whose ``.jsonl`` files are all read (the root and its project folders).
 PI_LEVELS = 1
@@ -41,7 +41,7 @@ class Found:
     problems: list[str] = field(default_factory=list)
 
 
-def is_session_file(path: str | os.PathLike) -> bool:
+def is_session_file(path: str | os.PathLike[str]) -> bool:
     """Whether the file's first line is a Pi session header (type ``session``, a string
     ``id``), a UTF-8 byte order mark allowed.
 
@@ -49,20 +49,10 @@ def is_session_file(path: str | os.PathLike) -> bool:
     >>> is_session_file(sample_path("tour"))
     True
     """
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-        header = msgspec.json.decode(first.lstrip(b"\xef\xbb\xbf"))
-    except (OSError, msgspec.DecodeError):
-        return False
-    return (
-        isinstance(header, dict)
-        and header.get("type") == "session"
-        and isinstance(header.get("id"), str)
-    )
+    return session_header(path, bom=True) is not None
 
 
-def find_sessions(roots: Iterable[str | os.PathLike]) -> Found:
+def find_sessions(roots: Iterable[str | os.PathLike[str]]) -> Found:
     """The session files below ``roots`` (a root may be a single file).
 
     >>> import tempfile, pathlib
@@ -97,7 +87,14 @@ def find_sessions(roots: Iterable[str | os.PathLike]) -> Found:
     return found
 
 
-def _walk(folder: Path, depth: int, above: list, found: Found, seen_files, seen_dirs) -> None:
+def _walk(
+    folder: Path,
+    depth: int,
+    above: list[tuple[int, int]],
+    found: Found,
+    seen_files: set[tuple[int, int]],
+    seen_dirs: set[tuple[int, int]],
+) -> None:
     try:
         stat = folder.stat()
         key = (stat.st_dev, stat.st_ino)

@@ -36,7 +36,7 @@ from ..js.value import js_string
 DIGEST = 8
 
 
-def identity(entry_id: object, timestamp: object, key: str, figures: tuple) -> bytes:
+def identity(entry_id: object, timestamp: object, key: str, figures: tuple[object, ...]) -> bytes:
     """The digest that says two entries are the same charge: ``id``, ``timestamp``, the
     key the usage counts under and its five figures, numbers as the doubles they are
     (so ``1.0`` and ``1``, ``2e-05`` and ``0.00002`` are the same; ``"1"`` is not ``1``).
@@ -141,7 +141,7 @@ def file_order(headers: Sequence[FileHeader | None]) -> list[int]:
     [1, 0, 3, 2]
     """
 
-    def key(index: int) -> tuple:
+    def key(index: int) -> tuple[bool, float, int]:
         header = headers[index]
         time = header.time if header is not None else float("nan")
         return (time != time, time if time == time else 0, index)

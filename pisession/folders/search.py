@@ -22,19 +22,31 @@ processes, in batches of about equal size, the biggest first.
 
 from __future__ import annotations
 
-import json
+import mmap
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from itertools import pairwise
-from typing import cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import PisessionError
+from ..headers import session_header
 from ..js.value import UNDEFINED, js_string
 from ..js.value import field as js_field
-from .usage import map_sessions, session_name, worker_count
+from .prefilter import (  # noqa: F401 (re-exported: the byte search's parts)
+    ByteFilter,
+    Searched,
+    byte_filter,
+    hiding_escapes,
+    required_text,
+    same_ignoring_case,
+)
+from .usage import Progress, map_sessions, session_name, worker_count
+
+if TYPE_CHECKING:
+    from ..engine.reader import ParsedLines
+    from ..views.protocol import SessionLike
 
 #: Characters of context on each side of a match in an excerpt.
 AROUND = 30
@@ -58,7 +70,7 @@ class Pattern:
     word: bool = False
 
     @property
-    def compiled(self) -> re.Pattern:
+    def compiled(self) -> re.Pattern[str]:
         """The pattern as a ``re`` pattern on text."""
         source = self.text if self.regex else re.escape(self.text)
         if self.word:
@@ -73,221 +85,7 @@ class Pattern:
         >>> f.offsets(b'{"text":"1+1=2"}'), f.offsets(b'{"text":"11"}')
         ([9], [])
         """
-        return _byte_filter(self.text, self.regex, self.ignore_case)
-
-
-def _written(text: str) -> bytes:
-    """``text`` as JSON writes it inside a string (``JSON.stringify``), in UTF-8."""
-    return json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
-
-
-def hiding_escapes(chars: Iterable[str]) -> re.Pattern:
-    """The JSON escapes through which a string can hold one of ``chars`` without its bytes
-    showing it as ``JSON.stringify`` writes it: ``\\uXXXX`` of the character (hex digits
-    in either case; a character beyond U+FFFF by the high half of its surrogate pair),
-    and ``\\/`` when one is a slash (``JSON.stringify`` never escapes a slash, but
-    ``JSON.parse`` reads ``\\/`` as one). Other escapes cannot hide them: a file whose
-    ``\\u`` escapes are all terminal colours (``\\u001b``) is not read for "index".
-
-    >>> escapes = hiding_escapes("ix")
-    >>> [bool(escapes.search(raw)) for raw in (rb"\\u0069", rb"\\u0078", rb"\\u001b[0m")]
-    [True, True, False]
-    >>> bool(hiding_escapes("\\U0001f600").search(rb"\\uD83D\\uDE00"))
-    True
-    """
-    hexes = set()
-    for char in chars:
-        code = ord(char)
-        if code > 0xFFFF:
-            code = 0xD800 + ((code - 0x10000) >> 10)
-        hexes.add("".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in f"{code:04x}"))
-    forms = "|".join(sorted(hexes))
-    if "/" in chars:
-        return re.compile(rf"\\(?:u(?:{forms})|/)".encode())
-    return re.compile(rf"\\u(?:{forms})".encode())  # the prefix \u, found fastest
-
-
-@dataclass(frozen=True)
-class ByteFilter:
-    """Where a match may be in a file's bytes: every match of the pattern in a decoded
-    text lies on a line whose bytes hold ``literal`` (ignoring case: ``folded`` in the
-    bytes with ASCII letters made small, or one of ``others``), or an escape
-    (``escapes``) through which the text can hold what the bytes do not show."""
-
-    literal: bytes | None  # the text every match holds, as JSON writes it (case kept)
-    folded: bytes | None  # ignoring case: that text in ASCII forms, small letters
-    others: tuple[re.Pattern, ...]  # ignoring case: its characters' forms beyond ASCII
-    escapes: re.Pattern
-
-    def offsets(self, data) -> list[int]:
-        """The offset of the first such place on each line of ``data`` that holds one
-        (a few more where several kinds of place share a line), in order: as many as
-        there are lines, however many places each line holds."""
-        if self.literal is not None:
-            found = list(_found(data, self.literal))
-        else:
-            found = [] if self.folded is None else list(_found_folded(data, self.folded))
-            for other in self.others:
-                found += _searched(data, other)
-        found += _searched(data, self.escapes)
-        return sorted(found)
-
-
-#: Bytes made small at a time when a file is searched ignoring case.
-_FOLD_STEP = 1 << 24
-
-
-def _found_folded(data, needle: bytes) -> Iterator[int]:
-    r"""``_found`` (the first offset on each line) of ``needle`` (small letters) in
-    ``data`` with its ASCII letters made small, a stretch of ``_FOLD_STEP`` bytes at a
-    time (the next stretch's start added so that a needle across the border is found once).
-
-    >>> list(_found_folded(b"Index INDEX\nindex", b"index"))
-    [0, 12]
-    """
-    for start in range(0, len(data), _FOLD_STEP):
-        piece = data[start : start + _FOLD_STEP + len(needle) - 1].lower()
-        for at in _found(piece, needle):
-            if at < _FOLD_STEP:
-                yield start + at
-
-
-def _found(data, needle: bytes) -> Iterator[int]:
-    r"""The first offset of ``needle`` on each line of ``data`` that holds it (the rest of
-    a line is not looked at: a line with a million matches costs one offset).
-
-    >>> list(_found(b"ab ab\nx\nab", b"ab"))
-    [0, 8]
-    """
-    at = data.find(needle)
-    while at != -1:
-        yield at
-        end = data.find(b"\n", at)
-        if end == -1:
-            return
-        at = data.find(needle, end + 1)
-
-
-def _searched(data, pattern: re.Pattern) -> list[int]:
-    """``_found`` for a regular expression over bytes."""
-    found = []
-    match = pattern.search(data)
-    while match is not None:
-        found.append(match.start())
-        end = data.find(b"\n", match.start())
-        if end == -1:
-            break
-        match = pattern.search(data, end + 1)
-    return found
-
-
-def required_text(text: str, regex: bool, ignore_case: bool) -> tuple[str, bool] | None:
-    """A text every match holds, and whether case is ignored there; None when there is
-    none: for a regular expression, the longest run of plain characters at its top level
-    (groups without flags of their own opened), ``(?i)`` read from the expression.
-
-    >>> required_text("port", False, False)
-    ('port', False)
-    >>> required_text("(?i)index (cache)+ leaf|x", True, False), required_text("a.c", True, True)
-    (None, ('a', True))
-    >>> required_text("(?i)in (dex) c", True, False)
-    ('in dex c', True)
-    """
-    if not regex:
-        return (text, ignore_case) if text else None
-    parser = _sre_parser()
-    parsed = parser.parse(text, re.IGNORECASE if ignore_case else 0)
-    best = run = ""
-    for op, argument in _top_level(parsed, parser.SUBPATTERN):
-        run = run + chr(argument) if op is parser.LITERAL else ""
-        best = max(best, run, key=len)
-    return (best, bool(parsed.state.flags & re.IGNORECASE)) if best else None
-
-
-def _sre_parser():
-    """The parser ``re`` compiles with (``re._parser``; ``sre_parse`` before 3.11)."""
-    try:
-        from re import _parser
-    except ImportError:  # Python 3.10
-        import sre_parse as _parser
-    return _parser
-
-
-def _top_level(parsed, subpattern) -> Iterator[tuple]:
-    """The items every match goes through in order, groups without flags of their own
-    opened."""
-    for op, argument in parsed:
-        if op is subpattern and not argument[1] and not argument[2]:
-            yield from _top_level(argument[3], subpattern)
-        else:
-            yield op, argument
-
-
-@lru_cache(maxsize=1)
-def _every_character() -> str:
-    return "".join(map(chr, range(0x110000)))
-
-
-@lru_cache(maxsize=512)
-def same_ignoring_case(char: str) -> tuple[str, ...]:
-    """Every character that ``re`` matches with ``char`` when case is ignored.
-
-    >>> [f"U+{ord(c):04X}" for c in same_ignoring_case("k")], same_ignoring_case("1")
-    (['U+004B', 'U+006B', 'U+212A'], ('1',))
-    """
-    return tuple(re.findall(re.escape(char), _every_character(), re.IGNORECASE))
-
-
-def _folded_forms(text: str) -> tuple[bytes | None, tuple[bytes, ...]]:
-    """``text`` ignoring case, as bytes to look for: JSON's text of its ASCII forms with
-    small letters (None when a character has no ASCII form), and every form of its
-    characters beyond ASCII in UTF-8.
-
-    >>> _folded_forms("Kit")
-    (b'kit', (b'\\xc4\\xb0', b'\\xc4\\xb1', b'\\xe2\\x84\\xaa'))
-    >>> _folded_forms("\u00fc")
-    (None, (b'\\xc3\\x9c', b'\\xc3\\xbc'))
-    """
-    ascii_forms: list = []
-    others: set = set()
-    for char in text:
-        forms = same_ignoring_case(char)
-        ascii_forms.append({c.lower() for c in forms if c.isascii()})
-        others.update(c.encode("utf-8") for c in forms if not c.isascii())
-    if all(ascii_forms):
-        folded = _written("".join(min(forms) for forms in ascii_forms)).lower()
-    else:
-        folded = None
-    return folded, tuple(sorted(others))
-
-
-def _by_first_byte(needles: tuple[bytes, ...]) -> tuple[re.Pattern, ...]:
-    """One pattern for the needles of each first byte (``re`` looks for a common start
-    fast, and for alternatives with different starts slowly).
-
-    >>> [p.pattern for p in _by_first_byte((b"\\xc4\\xb0", b"\\xc4\\xb1", b"\\xe2\\x84\\xaa"))]
-    [b'\\xc4\\xb0|\\xc4\\xb1', b'\\xe2\\x84\\xaa']
-    """
-    groups: dict[int, list[bytes]] = {}
-    for needle in needles:
-        groups.setdefault(needle[0], []).append(needle)
-    return tuple(re.compile(b"|".join(map(re.escape, g))) for g in groups.values())
-
-
-@lru_cache(maxsize=64)
-def _byte_filter(text: str, regex: bool, ignore_case: bool) -> ByteFilter | None:
-    required = required_text(text, regex, ignore_case)
-    if required is None:
-        return None
-    needed, fold = required
-    chars = {c for char in needed for c in (same_ignoring_case(char) if fold else (char,))}
-    if any("\ud800" <= c <= "\udfff" or c == "\ufffd" for c in chars):
-        return None  # bytes a decoder replaces or JSON must escape: no byte search
-    escapes = hiding_escapes(chars)
-    if fold:
-        folded, others = _folded_forms(needed)
-        return ByteFilter(None, folded, _by_first_byte(others), escapes)
-    return ByteFilter(_written(needed), None, (), escapes)
+        return byte_filter(self.text, self.regex, self.ignore_case)
 
 
 def _strings(value: object) -> Iterator[str]:
@@ -422,7 +220,7 @@ class Hit:
     before: tuple[Neighbour, ...] = ()
     after: tuple[Neighbour, ...] = ()
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The hit as plain JSON values (ids and types as ``String()`` when odd)."""
         out = asdict(self)
         for item in (out, *out["before"], *out["after"]):
@@ -432,10 +230,10 @@ class Hit:
         return out
 
 
-class Hits(list):
+class Hits(list["Hit"]):
     """The hits of a search, in folder order; ``to_records()`` for a data frame."""
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """One plain dict per hit (``pandas.DataFrame(hits.to_records())``): ``to_dict``
         without the entries around it (``before``, ``after``).
 
@@ -459,13 +257,7 @@ def _plain_header(data: bytes) -> bool:
     >>> _plain_header(b'{"type":"session","id":"s"}\\n'), _plain_header(b"\\x00garbage")
     (True, False)
     """
-    import msgspec
-
-    try:
-        header = msgspec.json.decode(data[: data.find(b"\n")] if b"\n" in data else data)
-    except msgspec.DecodeError:
-        return False
-    return js_field(header, "type") == "session" and isinstance(js_field(header, "id"), str)
+    return session_header(data) is not None
 
 
 def _role(entry: object) -> object:
@@ -473,7 +265,12 @@ def _role(entry: object) -> object:
     return None if role is UNDEFINED else role
 
 
-def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around = Around()) -> Hits:
+def search_file(
+    path: str | os.PathLike[str],
+    pattern: Pattern,
+    prefilter: bool = True,
+    around: Around = Around(),
+) -> Hits:
     """Every entry of one session file whose searched text matches ``pattern``, with its
     fate at the default leaf. Raises ``PisessionError`` (or ``OSError``) for a file that
     cannot be read as a session.
@@ -495,7 +292,8 @@ def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around =
     from ..session import Session
 
     byte_filter = pattern.byte_filter() if prefilter else None
-    offsets, source = None, path
+    offsets: list[int] | None = None
+    source: str | os.PathLike[str] | bytes = path
     if byte_filter is not None:
         data, offsets = _places(path, byte_filter)
         if offsets == []:
@@ -513,13 +311,14 @@ def search_file(path, pattern: Pattern, prefilter: bool = True, around: Around =
     return _hits_in(session, str(path), pattern, positions, around)
 
 
-def _places(path, byte_filter: ByteFilter) -> tuple[bytes | None, list[int] | None]:
+def _places(
+    path: str | os.PathLike[str], byte_filter: ByteFilter
+) -> tuple[bytes | None, list[int] | None]:
     """The file's bytes, when it was read whole (up to ``reader.CHUNK``; a bigger one is
     looked at through ``mmap``, not copied), and ``byte_filter.offsets`` in it: ``[]``
     only when there are none and the file starts with a session header Pi takes (a file
     that does not is read in full, to say what is wrong with it); None: the file is not
     a regular one (a FIFO, say: read as it comes) or cannot be mapped."""
-    import mmap
     import stat
 
     from ..engine.reader import CHUNK
@@ -538,7 +337,7 @@ def _places(path, byte_filter: ByteFilter) -> tuple[bytes | None, list[int] | No
         return None, _offsets_or_header(view, byte_filter)
 
 
-def _offsets_or_header(data, byte_filter: ByteFilter) -> list[int] | None:
+def _offsets_or_header(data: Searched, byte_filter: ByteFilter) -> list[int] | None:
     """``byte_filter.offsets`` of ``data`` (bytes or a memory map); with none, ``[]``
     when the first line is a session header Pi takes, else None (read it in full)."""
     offsets = byte_filter.offsets(data)
@@ -548,13 +347,13 @@ def _offsets_or_header(data, byte_filter: ByteFilter) -> list[int] | None:
     return [] if _plain_header(data[: end if end != -1 else len(data)]) else None
 
 
-def _positions_at(session, parsed, offsets: list[int]) -> list[int]:
+def _positions_at(session: SessionLike, parsed: ParsedLines, offsets: list[int]) -> list[int]:
     """The positions of the entries whose lines hold these file offsets (sorted).
     ``parsed``: the file's rows as read (``reader.read_source``), header included."""
     from bisect import bisect_right
 
     starts, ends, numbers = parsed.starts, parsed.ends, parsed.lines
-    lines = set()
+    lines: set[int] = set()
     for offset in offsets:
         row = bisect_right(starts, offset) - 1
         if row >= 0 and offset < ends[row]:
@@ -564,10 +363,16 @@ def _positions_at(session, parsed, offsets: list[int]) -> list[int]:
     return [p for p in positions if p >= 0 and entry_lines[p] in lines]
 
 
-def _hits_in(session, path: str, pattern: Pattern, positions, around: Around = Around()) -> Hits:
+def _hits_in(
+    session: SessionLike,
+    path: str,
+    pattern: Pattern,
+    positions: Iterable[int],
+    around: Around = Around(),
+) -> Hits:
     compiled = pattern.compiled
     positions = list(positions)
-    found = []
+    found: list[tuple[int, object, tuple[str, str, int, int], int]] = []
     for position, entry in zip(positions, session.entries_at(positions)):
         first, count = None, 0
         for what, text in searched_texts(entry):
@@ -618,7 +423,7 @@ def _hits_in(session, path: str, pattern: Pattern, positions, around: Around = A
 class _Near:
     """The entries along a session's paths around a position (``Around``)."""
 
-    def __init__(self, session):
+    def __init__(self, session: SessionLike) -> None:
         self.session = session
         parents = session.index.parents
         self.parents = parents
@@ -630,7 +435,9 @@ class _Near:
         path = session.path_positions() if leaf is not None else []
         self.towards_leaf = dict(pairwise(path))
 
-    def of(self, position: int, around: Around) -> tuple[tuple, tuple]:
+    def of(
+        self, position: int, around: Around
+    ) -> tuple[tuple[Neighbour, ...], tuple[Neighbour, ...]]:
         before: list[int] = []
         at = position
         while len(before) < around.before and self.parents[at] >= 0:
@@ -681,7 +488,7 @@ class FileHits:
     problem: str | None = None
 
 
-def search_one(args: tuple) -> FileHits:
+def search_one(args: tuple[Any, ...]) -> FileHits:
     """``search_file`` for ``search_folder``'s workers: never raises for a bad file."""
     path, pattern, around = args if len(args) == 3 else (*args, Around())
     try:
@@ -694,7 +501,7 @@ def search_one(args: tuple) -> FileHits:
         return FileHits(path, Hits(), f"{path}: cannot be read ({type(exc).__name__})")
 
 
-def _search_batch(args: tuple) -> list[FileHits]:
+def _search_batch(args: tuple[list[str], Pattern, Around]) -> list[FileHits]:
     paths, pattern, around = args
     return [search_one((path, pattern, around)) for path in paths]
 
@@ -710,7 +517,7 @@ def batches(paths: list[str], parts: int) -> list[list[str]]:
     >>> [[pathlib.Path(p).name for p in b] for b in batches(sorted(map(str, d.iterdir())), 3)]
     [['a'], ['c', 'b'], ['d']]
     """
-    sizes = {}
+    sizes: dict[str, int] = {}
     for path in paths:
         try:
             sizes[path] = os.stat(path).st_size
@@ -736,17 +543,17 @@ class FolderHits:
     files: int
     skipped: list[str]
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """``Hits.to_records`` of every hit."""
         return self.hits.to_records()
 
 
 def search_folder(
-    paths: Iterable,
+    paths: Iterable[str | os.PathLike[str]],
     pattern: Pattern,
     reached: bool | None = None,
-    workers=None,
-    progress=None,
+    workers: int | None = None,
+    progress: Progress | None = None,
     around: Around = Around(),
     by_time: bool = False,
 ) -> FolderHits:
@@ -783,7 +590,7 @@ def search_folder(
     return FolderHits(hits, len(files) - len(skipped), skipped)
 
 
-def _time_key(hit: Hit) -> tuple:
+def _time_key(hit: Hit) -> tuple[bool, float]:
     """Hits by their entry's time (``new Date(timestamp)``), those without one last.
 
     >>> h = Hit("f", "s", None, 1, "a", "message", "user", "text", "", 0, 0, 1, "sent",

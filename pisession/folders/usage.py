@@ -12,22 +12,22 @@ ordered by cost, highest first (a stable sort). Figures are added as JavaScript'
 adds them (``js_plus``), so odd values give Pi's odd answers.
 
 A folder is read session by session (two processes where the machine has two cores),
-so memory stays that of the biggest session, whatever the folder's size.
+so memory stays that of the biggest session, whatever the folder's size. The breakdown's
+rows and the JavaScript arithmetic they are added with live in ``folders.breakdown``
+(re-exported here).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from functools import reduce
 from itertools import compress, repeat
 from operator import add, eq, is_not, itemgetter
 from pathlib import Path
-from typing import Any, cast
-
-import msgspec
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..engine.context import walk_path
 from ..engine.stats import (
@@ -36,16 +36,42 @@ from ..engine.stats import (
     USAGE,
     UsageFigures,
     UsageThrows,
-    attribution,
-    usage_figures,
 )
 from ..errors import PisessionError, SessionFormatError
-from ..js.value import UNDEFINED, js_number_value, js_string, to_number, truthy
+from ..headers import first_value, header_field
+from ..js.value import UNDEFINED, js_string, truthy
 from ..js.value import field as js_field
+from .breakdown import (  # noqa: F401 (re-exported: the breakdown's rows and arithmetic)
+    Breakdown,
+    UsageRow,
+    add_figures,
+    breakdown_from_totals,
+    breakdown_of,
+    js_greater_than_zero,
+    js_minus,
+    js_number,
+    js_plus,
+    tokens_of,
+)
 from .forks import FileEntries, FileHeader, identity, left_out, may_hold_copies
+
+if TYPE_CHECKING:
+    from ..views.protocol import SessionLike
 
 #: The figures summed per key, in this order.
 FIGURES = ("input", "output", "cacheRead", "cacheWrite", "cost")
+
+#: A session's counted columns (``stats.COLUMNS``: a column per figure, a row per entry).
+Columns = list[list[Any]]
+
+#: Five figures (``FIGURES``) per key, and per (day, key).
+Totals = dict[str, list[Any]]
+DayTotals = dict[tuple[str, str], list[Any]]
+
+#: Told ``(done, total)`` after each file.
+Progress = Callable[[int, int], object]
+
+T = TypeVar("T")
 
 #: How ``scan_folder`` can group its rows.
 GROUPS = ("day", "week", "month", "project", "session", "model")
@@ -55,169 +81,6 @@ _SAFE = 2**53
 
 class UsageError(PisessionError):
     """Pi's ``getUsageCostBreakdown`` throws on this session (it names the line)."""
-
-
-# --- JavaScript's + ---------------------------------------------------------------------
-
-
-def _primitive(value: object) -> object:
-    """ToPrimitive of a JSON value: objects and arrays become their ``String()``."""
-    return js_string(value) if isinstance(value, (dict, list)) else value
-
-
-def js_plus(a: object, b: object) -> object:
-    """``a + b`` in JavaScript for JSON values: numbers add as doubles, a string on either
-    side concatenates, ``undefined`` gives NaN, ``null`` counts 0.
-
-    >>> js_plus(1, 2), js_plus(0.1, 0.2), js_plus(0, "5"), js_plus(1, None)
-    (3, 0.30000000000000004, '05', 1)
-    >>> js_plus(2, UNDEFINED), js_plus(2**53, 1)
-    (nan, 9007199254740992)
-    """
-    ta, tb = type(a), type(b)
-    if (ta is int or ta is float) and (tb is int or tb is float):
-        if ta is int and tb is int:
-            total = a + b  # type: ignore[operator]
-            if -_SAFE <= a <= _SAFE and -_SAFE <= b <= _SAFE and -_SAFE <= total <= _SAFE:  # type: ignore[operator]
-                return total
-        total = js_number_value(a) + js_number_value(b)  # type: ignore[arg-type]
-        return int(total) if ta is int and tb is int and total.is_integer() else total
-    a, b = _primitive(a), _primitive(b)
-    if isinstance(a, str) or isinstance(b, str):
-        return js_string(a) + js_string(b)
-    return js_plus(_number(a), _number(b))
-
-
-def _number(value: object) -> int | float:
-    """ToNumber of a primitive (``null`` 0, ``true`` 1, ``undefined`` NaN)."""
-    if type(value) is int or type(value) is float:
-        return value
-    if value is None or isinstance(value, bool):
-        return int(bool(value))
-    return to_number(value) if value is not UNDEFINED else float("nan")
-
-
-def js_greater_than_zero(value: object) -> bool:
-    """``value > 0`` in JavaScript (a string compares as its number).
-
-    >>> js_greater_than_zero("05"), js_greater_than_zero(float("nan")), js_greater_than_zero(1)
-    (True, False, True)
-    """
-    return _number(_primitive(value)) > 0
-
-
-def js_minus(a: object, b: object) -> float:
-    """``a - b`` in JavaScript (both as numbers).
-
-    >>> js_minus("3", 1), js_minus(0.3, 0.1)
-    (2.0, 0.19999999999999998)
-    """
-    return cast(float, js_plus(_number(_primitive(a)), -_number(_primitive(b))))
-
-
-# --- one entry, one session --------------------------------------------------------------
-# What one entry adds (``attribution``, ``usage_figures``, ``usage_record``) is worked out
-# in ``pisession.engine.stats``, while the file is read; the sums are made here.
-
-
-def add_figures(totals: list, figures: tuple) -> None:
-    """Add one usage's figures to ``totals`` (a list of five), as JavaScript's ``+=``."""
-    for i, value in enumerate(figures):
-        now = totals[i]
-        if type(now) is float and type(value) is float:
-            totals[i] = now + value
-        else:
-            totals[i] = js_plus(now, value)
-
-
-def tokens_of(totals: list) -> object:
-    """``input + output + cacheRead + cacheWrite``, added left to right as Pi adds them.
-
-    >>> tokens_of([1, 2, 3, 4, 0.5])
-    10
-    """
-    return js_plus(js_plus(js_plus(totals[0], totals[1]), totals[2]), totals[3])
-
-
-@dataclass(frozen=True)
-class UsageRow:
-    """One key of a breakdown: Pi's ``key``, ``cost`` and ``tokens``, with the four token
-    figures the tokens are the sum of."""
-
-    key: str
-    cost: Any
-    tokens: Any
-    input: Any = 0
-    output: Any = 0
-    cacheRead: Any = 0
-    cacheWrite: Any = 0
-
-    def to_dict(self) -> dict:
-        """Pi's row (``key``, ``cost``, ``tokens``) and the four token figures."""
-        return {
-            "key": self.key,
-            "cost": self.cost,
-            "tokens": self.tokens,
-            "input": self.input,
-            "output": self.output,
-            "cacheRead": self.cacheRead,
-            "cacheWrite": self.cacheWrite,
-        }
-
-
-class Breakdown(list):
-    """A list of ``UsageRow`` in Pi's order; ``to_records()`` for a data frame."""
-
-    def to_records(self) -> list[dict]:
-        """One plain dict per row (``pandas.DataFrame(b.to_records())``).
-
-        >>> breakdown_of([{"type": "usage", "provider": "p", "model": "m", "usage": {
-        ...     "input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0,
-        ...     "cost": {"total": 0.5}}}]).to_records()[0]["tokens"]
-        3
-        """
-        return [row.to_dict() for row in self]
-
-    def pi_rows(self) -> list[dict]:
-        """The rows exactly as Pi's function returns them: ``{key, cost, tokens}``."""
-        return [{"key": r.key, "cost": r.cost, "tokens": r.tokens} for r in self]
-
-
-def breakdown_from_totals(totals: dict[str, list]) -> Breakdown:
-    """Pi's last step: rows with cost or tokens above 0, by cost, highest first (stable).
-
-    >>> [r.key for r in breakdown_from_totals({"a": [1, 0, 0, 0, 0.1], "b": [0, 0, 0, 0, 0],
-    ...     "c": [1, 0, 0, 0, 0.2]})]
-    ['c', 'a']
-    """
-    from ..tree import v8_sort
-
-    rows = [UsageRow(key, t[4], tokens_of(t), t[0], t[1], t[2], t[3]) for key, t in totals.items()]
-    rows = [r for r in rows if js_greater_than_zero(r.cost) or js_greater_than_zero(r.tokens)]
-    if all(type(r.cost) in (int, float) and r.cost == r.cost for r in rows):
-        return Breakdown(sorted(rows, key=lambda r: -r.cost))  # stable, as V8's
-    return Breakdown(v8_sort(rows, lambda a, b: js_minus(b.cost, a.cost)))
-
-
-def breakdown_of(entries: Iterable) -> Breakdown:
-    """Pi's ``getUsageCostBreakdown`` over ``entries`` (full entry dicts, file order).
-
-    >>> rows = breakdown_of([
-    ...     {"type": "message", "message": {"role": "assistant", "provider": "anthropic",
-    ...      "model": "claude", "usage": {"input": 10, "output": 2, "cacheRead": 0,
-    ...      "cacheWrite": 0, "cost": {"total": 0.25}}}},
-    ...     {"type": "compaction", "usage": {"input": 5, "output": 1, "cacheRead": 0,
-    ...      "cacheWrite": 0, "cost": {"total": 0.5}}}])
-    >>> [(r.key, r.tokens, r.cost) for r in rows]
-    [('Tools/summaries', 6, 0.5), ('anthropic/claude', 12, 0.25)]
-    """
-    totals: dict[str, list] = {}
-    for entry in entries:
-        found = attribution(entry)
-        if found is not None:
-            key, usage = found
-            add_figures(totals.setdefault(key, [0, 0, 0, 0, 0]), usage_figures(usage))
-    return breakdown_from_totals(totals)
 
 
 # --- the tally: the counted columns, added up as Pi adds ------------------------------------
@@ -232,8 +95,12 @@ class _Throws(Exception):
 
 
 def tally(
-    columns: list, positions=None, with_days: bool = False, fallback_time: str = "", zone=None
-) -> tuple[dict, dict]:
+    columns: Columns,
+    positions: Sequence[int] | None = None,
+    with_days: bool = False,
+    fallback_time: str = "",
+    zone: tzinfo | None = None,
+) -> tuple[Totals, DayTotals]:
     """Pi's per-key totals (five figures, ``FIGURES``) of the entries at ``positions``
     (all by default), in that order, and (``with_days``) the same by (day in ``zone``, a
     ``tzinfo``, default this machine's, key):
@@ -259,8 +126,8 @@ def tally(
         keyed = [p for p in positions if records[p] is not None]
     by_key: dict[str, list[int]] = {}
     by_day: dict[tuple[str, str], list[int]] = {}
-    odd: set = set()  # keys with figures that are not all numbers
-    stamps, cache = columns[TIMESTAMP], cast(dict, {})
+    odd: set[str] = set()  # keys with figures that are not all numbers
+    stamps, cache = columns[TIMESTAMP], cast(dict[str, str], {})
     for position in keyed:
         record = records[position]
         if type(record) is str:
@@ -288,7 +155,7 @@ def tally(
 _FEW_KEYS = 16
 
 
-def _by_few_keys(columns: list, positions) -> dict | None:
+def _by_few_keys(columns: Columns, positions: Sequence[int] | None) -> Totals | None:
     """``tally``'s totals where every record is a key or None and there are few keys
     (most sessions: one model or a few), each key's rows picked out in C; None otherwise."""
     records = columns[USAGE]
@@ -304,19 +171,19 @@ def _by_few_keys(columns: list, positions) -> dict | None:
     rows_of = range(len(records)) if positions is None else positions
     first = {key: records.index(key) for key in distinct}
     figures = columns[:5]
-    totals = {}
+    totals: Totals = {}
     for key in sorted(distinct, key=first.__getitem__):  # Pi's keys, in order of appearance
         rows = list(compress(rows_of, map(eq, records, repeat(key))))
         totals[key] = _summed(figures, columns[USAGE], rows, False)
     return totals
 
 
-def _summed(figures: list, records: list, rows: list[int], odd: bool) -> list:
+def _summed(figures: Columns, records: list[Any], rows: list[int], odd: bool) -> list[Any]:
     """The five figures of the entries at ``rows``, each added up in order from 0 as
     JavaScript's ``+=`` adds (``add_figures``); columns of plain doubles, or of small
     non-negative integers, in C."""
     if odd:
-        totals = [0, 0, 0, 0, 0]
+        totals: list[Any] = [0, 0, 0, 0, 0]
         for p in rows:
             record = records[p]
             if type(record) is UsageFigures:
@@ -328,7 +195,7 @@ def _summed(figures: list, records: list, rows: list[int], odd: bool) -> list:
     return [_column_total(pick(column)) for column in figures]
 
 
-def _column_total(values: tuple) -> object:
+def _column_total(values: tuple[Any, ...]) -> object:
     """``0 + v1 + v2 + ...`` in JavaScript for numbers ``values`` (doubles, integers).
 
     >>> _column_total((0.1, 0.2)), _column_total((1, 2)), _column_total((2**53, 1, 1))
@@ -341,15 +208,20 @@ def _column_total(values: tuple) -> object:
         total = sum(values)
         if total <= _SAFE and min(values) >= 0:  # every partial sum exact, as a double
             return total
-    totals = [0]
+    totals: list[Any] = [0]
     for value in values:
         add_figures(totals, (value,))
     return totals[0]
 
 
 def _tally(
-    session, positions, with_days: bool, fallback_time: str = "", identities=None, zone=None
-) -> tuple[dict, dict]:
+    session: SessionLike,
+    positions: Sequence[int] | None,
+    with_days: bool,
+    fallback_time: str = "",
+    identities: FileEntries | None = None,
+    zone: tzinfo | None = None,
+) -> tuple[Totals, DayTotals]:
     """``tally`` of a loaded session's counted columns (days in ``zone``); ``identities``
     (a ``forks.FileEntries``) gets each counted entry's position and ``forks.identity``.
     Raises ``UsageError`` (naming the file and line) where Pi throws."""
@@ -364,7 +236,9 @@ def _tally(
     return found
 
 
-def _identify(session, columns: list, positions, identities) -> None:
+def _identify(
+    session: SessionLike, columns: Columns, positions: Sequence[int] | None, identities: FileEntries
+) -> None:
     """Each counted entry's position and identity (id, timestamp, key, figures), in order."""
     records, stamps, ids = columns[USAGE], columns[TIMESTAMP], session.index.ids
     every = range(len(records)) if positions is None else positions
@@ -380,7 +254,9 @@ def _identify(session, columns: list, positions, identities) -> None:
         identities.digests.append(identity(ids[position], stamps[position], key, figures))
 
 
-def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> Breakdown:
+def session_breakdown(
+    session: SessionLike, branch: bool = False, leaf_id: object = None
+) -> Breakdown:
     """Pi's breakdown of a loaded session: every entry, or (``branch``) the path to the
     leaf (Pi's default leaf unless ``leaf_id``). Raises ``UsageError`` where Pi throws.
 
@@ -392,7 +268,7 @@ def session_breakdown(session, branch: bool = False, leaf_id: object = None) -> 
     return breakdown_from_totals(_tally(session, positions, False)[0])
 
 
-def _branch(session, leaf_id: object = None) -> list[int]:
+def _branch(session: SessionLike, leaf_id: object = None) -> list[int]:
     """The entries Pi's ``/session`` counts for the branch: ``getBranch()``, the path to
     the leaf; after loading, the last entry's path, or none when its id is falsy
     (``getBranch`` looks a leaf id up only when it is truthy).
@@ -414,7 +290,7 @@ def _branch(session, leaf_id: object = None) -> list[int]:
 # --- a sessions folder ------------------------------------------------------------------
 
 
-def local_day(timestamp: object, cache: dict, zone=None) -> str:
+def local_day(timestamp: object, cache: dict[str, str], zone: tzinfo | None = None) -> str:
     """The calendar day (``YYYY-MM-DD``) of an ISO timestamp in ``zone`` (a ``tzinfo``;
     None: this machine's zone); ``"unknown"`` when it is none.
 
@@ -452,7 +328,7 @@ class SessionUsage:
     cwd: str = ""
     started: str = ""
     breakdown: Breakdown = field(default_factory=Breakdown)
-    days: dict = field(default_factory=dict)  # (day, key) -> five figures
+    days: DayTotals = field(default_factory=dict)  # (day, key) -> five figures
     problem: str | None = None
     entries: FileEntries | None = None  # with ``identify``: what forks.left_out compares
     left_out: int = 0  # entries not counted here: an earlier file holds them (forks.py)
@@ -463,7 +339,7 @@ def session_usage(
     branch: bool = False,
     identify: bool = False,
     leave_out: Iterable[int] = (),
-    zone=None,
+    zone: tzinfo | None = None,
 ) -> SessionUsage:
     """Read one session file for ``scan_folder``: never raises for a bad file (its
     ``problem`` says file, line and reason). ``identify`` keeps each counted entry's
@@ -528,7 +404,7 @@ class FolderRow:
     cost: Any
     models: Breakdown
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "group": self.group,
             "sessions": self.sessions,
@@ -558,7 +434,7 @@ class FolderUsage:
     zone: str = ""  # the time zone of the days (an IANA name)
     dated: bool = False  # --since or --until kept some days only
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """One plain dict per group (the models' breakdown left out), for a data frame.
 
         >>> from pisession.samples import sample_path
@@ -568,7 +444,7 @@ class FolderUsage:
         """
         return [{k: v for k, v in r.to_dict().items() if k != "models"} for r in self.rows]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "by": self.by,
             "counts": "the default leaf's path" if self.branch else "every entry",
@@ -588,7 +464,7 @@ def _project(usage: SessionUsage) -> str:
     return usage.cwd or Path(usage.path).parent.name
 
 
-def _cells(usage: SessionUsage, by: str) -> Iterator[tuple[str, str, list]]:
+def _cells(usage: SessionUsage, by: str) -> Iterator[tuple[str, str, list[Any]]]:
     """(group, key, figures) of one session: Pi's own rows where the group is the
     session, its project or the key; the day cells otherwise."""
     if by in ("day", "week", "month"):
@@ -607,9 +483,11 @@ def _cells(usage: SessionUsage, by: str) -> Iterator[tuple[str, str, list]]:
 
 
 class _Group:
-    def __init__(self):
-        self.keys: dict[str, list] = {}
-        self.sessions: set = set()
+    """One group's per-key sums, and the sessions in it."""
+
+    def __init__(self) -> None:
+        self.keys: Totals = {}
+        self.sessions: set[str] = set()
 
 
 def summarize(
@@ -644,7 +522,7 @@ def summarize(
     rows = [_row(name, groups[name]) for name in order]
     rows = [r for r in rows if js_greater_than_zero(r.cost) or js_greater_than_zero(r.tokens)]
     if by not in ("day", "week", "month"):
-        rows.sort(key=lambda r: -_number(_primitive(r.cost)))
+        rows.sort(key=lambda r: -js_number(r.cost))
     return FolderUsage(by, rows, _row("total", whole), sessions, skipped, branch)
 
 
@@ -677,8 +555,12 @@ def worker_count(workers: int | None, files: int) -> int:
 
 
 def map_sessions(
-    function: Callable, paths: list, workers: int | None = None, progress=None, chunksize=4
-) -> Iterator:
+    function: Callable[[Any], T],
+    paths: Sequence[Any],
+    workers: int | None = None,
+    progress: Progress | None = None,
+    chunksize: int = 4,
+) -> Iterator[T]:
     """``function(path)`` for every path, in order, spread over forked worker processes
     (``worker_count``), ``chunksize`` paths handed to a worker at a time;
     ``progress(done, total)`` after each."""
@@ -700,15 +582,15 @@ def map_sessions(
 
 
 def scan_folder(
-    paths: Iterable,
+    paths: Iterable[str | os.PathLike[str]],
     by: str = "model",
     branch: bool = False,
     since: str | None = None,
     until: str | None = None,
     workers: int | None = None,
-    progress=None,
+    progress: Progress | None = None,
     per_file: bool = False,
-    zone=None,
+    zone: tzinfo | None = None,
 ) -> FolderUsage:
     """Pi's usage breakdown over session files, grouped ``by`` one of ``GROUPS``;
     ``since``/``until`` (``YYYY-MM-DD``, both included) keep the usage of those days in
@@ -757,13 +639,13 @@ def scan_folder(
     return out
 
 
-def _recount(job: tuple, branch: bool, zone) -> SessionUsage:
+def _recount(job: tuple[str, list[int]], branch: bool, zone: tzinfo | None) -> SessionUsage:
     """A file read again without the entries an earlier file holds (``scan_folder``)."""
     path, gone = job
     return session_usage(path, branch, False, gone, zone)
 
 
-def zone_name(zone=None) -> str:
+def zone_name(zone: tzinfo | None = None) -> str:
     """The IANA name of ``zone`` (a ``ZoneInfo``), or of this machine's zone when None
     (``$TZ``, else where ``/etc/localtime`` points; its abbreviation when neither says).
 
@@ -785,7 +667,7 @@ def zone_name(zone=None) -> str:
     return datetime.now().astimezone().tzname() or "local"
 
 
-def file_header(path) -> FileHeader | None:
+def file_header(path: str | os.PathLike[str]) -> FileHeader | None:
     """What ``forks.py`` reads of a session file's header (its first line only); None
     when the first line is not a session header.
 
@@ -795,7 +677,7 @@ def file_header(path) -> FileHeader | None:
     """
     from ..js.date import DateConversionError, js_time_ms
 
-    header = _first_value(path)
+    header = first_value(path, bom=True)
     if js_field(header, "type") != "session":
         return None
     header_id, parent = js_field(header, "id"), js_field(header, "parentSession")
@@ -810,16 +692,6 @@ def file_header(path) -> FileHeader | None:
     )
 
 
-def _first_value(path) -> object:
-    """The JSON value of a file's first line (None where there is none)."""
-    try:
-        with open(path, "rb") as handle:
-            first = handle.readline(1 << 20)
-        return msgspec.json.decode(first.lstrip(b"\xef\xbb\xbf"))
-    except (OSError, msgspec.DecodeError):
-        return None
-
-
 def _between(usage: SessionUsage, since: str | None, until: str | None) -> SessionUsage:
     """The usage of the days from ``since`` to ``until`` only (Pi's breakdown re-made
     from those days' figures)."""
@@ -830,7 +702,7 @@ def _between(usage: SessionUsage, since: str | None, until: str | None) -> Sessi
         for (day, key), f in usage.days.items()
         if (not since or day >= since) and (not until or day <= until) and day != "unknown"
     }
-    totals: dict[str, list] = {}
+    totals: Totals = {}
     for (_, key), figures in days.items():
         add_figures(totals.setdefault(key, [0, 0, 0, 0, 0]), tuple(figures))
     return SessionUsage(
@@ -839,7 +711,7 @@ def _between(usage: SessionUsage, since: str | None, until: str | None) -> Sessi
     )  # fmt: skip
 
 
-def header_cwd(path) -> str:
+def header_cwd(path: str | os.PathLike[str]) -> str:
     """The ``cwd`` of a session file's header line ("" when it has none), read from its
     first line only.
 
@@ -847,11 +719,11 @@ def header_cwd(path) -> str:
     >>> header_cwd(sample_path("tour"))
     '/home/reader/projects/demo-app'
     """
-    cwd = js_field(_first_value(path), "cwd")
+    cwd = header_field(path, "cwd", bom=True)
     return cwd if isinstance(cwd, str) else ""
 
 
-def session_name(session) -> str | None:
+def session_name(session: SessionLike) -> str | None:
     """The session's name, or None where Pi's ``getSessionName`` would throw on it (the
     hits and the usage are still counted).
 

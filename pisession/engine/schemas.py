@@ -1,0 +1,177 @@
+"""The msgspec schemas of a session line: what each reader decodes of a line, in one place.
+
+A line is decoded into a struct of the fields a reader asks about; the rest of the line
+is skipped without being built. Each schema is a view of one line, and a wider view is a
+narrower one with fields added (a subclass), so each field is defined once:
+
+- ``CoreLine``: the four fields the rule reads (``type``, ``id``, ``parentId``,
+  ``message.role``), for every line (the reader's columns, ``engine.reader``);
+- ``CountedLine``: ``CoreLine`` and what the session statistics and Pi's usage breakdown
+  read (the usage figures, the content blocks' types, provider, model, timestamp:
+  ``engine.stats``);
+- ``WrittenLine``: a message entry's whole ``message``, its numbers kept as the text
+  JavaScript prints (the context writer, ``engine.stream``);
+- ``shaped``: a struct of exactly the keys Pi writes, in Pi's order (``engine.shapes``
+  makes the message shapes it proves exact with it).
+
+In ``CoreLine`` and ``CountedLine`` an absent field is ``UNDEFINED`` (msgspec leaves a
+default as it is, whatever the type says), so a reader tells an absent field from a
+null one as JavaScript does. A line whose fields have other shapes (a usage figure that
+is not a number) is refused by the decoder, and read in full by the caller.
+
+>>> CORE.decode(b'{"type":"message","id":"a","message":{"role":"user","content":"hi"}}')
+CoreLine(type='message', id='a', parentId=undefined, message=CoreMessage(role='user'))
+>>> COUNTED.decode(b'{"type":"usage","usage":{"input":5}}').usage.input
+5
+>>> bytes(WRITTEN.decode(b'{"type":"message","message":{"n":1.50}}').message["n"])
+b'1.5'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ..js.json import js_float
+from ..js.value import UNDEFINED
+
+if TYPE_CHECKING:  # what a field holds; msgspec reads the types below (absent: UNDEFINED)
+    from ..js.value import _Undefined
+
+    Number = int | float | _Undefined
+    Absent = _Undefined
+else:
+    Number = int | float
+    Absent = None.__class__  # (never decoded: only absent fields hold UNDEFINED)
+
+# --- what the rule reads: every line -----------------------------------------------------
+
+
+class CoreMessage(msgspec.Struct, gc=False):
+    """A line's ``message`` as the rule reads it: its role."""
+
+    role: Any = UNDEFINED
+
+
+class CoreLine(msgspec.Struct, gc=False):
+    """The fields of a line the rule reads; absent ones are ``UNDEFINED``."""
+
+    type: Any = UNDEFINED
+    id: Any = UNDEFINED
+    parentId: Any = UNDEFINED
+    message: CoreMessage | Absent | None = UNDEFINED
+
+
+# --- what the totals read: the core and the usage -----------------------------------------
+
+
+class Block(msgspec.Struct, gc=False):
+    """A content block as the totals read it: its type (tool calls are counted)."""
+
+    type: Any = UNDEFINED
+
+
+# UNDEFINED where absent: the statistics count an absent figure 0, the usage breakdown as
+# undefined
+class Cost(msgspec.Struct, gc=False):
+    """A usage's ``cost``: its total."""
+
+    total: Number = UNDEFINED
+
+
+class Usage(msgspec.Struct, gc=False):
+    """A ``usage`` object: the four token counts and the cost."""
+
+    input: Number = UNDEFINED
+    output: Number = UNDEFINED
+    cacheRead: Number = UNDEFINED
+    cacheWrite: Number = UNDEFINED
+    cost: Cost | Absent | None = UNDEFINED
+
+
+class CountedMessage(CoreMessage, gc=False):
+    """A line's ``message`` as the totals read it: the role, the usage, the content's
+    block types, and the provider and models Pi's breakdown keys it by."""
+
+    usage: Usage | Absent | None = UNDEFINED
+    content: list[Block] | str | Absent | None = UNDEFINED
+    provider: Any = UNDEFINED
+    model: Any = UNDEFINED
+    responseModel: Any = UNDEFINED
+
+
+class CountedLine(CoreLine, gc=False):
+    """A line as the totals read it: the four fields the rule reads (as the reader's
+    columns hold them), the usage and tool-call blocks, and what Pi's usage breakdown
+    reads (provider, model, timestamp); absent ones are ``UNDEFINED``."""
+
+    message: CountedMessage | Absent | None = UNDEFINED
+    usage: Usage | Absent | None = UNDEFINED
+    provider: Any = UNDEFINED
+    model: Any = UNDEFINED
+    timestamp: Any = UNDEFINED
+
+
+# --- what the context writer reads: a message entry's message -----------------------------
+
+
+class WrittenLine(msgspec.Struct, gc=False):
+    """A message entry's line as the context writer reads it: its whole ``message``.
+    Unlike the views above, an absent field reads as None here, as the writer has always
+    read it (a message entry without a message object never gets this far: Pi throws on
+    it, and so does the rule)."""
+
+    type: object = None
+    message: object = None
+
+
+# --- the shapes Pi writes -----------------------------------------------------------------
+
+
+def shaped(
+    name: str,
+    keys: str,
+    tag: tuple[str, str] | None = None,
+    *,
+    module: str = __name__,
+    **types: Any,
+) -> type:
+    """A struct of ``keys``, in that order: each of type ``Any`` unless ``types`` says,
+    and absent unless written (``UNSET``, left out when encoded) but for a key marked
+    ``!``, which must be there. ``tag``: the key and value that pick it in a union;
+    ``module``: the module that names it (for pickling).
+
+    >>> shaped("Pair", "a b!", b=int)(b=1)
+    Pair(a=UNSET, b=1)
+    """
+    fields: list[tuple[Any, ...]] = []
+    for key in keys.split():
+        field = key.rstrip("!")
+        kind = types.get(field, Any)
+        if key.endswith("!"):
+            fields.append((field, kind))
+        else:
+            fields.append((field, Any if kind is Any else kind | UnsetType, UNSET))
+    tag_field, tag_value = tag or (None, None)
+    return msgspec.defstruct(
+        name, fields, tag_field=tag_field, tag=tag_value, kw_only=True, omit_defaults=True,
+        gc=False, module=module,
+    )  # fmt: skip
+
+
+#: The reader's decoder: the rule's four fields of each line, the rest skipped.
+CORE: msgspec.json.Decoder[CoreLine] = msgspec.json.Decoder(CoreLine)
+
+#: Decodes the fields the totals read (and the reader's columns) and skips the rest of a
+#: line (message text, tool output). A line whose fields have other shapes (a usage
+#: figure that is not a number, content that is neither text nor a list of objects) is
+#: refused, and then decoded in full.
+COUNTED: msgspec.json.Decoder[CountedLine] = msgspec.json.Decoder(CountedLine)
+
+#: The writer's decoder: numbers kept as the text JavaScript prints (``js_float``).
+WRITTEN: msgspec.json.Decoder[WrittenLine] = msgspec.json.Decoder(WrittenLine, float_hook=js_float)
+
+#: Any JSON value (a line read in full, where no schema applies).
+ANY: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
