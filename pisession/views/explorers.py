@@ -99,7 +99,8 @@ def branch_view(session, leaf_id: object = None) -> tuple[bytes, str, int]:
     >>> png[:4], "custom msg" in table, width
     (b'\\x89PNG', True, 562)
     """
-    from .draw import HIDPI, NATURAL_DPI, draw_tree, figure_png, natural_size
+    from .draw import draw_tree
+    from .figure import HIDPI, NATURAL_DPI, figure_png, natural_size
 
     fig = draw_tree(session, leaf_id)
     png = figure_png(fig, dpi=NATURAL_DPI * HIDPI)
@@ -127,7 +128,8 @@ def branch_picture(session, leaf_id: object = None) -> str:
     >>> picture[:16], "leaf cm000001" in picture, "selected for its context" in picture
     ('<img width="562"', True, True)
     """
-    from .draw import alt_text, draw_tree, figure_html
+    from .draw import draw_tree
+    from .figure import alt_text, figure_html
 
     fig = draw_tree(session, leaf_id)
     selected = len(session.projection(leaf_id).items)
