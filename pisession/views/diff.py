@@ -19,7 +19,8 @@ from difflib import SequenceMatcher
 
 from ..js.value import UNDEFINED
 from ..js.value import field as js_field
-from .explain import header_text, json_id
+from .explain_json import json_id
+from .reasons import header_text
 from .terminal import Look, pad, text_width
 from .text import id_text, kind_of, message_text, plural, visible
 
