@@ -18,6 +18,7 @@ import os
 import pickle
 import threading
 from collections.abc import Callable
+from typing import Any
 
 #: Sessions with this many entries or more are worth a helper process for the drawing
 #: of their tree (``pisession tree``, ``export``).
@@ -66,7 +67,7 @@ class _Pending:
         os.close(write)
         self._pid, self._read = pid, read
 
-    def result(self):
+    def result(self) -> Any:
         """The function's return value (from the child, or computed now)."""
         if self._pid is None:
             return self._function(*self._args)

@@ -9,6 +9,7 @@ Each chart is data first (``pipeline_chart``, ``edits_chart``, ``migration_chart
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from .figure import (
     FONT,
     SMALL,
     _box_inches,
+    _describe,
     _heading,
     _heading_inches,
     _mpl_text,
@@ -38,7 +40,16 @@ from .text import one_line as shorten
 from .text import strip_unsafe as clean_text
 
 if TYPE_CHECKING:
-    pass
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..engine.context import ProjectedEntry, Selection
+    from .protocol import SessionLike
+
+#: Where a box is: ``(column number, box key)``.
+_Spot = tuple[int, object]
+#: Every box's top left corner, in inches from the chart's top left.
+_Places = dict[_Spot, tuple[float, float]]
 
 
 @dataclass
@@ -69,8 +80,8 @@ class Column:
 class Link:
     """A line from a box of one column to a box of the next (``(column, key)`` each)."""
 
-    start: tuple[int, object]
-    end: tuple[int, object]
+    start: _Spot
+    end: _Spot
     colour: str = _EDGE_COLOUR
     dashed: bool = False
 
@@ -111,12 +122,13 @@ def _column_widths(chart: ColumnChart) -> list[float]:
     return widths
 
 
-def _chart_places(chart: ColumnChart) -> tuple[dict, list[float], float]:
+def _chart_places(chart: ColumnChart) -> tuple[_Places, list[float], float]:
     """Where every box goes, in inches from the top left: ``(column, key) -> (x, y)``
     (its top left corner), the left edge of every column, and the chart's height."""
     widths = _column_widths(chart)
-    places: dict = {}
-    lefts, rows = [], 0.0
+    places: _Places = {}
+    lefts: list[float] = []
+    rows = 0.0
     x = _LEFT + (0.3 if any(j.column == 0 for j in chart.jumps) else 0.0)
     for number, column in enumerate(chart.columns):
         lefts.append(x)
@@ -135,7 +147,9 @@ def _chart_places(chart: ColumnChart) -> tuple[dict, list[float], float]:
 MAX_CHART_WIDTH = 8.4
 
 
-def _legend_place(chart: ColumnChart, lefts: list[float], widths: list[float], rows: list):
+def _legend_place(
+    chart: ColumnChart, lefts: list[float], widths: list[float], rows: list[float]
+) -> tuple[float, float]:
     """Where the legend goes: under the last columns when they end early enough to
     leave room, else right of the columns when the chart stays narrower than
     ``MAX_CHART_WIDTH``, else under all of them. Returns ``(x, y)`` in inches."""
@@ -167,8 +181,14 @@ def _column_rows(chart: ColumnChart) -> list[float]:
     return out
 
 
-def draw_chart(chart: ColumnChart):
-    """Draw a ``ColumnChart`` as a Figure sized to it (text at full size)."""
+def draw_chart(chart: ColumnChart) -> Figure:
+    """Draw a ``ColumnChart`` as a Figure sized to it (text at full size).
+
+    >>> chart = ColumnChart("Two boxes", "a sketch", [Column("one", [Box(0, "a"), Box(1, "b")])])
+    >>> from pisession.views.figure import alt_text
+    >>> alt_text(draw_chart(chart))
+    'Two boxes: a sketch; columns from left to right: one (2 rows).'
+    """
     places, lefts, height = _chart_places(chart)
     widths = _column_widths(chart)
     legend_at = _legend_place(chart, lefts, widths, _column_rows(chart))
@@ -190,11 +210,13 @@ def draw_chart(chart: ColumnChart):
     _draw_links(ax, chart, places, widths)
     _draw_jumps(ax, chart, places, widths)
     _draw_chart_legend(ax, chart, legend_at)
-    fig.pisession_alt = chart_alt(chart)
+    _describe(fig, chart_alt(chart))
     return fig
 
 
-def _draw_column(ax, column: Column, number: int, places: dict, x: float, width: float):
+def _draw_column(
+    ax: Axes, column: Column, number: int, places: _Places, x: float, width: float
+) -> None:
     """A column's title, caption and boxes (with their notes)."""
     from matplotlib.patches import FancyBboxPatch
 
@@ -214,7 +236,7 @@ def _draw_column(ax, column: Column, number: int, places: dict, x: float, width:
                     fontsize=SMALL, color=_MUTED, va="center", style="italic")  # fmt: skip
 
 
-def _draw_links(ax, chart: ColumnChart, places: dict, widths: list[float]) -> None:
+def _draw_links(ax: Axes, chart: ColumnChart, places: _Places, widths: list[float]) -> None:
     """Each link as a smooth S-curve from the right edge of one box to the next column."""
     from matplotlib.patches import PathPatch
     from matplotlib.path import Path as CurvePath
@@ -232,14 +254,13 @@ def _draw_links(ax, chart: ColumnChart, places: dict, widths: list[float]) -> No
                                ls=(0, (3, 2)) if link.dashed else "-"))  # fmt: skip
 
 
-def _draw_jumps(ax, chart: ColumnChart, places: dict, widths: list[float]) -> None:
+def _draw_jumps(ax: Axes, chart: ColumnChart, places: _Places, widths: list[float]) -> None:
     """Each jump as a dashed bracket left of its column, arrow at the target box."""
     for jump in chart.jumps:
         (sx, sy), (_, ey) = places[(jump.column, jump.start)], places[(jump.column, jump.end)]
         sy, ey = sy + _CHART_BOX / 2, ey + _CHART_BOX / 2
         rail = sx - 0.12
-        style = {"color": _CUT_COLOUR, "lw": 1.0, "ls": (0, (4, 3)), "zorder": 2}
-        ax.plot([sx, rail, rail], [sy, sy, ey], **style)
+        ax.plot([sx, rail, rail], [sy, sy, ey], color=_CUT_COLOUR, lw=1.0, ls=(0, (4, 3)), zorder=2)
         arrow = {"arrowstyle": "-|>", "color": _CUT_COLOUR, "lw": 1.0, "shrinkA": 0}
         arrow.update(shrinkB=0, mutation_scale=9)
         ax.annotate("", xy=(sx, ey), xytext=(rail, ey), zorder=2, arrowprops=arrow)
@@ -247,7 +268,7 @@ def _draw_jumps(ax, chart: ColumnChart, places: dict, widths: list[float]) -> No
                 va="center", fontsize=SMALL, color=_CUT_COLOUR, style="italic")  # fmt: skip
 
 
-def _draw_chart_legend(ax, chart: ColumnChart, at: tuple[float, float]) -> None:
+def _draw_chart_legend(ax: Axes, chart: ColumnChart, at: tuple[float, float]) -> None:
     """The legend at ``at`` (see ``_legend_place``)."""
     from matplotlib.patches import Rectangle
 
@@ -261,22 +282,24 @@ def _draw_chart_legend(ax, chart: ColumnChart, at: tuple[float, float]) -> None:
         ax.text(x + 0.33, y, _mpl_text(words), fontsize=SMALL, va="center")
 
 
-def _fate_legend(names) -> list[tuple[str, str]]:
+def _fate_legend(names: Iterable[str]) -> list[tuple[str, str]]:
     present = set(names)
     return [(kind.colour, kind.legend) for kind in FATES if kind.name in present]
 
 
-def _entry_box(session, fates, position: int, key: object = None, **extra) -> Box:
+def _entry_box(
+    session: SessionLike, fates: Sequence[str], position: int, key: object = None
+) -> Box:
     """An entry as a box: short kind and id, filled with its fate's colour."""
     index = session.index
     kind = entry_kind(index.types[position], index.roles[position], short=True)
     entry_id = index.ids[position]
     text = f"{shorten(kind, 10)} {short_id(None if entry_id is UNDEFINED else entry_id)}"
     fill = FATE[fates[position]].colour
-    return Box(position if key is None else key, text, fill, **extra)
+    return Box(position if key is None else key, text, fill)
 
 
-def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
+def pipeline_chart(session: SessionLike, leaf_id: object = None) -> ColumnChart:
     """The context rule as a picture (data): the file, the path to the leaf, the
     selection, the messages after context edits, and the provider messages
     (``convertToLlm``), each column read off the rule's own outputs.
@@ -296,7 +319,8 @@ def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
     chosen = [_entry_box(session, fates, p, key=rank) for rank, p in enumerate(selected)]
     links = [Link((0, p), (1, p)) for p in path]
     links += [Link((1, p), (2, rank)) for rank, p in enumerate(selected)]
-    messages, provider = [], []
+    messages: list[Box] = []
+    provider: list[Box] = []
     for rank, item in enumerate(projection.items):
         for k, message in enumerate(item.messages):
             role = shorten(js_field(message, "role"), 18)
@@ -329,13 +353,13 @@ def pipeline_chart(session, leaf_id: object = None) -> ColumnChart:
     return ColumnChart(clean_text(title), subtitle, columns, links, [], legend, "fate at the leaf")
 
 
-def _selection_caption(selection) -> str:
+def _selection_caption(selection: Selection) -> str:
     if selection.compaction is None:
         return "no compaction: the whole path"
     return f"compaction, {selection.kept} kept, rest"
 
 
-def pipeline_figure(session, leaf_id: object = None):
+def pipeline_figure(session: SessionLike, leaf_id: object = None) -> Figure:
     """Draw ``pipeline_chart``: how the lines of a file become the model's context.
 
     >>> import pisession
@@ -346,7 +370,14 @@ def pipeline_figure(session, leaf_id: object = None):
     return draw_chart(pipeline_chart(session, leaf_id))
 
 
-def _message_box(fates, item, k: int, message, touched: bool, words: str = "") -> Box:
+def _message_box(
+    fates: Sequence[str],
+    item: ProjectedEntry,
+    k: int,
+    message: object,
+    touched: bool,
+    words: str = "",
+) -> Box:
     """A context message as a box: role, source entry, its text (or ``words``), filled
     with its entry's fate when a context edit changed it."""
     from .text import message_text
@@ -360,7 +391,7 @@ def _message_box(fates, item, k: int, message, touched: bool, words: str = "") -
     return Box((item.position, k), text, fill)
 
 
-def edits_chart(session, leaf_id: object = None) -> ColumnChart:
+def edits_chart(session: SessionLike, leaf_id: object = None) -> ColumnChart:
     """Context edits before and after (data): the messages of a leaf with edits ignored
     (as PiG reads the file) and as Pi sends them; a message an edit removes says which
     edit, one it rewrites is linked to its new text.
@@ -374,7 +405,9 @@ def edits_chart(session, leaf_id: object = None) -> ColumnChart:
     edited = session.projection(leaf_id)
     plain = session.projection(leaf_id, edits=False)
     fates = session.fates(leaf_id).names
-    before, after, links = [], [], []
+    before: list[Box] = []
+    after: list[Box] = []
+    links: list[Link] = []
     for item, same in zip(plain.items, edited.items):
         for k, message in enumerate(item.messages):
             gone = same.edit is not None and k >= len(same.messages)
@@ -398,8 +431,14 @@ def edits_chart(session, leaf_id: object = None) -> ColumnChart:
     return ColumnChart(clean_text(title), subtitle, columns, links, [], legend, "what changed")
 
 
-def edits_figure(session, leaf_id: object = None):
-    """Draw ``edits_chart``: the context of a leaf without and with its context edits."""
+def edits_figure(session: SessionLike, leaf_id: object = None) -> Figure:
+    """Draw ``edits_chart``: the context of a leaf without and with its context edits.
+
+    >>> import pisession
+    >>> from pisession.views.figure import alt_text
+    >>> alt_text(edits_figure(pisession.load(pisession.sample_path("tour"))))[:14]
+    'Context edits:'
+    """
     return draw_chart(edits_chart(session, leaf_id))
 
 
@@ -417,7 +456,7 @@ def _migration_text(value: object, number: int, step: int) -> str:
     return f"{kind} {short_id(js_field(value, 'id'))} ← {parent_text}"
 
 
-def migration_chart(path_or_bytes) -> ColumnChart:
+def migration_chart(path_or_bytes: str | os.PathLike[str] | bytes) -> ColumnChart:
     """A legacy file before and after each migration step Pi runs (data): rows a step
     changed are highlighted, and a compaction's pointer to its first kept entry is drawn
     (an index that counts the header in v1, an id from v2 on).
@@ -430,7 +469,9 @@ def migration_chart(path_or_bytes) -> ColumnChart:
     from ..engine.opening import migration_views
 
     views = migration_views(path_or_bytes)
-    columns, links, jumps = [], [], []
+    columns: list[Column] = []
+    links: list[Link] = []
+    jumps: list[Jump] = []
     for step, view in enumerate(views):
         changed = {index for index, _ in view.changed}
         boxes = [
@@ -451,7 +492,7 @@ def migration_chart(path_or_bytes) -> ColumnChart:
                        jumps, legend, "rows")  # fmt: skip
 
 
-def _first_kept_jumps(values: list, step: int) -> list[Jump]:
+def _first_kept_jumps(values: list[object], step: int) -> list[Jump]:
     """Brackets from each compaction to the row its first-kept pointer names."""
     ids = {js_key(js_field(v, "id")): n for n, v in enumerate(values) if n}
     jumps = []
@@ -466,13 +507,23 @@ def _first_kept_jumps(values: list, step: int) -> list[Jump]:
     return jumps
 
 
-def migration_figure(path_or_bytes):
-    """Draw ``migration_chart``: a v1/v2 file as read and after each migration step."""
+def migration_figure(path_or_bytes: str | os.PathLike[str] | bytes) -> Figure:
+    """Draw ``migration_chart``: a v1/v2 file as read and after each migration step.
+
+    >>> import pisession
+    >>> from pisession.views.figure import alt_text
+    >>> alt_text(migration_figure(pisession.sample_path("legacy-v1")))[:10]
+    'Migration:'
+    """
     return draw_chart(migration_chart(path_or_bytes))
 
 
 def chart_alt(chart: ColumnChart) -> str:
     """A column chart in words: its titles, then each column with how many rows it has
-    (the picture's point is how the columns differ)."""
+    (the picture's point is how the columns differ).
+
+    >>> chart_alt(ColumnChart("A", "b", [Column("one", [Box(0, "x")])]))
+    'A: b; columns from left to right: one (1 row).'
+    """
     columns = "; ".join(f"{c.title} ({plural(len(c.boxes), 'row')})" for c in chart.columns)
     return clean_text(f"{chart.title}: {chart.subtitle}; columns from left to right: {columns}.")

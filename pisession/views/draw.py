@@ -45,6 +45,7 @@ from .figure import (
     NATURAL_DPI,
     SMALL,
     _box_inches,
+    _describe,
     _heading,
     _heading_inches,
     _mpl_text,
@@ -64,6 +65,10 @@ from .text import strip_unsafe as clean_text
 
 if TYPE_CHECKING:
     from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .protocol import SessionLike
 
 #: What notebooks, docs and the command line import from here: the tree drawing, and the
 #: names of ``layout``, ``figure`` and ``charts`` they have always imported from ``draw``.
@@ -151,7 +156,9 @@ def _label_text(label: object) -> str:
     return "“" + shorten(label, 28) + "”"
 
 
-def _canvas(layout: TreeLayout, frame: _Frame, figsize):
+def _canvas(
+    layout: TreeLayout, frame: _Frame, figsize: tuple[float, float] | None
+) -> tuple[Figure, Axes, tuple[float, float], _Frame]:
     """A new figure sized to the frame: title, subtitle, the axes, and where the legend
     goes (right of the tree, top-aligned)."""
     need_w, need_h = frame.inches
@@ -174,13 +181,22 @@ def _scaled(frame: _Frame, scale: float) -> _Frame:
     return _Frame(frame.ux, frame.uy, frame.x0, frame.x1, frame.y0, frame.y1, scale)
 
 
-def draw_layout(layout: TreeLayout, *, ax=None, figsize=None):
-    """Draw a ``TreeLayout``; returns the matplotlib Figure (see ``draw_tree``)."""
+def draw_layout(
+    layout: TreeLayout, *, ax: Axes | None = None, figsize: tuple[float, float] | None = None
+) -> Figure:
+    """Draw a ``TreeLayout``; returns the matplotlib Figure (see ``draw_tree``).
+
+    >>> import pisession
+    >>> fig = draw_layout(tree_layout(pisession.load(pisession.sample_path("tour"))))
+    >>> alt_text(fig)[:13]
+    'Entry tree of'
+    """
     frame = _frame(layout)
+    legend_at: tuple[float, float] | None
     if ax is None:
         fig, ax, legend_at, frame = _canvas(layout, frame, figsize)
-    else:
-        fig, legend_at = ax.figure, None
+    else:  # an axes the caller made in a figure (a subfigure's axes: its root figure)
+        fig, legend_at = cast("Figure", ax.figure), None
         box = ax.get_position()
         fig_w, fig_h = fig.get_size_inches()
         need_w, need_h = frame.inches
@@ -198,17 +214,17 @@ def draw_layout(layout: TreeLayout, *, ax=None, figsize=None):
     if layout.error:
         words = _mpl_text(shorten(f"no context: {layout.error}", 110))
         ax.text(0.0, 0.0, words, transform=ax.transAxes, fontsize=SMALL, color=_CUT_COLOUR)
-    fig.pisession_alt = tree_alt(layout)
+    _describe(fig, tree_alt(layout))
     return fig
 
 
-def _draw_edges(ax, layout: TreeLayout, scale: float) -> None:
+def _draw_edges(ax: Axes, layout: TreeLayout, scale: float) -> None:
     """Tree edges thin and grey, the path thick and dark, cycle links curved arrows."""
     from matplotlib.collections import LineCollection
 
     nodes = layout.nodes
 
-    def xy(key):
+    def xy(key: int) -> tuple[float, float]:
         return nodes[key].x, nodes[key].y
 
     path = set(layout.path_edges)
@@ -223,8 +239,8 @@ def _draw_edges(ax, layout: TreeLayout, scale: float) -> None:
         ax.annotate("", xy=xy(b), xytext=xy(a), zorder=1, arrowprops=arrow)
 
 
-def _node_style(node: LayoutNode, scale: float) -> dict:
-    """The box of a node: fill by fate, text colour for contrast, border by role."""
+def _node_style(node: LayoutNode, scale: float) -> tuple[dict[str, str | float], str]:
+    """The box of a node (fill by fate, border by role) and its text colour (for contrast)."""
     edge, width, ink = _BOX_EDGE, 0.8 * scale, FATE[node.fate].ink if node.fate else "#000000"
     if node.fate == "off-path":
         edge, ink = "#8C8C8C", "#4D4D4D"
@@ -233,7 +249,7 @@ def _node_style(node: LayoutNode, scale: float) -> dict:
     if node.is_leaf:
         edge, width = "#000000", 2.4 * scale
     shape = "sawtooth,pad=0.4" if node.is_compaction else "round,pad=0.3"
-    return {"boxstyle": shape, "fc": node.colour, "ec": edge, "lw": width, "ink": ink}
+    return {"boxstyle": shape, "fc": node.colour, "ec": edge, "lw": width}, ink
 
 
 def _note_offset(where: str, half: float, size: float) -> tuple[tuple[float, float], str, str]:
@@ -245,12 +261,11 @@ def _note_offset(where: str, half: float, size: float) -> tuple[tuple[float, flo
     return (0, 1.3 * size), "center", "bottom"
 
 
-def _draw_node(ax, node: LayoutNode, scale: float, orientation: str) -> None:
+def _draw_node(ax: Axes, node: LayoutNode, scale: float, orientation: str) -> None:
     """One node: its box (a stack of cards for a collapsed run), its label and, for
     the leaf, the leaf mark, on the sides ``_NOTE_SIDE`` gives."""
     size = FONT * scale
-    style = _node_style(node, scale)
-    ink = style.pop("ink")
+    style, ink = _node_style(node, scale)
     text = _mpl_text(node.text)
     if node.count > 1:  # a stack of cards: two offset shadows behind the run's box
         for step in (2, 1):
@@ -284,7 +299,7 @@ def _along_across(node: LayoutNode, orientation: str) -> tuple[float, float]:
     return (node.y, node.x) if orientation == "TB" else (node.x, node.y)
 
 
-def _draw_cut(ax, layout: TreeLayout, frame: _Frame) -> None:
+def _draw_cut(ax: Axes, layout: TreeLayout, frame: _Frame) -> None:
     """The compaction cut: a dashed line across the path between the last summarized
     and the first kept entry, named after the compaction, and (when it keeps entries)
     a bracket from the compaction back to its first kept entry."""
@@ -315,7 +330,7 @@ def _half_across(node: LayoutNode, frame: _Frame, orientation: str) -> float:
     return 0.9 * FONT * frame.scale / 72 / frame.uy
 
 
-def _draw_first_kept(ax, layout: TreeLayout, frame: _Frame) -> None:
+def _draw_first_kept(ax: Axes, layout: TreeLayout, frame: _Frame) -> None:
     """A dashed bracket from the compaction back to the first kept entry
     (``firstKeptEntryId``), on the side of the path where no branch is drawn."""
     o, scale, side = layout.orientation, frame.scale, _FREE[layout.orientation]
@@ -327,8 +342,8 @@ def _draw_first_kept(ax, layout: TreeLayout, frame: _Frame) -> None:
     step = frame.ux if o == "TB" else frame.uy
     rail = c_across + side * (max(half_c, half_b) + 14 * scale / 72 / step)
     points = [(c_along, c_across + side * half_c), (c_along, rail), (b_along, rail)]
-    style = {"color": _CUT_COLOUR, "lw": 1.0 * scale, "ls": (0, (4, 3)), "zorder": 2}
-    ax.plot(*zip(*[_place(o, a, c) for a, c in points]), **style)
+    rail_xy = zip(*[_place(o, a, c) for a, c in points])
+    ax.plot(*rail_xy, color=_CUT_COLOUR, lw=1.0 * scale, ls=(0, (4, 3)), zorder=2)
     arrow = {"arrowstyle": "-|>", "color": _CUT_COLOUR, "lw": 1.0 * scale, "shrinkA": 0}
     arrow.update(shrinkB=0, mutation_scale=9 * scale)
     end, start = _place(o, b_along, b_across + side * half_b), _place(o, b_along, rail)
@@ -339,7 +354,7 @@ def _draw_first_kept(ax, layout: TreeLayout, frame: _Frame) -> None:
             fontsize=SMALL * scale, color=_CUT_COLOUR, fontstyle="italic", zorder=2)  # fmt: skip
 
 
-def _legend_handles(layout: TreeLayout) -> list:
+def _legend_handles(layout: TreeLayout) -> list[Artist]:
     """One legend entry per fate and mark the drawing shows, nothing else."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -365,7 +380,9 @@ def _legend_handles(layout: TreeLayout) -> list:
     return handles
 
 
-def _draw_legend(fig, ax, layout: TreeLayout, anchor) -> None:
+def _draw_legend(
+    fig: Figure, ax: Axes, layout: TreeLayout, anchor: tuple[float, float] | None
+) -> None:
     """The legend right beside the tree (top-aligned), or right of a given axes."""
     options = {"handles": _legend_handles(layout), "fontsize": SMALL, "frameon": False}
     options.update(title="fate at the leaf", title_fontsize=FONT, alignment="left")
@@ -376,14 +393,14 @@ def _draw_legend(fig, ax, layout: TreeLayout, anchor) -> None:
 
 
 def draw_tree(
-    session,
+    session: SessionLike,
     leaf_id: object = None,
     *,
-    ax=None,
+    ax: Axes | None = None,
     orientation: str = "TB",
     collapse: bool | int | None = None,
     figsize: tuple[float, float] | None = None,
-):
+) -> Figure:
     """Draw the entry tree with the path to ``leaf_id`` and every entry's fate.
 
     Returns a ``matplotlib.figure.Figure``. Without ``ax`` the figure is sized to the
@@ -402,12 +419,14 @@ def draw_tree(
 
 
 def save_tree(
-    session,
-    path: str | os.PathLike,
+    session: SessionLike,
+    path: str | os.PathLike[str],
     leaf_id: object = None,
     *,
     dpi: int = NATURAL_DPI * HIDPI,
-    **options,
+    orientation: str = "TB",
+    collapse: bool | int | None = None,
+    figsize: tuple[float, float] | None = None,
 ) -> Path:
     """Draw the tree (``draw_tree`` options) and write it as PNG or SVG, by suffix.
 
@@ -419,7 +438,8 @@ def save_tree(
     >>> save_tree(pisession.load(pisession.sample_path("tour")), out).suffix
     '.svg'
     """
-    return save_figure(draw_tree(session, leaf_id, **options), path, dpi=dpi)
+    fig = draw_tree(session, leaf_id, orientation=orientation, collapse=collapse, figsize=figsize)
+    return save_figure(fig, path, dpi=dpi)
 
 
 def tree_alt(layout: TreeLayout) -> str:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from .text import strip_unsafe as clean_text
 
 if TYPE_CHECKING:
-    pass
+    from matplotlib.figure import Figure
+
 
 #: Text sizes in points. Figures are sized in inches and shown at 100 px per inch (their
 #: natural size), so 7.5 pt is 10.4 px at 100 % zoom: the smallest text drawn.
@@ -37,6 +38,9 @@ _CUT_COLOUR = "#882255"
 _MUTED = "#444444"
 _BOX_EDGE = "#333333"
 _CHANGED = "#FFE08A"
+
+#: The attribute a drawn figure keeps its words in (``alt_text``).
+_ALT = "pisession_alt"
 
 #: Every figure's left margin, in inches (its title starts there).
 _LEFT = 0.25
@@ -58,7 +62,7 @@ def _box_inches(text: str, size: float = FONT) -> float:
 
 
 @functools.cache
-def _figure_class():
+def _figure_class() -> type[Figure]:
     from matplotlib.figure import Figure
 
     class PisessionFigure(Figure):
@@ -66,23 +70,25 @@ def _figure_class():
         ``HIDPI`` times its natural size, displayed at its natural size), without pyplot
         and whatever the inline backend's settings."""
 
-        def _repr_png_(self):
+        pisession_alt = ""
+
+        def _repr_png_(self) -> bytes:
             return figure_png(self, dpi=NATURAL_DPI * HIDPI)
 
-        def _ipython_display_(self):
+        def _ipython_display_(self) -> None:
             from IPython.display import publish_display_data
 
             data, metadata = figure_bundle(self)
-            publish_display_data(data, metadata)
+            publish_display_data(data, metadata)  # type: ignore[no-untyped-call]
 
     return PisessionFigure
 
 
-def _new_figure(width: float, height: float):
+def _new_figure(width: float, height: float) -> Figure:
     return _figure_class()(figsize=(width, height), dpi=NATURAL_DPI)
 
 
-def _heading(fig, title: str, subtitle: str) -> None:
+def _heading(fig: Figure, title: str, subtitle: str) -> None:
     """A figure's title and subtitle, top left."""
     height = fig.get_size_inches()[1]
     x = _LEFT / fig.get_size_inches()[0]
@@ -95,7 +101,12 @@ def _heading_inches(title: str, subtitle: str) -> float:
     return 2 * _LEFT + max(_text_inches(title, TITLE) * 1.1, _text_inches(subtitle, SMALL))
 
 
-def alt_text(fig) -> str:
+def _describe(fig: Figure, words: str) -> None:
+    """Give a drawn figure its words (what ``alt_text`` returns for it)."""
+    setattr(fig, _ALT, words)
+
+
+def alt_text(fig: Figure) -> str:
     """What a figure shows, in words: its alternative text for a screen reader or a
     page without images (pisession's figures say it; another figure gets its titles).
 
@@ -104,14 +115,14 @@ def alt_text(fig) -> str:
     >>> alt_text(draw_tree(pisession.load(pisession.sample_path("tour"))))[:48]
     'Entry tree of Tour of the session format: leaf a'
     """
-    said = getattr(fig, "pisession_alt", "")
-    if said:
+    said = getattr(fig, _ALT, "")
+    if isinstance(said, str) and said:
         return said
     titles = [t.get_text() for t in getattr(fig, "texts", []) if t.get_text()]
     return "; ".join(titles) or "a figure"
 
 
-def figure_png(fig, dpi: int = NATURAL_DPI) -> bytes:
+def figure_png(fig: Figure, dpi: int = NATURAL_DPI) -> bytes:
     """A figure as PNG bytes (deterministic: no date or software metadata).
 
     >>> import pisession
@@ -124,7 +135,7 @@ def figure_png(fig, dpi: int = NATURAL_DPI) -> bytes:
     return buffer.getvalue()
 
 
-def natural_size(fig) -> tuple[int, int]:
+def natural_size(fig: Figure) -> tuple[int, int]:
     """A figure's natural size in CSS pixels (``NATURAL_DPI`` per inch).
 
     >>> import pisession
@@ -136,7 +147,7 @@ def natural_size(fig) -> tuple[int, int]:
     return round(width * NATURAL_DPI), round(height * NATURAL_DPI)
 
 
-def figure_bundle(fig) -> tuple[dict, dict]:
+def figure_bundle(fig: Figure) -> tuple[dict[str, str], dict[str, object]]:
     """What Jupyter stores for a figure: an HTML ``<img>`` with alternative text (a PNG
     rendered at ``HIDPI`` times the natural size, shown at its natural width at most, so
     it is sharp on a HiDPI screen and never larger than drawn), and the same words as
@@ -154,7 +165,7 @@ def figure_bundle(fig) -> tuple[dict, dict]:
     return {"text/html": figure_html(fig, alt), "text/plain": alt}, {}
 
 
-def figure_html(fig, alt: str = "") -> str:
+def figure_html(fig: Figure, alt: str = "") -> str:
     """A figure as an HTML ``<img>`` (base64 PNG at ``HIDPI``), shown at its natural
     width at most: for static pictures stored in notebooks.
 
@@ -173,8 +184,18 @@ def figure_html(fig, alt: str = "") -> str:
     )
 
 
-def save_figure(fig, path: str | os.PathLike, *, dpi: int = NATURAL_DPI * HIDPI) -> Path:
-    """Write any pisession figure as PNG or SVG, by suffix, deterministically."""
+def save_figure(
+    fig: Figure, path: str | os.PathLike[str], *, dpi: int = NATURAL_DPI * HIDPI
+) -> Path:
+    """Write any pisession figure as PNG or SVG, by suffix, deterministically.
+
+    >>> import pisession, tempfile, pathlib
+    >>> from pisession.views.draw import draw_tree
+    >>> fig = draw_tree(pisession.load(pisession.sample_path("tour")))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_figure(fig, pathlib.Path(folder) / "tour.svg").name
+    'tour.svg'
+    """
     import matplotlib
 
     target = Path(path)

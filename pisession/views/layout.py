@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,8 @@ from .text import one_line as shorten
 from .text import strip_unsafe as clean_text
 
 if TYPE_CHECKING:
-    pass
+    from ..engine.context import Projection
+    from .protocol import SessionLike
 
 #: Above this many entries ``collapse=None`` collapses long runs.
 COLLAPSE_THRESHOLD = 300
@@ -110,10 +112,17 @@ class TreeLayout:
         return [k.name for k in FATES if k.name in present]
 
 
+#: A subtree's contour: per depth from the bottom, its rightmost and leftmost column.
+_Contour = tuple[list[int], list[int]]
+#: An edge between two nodes (their keys), parent first.
+_Edge = tuple[int, int]
+
 # --- layout -----------------------------------------------------------------------------
 
 
-def _walk(children: dict[int, list[int]], roots: list[int], size: int):
+def _walk(
+    children: dict[int, list[int]], roots: list[int], size: int
+) -> tuple[list[int], dict[int, int | None]]:
     """Preorder from each root, then from every entry no root reaches (parent cycles).
 
     Returns ``(order, parent)`` where ``parent`` is the node each entry was reached
@@ -136,7 +145,14 @@ def _walk(children: dict[int, list[int]], roots: list[int], size: int):
     return order, parent
 
 
-def _runs(order, parent, children, fates, special, min_run):
+def _runs(
+    order: list[int],
+    parent: dict[int, int | None],
+    children: dict[int, list[int]],
+    fates: Sequence[str | None],
+    special: set[int],
+    min_run: int,
+) -> dict[int, list[int]]:
     """Group straight runs of non-special entries with equal fates; returns key -> run."""
     run_of: dict[int, int] = {}
     runs: dict[int, list[int]] = {}
@@ -165,7 +181,9 @@ def _runs(order, parent, children, fates, special, min_run):
     return out
 
 
-def _place_children(kids: list[int], contours: dict) -> tuple[list[int], list, list]:
+def _place_children(
+    kids: list[int], contours: dict[int, _Contour]
+) -> tuple[list[int], list[int], list[int]]:
     """Offsets of child subtrees side by side, each as far left as its contour allows.
 
     A contour lists, per depth *from the bottom* (so a parent can append its own row
@@ -195,14 +213,16 @@ def _place_children(kids: list[int], contours: dict) -> tuple[list[int], list, l
     return offsets, right, left
 
 
-def _columns(keys: list[int], kids: dict) -> tuple[dict[int, int], dict[int, int]]:
+def _columns(
+    keys: list[int], kids: dict[int | None, list[int]]
+) -> tuple[dict[int, int], dict[int, int]]:
     """Column and depth of every node: a tidy, git-graph-like packing.
 
     Bottom-up, each subtree gets a contour; children are packed left to right (see
     ``_place_children``); a parent's row spans to its last child so the edges to its
     children cross no other node. Top-level trees (roots) are packed the same way.
     """
-    contours: dict = {}
+    contours: dict[int, _Contour] = {}
     offsets: dict[int, int] = {}
     for key in reversed(keys):
         children = kids[key]
@@ -239,7 +259,7 @@ def _collapse_runs(collapse: bool | int | None, size: int, rows: int) -> int | N
     return max(int(collapse), 2)
 
 
-def _compaction_cut(projection) -> tuple[int, int | None, int] | None:
+def _compaction_cut(projection: Projection) -> tuple[int, int | None, int] | None:
     """``(compaction, above, below)``: the newest compaction on the path, the last path
     entry it summarized (None: none) and the first one it kept (itself: none), read
     off the rule's selection (``first_kept``, ``start``, ``cut``)."""
@@ -260,15 +280,15 @@ class _Reading:
     """What the rule says about a leaf, as the drawing needs it."""
 
     leaf: int | None
-    fates: list
+    fates: Sequence[str | None]
     path: list[int]
-    cut: tuple | None
+    cut: tuple[int, int | None, int] | None
     error: str | None
     #: the newest compaction's ``firstKeptEntryId`` (shown beside the cut)
     first_kept_id: object = None
 
 
-def _reading(session, leaf_id: object) -> _Reading:
+def _reading(session: SessionLike, leaf_id: object) -> _Reading:
     """Fates, path and cut for a leaf; a file whose context cannot be built gets no
     fates and the error in words."""
     leaf = session.default_leaf if leaf_id is None else session.position_of(leaf_id)
@@ -281,7 +301,9 @@ def _reading(session, leaf_id: object) -> _Reading:
     return _Reading(leaf, fates, projection.path, cut, None, first_kept_id)
 
 
-def _kept_visible(session, children: dict, cycles: set, reading: _Reading) -> set[int]:
+def _kept_visible(
+    session: SessionLike, children: dict[int, list[int]], cycles: set[int], reading: _Reading
+) -> set[int]:
     """Entries a collapsed run never swallows: roots, leaves, branch points, entries
     in cycles, the chosen leaf, both sides of the cut, compactions, labelled entries."""
     index = session.index
@@ -297,7 +319,7 @@ def _kept_visible(session, children: dict, cycles: set, reading: _Reading) -> se
     return special
 
 
-def _depths(order: list[int], parent: dict) -> int:
+def _depths(order: list[int], parent: dict[int, int | None]) -> int:
     """How many rows the uncollapsed tree needs (its depth + 1)."""
     depth: dict[int, int] = {}
     for node in order:
@@ -306,7 +328,14 @@ def _depths(order: list[int], parent: dict) -> int:
     return max(depth.values(), default=-1) + 1
 
 
-def _node(session, key: int, members: tuple, fate, place: tuple, flags: tuple) -> LayoutNode:
+def _node(
+    session: SessionLike,
+    key: int,
+    members: tuple[int, ...],
+    fate: str | None,
+    place: tuple[int, int],
+    flags: tuple[bool, bool],
+) -> LayoutNode:
     """One layout node for the entry at ``key`` (standing for ``members``)."""
     index = session.index
     entry_id = index.ids[key]
@@ -335,9 +364,16 @@ def _node(session, key: int, members: tuple, fate, place: tuple, flags: tuple) -
     )
 
 
-def _edges(order, children, parent, node_of, path):
+def _edges(
+    order: list[int],
+    children: dict[int, list[int]],
+    parent: dict[int, int | None],
+    node_of: dict[int, int],
+    path: list[int],
+) -> tuple[list[_Edge], list[_Edge], list[_Edge]]:
     """Tree edges, loop edges (closing a parent cycle) and path edges, between nodes."""
-    edges, loops = [], []
+    edges: list[_Edge] = []
+    loops: list[_Edge] = []
     for position in order:
         for child in children.get(position, []):
             a, b = node_of[position], node_of[child]
@@ -349,16 +385,22 @@ def _edges(order, children, parent, node_of, path):
     return edges, loops, path_edges
 
 
-def _layout_cut(reading: _Reading, node_of: dict) -> Cut | None:
+def _layout_cut(reading: _Reading, node_of: dict[int, int]) -> Cut | None:
     """The compaction cut between nodes (None: no compaction on the path)."""
     if not reading.cut:
         return None
     compaction, above, below = reading.cut
-    above = None if above is None else node_of[above]
-    return Cut(node_of[compaction], above, node_of[below], reading.first_kept_id)
+    above_node = None if above is None else node_of[above]
+    return Cut(node_of[compaction], above_node, node_of[below], reading.first_kept_id)
 
 
-def _condensed(order, parent, children, runs, node_of):
+def _condensed(
+    order: list[int],
+    parent: dict[int, int | None],
+    children: dict[int, list[int]],
+    runs: dict[int, list[int]],
+    node_of: dict[int, int],
+) -> tuple[list[int], dict[int, int], dict[int, int]]:
     """The tree of nodes (a run is one node), packed: node keys, columns and depths."""
     keys = [p for p in order if node_of[p] == p]
     kids: dict[int | None, list[int]] = {None: [k for k in keys if parent[k] is None]}
@@ -369,7 +411,7 @@ def _condensed(order, parent, children, runs, node_of):
     return keys, column, depth
 
 
-def _turn_starts(session) -> set[int]:
+def _turn_starts(session: SessionLike) -> set[int]:
     """Positions of user messages: where each turn of the conversation starts."""
     index = session.index
     return {
@@ -377,7 +419,7 @@ def _turn_starts(session) -> set[int]:
     }
 
 
-def _rows(order: list[int], parent: dict, runs: dict) -> int:
+def _rows(order: list[int], parent: dict[int, int | None], runs: dict[int, list[int]]) -> int:
     """How many rows a tree needs once each run is one node."""
     node_of = {member: key for key, members in runs.items() for member in members}
     depth: dict[int, int] = {}
@@ -388,7 +430,15 @@ def _rows(order: list[int], parent: dict, runs: dict) -> int:
     return max(depth.values(), default=-1) + 1
 
 
-def _layout_runs(session, reading: _Reading, order, parent, children, cycles, min_run):
+def _layout_runs(
+    session: SessionLike,
+    reading: _Reading,
+    order: list[int],
+    parent: dict[int, int | None],
+    children: dict[int, list[int]],
+    cycles: set[int],
+    min_run: int | None,
+) -> tuple[dict[int, list[int]], bool]:
     """Each node's entries, and whether runs stop at turns: one entry apiece (``min_run``
     None), else runs of at least ``min_run`` same-fate entries. A run stops at every
     user message (a turn start) as long as the tree then fits ``MAX_ROWS`` rows, so a
@@ -404,7 +454,7 @@ def _layout_runs(session, reading: _Reading, order, parent, children, cycles, mi
 
 
 def _titles(
-    session, reading: _Reading, min_run: int | None, by_turn: bool = False
+    session: SessionLike, reading: _Reading, min_run: int | None, by_turn: bool = False
 ) -> tuple[str, str]:
     leaf = reading.leaf
     leaf_text = "-" if leaf is None else short_id(session.index.ids[leaf])
@@ -418,7 +468,7 @@ def _titles(
 
 
 def tree_layout(
-    session,
+    session: SessionLike,
     leaf_id: object = None,
     orientation: str = "TB",
     collapse: bool | int | None = None,
