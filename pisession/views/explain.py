@@ -1,5 +1,5 @@
-"""``pisession explain`` and ``pisession tree`` as text and as data: which entries
-reached the model for a leaf, and why; and the entry tree.
+"""``pisession explain`` as text: which entries reached the model for a leaf, and why (a
+table of fates between a header and a summary).
 
 Pure functions from a ``Session`` to strings (or JSON-ready dicts), so a notebook can
 print the same account the command line shows. They word the rule's outputs
@@ -14,12 +14,18 @@ Every piece of session text is passed through ``pisession.views.text.visible``. 
 fits the ``width`` it is given without hiding an answer: a reason that does not fit
 beside its row goes on the line below it (shared by the rows above that have the same
 reason), and at a narrow width the fate joins it there.
+
+The reasons it words are ``reasons``; the same account as data is ``explain_json``;
+``pisession tree`` is ``tree_text`` and ``pisession stats`` ``stats_text``. The names
+the command line, notebooks and tests have always imported from here still are.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..js.value import value_text
 from .explain_json import entry_data, explain_head, json_id, leaf_data
@@ -40,6 +46,13 @@ from .stats_text import role_counts, stats_rows
 from .terminal import Look, pad, text_width, wrap
 from .text import entry_kind, id_text, plural, visible
 from .tree_text import tree_chunks, tree_entries, tree_text, tree_walk
+
+if TYPE_CHECKING:
+    from .protocol import SessionLike
+    from .provenance import Fate, Fates
+
+#: Column widths of the table: line, id, entry, fate.
+_Widths = tuple[int, int, int, int]
 
 #: What the command line, notebooks and tests import from here: the explanation as text,
 #: and the names of ``reasons``, ``explain_json``, ``tree_text`` and ``stats_text`` they
@@ -93,7 +106,7 @@ def written_row(call_id: object, tool_name: object) -> Row:
     return Row("+", "(pi-ai)", "toolResult", "toolResult", "", "sent", visible(reason))
 
 
-def _fate_row(session, fate) -> Row:
+def _fate_row(session: SessionLike, fate: Fate) -> Row:
     """The ``Row`` of one ``provenance.Fate``."""
     index = session.index
     kind, role = index.types[fate.position], index.roles[fate.position]
@@ -159,7 +172,7 @@ def _widths(rows: list[Row], layout: Layout) -> tuple[int, int, int, int]:
 _HEAD = Row("line", "id", "entry", "entry", "", "fate", "why")
 
 
-def _choose_layout(rows: list[Row], width: int | None) -> tuple[Layout, tuple, bool]:
+def _choose_layout(rows: list[Row], width: int | None) -> tuple[Layout, _Widths, bool]:
     """The widest ``Layout`` whose columns fit ``width`` (None: the widest), its column
     widths (line, id, entry, fate), and whether rows have room for a note's number
     (if not, every run of rows is followed by its note)."""
@@ -189,7 +202,7 @@ def _note(row: Row, layout: Layout, look: Look) -> str:
     return ": ".join(parts)
 
 
-def _columns(row: Row, layout: Layout, widths: tuple, look: Look) -> str:
+def _columns(row: Row, layout: Layout, widths: _Widths, look: Look) -> str:
     """The row's cells, padded, up to where its note starts."""
     w_line, w_id, w_kind, w_fate = widths
     cells = [
@@ -206,7 +219,7 @@ def _columns(row: Row, layout: Layout, widths: tuple, look: Look) -> str:
     return gap.join(cells) + gap
 
 
-def gap_counts(names, gap: Gap) -> str:
+def gap_counts(names: Sequence[str], gap: Gap) -> str:
     """The fates of a gap's entries in words: ``120 summarized, 4 off-path``.
 
     >>> gap_counts(["sent", "summarized", "off-path", "summarized"], Gap(3, 1, 3))
@@ -216,7 +229,9 @@ def gap_counts(names, gap: Gap) -> str:
     return ", ".join(f"{counts[k.name]:,} {k.name}" for k in FATES if counts[k.name])
 
 
-def _gap_lines(session, gap: Gap, names, indent: int, look: Look) -> list[str]:
+def _gap_lines(
+    session: SessionLike, gap: Gap, names: Sequence[str], indent: int, look: Look
+) -> list[str]:
     dots = look.symbol("┆", ":")
     where = gap.lines(session.line_of)
     text = f"{dots} {gap.hidden:,} more entries: {gap_counts(names, gap)} ({where})"
@@ -260,7 +275,9 @@ class _Notes:
         self.open = None
 
 
-def fate_table(session, fates, items: list, look: Look) -> list[str]:
+def fate_table(
+    session: SessionLike, fates: Fates, items: Sequence[int | Gap], look: Look
+) -> list[str]:
     """The table of ``items`` (positions and ``Gap``s, file order): one line per entry
     and per gap. A row's note (its reason, and whatever its layout leaves out) stands
     at the end of the row when it fits; otherwise the row shows a number and the note
@@ -311,7 +328,7 @@ def fate_table(session, fates, items: list, look: Look) -> list[str]:
 # --- the explanation ---------------------------------------------------------------------------
 
 
-def summary_lines(fates, messages: int, color: bool = False) -> list[str]:
+def summary_lines(fates: Fates, messages: int, color: bool = False) -> list[str]:
     """The closing account: how many entries reached the model, counts per fate.
 
     >>> import pisession
@@ -344,7 +361,7 @@ def summary_lines(fates, messages: int, color: bool = False) -> list[str]:
 
 
 def explain_text(
-    session,
+    session: SessionLike,
     leaf_id: object = None,
     color: bool = False,
     width: int | None = None,

@@ -9,10 +9,16 @@ whole session and for the branch to a leaf.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import eq
+from typing import TYPE_CHECKING
 
 from .text import visible
+
+if TYPE_CHECKING:
+    from ..engine.stats import SessionStats
+    from .protocol import SessionLike
 
 #: Message roles in the order ``stats`` lists them, with their row names.
 ROLE_ROWS = (
@@ -25,7 +31,7 @@ ROLE_ROWS = (
 )
 
 
-def role_counts(session, positions) -> Counter:
+def role_counts(session: SessionLike, positions: Sequence[int]) -> Counter[str]:
     """Message entries by role among ``positions`` (``(no role)`` for a message without
     one), from the index alone: no entry decoded.
 
@@ -57,7 +63,12 @@ def _number(value: float) -> str:
     return f"{value:,}" if isinstance(value, int) else f"{value:,.2f}"
 
 
-def stats_rows(session, leaf_id: object = None, whole=None, branch=None) -> list[tuple]:
+def stats_rows(
+    session: SessionLike,
+    leaf_id: object = None,
+    whole: SessionStats | None = None,
+    branch: SessionStats | None = None,
+) -> list[tuple[str, str, str]]:
     """``pisession stats``' rows as text: (row, whole session, branch to the leaf).
     The message rows by role add up to the messages row; a role other than user,
     assistant and tool result is listed when it occurs.
@@ -72,7 +83,7 @@ def stats_rows(session, leaf_id: object = None, whole=None, branch=None) -> list
     path = session.path_positions(leaf_id)
     counts = role_counts(session, range(len(session))), role_counts(session, path)
     known = dict(ROLE_ROWS)
-    rows = [
+    rows: list[tuple[str, float, float]] = [
         ("entries", len(session), len(path)),
         ("messages", sum(counts[0].values()), sum(counts[1].values())),
     ]
