@@ -6,14 +6,21 @@ have it), else a plain HTML table with pisession's styles. pandas is never requi
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING, Any
 
 from .display import _table, view
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
+
+#: One record: a column name to its JSON-ready value (a number, a string, None...).
+Record = dict[str, Any]
 
 
 class RecordsTable:
     """Records as an HTML table (what ``table`` gives without pandas)."""
 
-    def __init__(self, records: list[dict]):
+    def __init__(self, records: list[Record]):
         self.records = records
 
     @property
@@ -39,7 +46,7 @@ def _cell(value: object) -> str:
     return html.escape("" if value is None else str(value)).replace("/", "/<wbr>")
 
 
-def table(records: list[dict], pandas: bool = True):
+def table(records: list[Record], pandas: bool = True) -> DataFrame | RecordsTable:
     """``pandas.DataFrame(records)`` when pandas can be imported (and ``pandas``), else a
     ``RecordsTable`` that a notebook shows as HTML.
 

@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 import unicodedata
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -78,7 +79,7 @@ def clusters(text: str) -> list[str]:
     return list(_iter_clusters(text))
 
 
-def _iter_clusters(text: str):
+def _iter_clusters(text: str) -> Iterator[str]:
     split = getattr(_wcwidth, "iter_graphemes", None)
     return split(text) if split is not None else iter(text)
 
@@ -397,7 +398,9 @@ class Look:
         return self.cut(SGR.sub("", line))
 
 
-def use_color(choice: bool | None = None, stream: TextIO | None = None, env=None) -> bool:
+def use_color(
+    choice: bool | None = None, stream: TextIO | None = None, env: Mapping[str, str] | None = None
+) -> bool:
     """Whether to colour ``stream``: an explicit choice wins; otherwise only a terminal,
     and only when ``NO_COLOR`` is unset and ``TERM`` is not ``dumb``.
 
@@ -415,7 +418,7 @@ def use_color(choice: bool | None = None, stream: TextIO | None = None, env=None
     return bool(isatty and isatty())
 
 
-def output_width(stream: TextIO | None = None, env=None) -> int | None:
+def output_width(stream: TextIO | None = None, env: Mapping[str, str] | None = None) -> int | None:
     """Columns to fit output into: the terminal's width, ``$COLUMNS`` in a pipe when
     set, else ``None`` (no truncation, so ``grep`` sees whole lines).
 
