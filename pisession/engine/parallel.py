@@ -69,7 +69,7 @@ class _Pending:
 
     def result(self) -> Any:
         """The function's return value (from the child, or computed now)."""
-        if self._pid is None:
+        if self._pid is None or self._read is None:  # (both set together, by _start)
             return self._function(*self._args)
         with os.fdopen(self._read, "rb") as pipe:
             data = pipe.read()
