@@ -64,7 +64,11 @@ class Part:
 
     @property
     def messages(self) -> int:
-        """How many messages the entry sends (in A, or in B for an only-B entry)."""
+        """How many messages the entry sends (in A, or in B for an only-B entry).
+
+        >>> Part("only-b", 3, 4, "a1", {}, None, (2, 5)).messages
+        3
+        """
         span = self.a or self.b
         return 0 if span is None else span[1] - span[0]
 
@@ -82,7 +86,11 @@ class Fork:
     @property
     def relation(self) -> str:
         """``same``, ``a-on-b`` (A's leaf is on B's path), ``b-on-a``, ``branches`` (they
-        part after a shared entry) or ``separate`` (no shared entry: two roots)."""
+        part after a shared entry) or ``separate`` (no shared entry: two roots).
+
+        >>> Fork(2, 1, 4, 3).relation, Fork(0, None, 2, 2).relation
+        ('branches', 'separate')
+        """
         if self.shared == self.a_length == self.b_length:
             return "same"
         if self.shared == self.a_length:
@@ -122,7 +130,11 @@ class LeafDiff:
         )
 
     def counts(self) -> dict[str, int]:
-        """Messages of each kind (shared and edited-differently counted once, as in A)."""
+        """Messages of each kind (shared and edited-differently counted once, as in A).
+
+        >>> LeafDiff(1, 2, Fork(1, 0, 2, 2), [Part("only-a", 1, 2, "a", {}, (0, 2), None)]).counts()
+        {'shared': 0, 'only-a': 2, 'only-b': 0, 'edited-differently': 0}
+        """
         counts = dict.fromkeys(KINDS, 0)
         for part in self.parts:
             counts[part.kind] += part.messages

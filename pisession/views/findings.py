@@ -48,7 +48,11 @@ class Finding:
 
     @property
     def note(self) -> bool:
-        """True for harmless findings (they do not make ``check`` fail)."""
+        """True for harmless findings (they do not make ``check`` fail).
+
+        >>> Finding(None, "legacy-version", "version 1").note
+        True
+        """
         return self.kind in NOTE_KINDS
 
     def to_dict(self) -> dict[str, Any]:
@@ -379,7 +383,12 @@ def default_leaf_findings(session: SessionLike, known: list[Finding]) -> list[Fi
 
 
 def check(session: SessionLike) -> list[Finding]:
-    """Everything worth a reader's attention in a session, by line (file-wide first)."""
+    """Everything worth a reader's attention in a session, by line (file-wide first).
+
+    >>> import pisession
+    >>> [(f.line, f.kind) for f in check(pisession.load(pisession.sample_path("legacy-v1")))]
+    [(None, 'legacy-version')]
+    """
     found = file_findings(session) + tree_findings(session)
     found += walk_findings(session)
     found += default_leaf_findings(session, found)

@@ -64,7 +64,11 @@ class LayoutNode:
 
     @property
     def count(self) -> int:
-        """How many entries the node stands for."""
+        """How many entries the node stands for.
+
+        >>> LayoutNode(4, (4, 5, 6), 0.0, 0.0, "sent", "#fff", "3 entries").count
+        3
+        """
         return len(self.positions)
 
 
@@ -102,12 +106,22 @@ class TreeLayout:
     loop_edges: list[tuple[int, int]] = field(default_factory=list)
 
     def node_for(self, position: int) -> LayoutNode:
-        """The node that shows the entry at ``position``."""
+        """The node that shows the entry at ``position``.
+
+        >>> import pisession
+        >>> tree_layout(pisession.load(pisession.sample_path("tour"))).node_for(0).text
+        'name n0000001'
+        """
         return self.nodes[self.node_of[position]]
 
     @property
     def fates_shown(self) -> list[str]:
-        """Fates present in the drawing, in legend order."""
+        """Fates present in the drawing, in legend order.
+
+        >>> import pisession
+        >>> tree_layout(pisession.load(pisession.sample_path("tour"))).fates_shown[:2]
+        ['sent', 'kept']
+        """
         present = {n.fate for n in self.nodes.values()}
         return [k.name for k in FATES if k.name in present]
 

@@ -61,7 +61,13 @@ class Reading:
 
     @property
     def compaction(self) -> int | None:
-        """The newest compaction on the path (None: none)."""
+        """The newest compaction on the path (None: none).
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> s.line_of(reading_of(s.fates()).compaction)
+        25
+        """
         return self.selection.compaction
 
 
@@ -394,7 +400,13 @@ class Leaves:
         return position in self.also or (type(position) is int and self.shape.is_leaf(position))
 
     def isdisjoint(self, positions: Iterable[object], /) -> bool:
-        """Whether none of ``positions`` is a leaf (as ``set.isdisjoint``)."""
+        """Whether none of ``positions`` is a leaf (as ``set.isdisjoint``).
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> Leaves(s.shape).isdisjoint([0, 1]), Leaves(s.shape).isdisjoint(s.shape.leaves)
+        (True, False)
+        """
         return not any(map(self.__contains__, positions))
 
     def __iter__(self) -> Iterator[int]:

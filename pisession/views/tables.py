@@ -25,7 +25,11 @@ class RecordsTable:
 
     @property
     def columns(self) -> list[str]:
-        """The keys of the records, in first-seen order."""
+        """The keys of the records, in first-seen order.
+
+        >>> RecordsTable([{"a": 1}, {"b": 2, "a": 3}]).columns
+        ['a', 'b']
+        """
         return list(dict.fromkeys(k for r in self.records for k in r))
 
     def _repr_html_(self) -> str:
