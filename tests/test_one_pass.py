@@ -209,17 +209,17 @@ def test_tree_and_export_written_as_they_go_equal_the_whole_text(monkeypatch, wo
     drawn by a helper process, the leaves of a many-rooted tree asked of the shape: the
     same text as drawn whole, with or without a helper, blocks of any size."""
     from pisession.engine import parallel
-    from pisession.views import explain, export
+    from pisession.views import explain, export, reasons, tree_text
 
     data = generated(1500, seed=4)
     session = pisession.loads(data)
     expected = explain.tree_text(session, width=100), export.export_html(session)
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     monkeypatch.setattr(parallel, "BIG_SESSION", 100)
-    monkeypatch.setattr(explain, "TREE_BLOCK", 7)
+    monkeypatch.setattr(tree_text, "TREE_BLOCK", 7)
     monkeypatch.setattr(export, "TREE_BLOCK", 5)
-    monkeypatch.setattr(explain, "LEAF_SET", 0)
-    monkeypatch.setattr(explain, "WALK_HELD", 3)  # walked again when drawn, not kept
+    monkeypatch.setattr(reasons, "LEAF_SET", 0)
+    monkeypatch.setattr(tree_text, "WALK_HELD", 3)  # walked again when drawn, not kept
     session = pisession.loads(data)
     chunks = list(explain.tree_chunks(session, width=100))
     assert len(chunks) > 10 and "".join(chunks) == expected[0]

@@ -72,7 +72,7 @@ class _Pending(Generic[T]):
 
     def result(self) -> T:
         """The function's return value (from the child, or computed now)."""
-        if self._pid is None:
+        if self._pid is None or self._read is None:  # (both set together, by _start)
             return self._function(*self._args)
         with os.fdopen(cast(int, self._read), "rb") as pipe:
             data = pipe.read()

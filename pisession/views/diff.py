@@ -16,12 +16,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import TYPE_CHECKING, Any
 
 from ..js.value import UNDEFINED
 from ..js.value import field as js_field
-from .explain import header_text, json_id
+from .explain_json import json_id
+from .reasons import header_text
 from .terminal import Look, pad, text_width
 from .text import id_text, kind_of, message_text, plural, visible
+
+if TYPE_CHECKING:
+    from ..engine.context import ProjectedEntry, Projection
+    from .protocol import SessionLike
+    from .provenance import RequestStep
+
+#: A JSON object as ``pisession diff --json`` prints it (any JSON values).
+JSONObject = dict[str, Any]
+#: Where an entry's messages are in a context: ``(start, stop)``.
+Span = tuple[int, int]
+
+#: Column widths of the rows: line, id, A's messages, B's messages.
+_Widths = tuple[int, int, int, int]
 
 SHARED, ONLY_A, ONLY_B, CHANGED = "shared", "only-a", "only-b", "edited-differently"
 
@@ -49,7 +64,11 @@ class Part:
 
     @property
     def messages(self) -> int:
-        """How many messages the entry sends (in A, or in B for an only-B entry)."""
+        """How many messages the entry sends (in A, or in B for an only-B entry).
+
+        >>> Part("only-b", 3, 4, "a1", {}, None, (2, 5)).messages
+        3
+        """
         span = self.a or self.b
         return 0 if span is None else span[1] - span[0]
 
@@ -67,7 +86,11 @@ class Fork:
     @property
     def relation(self) -> str:
         """``same``, ``a-on-b`` (A's leaf is on B's path), ``b-on-a``, ``branches`` (they
-        part after a shared entry) or ``separate`` (no shared entry: two roots)."""
+        part after a shared entry) or ``separate`` (no shared entry: two roots).
+
+        >>> Fork(2, 1, 4, 3).relation, Fork(0, None, 2, 2).relation
+        ('branches', 'separate')
+        """
         if self.shared == self.a_length == self.b_length:
             return "same"
         if self.shared == self.a_length:
@@ -88,8 +111,8 @@ class LeafDiff:
     messages_a: int = 0
     messages_b: int = 0
     #: pi-ai's request step at each leaf (``provenance.RequestStep``; None: not known)
-    request_a: object = None
-    request_b: object = None
+    request_a: RequestStep | None = None
+    request_b: RequestStep | None = None
 
     def __repr__(self) -> str:
         """A one-line summary (``to_dict()`` or the HTML view for every entry).
@@ -107,14 +130,24 @@ class LeafDiff:
         )
 
     def counts(self) -> dict[str, int]:
-        """Messages of each kind (shared and edited-differently counted once, as in A)."""
+        """Messages of each kind (shared and edited-differently counted once, as in A).
+
+        >>> LeafDiff(1, 2, Fork(1, 0, 2, 2), [Part("only-a", 1, 2, "a", {}, (0, 2), None)]).counts()
+        {'shared': 0, 'only-a': 2, 'only-b': 0, 'edited-differently': 0}
+        """
         counts = dict.fromkeys(KINDS, 0)
         for part in self.parts:
             counts[part.kind] += part.messages
         return counts
 
-    def to_dict(self, session=None) -> dict:
-        """JSON-ready data (``pisession diff --json``); ``session`` adds ids and lines."""
+    def to_dict(self, session: SessionLike | None = None) -> JSONObject:
+        """JSON-ready data (``pisession diff --json``); ``session`` adds ids and lines.
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> s.diff("a6000001", "a7000001").to_dict(s)["fork"]["relation"]
+        'branches'
+        """
         return {
             "a": _side(session, self.leaf_a, self.fork.a_length, self.messages_a),
             "b": _side(session, self.leaf_b, self.fork.b_length, self.messages_b),
@@ -129,7 +162,7 @@ class LeafDiff:
         }
 
 
-def _request_data(step) -> dict | None:
+def _request_data(step: RequestStep | None) -> JSONObject | None:
     """What pi-ai's request step does at a leaf, as JSON-ready data."""
     if step is None:
         return None
@@ -137,7 +170,7 @@ def _request_data(step) -> dict | None:
     return {"messages": step.messages, "leftOut": len(step.left_out), "written": written}
 
 
-def _entry_ref(session, position: int | None) -> dict | None:
+def _entry_ref(session: SessionLike | None, position: int | None) -> JSONObject | None:
     if position is None:
         return None
     if session is None:
@@ -146,11 +179,11 @@ def _entry_ref(session, position: int | None) -> dict | None:
     return {"id": None if value is UNDEFINED else value, "line": session.line_of(position)}
 
 
-def _side(session, leaf: int | None, path: int, messages: int) -> dict:
+def _side(session: SessionLike | None, leaf: int | None, path: int, messages: int) -> JSONObject:
     return {"leaf": _entry_ref(session, leaf), "pathEntries": path, "messages": messages}
 
 
-def _part_data(part: Part) -> dict:
+def _part_data(part: Part) -> JSONObject:
     return {
         "kind": part.kind,
         "line": part.line,
@@ -176,10 +209,14 @@ def fork_of(path_a: list[int], path_b: list[int]) -> Fork:
     return Fork(shared, last, len(path_a), len(path_b))
 
 
-def _senders(projection) -> tuple[list[int], dict, dict]:
+def _senders(
+    projection: Projection,
+) -> tuple[list[int], dict[int, Span], dict[int, ProjectedEntry]]:
     """Positions of the entries that send messages (context order), their message
     ranges, and the items themselves."""
-    order, spans, items = [], {}, {}
+    order: list[int] = []
+    spans: dict[int, Span] = {}
+    items: dict[int, ProjectedEntry] = {}
     count = 0
     for item in projection.items:
         if not item.messages or item.position in spans:
@@ -191,11 +228,11 @@ def _senders(projection) -> tuple[list[int], dict, dict]:
     return order, spans, items
 
 
-def _part(kind: str, item, a, b) -> Part:
+def _part(kind: str, item: ProjectedEntry, a: Span | None, b: Span | None) -> Part:
     return Part(kind, item.position, item.line, item.id, item.entry, a, b, item.messages[0])
 
 
-def compare(a, b) -> LeafDiff:
+def compare(a: Projection, b: Projection) -> LeafDiff:
     """Compare two projections (``Session.projection``) of one session.
 
     Entries are matched by position, in context order (a longest common subsequence,
@@ -226,7 +263,7 @@ def compare(a, b) -> LeafDiff:
     return LeafDiff(leaf_a, leaf_b, fork, parts, len(a.messages), len(b.messages))
 
 
-def diff_leaves(session, leaf_a: object, leaf_b: object) -> LeafDiff:
+def diff_leaves(session: SessionLike, leaf_a: object, leaf_b: object) -> LeafDiff:
     """``compare`` the projections of two leaves (entry ids; None: Pi's default leaf).
 
     >>> import pisession
@@ -244,14 +281,15 @@ def diff_leaves(session, leaf_a: object, leaf_b: object) -> LeafDiff:
 # --- as text ----------------------------------------------------------------------------
 
 
-def _where(session, position: int | None) -> str:
+def _where(session: SessionLike, position: int | None) -> str:
     if position is None:
         return "(none)"
     return f"{id_text(session.index.ids[position])} (line {session.line_of(position)})"
 
 
-def fork_text(session, fork: Fork) -> str:
-    """Where the paths part, in words.
+def fork_text(session: SessionLike | None, fork: Fork) -> str:
+    """Where the paths part, in words (``session`` names the last shared entry by id and
+    line; without one, by position).
 
     >>> fork_text(None, Fork(3, 2, 3, 5))
     "A's leaf is on B's path; B goes on for 2 entries"
@@ -267,14 +305,14 @@ def fork_text(session, fork: Fork) -> str:
         return f"A's leaf is on B's path; B goes on for {b_more}"
     if relation == "b-on-a":
         return f"B's leaf is on A's path; A goes on for {a_more}"
-    at = _where(session, fork.last_shared)
+    at = f"position {fork.last_shared}" if session is None else _where(session, fork.last_shared)
     return (
         f"after {fork.shared:,} shared entries, at {at}; then A goes on for "
         f"{a_more} and B for {fork.b_length - fork.shared:,}"
     )
 
 
-def _head(session, result: LeafDiff) -> list[tuple[str, str]]:
+def _head(session: SessionLike, result: LeafDiff) -> list[tuple[str, str]]:
     counts = result.counts()
     words = {SHARED: "shared", ONLY_A: "only in A", ONLY_B: "only in B"}
     words[CHANGED] = "edited differently"
@@ -287,7 +325,7 @@ def _head(session, result: LeafDiff) -> list[tuple[str, str]]:
     ] + [
         (f"{side}'s request", sentence[len("The request carries ") : -1])
         for side, step in (("A", result.request_a), ("B", result.request_b))
-        if step is not None and (sentence := step.sentence())  # type: ignore[attr-defined]
+        if step is not None and (sentence := step.sentence())
     ]
 
 
@@ -298,9 +336,7 @@ def _span(span: tuple[int, int] | None) -> str:
     return f"#{start + 1}" if stop - start == 1 else f"#{start + 1}-{stop}"
 
 
-def _row(
-    part: Part, widths: tuple[int, int, int, int], look: Look, left: frozenset = frozenset()
-) -> str:
+def _row(part: Part, widths: _Widths, look: Look, left: frozenset[int] = frozenset()) -> str:
     w_line, w_id, w_a, w_b = widths
     mark = look.paint(
         MARKS[part.kind], {ONLY_A: "red", ONLY_B: "green", CHANGED: "magenta"}.get(part.kind, "dim")
@@ -319,7 +355,9 @@ def _row(
     return start + (body if room is None else look.cut(body, max(room, 4)))
 
 
-def diff_text(session, result: LeafDiff, look: Look | None = None, collapse: int = 12) -> str:
+def diff_text(
+    session: SessionLike, result: LeafDiff, look: Look | None = None, collapse: int = 12
+) -> str:
     """The comparison as text: where the paths part, then one row per entry that sends
     messages (``=`` shared, ``-`` only in A, ``+`` only in B, ``~`` edited differently)
     with its message numbers in A and in B; long runs of shared rows are shortened.
@@ -353,14 +391,18 @@ def diff_text(session, result: LeafDiff, look: Look | None = None, collapse: int
         position
         for step in (result.request_a, result.request_b)
         if step is not None
-        for position in step.left_out  # type: ignore[attr-defined]
+        for position in step.left_out
     )
     out.extend(look.fit(line) for line in _rows(parts, widths, look, collapse, left))
     return "\n".join(out) + "\n"
 
 
 def _rows(
-    parts: list[Part], widths, look: Look, collapse: int, left: frozenset = frozenset()
+    parts: list[Part],
+    widths: _Widths,
+    look: Look,
+    collapse: int,
+    left: frozenset[int] = frozenset(),
 ) -> list[str]:
     """The rows, runs of shared ones shortened; an entry in ``left`` (a reply pi-ai leaves
     out of a request) always shown."""

@@ -14,12 +14,20 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, TypeVar
 
 from ..engine.context import Projection
 from ..js.value import field as js_field
 from ..tree import shown_name
 from .provenance import FATE, UNKNOWN_COLOUR
 from .text import entry_text, id_text, kind_of, message_text, one_line, plural, strip_unsafe
+
+if TYPE_CHECKING:
+    from ..engine.context import Context
+    from .protocol import SessionLike
+
+_Item = TypeVar("_Item")
 
 # --- HTML -------------------------------------------------------------------------------
 
@@ -105,7 +113,7 @@ _ROW = {
 
 def _table(
     headers: list[str],
-    rows: list[list[str]],
+    rows: Sequence[list[str]],
     more: int = 0,
     widths: Sequence[int | None] | None = None,
     marks: list[str] | None = None,
@@ -144,7 +152,7 @@ def _id_cell(value: object) -> str:
     return f'<code style="white-space:nowrap">{_esc(short_id(value))}</code>'
 
 
-def _rows_limited(items: list, max_rows: int | None) -> tuple[list, int]:
+def _rows_limited(items: Sequence[_Item], max_rows: int | None) -> tuple[Sequence[_Item], int]:
     if max_rows is None or len(items) <= max_rows:
         return items, 0
     return items[:max_rows], len(items) - max_rows
@@ -154,7 +162,7 @@ def _rows_limited(items: list, max_rows: int | None) -> tuple[list, int]:
 _ENTRY_WIDTHS = [44, 82, 86, None, 118, 300]
 
 
-def fates_html(session, leaf_id: object = None, max_rows: int | None = 500) -> str:
+def fates_html(session: SessionLike, leaf_id: object = None, max_rows: int | None = 500) -> str:
     """Every entry with its fate for a leaf: line, id, kind, text, fate, reason.
 
     >>> import pisession
@@ -183,7 +191,7 @@ def fates_html(session, leaf_id: object = None, max_rows: int | None = 500) -> s
     return view(_table(headers, rows, more, _ENTRY_WIDTHS))
 
 
-def session_html(session, leaf_id: object = None, max_rows: int | None = 200) -> str:
+def session_html(session: SessionLike, leaf_id: object = None, max_rows: int | None = 200) -> str:
     """A session at a glance: header facts, then every entry with its fate.
 
     A file whose context cannot be built (a parent cycle, an entry Pi fails on) still
@@ -228,7 +236,7 @@ def session_html(session, leaf_id: object = None, max_rows: int | None = 200) ->
         return view(head + error + table)
 
 
-def context_html(context, max_rows: int | None = 500) -> str:
+def context_html(context: Context, max_rows: int | None = 500) -> str:
     """The model context: thinking level, model, then one row per message.
 
     >>> import pisession
@@ -245,8 +253,8 @@ def context_html(context, max_rows: int | None = 500) -> str:
         [str(i), _esc(js_field(m, "role"), 20), _esc(message_text(m), 120)]
         for i, m in enumerate(context.messages)
     ]
-    rows, more = _rows_limited(rows, max_rows)
-    return view(facts + _table(["#", "role", "text"], rows, more, [36, 156, None]))
+    shown, more = _rows_limited(rows, max_rows)
+    return view(facts + _table(["#", "role", "text"], shown, more, [36, 156, None]))
 
 
 #: Why an entry is selected (``context.Selection.parts``), in words.
@@ -261,10 +269,20 @@ PART_WORDS = {
 _PROJECTION_WIDTHS = [32, 156, None, 44, 82, 80, 240]
 
 
-def projection_rows(projection, marks: dict | None = None) -> tuple[list, list[str]]:
+def projection_rows(
+    projection: Projection, marks: dict[int, str] | None = None
+) -> tuple[list[list[str]], list[str]]:
     """The rows of ``projection_html`` and a row mark for each (``marks``: entry
-    position -> ``added``, ``removed`` or ``changed``)."""
-    rows, row_marks, index = [], [], 0
+    position -> ``added``, ``removed`` or ``changed``).
+
+    >>> import pisession
+    >>> rows, marks = projection_rows(pisession.load("tour").projection())
+    >>> rows[0][1], marks[0]
+    ('system', '')
+    """
+    rows: list[list[str]] = []
+    row_marks: list[str] = []
+    index = 0
     for item in projection.entries:
         mark = (marks or {}).get(item.position, "")
         entry_cells = [str(item.line), _id_cell(item.id), _esc(kind_of(item.entry, short=True), 20)]
@@ -282,7 +300,9 @@ def projection_rows(projection, marks: dict | None = None) -> tuple[list, list[s
     return rows, row_marks
 
 
-def projection_html(projection, max_rows: int | None = 500, marks: dict | None = None) -> str:
+def projection_html(
+    projection: Projection, max_rows: int | None = 500, marks: dict[int, str] | None = None
+) -> str:
     """Every context message with the entry it came from and why that entry was selected.
 
     Selected entries that contribute nothing (settings, labels, edits, older compactions)
@@ -316,7 +336,7 @@ def _md_inline(text: str) -> str:
     return "".join(out)
 
 
-def markdown_html(text: object, marked: set[int] | frozenset = frozenset()) -> str:
+def markdown_html(text: object, marked: AbstractSet[int] = frozenset()) -> str:
     """A summary's Markdown (headings, bullet and check lists, bold, inline code) as
     HTML; everything else is escaped text. Line numbers in ``marked`` are highlighted.
 
@@ -362,7 +382,7 @@ def details_html(title: str, body: str, open_: bool = False) -> str:
     return f"<details{' open' if open_ else ''}><summary>{title}</summary>{body}</details>"
 
 
-def notebook_html(value) -> str:
+def notebook_html(value: Context | Projection) -> str:
     """What a notebook shows for a ``Context`` or a ``Projection`` (their ``_repr_html_``:
     the facade passes this function to the engine).
 

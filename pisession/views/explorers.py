@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import functools
 import html
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ..engine import context as engine
 from ..engine.opening import MigrationView, migration_views
 from ..js.value import UNDEFINED
 from ..js.value import field as js_field
+from ..piversions import pi_versions
 from .display import (
     _esc,
     _id_cell,
@@ -40,10 +43,21 @@ from .display import (
     short_id,
     view,
 )
+from .prompt_steps import (
+    PromptStep,
+    system_prompt_html,
+    system_prompt_step_html,
+    system_prompt_steps,
+)
 from .text import entry_text, kind_of, one_line, strip_unsafe
 
 if TYPE_CHECKING:
-    from ..system_prompt import SystemPrompt
+    from ipywidgets import HTML, Dropdown, VBox, Widget
+
+    from ..migration import Change
+    from .protocol import SessionLike
+
+_Value = TypeVar("_Value")
 
 _HIGHLIGHT = "#FFE08A"
 
@@ -60,7 +74,7 @@ def _selectable(value: object) -> bool:
 # --- branches ---------------------------------------------------------------------------
 
 
-def leaf_options(session) -> list[tuple[str, object]]:
+def leaf_options(session: SessionLike) -> list[tuple[str, object]]:
     """``(text, leaf id)`` for every leaf that has an id, default leaf first.
 
     The text shows the id, the kind, the line, the label (if any) and the start of the
@@ -72,7 +86,7 @@ def leaf_options(session) -> list[tuple[str, object]]:
     """
     default = session.default_leaf
     leaves = sorted(session.leaves(), key=lambda p: (p != default, p))
-    options = []
+    options: list[tuple[str, object]] = []
     for position in leaves:
         entry = session.entry(position)
         entry_id = _id(entry)
@@ -90,7 +104,7 @@ def leaf_options(session) -> list[tuple[str, object]]:
     return options
 
 
-def branch_view(session, leaf_id: object = None) -> tuple[bytes, str, int]:
+def branch_view(session: SessionLike, leaf_id: object = None) -> tuple[bytes, str, int]:
     """The tree drawn for a leaf (PNG bytes at twice its natural size, and that natural
     width in px) and that leaf's context as an HTML table.
 
@@ -99,14 +113,15 @@ def branch_view(session, leaf_id: object = None) -> tuple[bytes, str, int]:
     >>> png[:4], "custom msg" in table, width
     (b'\\x89PNG', True, 562)
     """
-    from .draw import HIDPI, NATURAL_DPI, draw_tree, figure_png, natural_size
+    from .draw import draw_tree
+    from .figure import HIDPI, NATURAL_DPI, figure_png, natural_size
 
     fig = draw_tree(session, leaf_id)
     png = figure_png(fig, dpi=NATURAL_DPI * HIDPI)
     return png, projection_html(session.projection(leaf_id)), natural_size(fig)[0]
 
 
-def branch_html(session, leaf_id: object = None) -> str:
+def branch_html(session: SessionLike, leaf_id: object = None) -> str:
     """The branch explorer's picture as static HTML: the tree and the context table.
 
     >>> import pisession
@@ -117,7 +132,7 @@ def branch_html(session, leaf_id: object = None) -> str:
     return view(f"<div>{branch_picture(session, leaf_id)}</div>") + projection_html(projection)
 
 
-def branch_picture(session, leaf_id: object = None) -> str:
+def branch_picture(session: SessionLike, leaf_id: object = None) -> str:
     """The tree drawn for a leaf as an HTML ``<img>`` (sharp at twice its natural size)
     whose alternative text says what it shows: the leaf, the path, the fates, and how
     many entries that leaf's context selects.
@@ -127,7 +142,8 @@ def branch_picture(session, leaf_id: object = None) -> str:
     >>> picture[:16], "leaf cm000001" in picture, "selected for its context" in picture
     ('<img width="562"', True, True)
     """
-    from .draw import alt_text, draw_tree, figure_html
+    from .draw import draw_tree
+    from .figure import alt_text, figure_html
 
     fig = draw_tree(session, leaf_id)
     selected = len(session.projection(leaf_id).items)
@@ -156,7 +172,7 @@ class CompactionStep:
     kept_fates: dict[int, str] = field(default_factory=dict)
 
 
-def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
+def compaction_steps(session: SessionLike, leaf_id: object = None) -> list[CompactionStep]:
     """Every compaction on the path to ``leaf_id``, oldest first, with its effect.
 
     ``kept`` are the entries of its kept range and ``kept_fates`` their fates (the
@@ -172,7 +188,7 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
     ['edited', 'kept', 'state-only']
     """
     path = session.path_positions(leaf_id)
-    steps = []
+    steps: list[CompactionStep] = []
     for index, position in enumerate(path):
         entry = session.entry(position)
         if js_field(entry, "type") != "compaction" or not _selectable(_id(entry)):
@@ -181,7 +197,7 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
         before = session.projection(parent_id) if _selectable(parent_id) else None
         after = session.projection(_id(entry))
         after_positions = {item.position for item in after.entries}
-        replaced = []
+        replaced: list[int] = []
         if before is not None:
             replaced = [i.position for i in before.entries if i.position not in after_positions]
         kept = [item.position for item in after.entries if item.part == engine.KEPT]
@@ -226,10 +242,11 @@ def _mark(word: str) -> tuple[str, str]:
     return _MARKS.get(word, (word, ""))
 
 
-def _selection_table(projection, marks: dict[int, str]) -> str:
+def _selection_table(projection: engine.Projection | None, marks: dict[int, str]) -> str:
     """The entries a projection selected, marked: replaced, kept (or the fate of a
     kept-range entry that is not sent) or new."""
-    rows, row_marks = [], []
+    rows: list[list[str]] = []
+    row_marks: list[str] = []
     for item in projection.entries if projection is not None else []:
         mark = marks.get(item.position, "")
         badge = fate_badge(_mark(mark)[0], text=mark) if mark else ""
@@ -269,11 +286,21 @@ def summary_html(summary: object, previous: object = None) -> str:
 
 
 def compaction_step_html(
-    session, step: CompactionStep, number: int = 0, total: int = 1, previous: object = None
+    session: SessionLike,
+    step: CompactionStep,
+    number: int = 0,
+    total: int = 1,
+    previous: object = None,
 ) -> str:
     """One compaction step as HTML: facts, the summary (full, as Markdown, new lines
     highlighted against ``previous``), then the selection before and after it with the
-    rows that left (red) and entered (green) the context marked."""
+    rows that left (red) and entered (green) the context marked.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> "compaction 1 of 1" in compaction_step_html(s, compaction_steps(s)[0])
+    True
+    """
     kept = {position: step.kept_fates.get(position, "kept") for position in step.kept}
     before_marks = dict.fromkeys(step.replaced, "replaced")
     before_marks.update(kept)
@@ -326,11 +353,17 @@ def _dotted(value: object, name: str) -> object:
 
 
 def migration_view_html(step: MigrationView, max_rows: int = 200) -> str:
-    """One migration view as a table; cells the step changed are highlighted."""
+    """One migration view as a table; cells the step changed are highlighted.
+
+    >>> views = migration_views(b'{"type":"session","version":1,"id":"s"}\\n')
+    >>> "changed fields" in migration_view_html(views[1])
+    True
+    """
     names = list(MIGRATION_FIELDS)
     names += sorted({c.field for c in step.changes} - set(names))
     changes = {(c.index, c.field): c for c in step.changes}
-    rows, marks = [], []
+    rows: list[list[str]] = []
+    marks: list[str] = []
     for index, value in enumerate(step.values[:max_rows]):
         cells = [str(index), str(step.lines[index])]
         cells += [_migration_cell(value, name, changes.get((index, name))) for name in names]
@@ -359,7 +392,7 @@ def telling_view(views: list[MigrationView]) -> int:
     return counts.index(max(counts))
 
 
-def _migration_cell(value: object, name: str, change) -> str:
+def _migration_cell(value: object, name: str, change: Change | None) -> str:
     """A field's value; a changed one as ~~before~~ -> after, highlighted."""
     current = _dotted(value, name)
     text = _migration_value(current)
@@ -386,7 +419,7 @@ def _migration_value(value: object) -> str:
 # --- context edits ----------------------------------------------------------------------
 
 
-def context_without_edits(session, leaf_id: object = None):
+def context_without_edits(session: SessionLike, leaf_id: object = None) -> engine.Projection:
     """The projection with context edits ignored: a model of PiG (the Go port) as its
     format page documents it, not PiG's own output. The selection is Pi's; only the
     messages differ.
@@ -401,14 +434,23 @@ def context_without_edits(session, leaf_id: object = None):
     return session.projection(leaf_id, edits=False)
 
 
-def context_edit_html(session, leaf_id: object = None, apply_edits: bool = True) -> str:
+def context_edit_html(
+    session: SessionLike, leaf_id: object = None, apply_edits: bool = True
+) -> str:
     """The context with edits applied (Pi) or ignored (PiG); the rows of the entries
-    whose messages differ are highlighted in both readings (same columns in both)."""
+    whose messages differ are highlighted in both readings (same columns in both).
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> "PiG: context edits ignored" in context_edit_html(s, apply_edits=False)
+    True
+    """
     pi = session.projection(leaf_id)
     pig = context_without_edits(session, leaf_id)
     differ = [a for a, b in zip(pi.entries, pig.entries) if a.messages != b.messages]
     names = ", ".join(f"{_id_cell(i.id)} (line {i.line})" for i in differ)
-    who = "Pi 0.87.1: context edits applied" if apply_edits else "PiG: context edits ignored"
+    pi_name = f"Pi {pi_versions()['primary']}"
+    who = f"{pi_name}: context edits applied" if apply_edits else "PiG: context edits ignored"
     facts = (
         f"<p><b>{who}</b>. Pi sends {len(pi.messages)} messages, PiG {len(pig.messages)};"
         f" entries whose messages differ (highlighted): {names or 'none'}</p>"
@@ -417,142 +459,16 @@ def context_edit_html(session, leaf_id: object = None, apply_edits: bool = True)
     return view(facts) + projection_html(pi if apply_edits else pig, marks=marks)
 
 
-# --- system prompt ----------------------------------------------------------------------
-
-
-@dataclass
-class PromptStep:
-    """One system message of a context and the prompt replayed up to it (``previous``:
-    up to the system message before it)."""
-
-    message: int
-    position: int
-    id: object
-    line: int | None
-    prompt: SystemPrompt
-    previous: SystemPrompt | None
-
-
-def system_prompt_steps(session, leaf_id: object = None) -> list[PromptStep]:
-    """Every system message in the context of a leaf, with the prompt after it: the
-    steps through which tools and sections are added, changed and removed.
-
-    >>> import pisession
-    >>> a = pisession.load(pisession.sample_path("pi-0.87.1-a-print-multiturn-tools"))
-    >>> [sorted(s.prompt.tools) for s in system_prompt_steps(a)][1:]
-    [['bash', 'edit', 'ls', 'read', 'write'], ['bash', 'edit', 'read', 'write']]
-    """
-    from ..system_prompt import replay_system_prompt
-
-    projection = session.projection(leaf_id)
-    messages = projection.messages
-    steps, previous = [], replay_system_prompt([])
-    for number, message in enumerate(messages):
-        if js_field(message, "role") != "system":
-            continue
-        prompt = replay_system_prompt(messages[: number + 1])
-        source = projection.source_of(number)
-        steps.append(PromptStep(number, source.position, source.id, source.line, prompt, previous))
-        previous = prompt
-    return steps
-
-
-def _change(name: str, now: dict, before: dict) -> str:
-    if name not in before:
-        return "added"
-    if name not in now:
-        return "removed"
-    return "changed" if now[name] != before[name] else ""
-
-
-def _section_cell(value: object) -> str:
-    """A section's start (with an ellipsis when cut) and its full text on demand."""
-    text = strip_unsafe(value)
-    head = _esc(one_line(text, 140))
-    if len(text) <= 140 and "\n" not in text:
-        return head
-    return details_html(head, f"<pre>{html.escape(text)}</pre>")
-
-
-def _prompt_tables(prompt, previous) -> str:
-    """Content, sections and tools of a prompt; rows added, changed or removed since
-    ``previous`` are marked."""
-    rows = [["content", _section_cell(p)] for p in prompt.content if p]
-    marks = ["added" if p not in previous.content else "" for p in prompt.content if p]
-    names = list(prompt.sections) + [n for n in previous.sections if n not in prompt.sections]
-    for name in names:
-        mark = _change(name, prompt.sections, previous.sections)
-        value = prompt.sections.get(name, previous.sections.get(name))
-        rows.append([f"section <code>{_esc(name, 40)}</code>", _section_cell(value)])
-        marks.append(mark)
-    tools, tool_marks = [], []
-    for name in list(prompt.tools) + [n for n in previous.tools if n not in prompt.tools]:
-        tool = prompt.tools.get(name, previous.tools.get(name))
-        tools.append([f"<code>{_esc(name, 40)}</code>", _esc(js_field(tool, "description"), 160)])
-        tool_marks.append(_change(name, prompt.tools, previous.tools))
-    return (
-        _table(["part", "text"], rows, widths=[170, None], marks=marks)
-        + "<p><b>tools</b></p>"
-        + _table(["tool", "description"], tools, widths=[170, None], marks=tool_marks)
-    )
-
-
-def _prompt_changes(prompt, previous) -> str:
-    """What a system message changed, in words."""
-    words = []
-    for kind, now, before in (
-        ("section", prompt.sections, previous.sections),
-        ("tool", prompt.tools, previous.tools),
-    ):
-        for name in list(now) + [n for n in before if n not in now]:
-            change = _change(name, now, before)
-            if change:
-                words.append(f"{kind} <code>{_esc(name, 40)}</code> {change}")
-    added = [p for p in prompt.content if p and p not in previous.content]
-    if added:
-        words.append(f"{len(added)} content part(s) added")
-    return "; ".join(words) or "nothing"
-
-
-def system_prompt_step_html(step: PromptStep, number: int = 0, total: int = 1) -> str:
-    """One system message: where it is, what it changed, and the prompt after it
-    (green rows added, yellow changed, red removed)."""
-    prompt = step.prompt
-    facts = (
-        f"<p><b>system message {number + 1} of {total}</b>: context message #{step.message},"
-        f" entry {_id_cell(step.id)} (line {step.line}). Changed: "
-        f"{_prompt_changes(prompt, step.previous)}.</p><p>{len(prompt.sections)} sections,"
-        f" {len(prompt.tools)} tools; prompt text {len(prompt.text):,} characters</p>"
-    )
-    return view(facts + _prompt_tables(prompt, step.previous))
-
-
-def system_prompt_html(session, leaf_id: object = None) -> str:
-    """The system prompt replayed at a leaf: content parts, sections, then tools.
-
-    >>> import pisession
-    >>> "Run the tests after every change" in system_prompt_html(
-    ...     pisession.load(pisession.sample_path("tour")))
-    True
-    """
-    prompt = session.system_prompt(leaf_id)
-    facts = (
-        f"<p>{len(prompt.content)} content parts, {len(prompt.sections)} sections,"
-        f" {len(prompt.tools)} tools; prompt text {len(prompt.text):,} characters</p>"
-    )
-    return view(facts + _prompt_tables(prompt, prompt))
-
-
 # --- widgets ----------------------------------------------------------------------------
 
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 @functools.cache
-def _explorer_class():
+def _explorer_class() -> type[VBox]:
     import ipywidgets as widgets
 
-    class Explorer(widgets.VBox):
+    class Explorer(widgets.VBox):  # type: ignore[misc]  # ipywidgets has no types
         """A VBox with a short text form and a static HTML picture of its first state,
         stored with the widget in a notebook: a reader who opens the notebook without
         running it (GitHub, nbviewer, an untrusted JupyterLab) sees the picture."""
@@ -563,7 +479,7 @@ def _explorer_class():
         def __repr__(self) -> str:
             return f"<{self._title}>"
 
-        def _repr_mimebundle_(self, **kwargs):  # ipywidgets 8
+        def _repr_mimebundle_(self, **kwargs: object) -> dict[str, object]:  # ipywidgets 8
             parent = getattr(super(), "_repr_mimebundle_", None)
             data = parent(**kwargs) if parent else {}
             data = dict(data or {})
@@ -574,37 +490,37 @@ def _explorer_class():
 
         if hasattr(widgets.VBox, "_ipython_display_"):  # ipywidgets 7
 
-            def _ipython_display_(self, **kwargs):
+            def _ipython_display_(self, **kwargs: object) -> None:
                 from IPython.display import display
 
                 view = {"version_major": 2, "version_minor": 0, "model_id": self._model_id}
                 data = {"text/plain": repr(self), _WIDGET_VIEW: view}
                 if self.static_html:
                     data["text/html"] = self.static_html
-                display(data, raw=True)
+                display(data, raw=True)  # type: ignore[no-untyped-call]
 
     return Explorer
 
 
-def _explorer(title: str, children: list, static_html: str = ""):
+def _explorer(title: str, children: list[Widget], static_html: str = "") -> VBox:
     box = _explorer_class()(children=children)
     box._title = title
     box.static_html = static_html
     return box
 
 
-def _html(value: str = ""):
+def _html(value: str = "") -> HTML:
     import ipywidgets as widgets
 
     return widgets.HTML(value=value)
 
 
-def _control_and_table(title: str, control, render):
+def _control_and_table(title: str, control: Widget, render: Callable[[_Value], str]) -> VBox:
     """An explorer of one control above an HTML table: ``render(control.value)`` fills the
     table now and whenever the control changes. The table is ``.table``."""
     table = _html()
 
-    def show(change=None):
+    def show(change: object = None) -> None:
         table.value = render(control.value)
 
     control.observe(show, names="value")
@@ -614,7 +530,7 @@ def _control_and_table(title: str, control, render):
     return box
 
 
-def _leaf_dropdown(session, leaf_id: object):
+def _leaf_dropdown(session: SessionLike, leaf_id: object) -> Dropdown:
     import ipywidgets as widgets
 
     options = leaf_options(session)
@@ -624,18 +540,23 @@ def _leaf_dropdown(session, leaf_id: object):
     return widgets.Dropdown(options=options, value=start, description="leaf", layout=layout)
 
 
-def branch_explorer(session, leaf_id: object = None):
+def branch_explorer(session: SessionLike, leaf_id: object = None) -> VBox:
     """Pick a leaf; see the tree (path, fates, cut) and the context that leaf sends.
 
     Controls: ``.leaf`` (Dropdown), ``.image`` (HTML: the tree as an ``<img>`` with
     alternative text, sharp at twice its natural size; an ipywidgets ``Image`` has no
     ``alt``), ``.table`` (HTML).
+
+    >>> import pisession
+    >>> box = branch_explorer(pisession.load(pisession.sample_path("tour")))
+    >>> box, box.leaf.value
+    (<branch explorer: 2 leaves>, 'a6000001')
     """
     leaf = _leaf_dropdown(session, leaf_id)
     image = _html()
     table = _html()
 
-    def show(change=None):
+    def show(change: object = None) -> None:
         image.value = branch_picture(session, leaf.value)
         table.value = projection_html(session.projection(leaf.value))
 
@@ -647,12 +568,17 @@ def branch_explorer(session, leaf_id: object = None):
     return box
 
 
-def compaction_stepper(session, leaf_id: object = None):
+def compaction_stepper(session: SessionLike, leaf_id: object = None) -> VBox:
     """Step through the compactions on a path: context before and after each one, the
     rows that left and entered it, the summary in full with its new lines highlighted.
 
     Controls: ``.step`` (IntSlider, 1 = the first compaction), ``.table`` (HTML);
     ``.steps`` holds the data.
+
+    >>> import pisession
+    >>> box = compaction_stepper(pisession.load(pisession.sample_path("tour")))
+    >>> box, [step.id for step in box.steps]
+    (<compaction stepper: 1 compactions>, ['cp000001'])
     """
     import ipywidgets as widgets
 
@@ -673,11 +599,16 @@ def compaction_stepper(session, leaf_id: object = None):
     return box
 
 
-def migration_stepper(path_or_bytes):
+def migration_stepper(path_or_bytes: str | os.PathLike[str] | bytes) -> VBox:
     """A v1/v2 file at each migration step, changed fields highlighted.
 
     Controls: ``.step`` (IntSlider: 0 = as read; it opens at the step that changes the
     most fields), ``.table`` (HTML); ``.views``.
+
+    >>> import pisession
+    >>> box = migration_stepper(pisession.sample_path("legacy-v1"))
+    >>> box, box.step.value
+    (<migration stepper: 2 steps>, 1)
     """
     import ipywidgets as widgets
 
@@ -702,11 +633,17 @@ def migration_stepper(path_or_bytes):
 EDIT_MODES = ("Pi: edits applied", "PiG: edits ignored")
 
 
-def context_edit_toggle(session, leaf_id: object = None):
+def context_edit_toggle(session: SessionLike, leaf_id: object = None) -> VBox:
     """The same file read by Pi (context edits applied) and by PiG (ignored); the
     entries whose messages differ are highlighted in both.
 
     Controls: ``.mode`` (ToggleButtons with ``EDIT_MODES``), ``.table`` (HTML).
+
+    >>> import pisession
+    >>> box = context_edit_toggle(pisession.load(pisession.sample_path("tour")))
+    >>> box.mode.value = EDIT_MODES[1]
+    >>> "PiG: context edits ignored" in box.table.value
+    True
     """
     import ipywidgets as widgets
 
@@ -720,13 +657,18 @@ def context_edit_toggle(session, leaf_id: object = None):
     return box
 
 
-def system_prompt_view(session, leaf_id: object = None):
+def system_prompt_view(session: SessionLike, leaf_id: object = None) -> VBox:
     """Pick a leaf, then step through every system message in its context: what each
     one added, changed or removed (sections, tools), and the prompt after it.
 
     Controls: ``.leaf`` (Dropdown; hidden, with the leaf as a label, when there is one
     leaf), ``.step`` (IntSlider, 1 = the first system message), ``.table`` (HTML);
     ``.steps`` holds the current leaf's steps.
+
+    >>> import pisession
+    >>> box = system_prompt_view(pisession.load(pisession.sample_path("tour")))
+    >>> box, len(box.steps)
+    (<system prompt view>, 1)
     """
     import ipywidgets as widgets
 
@@ -739,7 +681,7 @@ def system_prompt_view(session, leaf_id: object = None):
         controls.append(_html(f"<b>leaf</b> {html.escape(leaf.options[0][0])}"))
     box = _explorer("system prompt view", [*controls, step, table])
 
-    def show(change=None):
+    def show(change: object = None) -> None:
         steps = box.steps
         if not steps:
             table.value = view("<p>No system message in this context.</p>")
@@ -747,7 +689,7 @@ def system_prompt_view(session, leaf_id: object = None):
         rank = min(step.value, len(steps)) - 1
         table.value = system_prompt_step_html(steps[rank], rank, len(steps))
 
-    def pick(change=None):
+    def pick(change: object = None) -> None:
         box.steps = system_prompt_steps(session, leaf.value)
         step.unobserve(show, names="value")
         step.max, step.value = max(len(box.steps), 1), 1

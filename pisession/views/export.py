@@ -41,28 +41,25 @@ from ..js.value import field as js_field
 from ..piversions import __version__
 from ..system_prompt import replay_system_prompt
 from ..tree import shown_name
-from .explain import (
-    _BOX,
+from .explain import gap_counts
+from .provenance import FATE, FATES, OFF_PATH
+from .reasons import (
     RUN_OF,
     Gap,
     Leaves,
-    decode_shown,
     explain_keep,
     file_order_items,
-    gap_counts,
     header_lines,
     leaf_set,
     reading_of,
     remarkable,
-    replayable,
-    tree_walk,
 )
-from .provenance import FATE, FATES, OFF_PATH
 from .text import entry_kind, entry_text, id_text, one_line, strip_unsafe, visible
+from .tree_text import _BOX, decode_shown, replayable, tree_walk
 
 if TYPE_CHECKING:
-    from .explain import Reading
     from .provenance import Fates
+    from .reasons import Reading
 
 #: Pictures shown inline (others are named, not shown), and the largest one shown.
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
@@ -749,7 +746,7 @@ def usage_rows(session, leaf_id: object = None) -> list[tuple[str, str, str]]:
     >>> usage_rows(pisession.load(pisession.sample_path("tour")))[-1]
     ('cost', '$0.0257', '$0.0232')
     """
-    from .explain import stats_rows
+    from .stats_text import stats_rows
 
     return stats_rows(session, leaf_id)
 
@@ -1113,7 +1110,7 @@ def export_markdown(
     >>> export_markdown(pisession.load(pisession.sample_path("tour"))).splitlines()[0]
     '# Tour of the session format'
     """
-    from .explain import tree_text
+    from .tree_text import tree_text
 
     ex = Export.of(session, leaf_id, limit, full_path)
     table = [[md_cell(k), md_cell(v)] for k, v in ex.facts()]

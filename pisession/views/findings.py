@@ -13,15 +13,23 @@ reader and the tree.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import is_
+from typing import TYPE_CHECKING, Any
 
 from ..engine import context as engine
 from ..errors import CycleError, PisessionError, SessionFormatError, cycle_text
 from ..js.value import NO_KEY, UNDEFINED, js_key, nullish, quoted
 from ..js.value import field as js_field
 from ..migration import CURRENT_VERSION, header_version, rewrite_losses
+from ..piversions import pi_versions
+from ..rule import EDITABLE_ROLES
+from ..tree import NO_MESSAGE, Shape
+
+if TYPE_CHECKING:
+    from .protocol import SessionLike
 
 #: Finding kinds that do not make ``check`` fail (harmless to Pi and to readers): a
 #: blank line, and a legacy version (information: Pi reads such a file as well as any,
@@ -40,11 +48,19 @@ class Finding:
 
     @property
     def note(self) -> bool:
-        """True for harmless findings (they do not make ``check`` fail)."""
+        """True for harmless findings (they do not make ``check`` fail).
+
+        >>> Finding(None, "legacy-version", "version 1").note
+        True
+        """
         return self.kind in NOTE_KINDS
 
-    def to_dict(self) -> dict:
-        """The finding as JSON-ready data (``pisession check --json``)."""
+    def to_dict(self) -> dict[str, Any]:
+        """The finding as JSON-ready data (``pisession check --json``).
+
+        >>> Finding(3, "duplicate-id", "id 'a' is used twice").to_dict()["note"]
+        False
+        """
         return {"line": self.line, "kind": self.kind, "note": self.note, "message": self.message}
 
 
@@ -57,7 +73,12 @@ def version_text(version: object) -> str:
     return "no version (means version 1)" if version is None else f"version {quoted(version)}"
 
 
-def context_shape(session):
+def _pi() -> str:
+    """The Pi release the messages speak of (``pi_versions.json``'s primary one)."""
+    return f"Pi {pi_versions()['primary']}"
+
+
+def context_shape(session: SessionLike) -> Shape:
     """The tree as the context's walk links it (``index.parents``: a falsy ``parentId``
     makes a root), where Pi's tree view (``session.shape``) may link otherwise.
 
@@ -65,18 +86,21 @@ def context_shape(session):
     >>> context_shape(pisession.load(pisession.sample_path("tour"))).roots
     [0]
     """
-    from ..tree import Shape
-
     return Shape.of(session.index, session.timestamp_of, session.index.parents, session.failure)
 
 
-def _name(index, position: int) -> str:
+def _name(index: engine.EntryIndex, position: int) -> str:
     value = index.ids[position]
     return "(no id)" if value is UNDEFINED else repr(value)
 
 
-def file_findings(session) -> list[Finding]:
-    """Skipped lines and a legacy version."""
+def file_findings(session: SessionLike) -> list[Finding]:
+    """Skipped lines and a legacy version.
+
+    >>> import pisession
+    >>> [f.kind for f in file_findings(pisession.load(pisession.sample_path("legacy-v1")))]
+    ['legacy-version']
+    """
     out = [
         Finding(
             d.line, d.kind if d.kind == "newer-version" else f"skipped-line ({d.kind})", d.message
@@ -95,11 +119,16 @@ def file_findings(session) -> list[Finding]:
     return out
 
 
-def tree_findings(session) -> list[Finding]:
-    """Dangling parents, duplicate ids, parent cycles and message entries Pi fails on."""
+def tree_findings(session: SessionLike) -> list[Finding]:
+    """Dangling parents, duplicate ids, parent cycles and message entries Pi fails on.
+
+    >>> import pisession
+    >>> tree_findings(pisession.load(pisession.sample_path("tour")))
+    []
+    """
     index, line = session.index, session.line_of
     problems = session.problems()
-    out = []
+    out: list[Finding] = []
     for p in problems["dangling_parents"]:
         parent = js_field(session.entry(p), "parentId")
         out.append(
@@ -128,19 +157,19 @@ def tree_findings(session) -> list[Finding]:
             Finding(
                 line(cycle[0]),
                 "parent-cycle",
-                f"{cycle_text([index.ids[p] for p in cycle])} (lines {lines}{more}): Pi 0.87.1 "
+                f"{cycle_text([index.ids[p] for p in cycle])} (lines {lines}{more}): {_pi()} "
                 "hangs on any leaf whose path reaches it",
             )
         )
     roles = index.roles
-    missing = list(compress(range(len(roles)), map(is_, roles, repeat(engine.NO_MESSAGE))))
+    missing = list(compress(range(len(roles)), map(is_, roles, repeat(NO_MESSAGE))))
     for p in missing:
         if index.types[p] == "message":
             out.append(
                 Finding(
                     line(p),
                     "pi-fails",
-                    f"message entry {_name(index, p)} has no message object: Pi 0.87.1 throws "
+                    f"message entry {_name(index, p)} has no message object: {_pi()} throws "
                     "on every leaf whose path holds it",
                 )
             )
@@ -165,7 +194,7 @@ class _Place:
         return rank is not None and rank <= self.rank
 
 
-def _paths_to(session, kinds: tuple[str, ...]):
+def _paths_to(session: SessionLike, kinds: tuple[str, ...]) -> Iterator[tuple[int, _Place]]:
     """``(position, place)`` for every entry of these types reachable from a root: the
     tree walked once, a straight run at a time, the path to each entry kept as a stack
     with its ranks, not walked again."""
@@ -205,7 +234,7 @@ class _Selections:
     decides (the compaction, its kept range, the system messages it drops) depends only
     on the path up to the newest compaction."""
 
-    def __init__(self, index):
+    def __init__(self, index: engine.EntryIndex) -> None:
         self.index = index
         self.made: dict[int, engine.Selection] = {}
 
@@ -221,11 +250,15 @@ class _Selections:
         return found
 
 
-def _compaction_finding(session, c: int, selection) -> Finding | None:
+def _compaction_finding(
+    session: SessionLike, c: int, selection: engine.Selection | None
+) -> Finding | None:
     """The compaction at ``c`` if its kept range is empty for a reason other than
     retain-none (``selection``: the rule's selection at it)."""
     index = session.index
-    if selection.compaction != c or selection.first_kept is not None or selection.retains_none:
+    if selection is None or selection.compaction != c:
+        return None
+    if selection.first_kept is not None or selection.retains_none:
         return None
     target = selection.first_kept_id
     if target is UNDEFINED:
@@ -239,7 +272,9 @@ def _compaction_finding(session, c: int, selection) -> Finding | None:
     )
 
 
-def _edit_finding(session, e: int, place: _Place, selections: _Selections) -> Finding | None:
+def _edit_finding(
+    session: SessionLike, e: int, place: _Place, selections: _Selections
+) -> Finding | None:
     message = _edit_problem(session, e, place, selections)
     if message is None:
         return None
@@ -247,8 +282,15 @@ def _edit_finding(session, e: int, place: _Place, selections: _Selections) -> Fi
     return Finding(session.line_of(e), kind, f"context edit {_name(session.index, e)} {message}")
 
 
-def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit")) -> list:
-    """Compaction and context-edit findings, from one walk of the tree."""
+def walk_findings(
+    session: SessionLike, kinds: tuple[str, ...] = ("compaction", "context_edit")
+) -> list[Finding]:
+    """Compaction and context-edit findings, from one walk of the tree.
+
+    >>> import pisession
+    >>> walk_findings(pisession.load(pisession.sample_path("tour")))
+    []
+    """
     index = session.index
     types = index.types
     selections = _Selections(index)
@@ -256,7 +298,7 @@ def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit
         edits = session.entries_at(engine.of_type(index, "context_edit"))
         targets = (index.position_of(js_field(edit, "targetId")) for edit in edits)
         session.entries_at([t for t in targets if t is not None])
-    out = []
+    out: list[Finding] = []
     for p, place in _paths_to(session, kinds):
         if types[p] == "compaction":
             found = _compaction_finding(session, p, selections.at(place))
@@ -267,7 +309,9 @@ def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit
     return out
 
 
-def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> str | None:
+def _edit_problem(
+    session: SessionLike, e: int, place: _Place, selections: _Selections
+) -> str | None:
     """What is wrong with the edit at ``e`` (None: it does what it says)."""
     index = session.index
     edit = session.entry(e)
@@ -283,7 +327,7 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
     selection = selections.at(place)
     if selection is not None and not selection.holds(rank, t):
         return f"{where} is no longer in the context there: no effect"
-    if index.types[t] == "message" and index.roles[t] is engine.NO_MESSAGE:
+    if index.types[t] == "message" and index.roles[t] is NO_MESSAGE:
         return None  # reported as pi-fails already
     first = selection is not None and selection.compaction == t  # else an older compaction
     messages = engine.selected_messages(index, t, session.entry(t), first)
@@ -297,7 +341,7 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
             if messages
             else f"targets {quoted(target)}, which contributes no message{why}: no effect"
         )
-    if not any(r in engine.EDITABLE_ROLES for r in roles):
+    if not any(r in EDITABLE_ROLES for r in roles):
         shown = ", ".join(map(str, roles)) or "none"
         return (
             f"targets {quoted(target)} (line {session.line_of(t)}), which contributes no editable "
@@ -305,14 +349,19 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
         )
     if nullish(replacement):
         return (
-            "has no replacement: Pi 0.87.1 throws on every leaf whose context holds the edit "
+            f"has no replacement: {_pi()} throws on every leaf whose context holds the edit "
             "and its target"
         )
     return None
 
 
-def default_leaf_findings(session, known: list[Finding]) -> list[Finding]:
-    """The default leaf, if Pi fails on it for a reason not reported yet."""
+def default_leaf_findings(session: SessionLike, known: list[Finding]) -> list[Finding]:
+    """The default leaf, if Pi fails on it for a reason not reported yet.
+
+    >>> import pisession
+    >>> default_leaf_findings(pisession.load(pisession.sample_path("tour")), [])
+    []
+    """
     if not len(session) or any(f.kind in ("pi-fails", "parent-cycle") for f in known):
         return []
     last = session.line_of(len(session) - 1)
@@ -333,8 +382,13 @@ def default_leaf_findings(session, known: list[Finding]) -> list[Finding]:
     return []
 
 
-def check(session) -> list[Finding]:
-    """Everything worth a reader's attention in a session, by line (file-wide first)."""
+def check(session: SessionLike) -> list[Finding]:
+    """Everything worth a reader's attention in a session, by line (file-wide first).
+
+    >>> import pisession
+    >>> [(f.line, f.kind) for f in check(pisession.load(pisession.sample_path("legacy-v1")))]
+    [(None, 'legacy-version')]
+    """
     found = file_findings(session) + tree_findings(session)
     found += walk_findings(session)
     found += default_leaf_findings(session, found)
@@ -342,7 +396,7 @@ def check(session) -> list[Finding]:
     return found
 
 
-def check_data(session, findings: list[Finding] | None = None) -> dict:
+def check_data(session: SessionLike, findings: list[Finding] | None = None) -> dict[str, Any]:
     """``check`` as JSON-ready data (``pisession check --json``): the file, how many
     entries and problems (notes do not count), and every finding.
 
@@ -360,7 +414,11 @@ def check_data(session, findings: list[Finding] | None = None) -> dict:
     }
 
 
-def readback_change(session, reread, written: bytes | None = None) -> str | None:
+def readback_change(
+    session: SessionLike,
+    reread: Callable[[bytes, str], SessionLike],
+    written: bytes | None = None,
+) -> str | None:
     """How the migrated file, read back (``written``: what was written, by default
     ``session.dumps()``; ``reread(data, source)`` reads it, as ``pisession.loads``), gives
     another context at its default leaf than the session does in memory, and why, in one
@@ -396,7 +454,7 @@ def readback_change(session, reread, written: bytes | None = None) -> str | None
     return f"the written file reads back with another context: {how} ({why})"
 
 
-def _context_outcome(session) -> list | str:
+def _context_outcome(session: SessionLike) -> list[object] | str:
     """The default leaf's context messages, or the error that stops it (one line)."""
     try:
         return session.context().messages

@@ -31,7 +31,7 @@ from functools import cache
 try:  # the parser of the re module (3.11+), to read a pattern's plain text
     from re import _parser  # type: ignore[attr-defined]
 except ImportError:  # Python 3.10
-    import sre_parse as _parser  # type: ignore[no-redef]
+    import sre_parse as _parser
 
 from ..js.json import LineDecodeError, dumps, loads
 from .text import plural
@@ -86,7 +86,7 @@ _NOT_PLUGINS = frozenset(
 
 
 @cache
-def patterns() -> tuple[tuple[str, re.Pattern], ...]:
+def patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Every secret shape looked for: ``SHAPES``, then detect-secrets' token plugins
     (when it is installed), as (kind, compiled pattern).
 
@@ -97,7 +97,7 @@ def patterns() -> tuple[tuple[str, re.Pattern], ...]:
 
 
 @cache
-def _searches() -> tuple[tuple[str, re.Pattern, tuple[str, ...]], ...]:
+def _searches() -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
     """``patterns()`` with the hints each match holds (none: the whole text is searched)."""
     found = [(kind, re.compile(pattern), hints) for kind, pattern, hints in SHAPES]
     try:
@@ -111,7 +111,7 @@ def _searches() -> tuple[tuple[str, re.Pattern, tuple[str, ...]], ...]:
     return tuple(found)
 
 
-def _hints(pattern: re.Pattern) -> tuple[str, ...]:
+def _hints(pattern: re.Pattern[str]) -> tuple[str, ...]:
     """The longest plain text every match of ``pattern`` holds (its longest run of
     literal characters outside any group); none when that is shorter than 3 characters.
 

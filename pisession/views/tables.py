@@ -6,19 +6,30 @@ have it), else a plain HTML table with pisession's styles. pandas is never requi
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING, Any
 
 from .display import _table, view
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
+
+#: One record: a column name to its JSON-ready value (a number, a string, None...).
+Record = dict[str, Any]
 
 
 class RecordsTable:
     """Records as an HTML table (what ``table`` gives without pandas)."""
 
-    def __init__(self, records: list[dict]):
+    def __init__(self, records: list[Record]):
         self.records = records
 
     @property
     def columns(self) -> list[str]:
-        """The keys of the records, in first-seen order."""
+        """The keys of the records, in first-seen order.
+
+        >>> RecordsTable([{"a": 1}, {"b": 2, "a": 3}]).columns
+        ['a', 'b']
+        """
         return list(dict.fromkeys(k for r in self.records for k in r))
 
     def _repr_html_(self) -> str:
@@ -39,7 +50,7 @@ def _cell(value: object) -> str:
     return html.escape("" if value is None else str(value)).replace("/", "/<wbr>")
 
 
-def table(records: list[dict], pandas: bool = True):
+def table(records: list[Record], pandas: bool = True) -> DataFrame | RecordsTable:
     """``pandas.DataFrame(records)`` when pandas can be imported (and ``pandas``), else a
     ``RecordsTable`` that a notebook shows as HTML.
 

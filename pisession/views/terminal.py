@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 import unicodedata
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -78,7 +79,7 @@ def clusters(text: str) -> list[str]:
     return list(_iter_clusters(text))
 
 
-def _iter_clusters(text: str):
+def _iter_clusters(text: str) -> Iterator[str]:
     split = getattr(_wcwidth, "iter_graphemes", None)
     return split(text) if split is not None else iter(text)
 
@@ -367,37 +368,67 @@ class Look:
 
     @property
     def ellipsis(self) -> str:
-        """``…``, or ``...`` in ASCII."""
+        """``…``, or ``...`` in ASCII.
+
+        >>> Look().ellipsis, Look(ascii=True).ellipsis
+        ('…', '...')
+        """
         return "..." if self.ascii else "…"
 
     def cut(self, text: str, width: int | None = None) -> str:
-        """``truncate`` to ``width`` (default: the look's width) with the look's ellipsis."""
+        """``truncate`` to ``width`` (default: the look's width) with the look's ellipsis.
+
+        >>> Look(width=6).cut("compaction")
+        'compa…'
+        """
         return truncate(text, self.width if width is None else width, self.ellipsis)
 
     def paint(self, text: str, *styles: str) -> str:
-        """``paint`` when the look has colour."""
+        """``paint`` when the look has colour.
+
+        >>> Look().paint("kept", "green"), Look(color=True).paint("kept", "bold")
+        ('kept', '\\x1b[1mkept\\x1b[0m')
+        """
         return paint(text, *styles, color=self.color)
 
     def mark(self, reached: bool) -> str:
-        """``✓`` reached the model, ``✗`` did not (ASCII: ``+`` and ``-``)."""
+        """``✓`` reached the model, ``✗`` did not (ASCII: ``+`` and ``-``).
+
+        >>> Look().mark(False), Look(ascii=True).mark(True)
+        ('✗', '+')
+        """
         return ("+" if reached else "-") if self.ascii else ("✓" if reached else "✗")
 
     def symbol(self, unicode: str, ascii: str) -> str:
-        """``unicode``, or ``ascii`` for an ASCII look."""
+        """``unicode``, or ``ascii`` for an ASCII look.
+
+        >>> Look().symbol("┆", ":"), Look(ascii=True).symbol("┆", ":")
+        ('┆', ':')
+        """
         return ascii if self.ascii else unicode
 
     def visible_width(self, text: str) -> int:
-        """Columns of ``text`` once its ANSI styles are left out."""
+        """Columns of ``text`` once its ANSI styles are left out.
+
+        >>> Look().visible_width(Look(color=True).paint("sent", "bold"))
+        4
+        """
         return text_width(SGR.sub("", text) if "\x1b" in text else text)
 
     def fit(self, line: str) -> str:
-        """A line cut to the width (its colours dropped if it has to be cut)."""
+        """A line cut to the width (its colours dropped if it has to be cut).
+
+        >>> Look(width=5).fit("summarized"), Look(width=5).fit("sent")
+        ('summ…', 'sent')
+        """
         if self.width is None or self.visible_width(line) <= self.width:
             return line
         return self.cut(SGR.sub("", line))
 
 
-def use_color(choice: bool | None = None, stream: TextIO | None = None, env=None) -> bool:
+def use_color(
+    choice: bool | None = None, stream: TextIO | None = None, env: Mapping[str, str] | None = None
+) -> bool:
     """Whether to colour ``stream``: an explicit choice wins; otherwise only a terminal,
     and only when ``NO_COLOR`` is unset and ``TERM`` is not ``dumb``.
 
@@ -415,7 +446,7 @@ def use_color(choice: bool | None = None, stream: TextIO | None = None, env=None
     return bool(isatty and isatty())
 
 
-def output_width(stream: TextIO | None = None, env=None) -> int | None:
+def output_width(stream: TextIO | None = None, env: Mapping[str, str] | None = None) -> int | None:
     """Columns to fit output into: the terminal's width, ``$COLUMNS`` in a pipe when
     set, else ``None`` (no truncation, so ``grep`` sees whole lines).
 
@@ -455,7 +486,12 @@ def can_draw_boxes(stream: TextIO | None = None) -> bool:
 
 
 def note(message: str, stream: TextIO | None = None) -> None:
-    """A progress note on stderr, only when stderr is a terminal (never in logs/pipes)."""
+    """A progress note on stderr, only when stderr is a terminal (never in logs/pipes).
+
+    >>> import io
+    >>> pipe = io.StringIO(); note("reading...", pipe); pipe.getvalue()
+    ''
+    """
     stream = sys.stderr if stream is None else stream
     isatty = getattr(stream, "isatty", None)
     if isatty and isatty():
@@ -464,7 +500,12 @@ def note(message: str, stream: TextIO | None = None) -> None:
 
 
 def end_note(stream: TextIO | None = None) -> None:
-    """Erase a progress note written by ``note``."""
+    """Erase a progress note written by ``note``.
+
+    >>> import io
+    >>> pipe = io.StringIO(); end_note(pipe); pipe.getvalue()
+    ''
+    """
     stream = sys.stderr if stream is None else stream
     isatty = getattr(stream, "isatty", None)
     if isatty and isatty():
