@@ -26,7 +26,10 @@ import msgspec
 
 from ..errors import SessionFormatError
 from ..js import json as jsjson
+from ..projection import Context, Settings
+from ..rule import stored_messages
 from . import context as engine
+from .index import EntryIndex, of_type
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
 from .shapes import Line
@@ -75,12 +78,12 @@ class _PlainLines:
 _PLAIN = _PlainLines()
 
 
-def _decoder(index: engine.EntryIndex, raw_lines, raw: set):
+def _decoder(index: EntryIndex, raw_lines, raw: set):
     """Decode entries for the writer: message entries through ``raw_lines`` (numbers as
     JavaScript text; their positions go into ``raw``), the rest as usual."""
 
     def decode(positions: Sequence[int]) -> list:
-        messages = engine.of_type(index, "message", positions)
+        messages = of_type(index, "message", positions)
         decoded = {}
         if raw_lines is not None and messages:
             for position, value in zip(messages, raw_lines(messages, _message_lines)):
@@ -200,7 +203,7 @@ def _raw_numbers_read(value: object) -> object:
 
 
 def context_json(
-    index: engine.EntryIndex,
+    index: EntryIndex,
     leaf: int | None = None,
     indent: int | None = 2,
     raw_lines=None,
@@ -267,7 +270,9 @@ class _Bodies:
     def _plain(self, chunk: Sequence[int]) -> tuple[list, None] | None:
         """A block of message entries no edit targets, read straight from their lines
         (None: the block is not one, or a line needs the general path)."""
-        if self.raw_lines is None or not engine.is_plain_run(self.index, self.edits, chunk):
+        if self.raw_lines is None:
+            return None
+        if not engine.is_plain_run(self.index, self.edits, chunk, "writer"):
             return None
         lines = self.raw_lines(chunk, _PLAIN)
         if None in lines:
@@ -275,7 +280,7 @@ class _Bodies:
         messages = [line.message for line in lines]
         if set(map(type, lines)) == {Line}:  # structs: each with the content Pi sends
             return messages, None
-        return engine.stored_messages(messages), None
+        return stored_messages(messages), None
 
     def _block(self, first: int, last: int) -> tuple[list, list[bool]]:
         """The messages of ranks ``first`` to ``last`` through the rule's contributions,
@@ -356,9 +361,9 @@ def whole_characters(data: bytes) -> int:
     return len(data)
 
 
-def _settings_tail(settings: engine.Settings, indent: int | None) -> bytes:
+def _settings_tail(settings: Settings, indent: int | None) -> bytes:
     """``,"thinkingLevel":...,"model":...}`` in the same layout as the messages."""
-    context = engine.Context([], settings.thinking_level, settings.model)
+    context = Context([], settings.thinking_level, settings.model)
     text = jsjson.dumps(context.to_dict(), indent or None).encode("utf-8")
     # the same object without messages: cut at the end of the empty array
     return text[text.index(b"[]") + 2 :]

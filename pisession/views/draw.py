@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ..engine import context as engine
+from ..engine.index import of_type
 from ..errors import PisessionError
 from ..js.value import UNDEFINED, js_key
 from ..js.value import field as js_field
@@ -303,7 +303,7 @@ def _kept_visible(session, children: dict, cycles: set, reading: _Reading) -> se
         special.add(reading.leaf)
     if reading.cut:
         special |= {c for c in reading.cut if c is not None}
-    special.update(engine.of_type(index, "compaction"))
+    special.update(of_type(index, "compaction"))
     special.update(index.by_id[k] for k in session.labels if k in index.by_id)
     return special
 

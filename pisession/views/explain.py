@@ -26,9 +26,10 @@ from itertools import compress, groupby, islice, repeat
 from operator import eq
 from typing import cast
 
-from ..engine import context as engine
+from ..engine.index import of_type
 from ..js.value import UNDEFINED, quoted, value_text
 from ..js.value import field as js_field
+from ..projection import Selection
 from ..tree import shown_name
 from .provenance import FATE, FATES, OFF_PATH
 from .terminal import Look, pad, text_width, wrap, wrap_path
@@ -54,7 +55,7 @@ class Reading:
     building the context: the path, the selection, the settings, the message count."""
 
     path: list
-    selection: engine.Selection
+    selection: Selection
     thinking_level: object
     model: object
     messages: int
@@ -182,7 +183,7 @@ def _compaction_rows(session, projection) -> list[tuple[str, str]]:
     compaction = projection.compaction
     if compaction is None:
         return [("compaction", "none on the path: the whole path is selected")]
-    older = len(engine.of_type(session.index, "compaction", projection.path)) - 1
+    older = len(of_type(session.index, "compaction", projection.path)) - 1
     extra = f" (+{older} older on the path)" if older else ""
     return [
         ("compaction", f"{_where(session, compaction)}, newest{extra}"),
@@ -402,7 +403,7 @@ def remarkable(session, leaf: int | None) -> set[int]:
     many = len(session.shape.leaves) > LEAF_SET  # then asked of the shape (``Leaves``)
     if not many:
         keep.update(session.shape.leaves)
-    compactions = engine.of_type(index, "compaction")
+    compactions = of_type(index, "compaction")
     keep.update(compactions)
     for entry in session.entries_at(compactions):
         target = index.position_of(js_field(entry, "firstKeptEntryId"))

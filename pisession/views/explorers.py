@@ -25,10 +25,10 @@ import html
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..engine import context as engine
 from ..engine.opening import MigrationView, migration_views
 from ..js.value import UNDEFINED
 from ..js.value import field as js_field
+from ..projection import KEPT, Projection
 from .display import (
     _esc,
     _id_cell,
@@ -147,8 +147,8 @@ class CompactionStep:
     summary: str
     first_kept_id: object
     tokens_before: object
-    before: engine.Projection | None  # at the compaction's parent (None at a root)
-    after: engine.Projection  # with the compaction as leaf
+    before: Projection | None  # at the compaction's parent (None at a root)
+    after: Projection  # with the compaction as leaf
     kept: list[int] = field(default_factory=list)
     replaced: list[int] = field(default_factory=list)
     #: each kept-range entry's fate with the compaction as leaf, as ``explain`` words it:
@@ -184,7 +184,7 @@ def compaction_steps(session, leaf_id: object = None) -> list[CompactionStep]:
         replaced = []
         if before is not None:
             replaced = [i.position for i in before.entries if i.position not in after_positions]
-        kept = [item.position for item in after.entries if item.part == engine.KEPT]
+        kept = [item.position for item in after.entries if item.part == KEPT]
         fates = session.fates(_id(entry)).names
         steps.append(
             CompactionStep(

@@ -18,10 +18,14 @@ from itertools import compress, repeat
 from operator import is_
 
 from ..engine import context as engine
+from ..engine.index import of_type
 from ..errors import CycleError, PisessionError, SessionFormatError, cycle_text
 from ..js.value import NO_KEY, UNDEFINED, js_key, nullish, quoted
 from ..js.value import field as js_field
 from ..migration import CURRENT_VERSION, header_version, rewrite_losses
+from ..projection import Selection
+from ..rule import EDITABLE_ROLES
+from ..tree import NO_MESSAGE
 
 #: Finding kinds that do not make ``check`` fail (harmless to Pi and to readers): a
 #: blank line, and a legacy version (information: Pi reads such a file as well as any,
@@ -133,7 +137,7 @@ def tree_findings(session) -> list[Finding]:
             )
         )
     roles = index.roles
-    missing = list(compress(range(len(roles)), map(is_, roles, repeat(engine.NO_MESSAGE))))
+    missing = list(compress(range(len(roles)), map(is_, roles, repeat(NO_MESSAGE))))
     for p in missing:
         if index.types[p] == "message":
             out.append(
@@ -207,9 +211,9 @@ class _Selections:
 
     def __init__(self, index):
         self.index = index
-        self.made: dict[int, engine.Selection] = {}
+        self.made: dict[int, Selection] = {}
 
-    def at(self, place: _Place) -> engine.Selection | None:
+    def at(self, place: _Place) -> Selection | None:
         """The selection for the path at ``place`` (None: no compaction on it)."""
         if not place.compactions:
             return None
@@ -253,7 +257,7 @@ def walk_findings(session, kinds: tuple[str, ...] = ("compaction", "context_edit
     types = index.types
     selections = _Selections(index)
     if "context_edit" in kinds:  # read the edits and what they target together
-        edits = session.entries_at(engine.of_type(index, "context_edit"))
+        edits = session.entries_at(of_type(index, "context_edit"))
         targets = (index.position_of(js_field(edit, "targetId")) for edit in edits)
         session.entries_at([t for t in targets if t is not None])
     out = []
@@ -283,7 +287,7 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
     selection = selections.at(place)
     if selection is not None and not selection.holds(rank, t):
         return f"{where} is no longer in the context there: no effect"
-    if index.types[t] == "message" and index.roles[t] is engine.NO_MESSAGE:
+    if index.types[t] == "message" and index.roles[t] is NO_MESSAGE:
         return None  # reported as pi-fails already
     first = selection is not None and selection.compaction == t  # else an older compaction
     messages = engine.selected_messages(index, t, session.entry(t), first)
@@ -297,7 +301,7 @@ def _edit_problem(session, e: int, place: _Place, selections: _Selections) -> st
             if messages
             else f"targets {quoted(target)}, which contributes no message{why}: no effect"
         )
-    if not any(r in engine.EDITABLE_ROLES for r in roles):
+    if not any(r in EDITABLE_ROLES for r in roles):
         shown = ", ".join(map(str, roles)) or "none"
         return (
             f"targets {quoted(target)} (line {session.line_of(t)}), which contributes no editable "
