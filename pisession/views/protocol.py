@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..engine.context import Context, EntryIndex, Projection, Steps
+from ..engine.index import EntryIndex
 from ..engine.stats import SessionStats
 from ..errors import Diagnostic, SessionFormatError
+from ..projection import Context, Projection, Steps
 from ..system_prompt import SystemPrompt
 from ..tree import Shape
 
