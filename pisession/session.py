@@ -105,7 +105,7 @@ class Session(SessionFile):
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
     def steps(self, leaf_id: object = None, edits: bool = True) -> Steps:
-        """Steps 1 to 4 of the rule for a leaf (``context.leaf_steps``): path, settings,
+        """Steps 1 to 4 of the rule for a leaf (``seam.steps``): path, settings,
         selection and context edits (``edits=False``: none collected).
 
         >>> steps = load("tour").steps()

@@ -219,7 +219,7 @@ def context_json(
     a temporary file while this one writes the first (``pisession.engine.parallel``).
     """
     block = BLOCK if block is None else block
-    _, settings, selection, edits = engine.leaf_steps(index, leaf)
+    _, settings, selection, edits = engine.steps(index, leaf)
     nl, pad = (b"\n", b" " * indent) if indent else (b"", b"")
     yield b"{" + nl + pad + b'"messages":' + (b" " if indent else b"") + b"["
     bodies = _Bodies(index, selection, edits, raw_lines, indent, block)

@@ -221,7 +221,7 @@ class _Selections:
         found = self.made.get(newest)
         if found is None:
             stop = place.ranks[newest] + 1  # the path up to it
-            found = self.made[newest] = engine.select(self.index, place.path, stop)
+            found = self.made[newest] = engine.selection(self.index, place.path, stop)
         return found
 
 
