@@ -401,6 +401,9 @@ projected = rule.project(entries, leaf)
 print(len(projected.messages), "messages, from")
 pprint.pp([entries[p]["id"] for p in projected.selection.positions], width=88, compact=True)
 
+# %%
+show(rule.projected_entry)
+
 # %% [markdown]
 # `session.context()` answers the same through pisession's fast engine
 # (`pisession.engine.context`), which reads a 290 MB file in a few seconds by decoding only the
