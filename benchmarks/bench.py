@@ -267,6 +267,23 @@ def other_leaf_latency(path: Path, count: int, seed: int = 6) -> dict:
     }
 
 
+def bypass_counts(path: Path) -> dict:
+    """How often each route took step 5's one bypass, the plain run
+    (``engine.context.BYPASSES``: blocks of unedited message entries), for the default
+    leaf's ``context`` (``"writer"``) and fates (``"fates"``), in this process."""
+    sys.path.insert(0, str(REPO))
+    import pisession
+    from pisession.engine import context
+
+    session = pisession.load(path)
+    context.BYPASSES.clear()
+    for _ in session.context_json():
+        pass
+    session.fates()
+    blocks = -(-len(session.selection().positions) // context.BLOCK)
+    return {"file": path.name, "blocks": blocks, **context.BYPASSES}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path, help="session files (default: generated)")
@@ -305,6 +322,13 @@ def main(argv: list[str] | None = None) -> int:
             f"\nother leaves ({leaf['file']}, {leaf['leaves']} random leaves, after one load "
             f"and the default context in {leaf['first_context_s']:.2f} s): context(leaf) "
             f"median {leaf['context_ms_median']:.1f} ms, max {leaf['context_ms_max']:.1f} ms"
+        )
+    print("\nplain-run bypass (blocks of the default leaf's selection that skip step 5):")
+    for path in files:
+        counts = bypass_counts(path)
+        print(
+            f"  {counts['file']}: {counts['blocks']} blocks; writer {counts.get('writer', 0)}, "
+            f"fates {counts.get('fates', 0)}"
         )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.2f} at the end")

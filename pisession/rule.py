@@ -17,30 +17,48 @@ equal to this by the tests. JavaScript's value rules come from ``js.value`` (``t
 from __future__ import annotations
 
 from contextlib import suppress
-from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import cast
 
-from .errors import CycleError, SessionFormatError
-from .js.date import js_time_ms
+from .errors import CycleError
+from .js.date import DateConversionError, js_time_ms
 from .js.json import loads
-from .js.value import NO_KEY, UNDEFINED, JsObject, field, js_key, nullish, strict_equal, truthy
+from .js.value import (
+    NO_KEY,
+    UNDEFINED,
+    JsObject,
+    field,
+    js_key,
+    nullish,
+    quoted,
+    strict_equal,
+    truthy,
+)
+from .projection import PiFailure, ProjectedEntry, Projection, Selection, Settings, Steps, pi_throws
 
 #: A session's entries (no header) as ``JSON.parse`` reads them: mostly objects.
 Entries = list[object]
 
+#: The context edits in force, by target id (``js_key``): the edit's position and entry.
+Edits = dict[object, tuple[int, object]]
+
 #: The roles a context edit replaces the content of; other messages pass unchanged.
 EDITABLE_ROLES = ("user", "assistant", "toolResult", "custom")
-
-
-class PiFailure(SessionFormatError):
-    """An entry on which Pi itself throws: pisession stops here instead of guessing."""
-
 
 _SOURCE = "<entries>"  # the file the rule's errors name: it is given entries, not a file
 
 
 # --- 1. the path ---------------------------------------------------------------------
+def default_leaf(entries: Entries) -> int | None:
+    """Pi's leaf after loading: the last entry (None: no entries, or its id is null).
+
+    >>> default_leaf([{"id": "a"}, {"id": None}]), default_leaf([{"id": "a"}, {}])
+    (None, 1)
+    """
+    return len(entries) - 1 if entries and field(entries[-1], "id") is not None else None
+
+
 def path(entries: Entries, leaf: int | None = None) -> list[int]:
     """Positions from a root down to ``leaf`` (a position; None: Pi's default, the last
     entry's id as ``SessionManager`` keeps it: a null id is no leaf, no path). A falsy or
@@ -52,8 +70,7 @@ def path(entries: Entries, leaf: int | None = None) -> list[int]:
     """
     by_id = {js_key(field(entry, "id")): position for position, entry in enumerate(entries)}
     by_id.pop(NO_KEY, None)  # an object or array id: no Map key finds it
-    last = len(entries) - 1 if entries and field(entries[-1], "id") is not None else -1
-    current: int | None = last if leaf is None else leaf
+    current = default_leaf(entries) if leaf is None else leaf
     walked: list[int] = []
     seen: set[int] = set()
     while current is not None and current >= 0:
@@ -68,14 +85,6 @@ def path(entries: Entries, leaf: int | None = None) -> list[int]:
 
 
 # --- 2. the settings -------------------------------------------------------------------
-@dataclass(frozen=True)
-class Settings:
-    """The thinking level and the model in force at the leaf."""
-
-    thinking_level: object
-    model: object
-
-
 def settings(entries: Entries, positions: list[int]) -> Settings:
     """Read along the whole path, the last of each wins: a ``thinking_level_change``
     sets the level ("off" before any), a ``model_change`` or an assistant message the
@@ -87,7 +96,7 @@ def settings(entries: Entries, positions: list[int]) -> Settings:
     Settings(thinking_level='high', model={'provider': 'p', 'modelId': 'm'})
     """
     thinking: object = "off"
-    model: object = None
+    model: dict[str, object] | None = None
     for position in positions:
         entry = entries[position]
         kind = field(entry, "type")
@@ -98,7 +107,8 @@ def settings(entries: Entries, positions: list[int]) -> Settings:
         elif kind == "message":
             message = field(entry, "message")
             if nullish(message):
-                raise PiFailure(_SOURCE, None, "a message entry has no message", position)
+                reason = f"message entry {quoted(field(entry, 'id'))} has no message object"
+                raise PiFailure(_SOURCE, None, pi_throws(reason), position)
             if field(message, "role") == "assistant":  # the model asked for, not the answering one
                 asked = field(message, "model")
                 model = _defined(provider=field(message, "provider"), modelId=asked)
@@ -106,7 +116,7 @@ def settings(entries: Entries, positions: list[int]) -> Settings:
 
 
 # --- 3. the selection: compaction and kept range ---------------------------------------
-def selection(entries: Entries, positions: list[int]) -> list[int]:
+def selection(entries: Entries, positions: list[int]) -> Selection:
     """The path's entries that are sent. After the newest compaction: the compaction,
     its kept range (the path's entries from the one whose id is ``firstKeptEntryId`` up
     to it, system messages dropped), then all that follows it. A ``firstKeptEntryId``
@@ -114,23 +124,32 @@ def selection(entries: Entries, positions: list[int]) -> list[int]:
 
     >>> entries = [{"id": "u"}, {"id": "a"}, {"type": "compaction", "id": "c",
     ...            "firstKeptEntryId": "a"}, {"id": "n"}]
-    >>> selection(entries, [0, 1, 2, 3])
+    >>> selection(entries, [0, 1, 2, 3]).positions
     [2, 1, 3]
     """
     compactions = [i for i, p in enumerate(positions) if field(entries[p], "type") == "compaction"]
     if not compactions:
-        return list(positions)
+        return Selection(list(positions))
     newest = positions[compactions[-1]]
     # Pi finds the compaction again by its id (===): the first entry of the path with it
     own_id = field(entries[newest], "id")
-    cut = next(i for i, p in enumerate(positions) if strict_equal(field(entries[p], "id"), own_id))
+    ids = [field(entries[p], "id") for p in positions]
+    cut = next(i for i, p in enumerate(positions) if p == newest or strict_equal(ids[i], own_id))
     first_kept = field(entries[newest], "firstKeptEntryId")
-    chosen, keeping = [newest], False
-    for p in positions[:cut]:
-        keeping = keeping or strict_equal(field(entries[p], "id"), first_kept)
-        if keeping and not _is_system_message(entries[p]):
-            chosen.append(p)
-    return chosen + list(positions[cut + 1 :])
+    start = next((i for i in range(cut) if strict_equal(ids[i], first_kept)), cut)
+    system = [_is_system_message(entries[p]) for p in positions[start:cut]]
+    kept = [p for p, dropped in zip(positions[start:cut], system) if not dropped]
+    return Selection(
+        [newest, *kept, *positions[cut + 1 :]],
+        newest,
+        len(kept),
+        positions[start] if start < cut else None,
+        tuple(p for p, dropped in zip(positions[start:cut], system) if dropped),
+        start,
+        cut,
+        first_kept,
+        start == cut and strict_equal(first_kept, own_id),
+    )
 
 
 def _is_system_message(entry: object) -> bool:
@@ -138,21 +157,35 @@ def _is_system_message(entry: object) -> bool:
 
 
 # --- 4. the context edits ---------------------------------------------------------------
-def context_edits(entries: Entries, chosen: list[int]) -> dict[object, object]:
+def context_edits(entries: Entries, chosen: Selection) -> Edits:
     """The edit in force for each edited entry, keyed by its id as a ``Map`` keys it:
     every ``context_edit`` among the selected entries counts, the last one for a target
     wins, wherever it stands (an edit may come before its target).
 
-    >>> context_edits([{"type": "context_edit", "targetId": "u", "replacement": None}], [0])
-    {'u': {'type': 'context_edit', 'targetId': 'u', 'replacement': None}}
+    >>> edit = {"type": "context_edit", "targetId": "u", "replacement": None}
+    >>> context_edits([edit], Selection([0]))
+    {'u': (0, {'type': 'context_edit', 'targetId': 'u', 'replacement': None})}
     """
-    edits: dict[object, object] = {}
-    for p in chosen:
+    edits: Edits = {}
+    for p in chosen.positions:
         if field(entries[p], "type") == "context_edit":
             key = js_key(field(entries[p], "targetId"))
             if key is not NO_KEY:
-                edits[key] = entries[p]
+                edits[key] = (p, entries[p])
     return edits
+
+
+def steps(entries: Entries, leaf: int | None = None, edits: bool = True) -> Steps:
+    """Steps 1 to 4 at ``leaf`` (None: Pi's default), in Pi's order (``edits=False``:
+    no context edits collected).
+
+    >>> steps([{"id": "a"}]).path
+    [0]
+    """
+    walked = path(entries, leaf)
+    found = settings(entries, walked)
+    chosen = selection(entries, walked)
+    return Steps(walked, found, chosen, context_edits(entries, chosen) if edits else {})
 
 
 # --- 5. the projection -----------------------------------------------------------------
@@ -197,13 +230,29 @@ def message_messages(message: object) -> list[object]:
     >>> message_messages({"role": "user", "content": None})
     [{'role': 'user', 'content': []}]
     """
-    role = field(message, "role")
-    if type(message) is dict and message.get("content") is None and role in _NO_CONTENT:
-        return [{**message, "content": "" if role == "system" else []}]
-    return [message]
+    return [_with_content(message)]
 
 
-_NO_CONTENT = ("system", "user", "assistant", "toolResult")
+def stored_messages(messages: list[object]) -> list[object]:
+    """``message_messages`` of several message entries (one message each): the list
+    itself when every message is stored with its content, as nearly all are.
+
+    >>> stored_messages([{"role": "user", "content": "hi"}, {"role": "system"}])
+    [{'role': 'user', 'content': 'hi'}, {'role': 'system', 'content': ''}]
+    """
+    try:
+        complete = None not in map(dict.get, messages, repeat("content"))  # type: ignore[arg-type]
+    except TypeError:  # a message that is not an object
+        complete = False
+    return messages if complete else [_with_content(m) for m in messages]
+
+
+def _with_content(message: object) -> object:
+    if type(message) is dict and message.get("content") is None:
+        role = message.get("role")
+        if role in ("system", "user", "assistant", "toolResult"):
+            return {**message, "content": "" if role == "system" else []}
+    return message
 
 
 def apply_context_edit(messages: list[object], edit: object) -> list[object]:
@@ -235,25 +284,9 @@ def apply_context_edit(messages: list[object], edit: object) -> list[object]:
     return out
 
 
-@dataclass(frozen=True)
-class RuleProjection:
-    """The rule's answer at one leaf: the path, the settings, the selected positions
-    and, for each, the messages it contributed (``messages`` flattens them)."""
-
-    path: list[int]
-    settings: Settings
-    positions: list[int]
-    contributed: list[list[object]]
-
-    @property
-    def messages(self) -> list[object]:
-        """Every message sent, in order."""
-        return [m for each in self.contributed for m in each]
-
-
-def project(entries: Entries, leaf: int | None = None) -> RuleProjection:
-    """The five steps at ``leaf`` (a position; None: Pi's default leaf). An older
-    compaction, inside the newest one's kept range, contributes nothing.
+def project(entries: Entries, leaf: int | None = None, edits: bool = True) -> Projection:
+    """The five steps at ``leaf`` (a position; None: Pi's default leaf; ``edits=False``:
+    as a reader that ignores context edits builds it).
 
     >>> entries = [{"type": "message", "id": "u", "parentId": None,
     ...             "message": {"role": "user", "content": "hi"}},
@@ -262,21 +295,48 @@ def project(entries: Entries, leaf: int | None = None) -> RuleProjection:
     >>> project(entries).messages
     [{'role': 'user', 'content': 'short'}]
     """
-    walked = path(entries, leaf)
-    found = settings(entries, walked)
-    chosen = selection(entries, walked)
-    edits = context_edits(entries, chosen)
-    contributed: list[list[object]] = []
-    for rank, p in enumerate(chosen):
+    found = steps(entries, leaf, edits)
+    chosen = found.selection
+    items = []
+    for rank, (p, part) in enumerate(zip(chosen.positions, chosen.parts(0, len(chosen.positions)))):
         entry = entries[p]
-        older = rank > 0 and field(entry, "type") == "compaction"  # inside the kept range
-        messages = [] if older else entry_messages(entry)
-        edit = edits.get(js_key(field(entry, "id")))  # (edits has no NO_KEY key)
-        try:
-            contributed.append(messages if edit is None else apply_context_edit(messages, edit))
-        except TypeError as exc:
-            raise PiFailure(_SOURCE, None, str(exc), p) from None
-    return RuleProjection(walked, found, chosen, contributed)
+        sends = chosen.contributes(rank, field(entry, "type"))
+        edit = found.edits.get(js_key(field(entry, "id")))  # (edits has no NO_KEY key)
+        items.append(projected_entry(p, entry, part, sends, edit))
+    at = default_leaf(entries) if leaf is None else leaf
+    return Projection.of(items, found, at, _SOURCE)
+
+
+def projected_entry(
+    position: int,
+    entry: object,
+    part: str,
+    sends: bool = True,
+    edit: tuple[int, object] | None = None,
+    source: str = _SOURCE,
+) -> ProjectedEntry:
+    """Step 5 for one selected entry (both implementations take it here): what it
+    contributes (nothing unless it ``sends``: ``Selection.contributes``), after its
+    context ``edit`` (position, entry); an edit of an entry that contributes nothing
+    changes nothing. Where Pi throws, ``PiFailure`` names the entry (or the edit).
+
+    >>> projected_entry(0, {"type": "label"}, "path")
+    <ProjectedEntry at position 0, null, path: 0 messages>
+    """
+    try:
+        messages = entry_messages(entry) if sends else []
+    except DateConversionError:
+        when = "a timestamp JavaScript cannot turn into a date"
+        reason = f"entry {quoted(field(entry, 'id'))} has {when}"
+        raise PiFailure(source, None, pi_throws(reason), position) from None
+    if edit is None or not messages:
+        return ProjectedEntry(position, entry, messages, part)
+    try:
+        edited = apply_context_edit(messages, edit[1])
+    except TypeError:
+        reason = f"context edit {quoted(field(edit[1], 'id'))} has no replacement"
+        raise PiFailure(source, None, pi_throws(reason), edit[0]) from None
+    return ProjectedEntry(position, entry, edited, part, edit[1], edit[0], None, messages)  # type: ignore[arg-type]
 
 
 def _defined(**fields: object) -> dict[str, object]:
@@ -286,7 +346,8 @@ def _defined(**fields: object) -> dict[str, object]:
 
 def load_entries(file: str | Path) -> list[object]:
     """The entries of a v3 session file: each line after the header that ``JSON.parse``
-    reads as a truthy value, as Pi keeps them (``pisession.load`` reads any file).
+    reads as a truthy value but a later session header, as Pi keeps them (``pisession.load``
+    reads any file; the tests hold the two equal on every v3 file of the corpus).
 
     >>> from pisession.samples import sample_path
     >>> len(load_entries(sample_path("tour")))
@@ -296,4 +357,5 @@ def load_entries(file: str | Path) -> list[object]:
     for line in Path(file).read_bytes().split(b"\n"):
         with suppress(ValueError):  # a line JSON.parse cannot read is skipped
             values.append(loads(line))
-    return [value for value in values if truthy(value)][1:]
+    kept = [value for value in values if truthy(value)][1:]
+    return [value for value in kept if field(value, "type") != "session"]

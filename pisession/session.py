@@ -14,8 +14,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .engine import context as engine
-from .engine.context import Context, EntryIndex, ProjectedEntry, Projection
+from .engine import seam
+from .engine.index import EntryIndex, default_leaf, of_type
 from .engine.opening import SessionFile, opened
 from .engine.reader import paused_gc, read_source
 from .engine.stats import SessionStats, on_path, summed_columns
@@ -24,6 +24,7 @@ from .js.json import MSGSPEC_STOPS_FIRST, STRINGIFY_TOO_DEEP, too_deep_to_string
 from .js.value import NO_KEY, js_key
 from .locate import named_file
 from .migration import IdFactory, MigrationStep
+from .projection import Context, ProjectedEntry, Projection, Selection, Steps
 from .system_prompt import SystemPrompt, replay_system_prompt
 from .tree import Shape, entry_graph, problems, resolved_labels, session_name
 
@@ -173,7 +174,7 @@ class Session:
     def default_leaf(self) -> int | None:
         """Pi's leaf after loading (``SessionManager.open``): the last entry in file order,
         whatever its type; None, an empty context, when that entry's id is null."""
-        return engine.default_leaf(self.index)
+        return default_leaf(self.index)
 
     def leaves(self) -> list[int]:
         """Positions of the branch ends (entries no other entry has as parent)."""
@@ -204,7 +205,7 @@ class Session:
     @cached_property
     def name(self) -> str | None:
         """The session name (latest ``session_info``), or None."""
-        positions = engine.of_type(self.index, "session_info")
+        positions = of_type(self.index, "session_info")
         entries = self.entries_at(positions)
         return session_name(entries, lambda k, reason: self.failure(positions[k], reason))
 
@@ -235,23 +236,23 @@ class Session:
 
     def path_positions(self, leaf_id: object = None) -> list[int]:
         """Positions from the root to the leaf (default: ``default_leaf``)."""
-        return self._asked(engine.walk_path, leaf_id)
+        return self._asked(seam.path, leaf_id)
 
     def path(self, leaf_id: object = None) -> list[object]:
         """The entries from the root to the leaf (default: ``default_leaf``)."""
         return [self.entry(p) for p in self.path_positions(leaf_id)]
 
-    def steps(self, leaf_id: object = None, edits: bool = True) -> engine.Steps:
-        """Steps 1 to 4 of the rule for a leaf (``context.leaf_steps``): path, settings,
+    def steps(self, leaf_id: object = None, edits: bool = True) -> Steps:
+        """Steps 1 to 4 of the rule for a leaf (``seam.steps``): path, settings,
         selection and context edits (``edits=False``: none collected).
 
         >>> steps = load("tour").steps()
         >>> len(steps.path), len(steps.selection.positions), len(steps.edits)
         (22, 12, 1)
         """
-        return self._asked(engine.leaf_steps, leaf_id, edits)
+        return self._asked(seam.steps, leaf_id, edits)
 
-    def selection(self, leaf_id: object = None) -> engine.Selection:
+    def selection(self, leaf_id: object = None) -> Selection:
         """The selected entries for a leaf (Pi's ``buildContextEntries``), with the
         newest compaction, its kept range and the system messages it drops."""
         return self.steps(leaf_id, edits=False).selection
@@ -269,7 +270,8 @@ class Session:
         if last is not None and last[0] == key:  # one command asks twice (checks, fates)
             return last[1]
         with paused_gc():  # many new objects, no cycles among them
-            projection = self._asked(engine.project, leaf_id, edits)
+            projection = self._asked(seam.project, leaf_id, edits)
+        projection.context.html = _html
         for item in projection.items:
             item.line = self.line_of(item.position)
         self._last_projection = (key, projection)
@@ -396,9 +398,6 @@ def _html(value: Context | Projection) -> str:
     from .views.display import notebook_html
 
     return notebook_html(value)
-
-
-engine.html_view = _html
 
 
 def loads(

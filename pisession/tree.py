@@ -100,7 +100,7 @@ class Shape:
     per entry, so a million-entry chain costs two lists. Not frozen: the straight runs
     (``chain``) are worked out once, when first asked for, and kept.
 
-    >>> from pisession.engine.context import EntryIndex
+    >>> from pisession.engine.index import EntryIndex
     >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
     ...                                 {"id": "c", "parentId": "a"}]))
     >>> shape.roots, shape.leaves, shape.children(0)
@@ -157,7 +157,7 @@ class Shape:
         """Whether the entry at ``position`` has no child (is one of ``leaves``), asked
         of the sorted parents, without a set of the leaves.
 
-        >>> from pisession.engine.context import EntryIndex
+        >>> from pisession.engine.index import EntryIndex
         >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}]))
         >>> shape.is_leaf(0), shape.is_leaf(1)
         (False, True)
@@ -169,7 +169,7 @@ class Shape:
     def only_child(self, position: int) -> int | None:
         """The one child of the entry at ``position`` (None: none, or several).
 
-        >>> from pisession.engine.context import EntryIndex
+        >>> from pisession.engine.index import EntryIndex
         >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                        {"id": "c", "parentId": "b"}, {"id": "d", "parentId": "b"}])
         >>> [Shape.of(index).only_child(p) for p in range(4)]
@@ -197,7 +197,7 @@ class Shape:
     def chain(self, start: int) -> list[int]:
         """``start`` and its single-child descendants: one straight run of the tree.
 
-        >>> from pisession.engine.context import EntryIndex
+        >>> from pisession.engine.index import EntryIndex
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                         {"id": "c", "parentId": "b"}])).chain(0)
         [0, 1, 2]
@@ -230,7 +230,7 @@ class Shape:
         sorts only the children of entries reachable from a root; those caught in a
         parent cycle keep file order (and a timestamp Pi cannot convert does not fail).
 
-        >>> from pisession.engine.context import EntryIndex
+        >>> from pisession.engine.index import EntryIndex
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}])).children_map()
         {0: [1], 1: []}
         """
@@ -262,7 +262,7 @@ class Shape:
     def unreached(self) -> list[int]:
         """The entries no walk down from a root reaches (their parents loop), in file order.
 
-        >>> from pisession.engine.context import EntryIndex
+        >>> from pisession.engine.index import EntryIndex
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "c"},
         ...                         {"id": "c", "parentId": "b"}])).unreached()
         [1, 2]
@@ -275,7 +275,7 @@ class Shape:
         file order, children by timestamp. Entries caught in a parent cycle are not
         reachable from a root and are not yielded (``find_cycles`` reports them).
 
-        >>> from pisession.engine.context import EntryIndex
+        >>> from pisession.engine.index import EntryIndex
         >>> list(Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
         ...                              {"id": "c"}])).preorder())
         [(0, 0), (1, 1), (2, 0)]
@@ -294,7 +294,7 @@ def tree_parents(index: TreeIndex) -> list[int]:
     one finding an entry without id), and a parent not found makes a root. Where the
     ``parentId`` is a non-empty string, as Pi writes it, this is the context's link.
 
-    >>> from pisession.engine.context import EntryIndex
+    >>> from pisession.engine.index import EntryIndex
     >>> tree_parents(EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]))
     [-1, 0]
     >>> EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]).parents
@@ -318,7 +318,7 @@ def tree_parents(index: TreeIndex) -> list[int]:
 def dangling_parents(index: TreeIndex) -> list[int]:
     """Entries whose ``parentId`` is set but names no entry (Pi treats them as roots).
 
-    >>> from pisession.engine.context import EntryIndex
+    >>> from pisession.engine.index import EntryIndex
     >>> dangling_parents(EntryIndex.of([{"id": "a", "parentId": "gone"}, {"id": "b"}]))
     [0]
     """
@@ -470,7 +470,7 @@ def entry_graph(
 
     Node attributes: ``id``, ``type``, ``role`` (message entries), ``label``, ``line``.
 
-    >>> from pisession.engine.context import EntryIndex
+    >>> from pisession.engine.index import EntryIndex
     >>> g = entry_graph(EntryIndex.of([{"id": "a", "type": "message",
     ...     "message": {"role": "user"}}, {"id": "b", "parentId": "a", "type": "label"}]))
     >>> list(g.edges), g.nodes[0]["role"]
@@ -502,7 +502,7 @@ def problems(index: TreeIndex) -> dict[str, Any]:
     """Structural damage of an index: dangling parents, duplicate ids and cycles, by
     position (``pisession check`` and ``Session.problems``).
 
-    >>> from pisession.engine.context import EntryIndex
+    >>> from pisession.engine.index import EntryIndex
     >>> problems(EntryIndex.of([{"id": "a"}, {"id": "a", "parentId": "x"}]))
     {'dangling_parents': [1], 'duplicate_ids': {'a': [0, 1]}, 'cycles': []}
     """

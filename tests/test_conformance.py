@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 import pisession
-from pisession.engine.context import PiFailure
 from pisession.errors import CycleError, PisessionError
 from pisession.js import json as jsjson
 from pisession.js.value import UNDEFINED, field, strict_equal
+from pisession.projection import PiFailure
 
 ROOT = Path(__file__).resolve().parent.parent / "data" / "conformance"
 SAMPLES = Path(__file__).resolve().parent.parent / "pisession" / "samples"

@@ -10,8 +10,8 @@ import random
 import pytest
 
 import pisession
-from pisession.engine.context import EDITABLE_ROLES
 from pisession.errors import PisessionError
+from pisession.rule import EDITABLE_ROLES
 from pisession.views.findings import walk_findings
 
 

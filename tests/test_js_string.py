@@ -13,9 +13,9 @@ import pytest
 
 import pisession
 from pisession.cli import main
-from pisession.engine.context import PiFailure
 from pisession.js.date import DateConversionError, js_time_ms
 from pisession.js.value import ToPrimitiveError, js_string
+from pisession.projection import PiFailure
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "conformance" / "jsvalues"
 

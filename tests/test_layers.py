@@ -29,6 +29,7 @@ LAYERS = {
     "js": ("pisession.js",),
     "rule": (
         "pisession.rule",
+        "pisession.projection",
         "pisession.migration",
         "pisession.llm",
         "pisession.request",

@@ -1,12 +1,14 @@
-"""One route to an entry's contribution: the two fast paths that skip the rule's
-``entry_messages`` give what ``pisession.rule`` gives.
+"""The one declared bypass of step 5 (``rule.projected_entry``): a *plain run*, a block
+of selected message entries that no context edit targets, each of which sends its stored
+message. It is decided at one point, ``engine.context.is_plain_run``, which counts each
+time a route takes it (``context.BYPASSES``, reported by ``benchmarks/bench.py``); two
+routes take it, and each gives what ``pisession.rule`` gives:
 
-- The writer's plain-run bypass (``stream._Bodies._plain``, used by ``pisession context``
-  and ``Session.context_json``): a block of message entries that no context edit targets
-  is read straight from its lines (``shapes`` structs, or ``context.stored_messages``)
-  and written without ``entry_messages``.
-- The fates' bypass (``provenance.entry_fates``): a plain run is named sent or kept
-  without a decode, and other message entries stand in as their role alone.
+- ``"writer"`` (``stream._Bodies._plain``, used by ``pisession context`` and
+  ``Session.context_json``): the run is read straight from its lines (``shapes`` structs,
+  or ``rule.stored_messages``) and written without a projected entry;
+- ``"fates"`` (``provenance.entry_fates``): the run is named sent or kept without a
+  decode, and other message entries stand in as their role alone.
 
 Each is checked on every corpus file (data/conformance, data/damaged, the package's
 samples), at the default leaf, every branch end and some interior entries, and on
@@ -15,9 +17,11 @@ generated sessions.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from builders import jsonl, msg
 from hypothesis import HealthCheck, given, settings
 from test_projection_reference import _leaf_id, _leaves
 from test_properties import EXAMPLES, RANDOM, session_bytes
@@ -27,8 +31,9 @@ from pisession import request, rule
 from pisession.engine import context, stream
 from pisession.errors import PisessionError
 from pisession.js import json as jsjson
-from pisession.js.value import field, js_key, value_text
+from pisession.js.value import field, value_text
 from pisession.llm import to_llm_message
+from pisession.projection import Projection
 from pisession.views import provenance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,9 +80,10 @@ def _writer_bypass_matches(session, leaf: int | None) -> int:
         with pytest.raises(PisessionError):
             b"".join(stream.context_json(session.index, leaf, 2, raw_lines))
         return 0
-    steps = context.leaf_steps(session.index, leaf)
+    steps = context.steps(session.index, leaf)
     positions = steps.selection.positions
-    assert positions == expected.positions
+    assert positions == expected.selection.positions
+    contributed = [item.messages for item in expected.items]
     taken = 0
     for size in WINDOWS:
         bodies = stream._Bodies(session.index, steps.selection, steps.edits, raw_lines, None, size)
@@ -88,7 +94,7 @@ def _writer_bypass_matches(session, leaf: int | None) -> int:
             taken += 1
             messages, _ = found
             written = b"[" + stream._encode_block(messages, None, None) + b"]"
-            rules = [m for each in expected.contributed[first : first + size] for m in each]
+            rules = [m for each in contributed[first : first + size] for m in each]
             assert written.decode() == _json(rules), (first, size)
     for size in (1, 3, stream.BLOCK):
         whole = b"".join(stream.context_json(session.index, leaf, None, raw_lines, block=size))
@@ -114,46 +120,44 @@ def test_the_writers_plain_run_bypass_is_taken_on_the_corpus():
     assert files > len(CORPUS) // 2, files
 
 
+def test_the_bypass_is_counted_by_route(monkeypatch):
+    """Each route that takes the plain run is counted where it is decided."""
+    monkeypatch.setattr(context, "BYPASSES", Counter())
+    session = pisession.loads(jsonl(msg("u1", None), msg("a1", "u1", "assistant")))
+    b"".join(session.context_json())
+    assert context.BYPASSES["writer"] > 0 and context.BYPASSES["fates"] == 0
+    session.fates()
+    assert context.BYPASSES["fates"] > 0
+
+
 # --- the fates -------------------------------------------------------------------------
 
 
-def _rule_fates(session, leaf: int | None, expected: rule.RuleProjection) -> dict:
-    """Each selected entry's fate, message count and roles as the rule's own messages
-    give them (the entries decoded in full), first place deciding; the part (why it is
-    selected) from the engine's selection, which the projection tests hold equal."""
-    entries = session.entries
-    edits = rule.context_edits(entries, expected.positions)
-    selection = context.leaf_steps(session.index, leaf).selection
-    parts = selection.parts(0, len(expected.positions))
+def _rule_fates(expected: Projection) -> dict:
+    """Each selected entry's fate, message count and roles as the rule's projected
+    entries give them (decoded in full), first place deciding."""
     fates: dict = {}
-    for rank, position in enumerate(expected.positions):
-        if position in fates:
-            continue
-        entry = entries[position]
-        older = rank > 0 and field(entry, "type") == "compaction"
-        before = [] if older else rule.entry_messages(entry)
-        edit = edits.get(js_key(field(entry, "id"))) if before else None
-        messages = expected.contributed[rank]
-        item = context.ProjectedEntry(position, entry, messages, parts[rank], edit)
-        roles = tuple(value_text(field(m, "role")) for m in messages)
-        fates[position] = (provenance._item_fate(item), len(messages), roles)
+    for item in expected.items:
+        if item.position not in fates:
+            roles = tuple(value_text(field(m, "role")) for m in item.messages)
+            fates[item.position] = (provenance._item_fate(item), len(item.messages), roles)
     _request_step(expected, fates)
     return fates
 
 
-def _request_step(expected: rule.RuleProjection, fates: dict) -> None:
+def _request_step(expected: Projection, fates: dict) -> None:
     """The replies pi-ai leaves out of the request (``pisession.request`` over the rule's
     messages through ``convertToLlm``) take the fate ``left-out``."""
     llm, sources = [], []
-    for position, messages in zip(expected.positions, expected.contributed):
-        for message in messages:
+    for item in expected.items:
+        for message in item.messages:
             try:
                 converted = to_llm_message(message)
             except PisessionError:
                 return  # Pi throws in convertToLlm: no request
             if converted is not None:
                 llm.append(converted)
-                sources.append(position)
+                sources.append(item.position)
     try:
         done = request.sent(llm, request.TargetModel(None, None, None), now=0)
     except PisessionError:
@@ -175,7 +179,7 @@ def _fates_bypass_matches(session, leaf: int | None, monkeypatch) -> None:
                 provenance.entry_fates(session, _leaf_id(session, leaf))
             continue
         fates = provenance.entry_fates(session, _leaf_id(session, leaf))
-        for position, (name, count, roles) in _rule_fates(session, leaf, expected).items():
+        for position, (name, count, roles) in _rule_fates(expected).items():
             got = fates[position]
             assert (got.fate, got.messages, got.why.roles) == (name, count, roles), (position, size)
             assert fates.sends_system(position) == ("system" in roles), (position, size)

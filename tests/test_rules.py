@@ -3,6 +3,11 @@
 Each test name says the rule, so a reader can find the test for, say, "system
 messages in the kept range are dropped". The conformance suite checks the same rules
 against the real Pi; these tests show each rule on the smallest possible file.
+
+Every test runs twice (the ``impl`` fixture), as CPython runs ``test_json`` with and
+without its C scanner: on the fast engine, and on the readable rule
+(``pisession.engine.seam.fast = None``: the ``Session`` then asks ``pisession.rule``
+for its path, steps and projection, given every entry).
 """
 
 from __future__ import annotations
@@ -13,8 +18,33 @@ import pytest
 from builders import HEADER, compaction, edit, entry, jsonl, msg, roles, session
 
 import pisession
+from pisession import rule
+from pisession.engine import context, seam
+from pisession.engine.index import EntryIndex
 from pisession.errors import CycleError, SessionFormatError, UnknownLeafError
 from pisession.js.value import UNDEFINED
+
+
+@pytest.fixture(autouse=True, params=["engine", "rule"])
+def impl(request, monkeypatch):
+    """The implementation the session asks through the seam: the engine or the rule."""
+    if request.param == "rule":
+        monkeypatch.setattr(seam, "fast", None)
+    module = rule if request.param == "rule" else context
+    assert seam.implementation(EntryIndex.of([])) is module
+    return module
+
+
+def test_the_session_asks_the_implementation_through_the_seam(impl, monkeypatch):
+    """Not a hollow parametrisation: the session's answers come from ``impl``."""
+    asked = []
+    for name in ("project", "steps"):
+        real = getattr(impl, name)
+        monkeypatch.setattr(impl, name, lambda *a, n=name, f=real: asked.append(n) or f(*a))
+    s = session(msg("u1", None), msg("a1", "u1", "assistant"))
+    assert roles(s.context()) == ["user", "assistant"] and len(s.selection().positions) == 2
+    assert asked[0] == "project" and asked[-1] == "steps"  # (project takes the steps too)
+
 
 # --- [1] lines --------------------------------------------------------------------------
 

@@ -12,8 +12,8 @@ import pytest
 
 import pisession
 from pisession.cli import main
-from pisession.engine.context import PiFailure
 from pisession.files import session_info
+from pisession.projection import PiFailure
 from pisession.tree import NameNotText, shown_name, trimmed_name
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "conformance" / "jsvalues"

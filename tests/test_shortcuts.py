@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pisession
+from pisession import rule
 from pisession.engine import context as engine
+from pisession.engine import index as entry_index
 from pisession.engine import reader, stream
 from pisession.engine.opening import back_to_back as _back_to_back
 from pisession.js.value import NO_KEY, UNDEFINED, js_key, truthy
@@ -60,14 +62,14 @@ def naive_parents(parent_ids: list, ids: list) -> list[int]:
 def test_parents_match_a_naive_lookup(pairs):
     ids = [i for i, _ in pairs]
     parent_ids = [p for _, p in pairs]
-    assert engine.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
+    assert entry_index.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from("abcdef"), min_size=2, max_size=6, unique=True), st.data())
 def test_parents_of_distinct_string_ids_match_a_naive_lookup(ids, data):
     parent_ids = [data.draw(st.sampled_from([None, "", "zz", *ids])) for _ in ids]
-    assert engine.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
+    assert entry_index.parent_positions(parent_ids, ids) == naive_parents(parent_ids, ids)
 
 
 def test_a_straight_session_needs_no_id_index():
@@ -77,8 +79,8 @@ def test_a_straight_session_needs_no_id_index():
     def index_of():
         raise AssertionError("looked the ids up")
 
-    assert engine.parent_positions(parent_ids, ids, index_of) == list(range(-1, 999))
-    index = engine.EntryIndex.of(
+    assert entry_index.parent_positions(parent_ids, ids, index_of) == list(range(-1, 999))
+    index = entry_index.EntryIndex.of(
         [{"type": "label", "id": i, "parentId": p} for i, p in zip(ids, parent_ids)]
     )
     assert "by_id" not in index.__dict__ and index.unique_ids
@@ -93,7 +95,7 @@ def test_a_branch_asks_for_the_id_index_once():
         calls.append(1)
         return {"a": 0, "b": 1, "c": 2}
 
-    assert engine.parent_positions(parent_ids, ids, index_of) == [-1, 0, 0]
+    assert entry_index.parent_positions(parent_ids, ids, index_of) == [-1, 0, 0]
     assert calls == [1]
 
 
@@ -113,8 +115,8 @@ MESSAGE = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(MESSAGE, max_size=6))
 def test_stored_messages_are_each_entrys_contribution(messages):
-    expected = [m for message in messages for m in engine.message_messages(message)]
-    assert engine.stored_messages(list(messages)) == expected
+    expected = [m for message in messages for m in rule.message_messages(message)]
+    assert rule.stored_messages(list(messages)) == expected
 
 
 def test_a_plain_run_is_message_entries_no_edit_targets():
@@ -124,7 +126,7 @@ def test_a_plain_run_is_message_entries_no_edit_targets():
         {"type": "compaction", "id": "c", "parentId": "a"},
         {"type": "message", "id": 5, "parentId": "c", "message": {"role": "user"}},
     ]
-    index = engine.EntryIndex.of(entries)
+    index = entry_index.EntryIndex.of(entries)
     assert engine.is_plain_run(index, {}, [0, 1])
     assert not engine.is_plain_run(index, {}, [])
     assert not engine.is_plain_run(index, {}, [1, 2])  # a compaction
@@ -255,7 +257,7 @@ def test_tree_parents_match_a_naive_lookup(pairs):
     from pisession.tree import tree_parents
 
     entries = [{"id": i, "parentId": p} for i, p in pairs]
-    index = engine.EntryIndex.of(
+    index = entry_index.EntryIndex.of(
         [{k: v for k, v in e.items() if v is not UNDEFINED} for e in entries]
     )
     by_id = {js_key(i): k for k, (i, _) in enumerate(pairs) if js_key(i) is not NO_KEY}
@@ -281,7 +283,7 @@ def test_straight_runs_of_the_tree_match_a_naive_walk(links):
     for k, link in enumerate(links):
         if 0 <= link < len(links) and link != k:
             entries[k]["parentId"] = f"e{link}"
-    shape = Shape.of(engine.EntryIndex.of(entries))
+    shape = Shape.of(entry_index.EntryIndex.of(entries))
     children: dict = {}
     for child, parent in zip(shape.order, shape.keys):
         children.setdefault(parent, []).append(child)

@@ -389,7 +389,7 @@ print(rule.settings(entries, walked))
 show(rule.selection)
 chosen = rule.selection(entries, walked)
 print("selected:")
-pprint.pp([entries[p]["id"] for p in chosen], width=88, compact=True)
+pprint.pp([entries[p]["id"] for p in chosen.positions], width=88, compact=True)
 
 # %%
 show(rule.context_edits)
@@ -399,7 +399,10 @@ print("edited:", list(rule.context_edits(entries, chosen)))
 show(rule.project)
 projected = rule.project(entries, leaf)
 print(len(projected.messages), "messages, from")
-pprint.pp([entries[p]["id"] for p in projected.positions], width=88, compact=True)
+pprint.pp([entries[p]["id"] for p in projected.selection.positions], width=88, compact=True)
+
+# %%
+show(rule.projected_entry)
 
 # %% [markdown]
 # `session.context()` answers the same through pisession's fast engine
@@ -409,7 +412,7 @@ pprint.pp([entries[p]["id"] for p in projected.positions], width=88, compact=Tru
 
 # %%
 fast = tour.projection()
-print("same as the fast engine:", [i.position for i in fast.items] == projected.positions)
+print("same as the fast engine:", fast.selection == projected.selection)
 print("same messages:", fast.messages == projected.messages)
 
 # %% [markdown]

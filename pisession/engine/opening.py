@@ -32,7 +32,7 @@ from ..migration import (
     rewrite_lines,
     sequential_ids,
 )
-from .context import EntryIndex, of_type
+from .index import EntryIndex, of_type
 from .reader import (
     Diagnostic,
     LineStore,

@@ -23,7 +23,7 @@ from . import schemas
 from .schemas import Cost, CountedLine, CountedMessage, Usage
 
 if TYPE_CHECKING:
-    from .context import EntryIndex
+    from .index import EntryIndex
 
 
 @dataclass
@@ -486,7 +486,7 @@ def counted_columns(index: EntryIndex) -> list[list[Any]]:
     file's lines (a migrated one). Any other session is counted while its file is read
     (``reader.read_source(..., counting=True)``), or read again that way when first asked.
 
-    >>> from pisession.engine.context import EntryIndex
+    >>> from pisession.engine.index import EntryIndex
     >>> index = EntryIndex.of([{"type": "message", "message": {"role": "user"}},
     ...     {"type": "usage", "usage": {"input": 5}}])
     >>> dict(zip(COLUMNS, counted_columns(index)))["input"]

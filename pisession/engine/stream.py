@@ -26,8 +26,11 @@ import msgspec
 
 from ..errors import SessionFormatError
 from ..js import json as jsjson
+from ..projection import Context, Settings
+from ..rule import stored_messages
 from . import context as engine
 from . import schemas
+from .index import EntryIndex
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
 from .shapes import Line
@@ -208,7 +211,7 @@ def _raw_numbers_read(value: object) -> object:
 
 
 def context_json(
-    index: engine.EntryIndex,
+    index: EntryIndex,
     leaf: int | None = None,
     indent: int | None = 2,
     raw_lines: RawLines | None = None,
@@ -224,7 +227,7 @@ def context_json(
     a temporary file while this one writes the first (``pisession.engine.parallel``).
     """
     block = BLOCK if block is None else block
-    _, settings, selection, edits = engine.leaf_steps(index, leaf)
+    _, settings, selection, edits = engine.steps(index, leaf)
     nl, pad = (b"\n", b" " * indent) if indent else (b"", b"")
     yield b"{" + nl + pad + b'"messages":' + (b" " if indent else b"") + b"["
     bodies = _Bodies(index, selection, edits, raw_lines, indent, block)
@@ -283,7 +286,9 @@ class _Bodies:
     def _plain(self, chunk: Sequence[int]) -> tuple[list[Any], None] | None:
         """A block of message entries no edit targets, read straight from their lines
         (None: the block is not one, or a line needs the general path)."""
-        if self.raw_lines is None or not engine.is_plain_run(self.index, self.edits, chunk):
+        if self.raw_lines is None:
+            return None
+        if not engine.is_plain_run(self.index, self.edits, chunk, "writer"):
             return None
         lines = self.raw_lines(chunk, _PLAIN)
         if None in lines:
@@ -291,7 +296,7 @@ class _Bodies:
         messages = [line.message for line in lines]
         if set(map(type, lines)) == {Line}:  # structs: each with the content Pi sends
             return messages, None
-        return engine.stored_messages(messages), None
+        return stored_messages(messages), None
 
     def _block(self, first: int, last: int) -> tuple[list[Any], list[bool]]:
         """The messages of ranks ``first`` to ``last`` through the rule's contributions,
@@ -372,9 +377,9 @@ def whole_characters(data: bytes) -> int:
     return len(data)
 
 
-def _settings_tail(settings: engine.Settings, indent: int | None) -> bytes:
+def _settings_tail(settings: Settings, indent: int | None) -> bytes:
     """``,"thinkingLevel":...,"model":...}`` in the same layout as the messages."""
-    context = engine.Context([], settings.thinking_level, settings.model)
+    context = Context([], settings.thinking_level, settings.model)
     text = jsjson.dumps(context.to_dict(), indent or None).encode("utf-8")
     # the same object without messages: cut at the end of the empty array
     return text[text.index(b"[]") + 2 :]

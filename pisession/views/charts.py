@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from ..engine.context import ProjectedEntry, Selection
+    from ..projection import ProjectedEntry, Selection
     from .protocol import SessionLike
 
 #: Where a box is: ``(column number, box key)``.

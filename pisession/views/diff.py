@@ -26,7 +26,7 @@ from .terminal import Look, pad, text_width
 from .text import id_text, kind_of, message_text, plural, visible
 
 if TYPE_CHECKING:
-    from ..engine.context import ProjectedEntry, Projection
+    from ..projection import ProjectedEntry, Projection
     from .protocol import SessionLike
     from .provenance import RequestStep
 

@@ -17,14 +17,14 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, TypeVar
 
-from ..engine.context import Projection
 from ..js.value import field as js_field
+from ..projection import Projection
 from ..tree import shown_name
 from .provenance import FATE, UNKNOWN_COLOUR
 from .text import entry_text, id_text, kind_of, message_text, one_line, plural, strip_unsafe
 
 if TYPE_CHECKING:
-    from ..engine.context import Context
+    from ..projection import Context
     from .protocol import SessionLike
 
 _Item = TypeVar("_Item")

@@ -27,11 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from ..engine import context as engine
 from ..engine.opening import MigrationView, migration_views
 from ..js.value import UNDEFINED
 from ..js.value import field as js_field
 from ..piversions import pi_versions
+from ..projection import KEPT, Projection
 from .display import (
     _esc,
     _id_cell,
@@ -163,8 +163,8 @@ class CompactionStep:
     summary: str
     first_kept_id: object
     tokens_before: object
-    before: engine.Projection | None  # at the compaction's parent (None at a root)
-    after: engine.Projection  # with the compaction as leaf
+    before: Projection | None  # at the compaction's parent (None at a root)
+    after: Projection  # with the compaction as leaf
     kept: list[int] = field(default_factory=list)
     replaced: list[int] = field(default_factory=list)
     #: each kept-range entry's fate with the compaction as leaf, as ``explain`` words it:
@@ -200,7 +200,7 @@ def compaction_steps(session: SessionLike, leaf_id: object = None) -> list[Compa
         replaced: list[int] = []
         if before is not None:
             replaced = [i.position for i in before.entries if i.position not in after_positions]
-        kept = [item.position for item in after.entries if item.part == engine.KEPT]
+        kept = [item.position for item in after.entries if item.part == KEPT]
         fates = session.fates(_id(entry)).names
         steps.append(
             CompactionStep(
@@ -242,7 +242,7 @@ def _mark(word: str) -> tuple[str, str]:
     return _MARKS.get(word, (word, ""))
 
 
-def _selection_table(projection: engine.Projection | None, marks: dict[int, str]) -> str:
+def _selection_table(projection: Projection | None, marks: dict[int, str]) -> str:
     """The entries a projection selected, marked: replaced, kept (or the fate of a
     kept-range entry that is not sent) or new."""
     rows: list[list[str]] = []
@@ -419,7 +419,7 @@ def _migration_value(value: object) -> str:
 # --- context edits ----------------------------------------------------------------------
 
 
-def context_without_edits(session: SessionLike, leaf_id: object = None) -> engine.Projection:
+def context_without_edits(session: SessionLike, leaf_id: object = None) -> Projection:
     """The projection with context edits ignored: a model of PiG (the Go port) as its
     format page documents it, not PiG's own output. The selection is Pi's; only the
     messages differ.

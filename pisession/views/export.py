@@ -39,6 +39,7 @@ from ..js.json import dumps
 from ..js.value import UNDEFINED, plain, value_text
 from ..js.value import field as js_field
 from ..piversions import __version__
+from ..projection import COMPACTION, KEPT
 from ..system_prompt import replay_system_prompt
 from ..tree import shown_name
 from .explain import gap_counts
@@ -472,7 +473,7 @@ def _message_card(ex: Export, number: int, message: object, item) -> str:
 
 def _edited(session, item, message, body: str) -> str:
     """The content as sent beside the content the entry holds (before the edit)."""
-    originals = engine.entry_messages(item.entry)
+    originals = item.unedited or []
     original = next(
         (m for m in originals if js_field(m, "role") == js_field(message, "role")), None
     )
@@ -485,7 +486,7 @@ def _edited(session, item, message, body: str) -> str:
 
 
 def _omitted_card(ex: Export, item) -> str:
-    originals = engine.entry_messages(item.entry)
+    originals = item.unedited or []
     edit = esc(id_text(js_field(item.edit, "id")))
     was = "".join(message_html(m) for m in originals) or "<i>(nothing)</i>"
     return (
@@ -500,13 +501,13 @@ def _items_html(ex: Export, items, state: dict) -> list[str]:
     """Context messages of these entries, with the kept range's start and end marked."""
     out = []
     for first, item in items:
-        if item.part == engine.KEPT and not state["in_kept"]:
+        if item.part == KEPT and not state["in_kept"]:
             out.append(_kept_band(ex, start=True))
             state["in_kept"] = True
-        elif item.part != engine.KEPT and state["in_kept"]:
+        elif item.part != KEPT and state["in_kept"]:
             out.append('<div class="band">end of the kept range</div>')
             state["in_kept"] = False
-        if item.part == engine.COMPACTION:
+        if item.part == COMPACTION:
             out.append(_compaction_band(ex))
         if not item.messages:
             out.append(_omitted_card(ex, item))
@@ -1010,7 +1011,7 @@ def _md_message(ex: Export, number: int, message: object, item) -> str:
     if role in ("toolResult", "system") or text.count("\n") >= FOLD_LINES:
         body = _details(f"{text.count(chr(10)) + 1:,} lines", body)
     if item.edit is not None:
-        originals = engine.entry_messages(item.entry)
+        originals = item.unedited or []
         original = next((m for m in originals if js_field(m, "role") == role), None)
         edit = md_cell(id_text(js_field(item.edit, "id")))
         was = fence(message_plain(original)) if original is not None else "(nothing)"
@@ -1023,17 +1024,17 @@ def _md_message(ex: Export, number: int, message: object, item) -> str:
 def _md_items(ex: Export, items, state: dict) -> list[str]:
     out = []
     for first, item in items:
-        if item.part == engine.KEPT and not state["in_kept"]:
+        if item.part == KEPT and not state["in_kept"]:
             out.append("> " + _md_band(_kept_band(ex, True)))
             state["in_kept"] = True
-        elif item.part != engine.KEPT and state["in_kept"]:
+        elif item.part != KEPT and state["in_kept"]:
             out.append("> end of the kept range")
             state["in_kept"] = False
-        if item.part == engine.COMPACTION:
+        if item.part == COMPACTION:
             out.append("> " + _md_band(_compaction_band(ex)))
         if not item.messages:
             edit = md_cell(id_text(js_field(item.edit, "id")))
-            was = "\n".join(message_plain(m) for m in engine.entry_messages(item.entry))
+            was = "\n".join(message_plain(m) for m in (item.unedited or []))
             out.append(
                 f"**omitted** · {md_cell(id_text(item.id))} (line {item.line}) by context "
                 f"edit {edit}\n\n" + _details("What the file holds", fence(was))

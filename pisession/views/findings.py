@@ -20,11 +20,13 @@ from operator import is_
 from typing import TYPE_CHECKING, Any
 
 from ..engine import context as engine
+from ..engine.index import of_type
 from ..errors import CycleError, PisessionError, SessionFormatError, cycle_text
 from ..js.value import NO_KEY, UNDEFINED, js_key, nullish, quoted
 from ..js.value import field as js_field
 from ..migration import CURRENT_VERSION, header_version, rewrite_losses
 from ..piversions import pi_versions
+from ..projection import Selection
 from ..rule import EDITABLE_ROLES
 from ..tree import NO_MESSAGE, Shape
 
@@ -236,9 +238,9 @@ class _Selections:
 
     def __init__(self, index: engine.EntryIndex) -> None:
         self.index = index
-        self.made: dict[int, engine.Selection] = {}
+        self.made: dict[int, Selection] = {}
 
-    def at(self, place: _Place) -> engine.Selection | None:
+    def at(self, place: _Place) -> Selection | None:
         """The selection for the path at ``place`` (None: no compaction on it)."""
         if not place.compactions:
             return None
@@ -246,7 +248,7 @@ class _Selections:
         found = self.made.get(newest)
         if found is None:
             stop = place.ranks[newest] + 1  # the path up to it
-            found = self.made[newest] = engine.select(self.index, place.path, stop)
+            found = self.made[newest] = engine.selection(self.index, place.path, stop)
         return found
 
 
@@ -295,7 +297,7 @@ def walk_findings(
     types = index.types
     selections = _Selections(index)
     if "context_edit" in kinds:  # read the edits and what they target together
-        edits = session.entries_at(engine.of_type(index, "context_edit"))
+        edits = session.entries_at(of_type(index, "context_edit"))
         targets = (index.position_of(js_field(edit, "targetId")) for edit in edits)
         session.entries_at([t for t in targets if t is not None])
     out: list[Finding] = []

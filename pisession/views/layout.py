@@ -30,7 +30,7 @@ from .text import one_line as shorten
 from .text import strip_unsafe as clean_text
 
 if TYPE_CHECKING:
-    from ..engine.context import Projection
+    from ..projection import Projection
     from .protocol import SessionLike
 
 #: Above this many entries ``collapse=None`` collapses long runs.

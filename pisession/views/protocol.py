@@ -17,10 +17,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ..engine.context import Context, EntryIndex, Projection, Selection, Steps
+from ..engine.index import EntryIndex
 from ..engine.stats import SessionStats
 from ..errors import Diagnostic, SessionFormatError
 from ..migration import MigrationStep
+from ..projection import Context, Projection, Selection, Steps
 from ..system_prompt import SystemPrompt
 from ..tree import Shape
 

@@ -14,10 +14,12 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .. import request
+from .. import projection, request
 from ..engine import context as engine
+from ..engine.index import EntryIndex
 from ..js.value import UNDEFINED, truthy, value_text
 from ..js.value import field as js_field
+from ..rule import EDITABLE_ROLES
 from .text import id_text, plural
 
 
@@ -286,7 +288,7 @@ class Fates(Sequence):
     when asked for; ``names`` holds the fate names as one column)."""
 
     def __init__(
-        self, session, names: list[str], details: dict, steps: engine.Steps, leaf, request=None
+        self, session, names: list[str], details: dict, steps: projection.Steps, leaf, request=None
     ):
         self._session = session
         self.names = names
@@ -303,7 +305,7 @@ class Fates(Sequence):
         return self.steps.path
 
     @property
-    def selection(self) -> engine.Selection:
+    def selection(self) -> projection.Selection:
         """The selected entries (``steps.selection``)."""
         return self.steps.selection
 
@@ -364,8 +366,8 @@ class Fates(Sequence):
             {
                 "position": f.position,
                 "line": f.line,
-                "id": engine.record_value(f.id),
-                "type": engine.record_value(f.type),
+                "id": projection.record_value(f.id),
+                "type": projection.record_value(f.type),
                 "role": _role_cell(roles[f.position]) if f.type == "message" else None,
                 "fate": f.fate,
                 "reached": f.reached_model,
@@ -450,7 +452,8 @@ class Fates(Sequence):
         )
 
     def _roles(self, position: int) -> tuple:
-        messages = engine.entry_messages(self._session.entry(position))
+        session = self._session
+        messages = engine.selected_messages(session.index, position, session.entry(position))
         return tuple(value_text(js_field(m, "role")) for m in messages)
 
     def _checkpoint(self) -> bool:
@@ -465,22 +468,20 @@ class Fates(Sequence):
         )
 
 
-def _item_fate(item: engine.ProjectedEntry) -> str:
+def _item_fate(item: projection.ProjectedEntry) -> str:
     """The fate of a selected entry, from what it contributed and why it is selected."""
     if item.edit is not None and js_field(item.edit, "replacement") is None:
         return OMITTED
-    if item.edit is not None and any(
-        js_field(m, "role") in engine.EDITABLE_ROLES for m in item.messages
-    ):
+    if item.edit is not None and any(js_field(m, "role") in EDITABLE_ROLES for m in item.messages):
         return EDITED
-    if item.part == engine.COMPACTION and item.messages:
+    if item.part == projection.COMPACTION and item.messages:
         return COMPACTION
     if not item.messages:
         return STATE_ONLY
-    return KEPT if item.part == engine.KEPT else SENT
+    return KEPT if item.part == projection.KEPT else SENT
 
 
-def _roles_only(index: engine.EntryIndex):
+def _roles_only(index: EntryIndex):
     """Decoding for fates: a message entry stands in as its role alone (it contributes
     one message of that role, whatever its content, and edits go by role); the other
     entries are decoded in full."""
@@ -523,11 +524,11 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
     positions = selection.positions
     for first in range(0, len(positions), _BLOCK):
         chunk = positions[first : first + _BLOCK]
-        if engine.is_plain_run(index, edits, chunk):  # each sends its stored message
+        if engine.is_plain_run(index, edits, chunk, "fates"):  # each sends its stored message
             for position, part in zip(chunk, selection.parts(first, first + len(chunk))):
                 if not done[position]:
                     done[position] = 1
-                    names[position] = KEPT if part == engine.KEPT else SENT
+                    names[position] = KEPT if part == projection.KEPT else SENT
             continue
         stop = first + len(chunk)
         (items,) = engine.contribution_blocks(index, selection, edits, _BLOCK, decode, first, stop)
@@ -623,7 +624,7 @@ def request_step(session, leaf_id: object = None) -> RequestStep | None:
 def _role_cell(role: object) -> object:
     """A message's role as a table cell (None for a message entry without a message)."""
     plain = role is None or isinstance(role, (str, int, float, bool, list, dict))
-    return engine.record_value(role) if plain else None
+    return projection.record_value(role) if plain else None
 
 
 #: Selected entries whose fates are read together.

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import compress, repeat
 from operator import eq
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .text import visible
 
@@ -44,12 +44,12 @@ def role_counts(session: SessionLike, positions: Sequence[int]) -> Counter[str]:
     kinds = types if every else map(types.__getitem__, positions)
     messages = map(eq, kinds, repeat("message"))
     try:  # the usual case, counted in C: every role a string
-        counts = Counter(compress(roles if every else map(roles.__getitem__, positions), messages))
-        if all(type(role) is str for role in counts):
-            return counts
+        found = Counter(compress(roles if every else map(roles.__getitem__, positions), messages))
+        if all(type(role) is str for role in found):
+            return cast("Counter[str]", found)
     except TypeError:  # an object as role
         pass
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for p in positions:
         if types[p] == "message":
             role = roles[p]
