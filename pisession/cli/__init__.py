@@ -40,9 +40,9 @@ from pathlib import Path
 from shlex import quote
 from typing import Any, cast
 
-from .errors import PisessionError, UnknownLeafError
-from .js import json as jsjson
-from .views.terminal import (
+from ..errors import PisessionError, UnknownLeafError
+from ..js import json as jsjson
+from ..views.terminal import (
     Look,
     can_draw_boxes,
     clean,
@@ -55,7 +55,7 @@ from .views.terminal import (
     use_color,
     wrap,
 )
-from .views.text import plural
+from ..views.text import plural
 
 PROG = "pisession"
 
@@ -109,7 +109,7 @@ def _out_bytes(data: bytes) -> None:
 
 def _roots() -> list[Path]:
     """The sessions folders a session id is looked up in: Pi's, then PiG's."""
-    from .locate import session_roots
+    from ..locate import session_roots
 
     return session_roots()
 
@@ -130,7 +130,7 @@ def _read_stdin() -> bytes:
         raise CommandError("-: standard input is not available")
     if sys.stdin.isatty():
         note("pisession: reading a session from standard input (end it with Ctrl-D) ...")
-    from .engine.reader import read_stream
+    from ..engine.reader import read_stream
 
     data = read_stream(stdin, "-")
     end_note()
@@ -164,8 +164,8 @@ def _load(path: str, deterministic: bool = True, counting: bool = False):
 def _resolve(path: str) -> str:
     """The file FILE names: a path, a bundled sample's name or a stored session's id
     (``locate``), as it is shown in messages."""
-    from .locate import NotFound, locate
-    from .samples import sample_names
+    from ..locate import NotFound, locate
+    from ..samples import sample_names
 
     if os.path.isdir(path):
         raise CommandError(f"{path}: is a folder; to list its sessions: pisession ls {quote(path)}")
@@ -257,7 +257,7 @@ def _check_target(target: Path, force: bool, source: str | None = None) -> None:
 def _write(path: Path, data) -> None:
     """Write atomically (``files.atomic_write``); errors name ``path``, never the
     temporary file beside it."""
-    from .files import atomic_write
+    from ..files import atomic_write
 
     try:
         atomic_write(path, data, overwrite=True)
@@ -324,7 +324,7 @@ def _out_json_lines(chunk: list[str], written: int) -> int:
 def cmd_explain(args) -> int:
     """``pisession explain``: the explanation of a leaf (``explain.explain_text``), or
     its JSON."""
-    from .views.explain import entry_data, explain_head, explain_text
+    from ..views.explain import entry_data, explain_head, explain_text
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
@@ -357,7 +357,7 @@ def cmd_context(args) -> int:
         _out_json(done.messages, indent or None)
         sys.stderr.write(f"{clean(_sent_note(done))}\n")
         return 0
-    from .engine.stream import terminal_safe
+    from ..engine.stream import terminal_safe
 
     chunks = session.context_json(leaf, indent or None, parallel=True)
     _out_chunks(_whole(terminal_safe(chunk) for chunk in chunks))
@@ -366,15 +366,15 @@ def cmd_context(args) -> int:
 
 
 def _checked_versions() -> list[str]:
-    from .piversions import pi_versions
+    from ..piversions import pi_versions
 
     return pi_versions()["checked"]
 
 
 def _sent_note(done) -> str:
     """The line ``context --sent`` writes to standard error: for which model, what changed."""
-    from .js.value import value_text
-    from .request import WrittenResult
+    from ..js.value import value_text
+    from ..request import WrittenResult
 
     model = done.model
     written = sum(isinstance(o, WrittenResult) for o in done.origins)
@@ -398,7 +398,7 @@ def _whole(chunks):
     (beyond ``HELD_IN_MEMORY`` the chunks wait in a temporary file)."""
     import tempfile
 
-    from .engine.stream import whole_characters
+    from ..engine.stream import whole_characters
 
     with tempfile.SpooledTemporaryFile(max_size=HELD_IN_MEMORY) as held:
         for chunk in chunks:
@@ -418,8 +418,8 @@ def _whole(chunks):
 
 def cmd_tree(args) -> int:
     """``pisession tree``: the entry tree as text, JSON or a picture."""
-    from .errors import SessionFormatError
-    from .views.explain import tree_chunks
+    from ..errors import SessionFormatError
+    from ..views.explain import tree_chunks
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
@@ -448,8 +448,8 @@ def cmd_tree(args) -> int:
 
 
 def _tree_json(session, leaf) -> int:
-    from .errors import SessionFormatError
-    from .views.explain import json_id, leaf_data, tree_entries
+    from ..errors import SessionFormatError
+    from ..views.explain import json_id, leaf_data, tree_entries
 
     try:
         session.fates(leaf)
@@ -502,7 +502,7 @@ def _image_target(args) -> tuple[Path, str] | None:
 def _draw(session, leaf, image: tuple[Path, str], args) -> int:
     out, fmt = image
     try:
-        from .views.draw import draw_tree, figure_png
+        from ..views.draw import draw_tree, figure_png
 
         fig = draw_tree(session, leaf, orientation=args.orientation)
     except ModuleNotFoundError as exc:
@@ -529,7 +529,7 @@ def _draw(session, leaf, image: tuple[Path, str], args) -> int:
 
 def cmd_export(args) -> int:
     """``pisession export``: one HTML page or Markdown file (``export``)."""
-    from .views.export import ISSUE_CHARS, LIMITS, export_html_chunks, export_markdown
+    from ..views.export import ISSUE_CHARS, LIMITS, export_html_chunks, export_markdown
 
     target = None if args.output in (None, "-") else Path(args.output)
     if target is not None:  # a folder, the input itself or an existing file, first
@@ -572,7 +572,7 @@ def _export_pieces(pieces, session, target: Path | None, redact: bool) -> int:
     likely secrets in it are looked for piece by piece (the warning comes after)."""
     import html
 
-    from .views.redact import page_secrets, secret_spans, warning_text
+    from ..views.redact import page_secrets, secret_spans, warning_text
 
     showing: list[str] = []  # the pieces that show likely secrets
     size = 0
@@ -603,7 +603,7 @@ def _shareable(session, redact: bool):
     likely secret replaced (``redact``); without it, the same session."""
     import pisession
 
-    from .views.redact import redacted
+    from ..views.redact import redacted
 
     if not redact:
         return session
@@ -617,7 +617,7 @@ def _shareable(session, redact: bool):
 def _secrets_warning(session, page: str) -> str | None:
     """A warning naming the lines and entries of the file whose likely secrets the page
     shows (``redact.page_secrets``), or None."""
-    from .views.redact import page_secrets, warning_text
+    from ..views.redact import page_secrets, warning_text
 
     found = page_secrets(page, session.dumps)
     return warning_text(found) if found else None
@@ -636,7 +636,7 @@ def _format_of(output: str | None) -> str:
 
 def cmd_diff(args) -> int:
     """``pisession diff``: two leaves' contexts compared (``diff``)."""
-    from .views.diff import diff_text
+    from ..views.diff import diff_text
 
     session = _load(args.file)
     a, b = _leaf(session, args.leaf_a), _leaf(session, args.leaf_b)
@@ -672,7 +672,7 @@ def cmd_migrate(args) -> int:
             _out(_lines_for(_nothing_to_migrate(session, args.deterministic_ids)))
             return 0
         raise CommandError("say where to write: -o OUT (or --in-place to replace FILE)")
-    from .samples import sample_names
+    from ..samples import sample_names
 
     if args.in_place and args.file in sample_names():
         raise CommandError(f"{args.file}: a bundled sample is not replaced in place; use -o OUT")
@@ -719,7 +719,7 @@ def _readback_note(session, written: bytes, say) -> None:
     session migrated in memory (what Pi's own rewrite does to the file too), and why."""
     import pisession
 
-    from .views.findings import readback_change
+    from ..views.findings import readback_change
 
     change = readback_change(session, pisession.loads, written)
     if change:
@@ -733,7 +733,7 @@ def _lines_for(text: str) -> str:
 
 
 def _nothing_to_migrate(session, deterministic: bool) -> str:
-    from .views.findings import version_text
+    from ..views.findings import version_text
 
     version = session.original_version
     what = (
@@ -761,7 +761,7 @@ def _ids_text(session, args) -> str:
 def cmd_check(args) -> int:
     """``pisession check``: the findings of ``findings.check``; exit 1 on a problem (on
     a note too with ``--strict``)."""
-    from .views.findings import check, check_data
+    from ..views.findings import check, check_data
 
     session = _load(args.file)
     findings = check(session)
@@ -801,7 +801,7 @@ def _finding_text(session, finding, look: Look) -> str:
 
 def cmd_stats(args) -> int:
     """``pisession stats``: tokens, cost and message counts, session and branch."""
-    from .views.explain import role_counts, stats_rows
+    from ..views.explain import role_counts, stats_rows
 
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
@@ -840,7 +840,7 @@ def cmd_stats(args) -> int:
 def _stats_breakdowns(session, leaf) -> dict:
     """Pi 1.6.0's ``/session`` breakdown by model, whole session and branch (an
     ``error`` where Pi's function throws on the file)."""
-    from .folders.usage import session_breakdown
+    from ..folders.usage import session_breakdown
 
     found: dict[str, object] = {}
     for part, branch in (("session", False), ("branch", True)):
@@ -874,7 +874,7 @@ def _stats_table(session, cells: list, heads: tuple, look: Look) -> str:
     w0 = max(text_width(r[0]) for r in cells)
     w1 = max(text_width(heads[1]), *(text_width(r[1]) for r in cells))
     w2 = max(text_width(heads[2]), *(text_width(r[2]) for r in cells))
-    from .tree import shown_name
+    from ..tree import shown_name
 
     name = f'  "{clean(shown)}"' if (shown := shown_name(session)) else ""
     out = [f"{clean(session.source)}", f"session {clean(session.id)}{name}", ""]
@@ -893,8 +893,8 @@ def _sessions(roots: list[Path], found: list[Path], cwd: str | None = None) -> l
     Pi's session list shows of each root (``listAll``, or ``list(cwd)``), and then the
     sessions found below project folders that Pi's list does not read (``found``: child
     sessions of extensions), of ``cwd`` only when given."""
-    from .files import list_sessions, read_session_info, resolve_cwd
-    from .tree import v8_sort
+    from ..files import list_sessions, read_session_info, resolve_cwd
+    from ..tree import v8_sort
 
     def progress(done: int, total: int) -> None:
         if total > 200 and done % 50 == 0:
@@ -938,8 +938,8 @@ def _same_dir(a: str, b: str) -> bool:
 
 def cmd_ls(args) -> int:
     """``pisession ls``: the stored sessions, newest first."""
-    from .files import sessions_root, to_jsonable
-    from .locate import short_ids
+    from ..files import sessions_root, to_jsonable
+    from ..locate import short_ids
 
     agent = "pig" if args.pig else "pi"
     root = Path(args.dir).expanduser() if args.dir else sessions_root(agent)
@@ -1065,7 +1065,7 @@ def _extra_roots(args) -> list[Path]:
 def _found_files(args, root: Path) -> list[Path]:
     """The session files below ``root`` and each ``--root`` (``folders.discover``); the
     folders skipped and the files that are not Pi sessions said on stderr, one line each."""
-    from .folders.discover import find_sessions
+    from ..folders.discover import find_sessions
 
     extra = _extra_roots(args)
     given = bool(getattr(args, "dir", None))
@@ -1084,8 +1084,8 @@ def _folder_files(args) -> tuple[Path, list[Path]]:
     """The session files ``usage`` and ``search`` read: DIR (or one file), else Pi's
     sessions folder as ``ls`` finds it, with the sessions below project folders and
     below each ``--root``; ``--cwd`` keeps one working directory's."""
-    from .files import sessions_root
-    from .folders.usage import header_cwd
+    from ..files import sessions_root
+    from ..folders.usage import header_cwd
 
     root = Path(args.dir).expanduser() if args.dir else sessions_root("pig" if args.pig else "pi")
     if not root.exists() and not args.root:
@@ -1099,7 +1099,7 @@ def _folder_files(args) -> tuple[Path, list[Path]]:
             f"pisession {args.command} {pattern}{quote(str(below))}"
         )
     if args.cwd is not None:
-        from .files import session_dir_name
+        from ..files import session_dir_name
 
         cwd = os.path.abspath(os.path.expanduser(args.cwd))
         names = (session_dir_name(cwd), args.cwd)
@@ -1126,7 +1126,7 @@ def _stored_below(root: Path) -> Path | None:
     >>> _stored_below(Path("pisession/samples")) is None
     True
     """
-    from .files import iter_session_files
+    from ..files import iter_session_files
 
     below = root / "sessions"
     return below if next(iter_session_files(below), None) is not None else None
@@ -1158,7 +1158,7 @@ def _named_file_failed(root: Path, problems: list[str]) -> None:
 
 
 def _figure(value: object, cost: bool = False) -> str:
-    from .js.value import js_string
+    from ..js.value import js_string
 
     if type(value) in (int, float) and value == value and abs(cast(float, value)) != float("inf"):
         return f"${value:,.4f}" if cost else f"{value:,}"
@@ -1175,8 +1175,8 @@ def cmd_usage(args) -> int:
     per-file breakdowns pays for every copy again (ccusage issue 1634, "forked sessions
     replay parent token history and are double-counted"). ``--per-file`` keeps Pi's
     per-session numbers. The rule: ``pisession.folders.forks``."""
-    from .folders.usage import scan_folder
-    from .locate import short_ids
+    from ..folders.usage import scan_folder
+    from ..locate import short_ids
 
     root, files = _folder_files(args)
     usage = scan_folder(
@@ -1285,7 +1285,7 @@ def cmd_search(args) -> int:
     the model at the default leaf."""
     import re
 
-    from .folders.search import Around, Pattern, search_folder
+    from ..folders.search import Around, Pattern, search_folder
 
     pattern = Pattern(args.pattern, args.regex, args.ignore_case, args.word)
     try:
@@ -1364,8 +1364,8 @@ def search_text(found, look: Look) -> str:
         24  2026-11-... a5000001  assistant       kept      Added «tests/»test_util.py with test_…
     2 hits in 1 session: 1 reached the model, 1 did not (fates at each session's default leaf)
     """
-    from .locate import short_ids
-    from .views.provenance import FATE
+    from ..locate import short_ids
+    from ..views.provenance import FATE
 
     hits = found.hits
     sessions = list(dict.fromkeys(h.file for h in hits))
@@ -1433,8 +1433,8 @@ def _hit_kind(hit) -> object:
 
 def _when(stamp: object) -> str:
     """An entry's timestamp as a local ``YYYY-MM-DD HH:MM`` (``?`` when it has none)."""
-    from .files import _iso
-    from .js.date import DateConversionError, js_time_ms
+    from ..files import _iso
+    from ..js.date import DateConversionError, js_time_ms
 
     try:
         moment = _iso(js_time_ms(stamp)) if isinstance(stamp, str) else None
@@ -2051,7 +2051,7 @@ def build_parser() -> _Parser:
     >>> build_parser().parse_args(["tree", "tour", "--all"]).collapse
     12
     """
-    from .piversions import __version__, version_text
+    from ..piversions import __version__, version_text
 
     common = _common()
     formatter = _HelpFormatter
