@@ -37,7 +37,7 @@ def _command_guess(parser: argparse.ArgumentParser, word: str) -> str | None:
     return f"unknown command {word!r}: {hint}"
 
 
-def _extra_hint(args, extra: list[str]) -> str:
+def _extra_hint(args: argparse.Namespace, extra: list[str]) -> str:
     """What is left over after parsing, and what it probably meant: a leaf's id given
     where a second FILE would go.
 
@@ -84,13 +84,13 @@ def main(argv: list[str] | None = None) -> int:
             gc.enable()
 
 
-def _run(args) -> int:
+def _run(args: argparse.Namespace) -> int:
     """Run the parsed command: one-line errors, quiet broken pipes, 130 on Ctrl-C."""
     if hasattr(sys.stdout, "reconfigure"):
         with contextlib.suppress(ValueError, OSError):
             sys.stdout.reconfigure(errors="backslashreplace")
     try:
-        status = args.func(args)
+        status: int = args.func(args)
         with _to_stdout():
             sys.stdout.flush()
         return status

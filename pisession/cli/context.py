@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
 def _sent_note(done: Sent) -> str:
     """The line ``context --sent`` writes to standard error: for which model, what changed."""
     model = done.model
+    assert model is not None  # Session.sent always names the target model
     written = sum(isinstance(o, WrittenResult) for o in done.origins)
     name = f"{value_text(model.provider)}/{value_text(model.id)}"
     return (

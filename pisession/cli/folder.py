@@ -8,9 +8,11 @@ skipped, and the command that reopens a session in Pi.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from shlex import quote
 
@@ -20,7 +22,7 @@ from ..views.text import plural
 from .report import PROG, CommandError, _note_line, _say
 
 
-def reopen_command(path: str | os.PathLike) -> str:
+def reopen_command(path: str | os.PathLike[str]) -> str:
     """The command that reopens a session in Pi: ``pi --session <path>``, the path as
     listed (absolute under Pi's own folder; relative to where you ran pisession when you
     gave a relative folder), quoted for a POSIX shell. Pi 0.87.1 and 1.6.0 take a value
@@ -33,12 +35,12 @@ def reopen_command(path: str | os.PathLike) -> str:
     return f"pi --session {quote(str(path))}"
 
 
-def _extra_roots(args) -> list[Path]:
+def _extra_roots(args: argparse.Namespace) -> list[Path]:
     """The folders of Pi-format sessions given with ``--root``."""
     return [Path(r).expanduser() for r in args.root or []]
 
 
-def _found_files(args, root: Path) -> list[Path]:
+def _found_files(args: argparse.Namespace, root: Path) -> list[Path]:
     """The session files below ``root`` and each ``--root`` (``folders.discover``); the
     folders skipped and the files that are not Pi sessions said on stderr, one line each."""
     from ..folders.discover import find_sessions
@@ -56,7 +58,7 @@ def _found_files(args, root: Path) -> list[Path]:
     return found.files
 
 
-def _folder_files(args) -> tuple[Path, list[Path]]:
+def _folder_files(args: argparse.Namespace) -> tuple[Path, list[Path]]:
     """The session files ``usage`` and ``search`` read: DIR (or one file), else Pi's
     sessions folder as ``ls`` finds it, with the sessions below project folders and
     below each ``--root``; ``--cwd`` keeps one working directory's."""
@@ -112,7 +114,7 @@ def _stored_below(root: Path) -> Path | None:
     return below if next(iter_session_files(below), None) is not None else None
 
 
-def _scan_progress(what: str):
+def _scan_progress(what: str) -> Callable[[int, int], None]:
     """A progress note on stderr once a scan has taken a second (terminals only)."""
     start = time.monotonic()
 

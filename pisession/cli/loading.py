@@ -19,6 +19,7 @@ from ..engine.reader import read_stream
 from ..errors import UnknownLeafError
 from ..locate import NotFound, locate, session_roots
 from ..samples import sample_names
+from ..session import Session
 from ..views.terminal import clean, end_note, note
 from .report import CommandError
 
@@ -52,7 +53,7 @@ def _read_stdin() -> bytes:
     return data
 
 
-def _load(path: str, deterministic: bool = True, counting: bool = False):
+def _load(path: str, deterministic: bool = True, counting: bool = False) -> Session:
     """Read the session ``path`` names (a file, ``-``, a sample, a stored session id);
     legacy files get sequential ids (``m0000001``...) so read-only commands print the
     same thing on every run and ``--leaf`` ids stay valid. ``counting``: read the usage
@@ -86,7 +87,7 @@ def _resolve(path: str) -> str:
     return _shown_path(found) if path in sample_names() else str(found)
 
 
-def _leaf(session, leaf: str | None):
+def _leaf(session: Session, leaf: str | None) -> str | None:
     """The ``--leaf`` value checked against the session: an entry id, or a unique start
     of one (as FILE takes a session id); a clear error if it names none or several.
 
@@ -113,7 +114,7 @@ def _leaf(session, leaf: str | None):
     raise CommandError(f"{error}{_line_hint(session, leaf) or _leaf_hint(session)}")
 
 
-def _line_hint(session, leaf: str) -> str:
+def _line_hint(session: Session, leaf: str) -> str:
     """For a ``--leaf`` that is a line number: which entry that line holds."""
     if not leaf.isdigit():
         return ""
@@ -127,7 +128,8 @@ def _line_hint(session, leaf: str) -> str:
     return f" (line {leaf} is entry {clean(ident)}: --leaf {clean(ident)})"
 
 
-def _leaf_hint(session) -> str:
+def _leaf_hint(session: Session) -> str:
+    """Up to five leaves' ids, newest first, to name in an error."""
     ids = []
     for position in reversed(session.leaves()):
         ident = session.index.ids[position]

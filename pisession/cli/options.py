@@ -11,7 +11,7 @@ import argparse
 import textwrap
 from collections.abc import Callable
 from datetime import date
-from typing import Protocol
+from typing import NoReturn, Protocol
 from zoneinfo import ZoneInfo
 
 from .report import _say
@@ -46,7 +46,7 @@ _LEAF_HELP = (
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors that name the help to read."""
 
-    def error(self, message: str, prog: str | None = None):  # type: ignore[override]
+    def error(self, message: str, prog: str | None = None) -> NoReturn:
         if self.prog.endswith(" diff") and "arguments are required" in message:
             message += " (for example: pisession diff tour a6000001 a7000001)"
         _say("error", f"{message} (see {prog or self.prog} --help)")
@@ -79,8 +79,9 @@ def _sentence(text: str) -> str:
     return text if text.endswith(("?", ".")) else text + "."
 
 
-def _common() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
+def _common() -> _Parser:
+    """The output options of every command that writes text for a terminal."""
+    parent = _Parser(add_help=False)
     group = parent.add_argument_group("output")
     colors = group.add_mutually_exclusive_group()
     colors.add_argument(
@@ -151,7 +152,7 @@ def _day(text: str) -> str:
         raise argparse.ArgumentTypeError(f"expected a day as YYYY-MM-DD, not {text!r}") from None
 
 
-def _zone(text: str):
+def _zone(text: str) -> ZoneInfo:
     try:
         return ZoneInfo(text)
     except (ValueError, OSError, LookupError):  # ZoneInfoNotFoundError is a KeyError
@@ -160,14 +161,14 @@ def _zone(text: str):
         ) from None
 
 
-def _file_argument(p, more: str = "") -> None:
+def _file_argument(p: argparse.ArgumentParser, more: str = "") -> None:
     """FILE, the session a command reads: the tour sample when none is given, for every
     command that takes one session alone (``diff`` needs its leaves too)."""
     help_text = _FILE_HELP + " (default: tour)" + more
     p.add_argument("file", nargs="?", default="tour", metavar="FILE", help=help_text)
 
 
-def _collapse_options(p) -> None:
+def _collapse_options(p: argparse.ArgumentParser) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument(
         "--collapse",
@@ -180,7 +181,7 @@ def _collapse_options(p) -> None:
     group.add_argument("--all", action="store_true", help="every entry (same as --collapse 0)")
 
 
-def _folder_options(p) -> None:
+def _folder_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", nargs="?", metavar="DIR", help="sessions folder or file (default: Pi's)")
     p.add_argument("--pig", action="store_true", help="PiG's sessions instead of Pi's")
     _root_option(p)
@@ -188,7 +189,7 @@ def _folder_options(p) -> None:
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
 
 
-def _root_option(p) -> None:
+def _root_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--root",
         metavar="DIR",

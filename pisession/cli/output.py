@@ -7,12 +7,14 @@ atomically, and the terminal's look (``--color``, ``--width``, ``--ascii``).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ..js import json as jsjson
 from ..views.terminal import Look, can_draw_boxes, output_width, use_color, wrap
@@ -20,7 +22,7 @@ from .report import CommandError
 
 
 @contextlib.contextmanager
-def _to_stdout():
+def _to_stdout() -> Iterator[None]:
     """An error writing standard output names it (``standard output: No space left on
     device``); a closed pipe stays a ``BrokenPipeError`` (``_quiet_pipe``)."""
     try:
@@ -50,7 +52,7 @@ def _out_bytes(data: bytes) -> None:
         buffer.flush()
 
 
-def _out_chunks(chunks) -> None:
+def _out_chunks(chunks: Iterable[bytes]) -> None:
     """Write bytes as they come (a long context is never held whole)."""
     buffer = getattr(sys.stdout, "buffer", None)
     with _to_stdout():
@@ -73,7 +75,9 @@ def _out_json(value: object, indent: int | None = 2) -> None:
     _out_bytes(text.encode("utf-8") + b"\n")
 
 
-def _out_json_stream(head: dict, key: str, items: Iterable[dict], block: int = 2000) -> None:
+def _out_json_stream(
+    head: dict[str, Any], key: str, items: Iterable[dict[str, Any]], block: int = 2000
+) -> None:
     """One JSON object: ``head``'s fields (indented), then ``key`` holding ``items``, one
     per line, written ``block`` at a time (a long list is never held as text)."""
     text = jsjson.dumps(head, 2) if head else "{\n}"
@@ -104,7 +108,7 @@ def _out_json_lines(chunk: list[str], written: int) -> int:
 HELD_IN_MEMORY = 64 << 20
 
 
-def _whole(chunks):
+def _whole(chunks: Iterable[bytes]) -> Iterator[bytes]:
     """The chunks, once every one of them is made: an error on the way (Pi would throw)
     leaves nothing on standard output, never half a JSON text; memory stays bounded
     (beyond ``HELD_IN_MEMORY`` the chunks wait in a temporary file)."""
@@ -129,16 +133,16 @@ def _lines_for(text: str) -> str:
     return "".join("\n".join(wrap(line, width, "    ")) + "\n" for line in text.splitlines())
 
 
-def _ascii(args) -> bool:
+def _ascii(args: argparse.Namespace) -> bool:
     return bool(args.ascii) or not can_draw_boxes(sys.stdout)
 
 
-def _look(args) -> Look:
+def _look(args: argparse.Namespace) -> Look:
     width = args.width if args.width else output_width(sys.stdout)
     return Look(use_color(args.color, sys.stdout), width, _ascii(args))
 
 
-def _collapse(args) -> int:
+def _collapse(args: argparse.Namespace) -> int:
     return 0 if getattr(args, "all", False) else args.collapse
 
 
@@ -155,7 +159,7 @@ def _check_target(target: Path, force: bool, source: str | None = None) -> None:
         raise CommandError(f"{target}: exists; pass --force to replace it")
 
 
-def _write(path: Path, data) -> None:
+def _write(path: Path, data: bytes | Iterable[bytes]) -> None:
     """Write atomically (``files.atomic_write``); errors name ``path``, never the
     temporary file beside it."""
     from ..files import atomic_write  # here: the commands that only print never load it
