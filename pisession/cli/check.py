@@ -11,20 +11,24 @@ from __future__ import annotations
 
 import argparse
 
+from ..piversions import pi_versions
 from ..views.terminal import clean
 from ..views.text import plural
 from .loading import _load
 from .options import AddCommand, _file_argument
 from .output import _look, _out, _out_json
 
-EPILOG = """\
+#: The Pi release the help names (the data's primary version, ``pi_versions.json``).
+_PRIMARY = pi_versions()["primary"]
+
+EPILOG = f"""\
 examples:
   pisession check session.jsonl && echo clean
   pisession check session.jsonl --json
 
 reports: skipped lines, dangling parents, duplicate ids, parent cycles, compactions whose
 firstKeptEntryId is not on their path, context edits with no effect, leaves on which
-Pi 0.87.1 itself fails, and a last entry whose id is null (no leaf); as notes, which
+Pi {_PRIMARY} itself fails, and a last entry whose id is null (no leaf); as notes, which
 are no problems: blank lines and a legacy version (Pi reads a v1 or v2 file as well as
 any, migrating it). Exit status: 0 no
 problems, 1 problems found (notes too, with --strict), 2 the file cannot be read as a

@@ -43,7 +43,7 @@ def _extra_roots(args: argparse.Namespace) -> list[Path]:
 def _found_files(args: argparse.Namespace, root: Path) -> list[Path]:
     """The session files below ``root`` and each ``--root`` (``folders.discover``); the
     folders skipped and the files that are not Pi sessions said on stderr, one line each."""
-    from ..folders.discover import find_sessions
+    from ..folders.discover import find_sessions  # here: `pisession --help` does not load it
 
     extra = _extra_roots(args)
     given = bool(getattr(args, "dir", None))
@@ -76,7 +76,7 @@ def _folder_files(args: argparse.Namespace) -> tuple[Path, list[Path]]:
             f"pisession {args.command} {pattern}{quote(str(below))}"
         )
     if args.cwd is not None:
-        from ..files import session_dir_name
+        from ..files import session_dir_name  # here: as above
 
         cwd = os.path.abspath(os.path.expanduser(args.cwd))
         names = (session_dir_name(cwd), args.cwd)
@@ -108,7 +108,7 @@ def _stored_below(root: Path) -> Path | None:
     >>> _stored_below(Path("pisession/samples")) is None
     True
     """
-    from ..files import iter_session_files
+    from ..files import iter_session_files  # here: `pisession --help` does not load it
 
     below = root / "sessions"
     return below if next(iter_session_files(below), None) is not None else None

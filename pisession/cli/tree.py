@@ -163,7 +163,7 @@ def _draw(
     """Draw the tree (``views.draw``) and write the picture; matplotlib loads only here."""
     out, fmt = image
     try:
-        from ..views.draw import draw_tree, figure_png
+        from ..views.draw import draw_tree, figure_png  # here: matplotlib loads only to draw
 
         fig = draw_tree(session, leaf, orientation=args.orientation)
     except ModuleNotFoundError as exc:
@@ -177,7 +177,7 @@ def _draw(
         fig.savefig(buffer, format="svg", bbox_inches="tight")
         data = buffer.getvalue()
     with contextlib.suppress(Exception):  # closing is a courtesy
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # loaded by draw_tree already
 
         plt.close(fig)
     _write(out, data)
