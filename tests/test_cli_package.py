@@ -1,6 +1,7 @@
 """The command line's layout (issue 42): one module per command, each with its arguments
 (``add_parser``) and what it does (``run``); the package docstring names every command;
-``pisession --version`` and ``--help`` load no view and no folder reader."""
+``pisession --version`` and ``--help`` load no renderer (``views.explain`` ...) and no folder
+reader."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_the_package_docstring_names_every_command():
     assert listed == command_names()
 
 
-def test_version_and_help_load_no_view():
+def test_version_and_help_load_no_renderer():
     code = (
         "import sys\n"
         "from pisession.cli import main\n"

@@ -22,7 +22,8 @@ never when ``NO_COLOR`` is set. Errors are one line on stderr (broken at spaces 
 terminal's width) and exit status 2.
 
 Importing this package stays light: matplotlib and networkx load only when needed, and
-each command loads its views only when it runs (``pisession --help`` loads none).
+each command loads the views that render its output only when it runs
+(``pisession --help`` loads none of them: ``tests/test_cli_package.py``).
 
 The package, one module per command (its arguments, ``add_parser``, and what it does,
 ``run``), and the parts they share:

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     pisession/samples/tour.jsonl: no problems found (26 entries)
     0
     """
-    # here, as in every command's run: `pisession --help` loads no view
+    # here, as in every command's run: `pisession --help` loads no renderer
     from ..views.findings import check, check_data
     from ..views.reports import finding_text
 

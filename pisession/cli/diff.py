@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     ...
     0
     """
-    # here, as in every command's run: `pisession --help` loads no view
+    # here, as in every command's run: `pisession --help` loads no renderer
     from ..views.diff import diff_text
 
     session = _load(args.file)

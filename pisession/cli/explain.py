@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     ...
     0
     """
-    # here, as in every command's run: `pisession --help` loads no view
+    # here, as in every command's run: `pisession --help` loads no renderer
     from ..views.explain import entry_data, explain_head, explain_text
 
     session = _load(args.file)

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     ...
     0
     """
-    # here: `pisession --help` loads no view
+    # here: `pisession --help` loads no renderer
     from ..views.export import ISSUE_CHARS, LIMITS, export_html_chunks, export_markdown
 
     target = None if args.output in (None, "-") else Path(args.output)

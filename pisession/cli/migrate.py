@@ -135,7 +135,7 @@ def _migrated_to_file(session: Session, target: Path, args: argparse.Namespace) 
 def _readback_note(session: Session, written: bytes, say: Callable[[str], object]) -> None:
     """Says, on one line, when the file written reads back with another context than the
     session migrated in memory (what Pi's own rewrite does to the file too), and why."""
-    from ..views.findings import readback_change  # here: `pisession --help` loads no view
+    from ..views.findings import readback_change  # here: `pisession --help` loads no renderer
 
     change = readback_change(session, pisession.loads, written)
     if change:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     ...
     0
     """
-    # here, as in every command's run: `pisession --help` loads no view
+    # here, as in every command's run: `pisession --help` loads no renderer
     from ..views.explain import role_counts, stats_rows
     from ..views.reports import breakdown_text, stats_table
 

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     ...
     0
     """
-    from ..views.explain import tree_chunks  # here: `pisession --help` loads no view
+    from ..views.explain import tree_chunks  # here: `pisession --help` loads no renderer
 
     session = _load(args.file)
     leaf = _leaf(session, args.leaf)
