@@ -247,12 +247,12 @@ def test_drawing_without_matplotlib_names_the_install(tmp_path):
 
 
 def test_an_unexpected_error_is_one_line(monkeypatch, capsys):
-    import pisession.cli as cli
+    import pisession.cli.check as check_command
 
     def broken(args):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(cli, "cmd_check", broken)
+    monkeypatch.setattr(check_command, "run", broken)
     monkeypatch.delenv("PISESSION_DEBUG", raising=False)
     status = main(["check", str(TOUR)])
     err = capsys.readouterr().err

@@ -211,7 +211,7 @@ def test_the_agent_folder_finds_its_sessions_folder(capsys, demo, command):
 
 def test_an_empty_agent_folder_points_to_its_sessions_folder(capsys, tmp_path):
     """A folder holding no sessions but a ``sessions`` folder that does is named."""
-    from pisession.cli import _stored_below
+    from pisession.cli.folder import _stored_below
 
     (tmp_path / "sessions" / "--p--").mkdir(parents=True)
     assert _stored_below(tmp_path) is None

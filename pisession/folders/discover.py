@@ -17,11 +17,13 @@ folder that cannot be read are each reported on one line and skipped. A file rea
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..files import SessionInfo, list_sessions, read_session_info, resolve_cwd
 from ..headers import session_header
+from ..js.sort import v8_sort
 
 #: Folders below a root whose ``.jsonl`` files are all read (the root and its project folders).
 PI_LEVELS = 1
@@ -128,3 +130,57 @@ def _walk(
             found.not_sessions.append(path)
         else:
             found.files.append(path)
+
+
+def listed_sessions(
+    roots: list[Path],
+    found: Iterable[Path],
+    cwd: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    skipped: Callable[[Path, str], None] | None = None,
+) -> list[SessionInfo]:
+    """The sessions ``pisession ls`` lists, newest first: what Pi's session list shows of
+    each root (``listAll``, or ``list(cwd)``: ``files.list_sessions``), then the sessions
+    in ``found`` (``find_sessions``' files) below project folders, which Pi's list does not
+    read (child sessions of extensions), of ``cwd`` only when given. A ``cwd`` naming a
+    folder of a root as Pi names it (``--home-me-work--``) lists that folder. ``progress``
+    and ``skipped`` are ``list_sessions``' callbacks; a file of ``found`` that cannot be
+    read is ``skipped`` too. ``ValueError``: a ``cwd`` that is a ``file://`` URL Node
+    cannot convert either.
+
+    >>> import shutil, tempfile
+    >>> from pisession.samples import sample_path
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "--w--" / "child").mkdir(parents=True)
+    >>> _ = shutil.copy(sample_path("tour"), root / "--w--" / "t.jsonl")
+    >>> _ = shutil.copy(sample_path("legacy-v2"), root / "--w--" / "child" / "c.jsonl")
+    >>> [i.path.name for i in listed_sessions([root], [])]
+    ['t.jsonl']
+    >>> nested = find_sessions([root]).files
+    >>> sorted(i.path.name for i in listed_sessions([root], nested))
+    ['c.jsonl', 't.jsonl']
+    >>> shutil.rmtree(root)
+    """
+    infos = []
+    for root in (r for r in roots if r.is_dir()):
+        given = cwd
+        if given is not None and given.startswith("--") and (root / given).is_dir():
+            root, given = root / given, None  # a folder name Pi gave a cwd, as it is
+        infos += list_sessions(root, progress=progress, cwd=given, skipped=skipped)
+    listed = {os.path.realpath(i.path) for i in infos}
+    tops = {os.path.realpath(r) for r in roots}
+    wanted = None if cwd is None or cwd.startswith("--") else resolve_cwd(cwd)
+    for path in found:  # only below project folders: Pi's list reads a root's folders
+        real = os.path.realpath(path)  # (or the root itself when it has none), no deeper
+        folder = os.path.dirname(real)
+        if real in listed or folder in tops or os.path.dirname(folder) in tops:
+            continue
+        try:
+            info = read_session_info(path)
+        except OSError as exc:
+            if skipped is not None:
+                skipped(path, f"cannot read: {exc.strerror or exc}")
+            continue
+        if info is not None and (wanted is None or (info.cwd and resolve_cwd(info.cwd) == wanted)):
+            infos.append(info)
+    return v8_sort(infos, lambda a, b: float(b.modified_ms) - float(a.modified_ms))
