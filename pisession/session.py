@@ -61,6 +61,10 @@ class Session:
         """The file's path, or a name for bytes (``"<bytes>"``), as messages name it."""
         return self.file.source
 
+    @source.setter
+    def source(self, name: str) -> None:  # a caller may rename what messages call the file
+        self.file.source = name
+
     @property
     def index(self) -> EntryIndex:
         """The engine's index of the entries (``engine.context.EntryIndex``)."""

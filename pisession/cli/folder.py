@@ -70,7 +70,8 @@ def _folder_files(args: argparse.Namespace) -> tuple[Path, list[Path]]:
     files = _found_files(args, root)
     below = _stored_below(root) if not files and root.is_dir() else None
     if below is not None:
-        pattern = "" if args.command == "usage" else f"{quote(args.pattern)} "
+        searched = getattr(args, "pattern", None)  # search's PATTERN (usage has none)
+        pattern = "" if searched is None else f"{quote(searched)} "
         _note_line(
             f"{root} holds no sessions; Pi keeps them one folder down: "
             f"pisession {args.command} {pattern}{quote(str(below))}"

@@ -12,12 +12,16 @@ import argparse
 
 from ..folders.usage import scan_folder
 from ..locate import short_ids
+from ..piversions import checked, pi_name
 from ..views.terminal import end_note
 from .folder import _folder_files, _named_file_failed, _scan_progress, _skipped_lines
 from .options import AddCommand, _day, _folder_options, _zone
 from .output import _look, _out, _out_json
 
-EPILOG = """\
+#: The newest checked Pi release: the one whose /session breakdown `usage` follows.
+_NEWEST = pi_name(checked(newest_first=True)[0])
+
+EPILOG = f"""\
 examples:
   pisession usage                         every session in Pi's folder, by model
   pisession usage --by month --since 2026-01-01
@@ -26,7 +30,7 @@ examples:
   pisession usage --cwd ~/work/api --branch
   pisession usage --by day --timezone Europe/Paris --root ~/.omp/agent/sessions
 
-Counts as Pi 1.6.0's /session breakdown (getUsageCostBreakdown) counts a session: every
+Counts as {_NEWEST}'s /session breakdown (getUsageCostBreakdown) counts a session: every
 entry of the file, compacted history and abandoned branches included (--branch: the
 entries on the path to Pi's default leaf only). Assistant messages count under
 provider/(responseModel or model), usage entries under their provider and model, the
