@@ -74,7 +74,7 @@ class _Pending(Generic[T]):
         """The function's return value (from the child, or computed now)."""
         if self._pid is None or self._read is None:  # (both set together, by _start)
             return self._function(*self._args)
-        with os.fdopen(cast(int, self._read), "rb") as pipe:
+        with os.fdopen(self._read, "rb") as pipe:
             data = pipe.read()
         _, status = os.waitpid(self._pid, 0)
         self._pid = None

@@ -26,11 +26,11 @@ import msgspec
 
 from ..errors import SessionFormatError
 from ..js import json as jsjson
-from ..projection import Context, Settings
+from ..projection import Context, Selection, Settings
 from ..rule import stored_messages
 from . import context as engine
 from . import schemas
-from .index import EntryIndex
+from .index import EntryIndex, of_type
 from .reader import paused_gc
 from .shapes import LINES as _PROVEN
 from .shapes import Line
@@ -85,13 +85,13 @@ _PLAIN = _PlainLines()
 
 
 def _decoder(
-    index: engine.EntryIndex, raw_lines: RawLines | None, raw: set[int]
+    index: EntryIndex, raw_lines: RawLines | None, raw: set[int]
 ) -> Callable[[Sequence[int]], list[Any]]:
     """Decode entries for the writer: message entries through ``raw_lines`` (numbers as
     JavaScript text; their positions go into ``raw``), the rest as usual."""
 
     def decode(positions: Sequence[int]) -> list[Any]:
-        messages = engine.of_type(index, "message", positions)
+        messages = of_type(index, "message", positions)
         decoded: dict[int, Any] = {}
         if raw_lines is not None and messages:
             for position, value in zip(messages, raw_lines(messages, _message_lines)):
@@ -249,8 +249,8 @@ class _Bodies:
 
     def __init__(
         self,
-        index: engine.EntryIndex,
-        selection: engine.Selection,
+        index: EntryIndex,
+        selection: Selection,
         edits: dict[Any, Any],
         raw_lines: RawLines | None,
         indent: int | None,

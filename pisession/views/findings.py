@@ -20,7 +20,7 @@ from operator import is_
 from typing import TYPE_CHECKING, Any
 
 from ..engine import context as engine
-from ..engine.index import of_type
+from ..engine.index import EntryIndex, of_type
 from ..errors import CycleError, PisessionError, SessionFormatError, cycle_text
 from ..js.value import NO_KEY, UNDEFINED, js_key, nullish, quoted
 from ..js.value import field as js_field
@@ -91,7 +91,7 @@ def context_shape(session: SessionLike) -> Shape:
     return Shape.of(session.index, session.timestamp_of, session.index.parents, session.failure)
 
 
-def _name(index: engine.EntryIndex, position: int) -> str:
+def _name(index: EntryIndex, position: int) -> str:
     value = index.ids[position]
     return "(no id)" if value is UNDEFINED else repr(value)
 
@@ -236,7 +236,7 @@ class _Selections:
     decides (the compaction, its kept range, the system messages it drops) depends only
     on the path up to the newest compaction."""
 
-    def __init__(self, index: engine.EntryIndex) -> None:
+    def __init__(self, index: EntryIndex) -> None:
         self.index = index
         self.made: dict[int, Selection] = {}
 
@@ -253,7 +253,7 @@ class _Selections:
 
 
 def _compaction_finding(
-    session: SessionLike, c: int, selection: engine.Selection | None
+    session: SessionLike, c: int, selection: Selection | None
 ) -> Finding | None:
     """The compaction at ``c`` if its kept range is empty for a reason other than
     retain-none (``selection``: the rule's selection at it)."""

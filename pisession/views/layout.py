@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..engine import context as engine
+from ..engine.index import of_type
 from ..errors import PisessionError
 from ..js.value import UNDEFINED
 from ..tree import shown_name
@@ -328,7 +328,7 @@ def _kept_visible(
         special.add(reading.leaf)
     if reading.cut:
         special |= {c for c in reading.cut if c is not None}
-    special.update(engine.of_type(index, "compaction"))
+    special.update(of_type(index, "compaction"))
     special.update(index.by_id[k] for k in session.labels if k in index.by_id)
     return special
 

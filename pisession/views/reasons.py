@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from typing import TYPE_CHECKING, Protocol
 
-from ..engine import context as engine
+from ..engine.index import of_type
 from ..js.value import UNDEFINED, quoted
 from ..js.value import field as js_field
+from ..projection import Projection, Selection
 from ..tree import shown_name
 from .provenance import FATES
 from .terminal import Look, pad, wrap, wrap_path
@@ -54,7 +55,7 @@ class Reading:
     building the context: the path, the selection, the settings, the message count."""
 
     path: list[int]
-    selection: engine.Selection
+    selection: Selection
     thinking_level: object
     model: object
     messages: int
@@ -86,7 +87,7 @@ def reading_of(fates: Fates) -> Reading:
     )
 
 
-def kept_range_text(session: SessionLike, projection: Reading | engine.Projection) -> str:
+def kept_range_text(session: SessionLike, projection: Reading | Projection) -> str:
     """The kept range of the newest compaction, in words (from the rule's selection).
 
     >>> import pisession
@@ -118,7 +119,7 @@ def kept_range_text(session: SessionLike, projection: Reading | engine.Projectio
 
 
 def header_lines(
-    session: SessionLike, reading: Reading | engine.Projection, leaf_id: object = None
+    session: SessionLike, reading: Reading | Projection, leaf_id: object = None
 ) -> list[tuple[str, str]]:
     """The header of an explanation as (field, value) pairs: file, session, leaf, path,
     compaction and kept range, context size, thinking level and model (``reading``: a
@@ -175,7 +176,7 @@ def header_lines(
     return rows
 
 
-def _settings(reading: Reading | engine.Projection) -> tuple[object, object, int]:
+def _settings(reading: Reading | Projection) -> tuple[object, object, int]:
     """Thinking level, model and message count of a ``Reading`` or a ``Projection``."""
     if isinstance(reading, Reading):
         return reading.thinking_level, reading.model, reading.messages
@@ -193,12 +194,12 @@ def _version_text(session: SessionLike) -> str:
 
 
 def _compaction_rows(
-    session: SessionLike, projection: Reading | engine.Projection
+    session: SessionLike, projection: Reading | Projection
 ) -> list[tuple[str, str]]:
     compaction = projection.compaction
     if compaction is None:
         return [("compaction", "none on the path: the whole path is selected")]
-    older = len(engine.of_type(session.index, "compaction", projection.path)) - 1
+    older = len(of_type(session.index, "compaction", projection.path)) - 1
     extra = f" (+{older} older on the path)" if older else ""
     return [
         ("compaction", f"{_where(session, compaction)}, newest{extra}"),
@@ -441,7 +442,7 @@ def remarkable(session: SessionLike, leaf: int | None) -> set[int] | Leaves:
     many = len(session.shape.leaves) > LEAF_SET  # then asked of the shape (``Leaves``)
     if not many:
         keep.update(session.shape.leaves)
-    compactions = engine.of_type(index, "compaction")
+    compactions = of_type(index, "compaction")
     keep.update(compactions)
     for entry in session.entries_at(compactions):
         target = index.position_of(js_field(entry, "firstKeptEntryId"))
