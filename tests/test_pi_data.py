@@ -484,11 +484,5 @@ def test_messages_name_pi_from_the_data(version):
 #: Modules whose messages still write a version: other areas change their own on their
 #: branches (issue 42); each one goes from this list when its branch has merged.
 NOT_YET = {
-    "cli.py",
-    "engine/context.py",
-    "views/explorers.py",
     "views/export.py",
-    "views/findings.py",
-    "workshop/_checking.py",
-    "workshop/audit_report.py",
 }

@@ -22,8 +22,13 @@ import textwrap
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, cast
 
+from ..piversions import checked, pi_name
 from .audit_evidence import scenario_differences as scenario_differences  # for notebook 08
 from .repository import repository_file as repository_file  # notebook 08 reads through it
+
+#: The releases the evidence was recorded with: the primary one and the newest checked one.
+_PRIMARY = pi_name()
+_NEWER = pi_name(checked(newest_first=True)[0])
 
 #: The claims file (``data/audit/claims.json``), a claim in it, the verdicts notebook 08
 #: asserted (by claim key) and one version's evidence (``data/audit/evidence*.json``): JSON.
@@ -164,7 +169,7 @@ def _version_cell(
             return f"same answer; 1.6.0's CLI files agree (fact: {fact}){note}"
         if "pi-file" not in kinds:
             return "same answer" + note
-        return "UNVERIFIED: rests on files Pi 0.87.1's CLI wrote" + note
+        return f"UNVERIFIED: rests on files {_PRIMARY}'s CLI wrote" + note
     same = "same verdict" if newer["verdict"] == asserted["verdict"] else f"**{newer['verdict']}**"
     unverified = ""
     if "pi-file" in kinds and not (claim and claim.get("cli_1_6_0_fact")):
@@ -207,8 +212,8 @@ def _claim_detail(
         f"({html.escape(a['verdict'])})</summary>",
         "",
         f"- **Quote** ({md(c['source'])}, {md(c['where'])}): “{md(c['quote'])}”",
-        f"- **Evidence** (Pi 0.87.1): {evidence}",
-        f"- **Pi 1.6.0**: {newer}",
+        f"- **Evidence** ({_PRIMARY}): {evidence}",
+        f"- **{_NEWER}**: {newer}",
         f"- **Concern**: {md(claim_refs(c['concern'], claims))}",
         f"- **Response**: {c['response']} (priority {c['priority']})",
         "",
@@ -240,7 +245,7 @@ def _claim_audit(claims: Claims, asserted: Asserted, recorded: Evidence | None =
         "## 2. Claim audit",
         "",
         "One row per claim; below the table, each claim's quote, the evidence its verdict "
-        "was asserted on, what Pi 1.6.0 answered and the concern (click a claim to open it).",
+        f"was asserted on, what {_NEWER} answered and the concern (click a claim to open it).",
         "",
         *_table(head, rows),
         "",
@@ -274,7 +279,7 @@ def _ledger(claims: Claims, evidence: Evidence, newer: Evidence) -> list[str]:
         )
     rows += [
         (
-            "files Pi 0.87.1's CLI wrote",
+            f"files {_PRIMARY}'s CLI wrote",
             "`data/samples/pi-0.87.1-*.jsonl`",
             "read by the scenarios of kind pi-file",
             date,
@@ -306,7 +311,7 @@ def _findings(claims: Claims, asserted: Asserted, evidence: Evidence) -> list[st
             item(n, c) for n, c in _numbered(claims) if asserted[c["key"]]["verdict"] == verdict
         ]
         out.append("")
-    out += ["### Where Pi 1.6.0 answers differently", ""]
+    out += [f"### Where {_NEWER} answers differently", ""]
     for number, c in _numbered(claims):
         a = asserted[c["key"]]
         if a["differs"]:
@@ -325,7 +330,7 @@ def _findings(claims: Claims, asserted: Asserted, evidence: Evidence) -> list[st
             notes.append("rests partly on Pi's code evaluated as written, not on a run of its CLI")
         if "pi-file" in kinds:
             notes.append(
-                "rests partly on files Pi 0.87.1's CLI wrote (the audit reads none 1.6.0's CLI "
+                f"rests partly on files {_PRIMARY}'s CLI wrote (the audit reads none 1.6.0's CLI "
                 "wrote: UNVERIFIED for 1.6.0 unless its column names a fact on 1.6.0's recordings)"
             )
         if c.get("open"):
@@ -422,7 +427,7 @@ _TAUGHT_IN = {
 
 EVIDENCE_CLASSES = {
     "run": "reproduced here",
-    "pi-file": "reproduced here (on files Pi 0.87.1's CLI wrote)",
+    "pi-file": f"reproduced here (on files {_PRIMARY}'s CLI wrote)",
     "code": "reported by a source (Pi's code, quoted and evaluated as written)",
 }
 
@@ -471,7 +476,7 @@ def decision(claim: Claim, asserted: Verdict, kinds: Collection[str]) -> tuple[s
     if "pi-file" in kinds and not claim.get("cli_1_6_0_fact"):
         return "revise", "it rests partly on files only 0.87.1's CLI wrote: name the version"
     if asserted["differs"]:
-        return "revise", "Pi 1.6.0 answers differently: the replacement should say which version"
+        return "revise", f"{_NEWER} answers differently: the replacement should say which version"
     if claim["response"] == "cite":
         return "accept", "a citation of Pi's code costs one line and settles the question"
     if claim["priority"] == "low":
@@ -558,7 +563,7 @@ def _sources(
             "UNVERIFIED: no URL recorded",
             "read in full",
             claims_where(lambda c: c["source"] != "chapter 27"),
-            "PiG pins Pi 0.87.1; its own code was not run",
+            f"PiG pins {_PRIMARY}; its own code was not run",
         ),
     ]
     for e in (evidence, newer):
@@ -575,7 +580,7 @@ def _sources(
         )
     rows += [
         (
-            "files Pi 0.87.1's CLI wrote",
+            f"files {_PRIMARY}'s CLI wrote",
             "`data/samples/pi-0.87.1-*.jsonl`",
             "in this repository",
             "read by the scenarios of kind pi-file",
@@ -626,7 +631,7 @@ def _cited_findings(
         if c.get("open"):
             out.append(f"- claim {number}, hypothesis: {md(c['open'])}")
         elif "pi-file" in kinds[c["key"]] and not c.get("cli_1_6_0_fact"):
-            out.append(f"- claim {number}: UNVERIFIED for files Pi 1.6.0's CLI writes.")
+            out.append(f"- claim {number}: UNVERIFIED for files {_NEWER}'s CLI writes.")
     out += [
         f"- {md(u['name'])}, proposed experiment: UNRUN. Success: {md(u['criterion'])} "
         "Failure: the recorded files disagree with the scenarios' answers."
@@ -643,7 +648,7 @@ def _trade_offs(claims: Claims) -> list[str]:
         "",
         "- **Trade-off**: the smallest replacement (section 5) keeps the chapter's voice and "
         "its length, but leaves version-specific behaviour (when the file appears, what 1.6.0 "
-        "appends at a run's start) to notes; rewriting the sections around Pi 1.6.0 would "
+        f"appends at a run's start) to notes; rewriting the sections around {_NEWER} would "
         "date the excerpt's 0.87.1 examples.",
         "- **Trade-off**: citing Pi's code (file:line) makes each statement checkable but "
         "ties the text to one release's line numbers.",
