@@ -19,7 +19,7 @@ from __future__ import annotations
 from contextlib import suppress
 from itertools import repeat
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from .errors import CycleError
 from .js.date import DateConversionError, js_time_ms
@@ -336,7 +336,10 @@ def projected_entry(
     except TypeError:
         reason = f"context edit {quoted(field(edit[1], 'id'))} has no replacement"
         raise PiFailure(source, None, pi_throws(reason), edit[0]) from None
-    return ProjectedEntry(position, entry, edited, part, edit[1], edit[0], None, messages)  # type: ignore[arg-type]
+    applied = cast("dict[Any, Any]", edit[1])  # a context_edit entry: an object
+    return ProjectedEntry(
+        position, entry, edited, part, applied, edit_position=edit[0], unedited=messages
+    )
 
 
 def _defined(**fields: object) -> dict[str, object]:
