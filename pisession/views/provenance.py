@@ -18,6 +18,7 @@ from .. import request
 from ..engine import context as engine
 from ..js.value import UNDEFINED, truthy, value_text
 from ..js.value import field as js_field
+from ..llm import to_llm_message
 from .text import id_text, plural
 
 
@@ -541,7 +542,7 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
                 roles = tuple(value_text(js_field(m, "role")) for m in item.messages)
                 details[item.position] = (len(item.messages), roles, item.edit_position)
     leaf = path[-1] if path else None
-    step = request_step(session, leaf_id)
+    step = request_step(session, leaf_id, steps)
     if step is not None:
         for position in step.left_out:
             if FATE[names[position]].reached:
@@ -581,13 +582,17 @@ class RequestStep:
         return f"The request carries {plural(self.messages, 'message')} ({', '.join(changes)})."
 
 
-def request_step(session, leaf_id: object = None) -> RequestStep | None:
+def request_step(
+    session, leaf_id: object = None, steps: engine.Steps | None = None
+) -> RequestStep | None:
     """pi-ai's request step at a leaf, by entry (None where Pi fails before sending). What
     it leaves out and the results it writes do not depend on the target model (only the
     content of replies, images and ids do), so only its second pass is run
-    (``request.completed``; a file whose replies make the first pass throw is the rare
-    exception, where Pi's request fails instead). When the latest reply came through an
-    API that sends the context as it is (``request.UNTRANSFORMED_APIS``), nothing changes.
+    (``request.second_pass``, over each provider message's ``Turn``; a file whose replies
+    make the first pass throw is the rare exception, where Pi's request fails instead).
+    When the latest reply came through an API that sends the context as it is
+    (``request.UNTRANSFORMED_APIS``), nothing changes. ``steps``: the leaf's steps 1 to 4,
+    when already known.
 
     >>> import pisession
     >>> request_step(pisession.load(pisession.sample_path("tour")))
@@ -596,28 +601,82 @@ def request_step(session, leaf_id: object = None) -> RequestStep | None:
     from ..errors import PisessionError
 
     try:
-        llm, sources = session.context(leaf_id).llm_sources()
-        done = request.completed(llm, now=0)
+        steps = session.steps(leaf_id) if steps is None else steps
+        turns, sources = provider_turns(session, steps)
+        origins, left_out_at = request.second_pass(turns)
     except PisessionError:
         return None
-    replies = [m for m in llm if js_field(m, "role") == "assistant"]
-    if replies and js_field(replies[-1], "api") in request.UNTRANSFORMED_APIS:
-        return RequestStep({}, {}, len(llm))  # the context is sent as it is
-    done.sources = [item.position for item in sources]
-    left_out = {done.sources[i]: why for i, why in done.left_out.items()}
+    replies = [turn for turn in turns if turn[0] == "assistant"]
+    if replies and replies[-1][4] in request.UNTRANSFORMED_APIS:
+        return RequestStep({}, {}, len(turns))  # the context is sent as it is
+    left_out = {sources[i]: why for i, why in left_out_at.items()}
     written: dict[int, list[tuple[object, object]]] = {}
     inserted: dict[int, list[tuple[object, object]]] = {}
     after = None  # the entry of the last message from the file before a written one
-    for origin in done.origins:
+    for origin in origins:
         if isinstance(origin, request.WrittenResult):
             call = (origin.call_id, origin.tool_name)
-            written.setdefault(done.sources[origin.reply], []).append(call)
-            inserted.setdefault(done.sources[origin.reply] if after is None else after, []).append(
-                call
-            )
+            written.setdefault(sources[origin.reply], []).append(call)
+            inserted.setdefault(sources[origin.reply] if after is None else after, []).append(call)
         else:
-            after = done.sources[origin]
-    return RequestStep(left_out, written, len(done.messages), inserted)
+            after = sources[origin]
+    return RequestStep(left_out, written, len(origins), inserted)
+
+
+def provider_turns(session, steps: engine.Steps) -> tuple[list[request.Turn], list[int]]:
+    """What pi-ai's second pass reads of each provider message of the context at a leaf
+    (``request.Turn``), and the position of the entry each came from: the turns of
+    ``context.llm_sources()``, without building the context. A block of message entries
+    no edit targets is read straight from its lines (``request.TURN_LINES``); any other
+    entry, and a line those structs refuse, through the rule's contributions and
+    ``convertToLlm``. Raises what building the context raises.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> turns, sources = provider_turns(s, s.steps())
+    >>> llm, items = s.context().llm_sources()
+    >>> turns == [request.turn_of(m) for m in llm], sources == [i.position for i in items]
+    (True, True)
+    """
+    index, selection, edits = session.index, steps.selection, steps.edits
+    positions = selection.positions
+    turns: list[request.Turn] = []
+    sources: list[int] = []
+    for first in range(0, len(positions), _BLOCK):
+        chunk = positions[first : first + _BLOCK]
+        lines = None
+        if engine.is_plain_run(index, edits, chunk):
+            lines = session.decoded_lines(chunk, request.TURN_LINES)
+        if lines is None:
+            (items,) = engine.contribution_blocks(
+                index, selection, edits, _BLOCK, None, first, first + len(chunk)
+            )
+            for item in items:
+                _add_converted(turns, sources, item.position, item.messages)
+            continue
+        if None not in lines:
+            turns.extend(request.line_turns(lines))
+            sources.extend(chunk)
+            continue
+        refused = [p for p, line in zip(chunk, lines) if line is None]
+        full = dict(zip(refused, index.entries(refused)))
+        for position, line in zip(chunk, lines):
+            if line is not None:
+                turns.extend(request.line_turns([line]))
+                sources.append(position)
+            else:  # a message entry: its stored message (the rule's selected_messages)
+                messages = engine.selected_messages(index, position, full[position])
+                _add_converted(turns, sources, position, messages)
+    return turns, sources
+
+
+def _add_converted(turns: list, sources: list, position: int, messages: list) -> None:
+    """The turns of these messages of one entry after ``convertToLlm``."""
+    for message in messages:
+        converted = to_llm_message(message)
+        if converted is not None:
+            turns.append(request.turn_of(converted))
+            sources.append(position)
 
 
 def _role_cell(role: object) -> object:
