@@ -31,6 +31,7 @@ LAYERS = {
         "pisession.rule",
         "pisession.migration",
         "pisession.llm",
+        "pisession.message_text",
         "pisession.request",
         "pisession.tool_call_ids",
         "pisession.system_prompt",

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from .. import request
 from ..engine import context as engine
 from ..js.value import UNDEFINED, truthy, value_text
 from ..js.value import field as js_field
 from ..llm import to_llm_message
+from ..rule import EDITABLE_ROLES, entry_messages
+from .protocol import SessionLike
 from .text import id_text, plural
 
 
@@ -180,7 +183,7 @@ class Reason:
 
     fate: str
     kind: object = None
-    roles: tuple = ()
+    roles: tuple[str, ...] = ()
     compaction: object = None
     checkpoint: bool = False
     edit: object = None
@@ -189,7 +192,7 @@ class Reason:
     #: why pi-ai leaves the reply out of the request (``request.LEFT_OUT``), and the tool
     #: calls of this reply pi-ai answers itself (id, tool name), having no result
     left_out: str = ""
-    written: tuple = ()
+    written: tuple[tuple[object, object], ...] = ()
 
     @property
     def text(self) -> str:
@@ -282,12 +285,23 @@ class Fate:
         return FATE[self.fate].reached
 
 
-class Fates(Sequence):
+#: What the fates keep of an entry that is not a plain sent or kept one: how many
+#: messages it sent, their roles, and the position of the context edit applied to it.
+Detail = tuple[int, tuple[str, ...], "int | None"]
+
+
+class Fates(Sequence[Fate]):
     """The fate of every entry for one leaf, in file order (a ``Fate`` per item, made
     when asked for; ``names`` holds the fate names as one column)."""
 
     def __init__(
-        self, session, names: list[str], details: dict, steps: engine.Steps, leaf, request=None
+        self,
+        session: SessionLike,
+        names: list[str],
+        details: dict[int, Detail],
+        steps: engine.Steps,
+        leaf: int | None,
+        request: RequestStep | None = None,
     ):
         self._session = session
         self.names = names
@@ -311,7 +325,11 @@ class Fates(Sequence):
     def __len__(self) -> int:
         return len(self.names)
 
-    def __getitem__(self, position):
+    @overload
+    def __getitem__(self, position: int) -> Fate: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Fate]: ...
+    def __getitem__(self, position: int | slice) -> Fate | list[Fate]:
         if isinstance(position, slice):
             return [self[p] for p in range(*position.indices(len(self)))]
         try:
@@ -350,7 +368,7 @@ class Fates(Sequence):
         """
         return self[self._session.position_of(entry_id)]
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, object]]:
         """One plain dict per entry, in file order (position, line, id, type, role, fate,
         whether it reached the model, messages sent, the reason in words), as
         ``pandas.DataFrame(...)`` and ``polars.DataFrame(...)`` take them.
@@ -411,7 +429,7 @@ class Fates(Sequence):
         if position in self._details:
             return "system" in self._details[position][1]
         index = self._session.index
-        return index.types[position] == "message" and index.roles[position] == "system"
+        return bool(index.types[position] == "message" and index.roles[position] == "system")
 
     def reached(self) -> int:
         """How many entries reached the model."""
@@ -450,12 +468,15 @@ class Fates(Sequence):
             count,
         )
 
-    def _roles(self, position: int) -> tuple:
-        messages = engine.entry_messages(self._session.entry(position))
+    def _roles(self, position: int) -> tuple[str, ...]:
+        messages = entry_messages(self._session.entry(position))
         return tuple(value_text(js_field(m, "role")) for m in messages)
 
     def _checkpoint(self) -> bool:
-        entry = self._session.entry(self.selection.compaction)
+        compaction = self.selection.compaction
+        if compaction is None:
+            return False
+        entry = self._session.entry(compaction)
         return truthy(js_field(entry, "systemMessage"))
 
     def _sets_model(self, position: int) -> bool:
@@ -470,9 +491,7 @@ def _item_fate(item: engine.ProjectedEntry) -> str:
     """The fate of a selected entry, from what it contributed and why it is selected."""
     if item.edit is not None and js_field(item.edit, "replacement") is None:
         return OMITTED
-    if item.edit is not None and any(
-        js_field(m, "role") in engine.EDITABLE_ROLES for m in item.messages
-    ):
+    if item.edit is not None and any(js_field(m, "role") in EDITABLE_ROLES for m in item.messages):
         return EDITED
     if item.part == engine.COMPACTION and item.messages:
         return COMPACTION
@@ -481,12 +500,12 @@ def _item_fate(item: engine.ProjectedEntry) -> str:
     return KEPT if item.part == engine.KEPT else SENT
 
 
-def _roles_only(index: engine.EntryIndex):
+def _roles_only(index: engine.EntryIndex) -> Callable[[Sequence[int]], list[object]]:
     """Decoding for fates: a message entry stands in as its role alone (it contributes
     one message of that role, whatever its content, and edits go by role); the other
     entries are decoded in full."""
 
-    def decode(positions) -> list:
+    def decode(positions: Sequence[int]) -> list[object]:
         types, roles = index.types, index.roles
         others = [p for p in positions if types[p] != "message"]
         full = dict(zip(others, index.entries(others)))
@@ -498,7 +517,7 @@ def _roles_only(index: engine.EntryIndex):
     return decode
 
 
-def entry_fates(session, leaf_id: object = None) -> Fates:
+def entry_fates(session: SessionLike, leaf_id: object = None) -> Fates:
     """The fate of every entry (file order) for the context at ``leaf_id``.
 
     Reads the rule's path, selection and contributions (streamed, so a long context is
@@ -518,7 +537,7 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
         names[position] = SUMMARIZED
     for position in selection.dropped_system:
         names[position] = DROPPED_SYSTEM
-    details: dict = {}
+    details: dict[int, Detail] = {}
     done = bytearray(len(index))  # an entry selected twice: its first place decides
     decode = _roles_only(index)
     positions = selection.positions
@@ -583,7 +602,7 @@ class RequestStep:
 
 
 def request_step(
-    session, leaf_id: object = None, steps: engine.Steps | None = None
+    session: SessionLike, leaf_id: object = None, steps: engine.Steps | None = None
 ) -> RequestStep | None:
     """pi-ai's request step at a leaf, by entry (None where Pi fails before sending). What
     it leaves out and the results it writes do not depend on the target model (only the
@@ -623,7 +642,9 @@ def request_step(
     return RequestStep(left_out, written, len(origins), inserted)
 
 
-def provider_turns(session, steps: engine.Steps) -> tuple[list[request.Turn], list[int]]:
+def provider_turns(
+    session: SessionLike, steps: engine.Steps
+) -> tuple[list[request.Turn], list[int]]:
     """What pi-ai's second pass reads of each provider message of the context at a leaf
     (``request.Turn``), and the position of the entry each came from: the turns of
     ``context.llm_sources()``, without building the context. A block of message entries
@@ -670,7 +691,9 @@ def provider_turns(session, steps: engine.Steps) -> tuple[list[request.Turn], li
     return turns, sources
 
 
-def _add_converted(turns: list, sources: list, position: int, messages: list) -> None:
+def _add_converted(
+    turns: list[request.Turn], sources: list[int], position: int, messages: list[object]
+) -> None:
     """The turns of these messages of one entry after ``convertToLlm``."""
     for message in messages:
         converted = to_llm_message(message)
