@@ -10,6 +10,7 @@ table every view takes its words, colours and styles from; a fate's reason is da
 from __future__ import annotations
 
 import operator
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import overload
 
 from .. import request
 from ..engine import context as engine
+from ..engine.reader import paused_gc
 from ..js.value import UNDEFINED, truthy, value_text
 from ..js.value import field as js_field
 from ..llm import to_llm_message
@@ -619,26 +621,29 @@ def request_step(
     """
     from ..errors import PisessionError
 
+    sources: array[int] = array("q")  # the entry of each provider message
+    replies: list[object] = []  # the API of the latest reply (an empty list: none)
     try:
         steps = session.steps(leaf_id) if steps is None else steps
-        turns, sources = provider_turns(session, steps)
-        origins, left_out_at = request.second_pass(turns)
+        with paused_gc():  # a turn a message, no cycles among them
+            turns = _turn_stream(session, steps, sources, replies)
+            origins, left_out_at = request.second_pass(turns)
     except PisessionError:
         return None
-    replies = [turn for turn in turns if turn[0] == "assistant"]
-    if replies and replies[-1][4] in request.UNTRANSFORMED_APIS:
-        return RequestStep({}, {}, len(turns))  # the context is sent as it is
+    if replies and replies[-1] in request.UNTRANSFORMED_APIS:
+        return RequestStep({}, {}, len(sources))  # the context is sent as it is
     left_out = {sources[i]: why for i, why in left_out_at.items()}
     written: dict[int, list[tuple[object, object]]] = {}
     inserted: dict[int, list[tuple[object, object]]] = {}
-    after = None  # the entry of the last message from the file before a written one
+    after = None  # the last message from the file before a written one
     for origin in origins:
-        if isinstance(origin, request.WrittenResult):
-            call = (origin.call_id, origin.tool_name)
-            written.setdefault(sources[origin.reply], []).append(call)
-            inserted.setdefault(sources[origin.reply] if after is None else after, []).append(call)
-        else:
-            after = sources[origin]
+        if not isinstance(origin, request.WrittenResult):
+            after = origin
+            continue
+        call = (origin.call_id, origin.tool_name)
+        written.setdefault(sources[origin.reply], []).append(call)
+        place = sources[origin.reply] if after is None else sources[after]
+        inserted.setdefault(place, []).append(call)
     return RequestStep(left_out, written, len(origins), inserted)
 
 
@@ -659,40 +664,51 @@ def provider_turns(
     >>> turns == [request.turn_of(m) for m in llm], sources == [i.position for i in items]
     (True, True)
     """
+    sources: array[int] = array("q")
+    turns = list(_turn_stream(session, steps, sources, []))
+    return turns, list(sources)
+
+
+def _turn_stream(
+    session: SessionLike, steps: engine.Steps, sources: array[int], replies: list[object]
+) -> Iterator[request.Turn]:
+    """``provider_turns``, a block at a time: the turns are yielded, the entry of each is
+    appended to ``sources``, and the API of the latest reply so far to ``replies``."""
     index, selection, edits = session.index, steps.selection, steps.edits
     positions = selection.positions
-    turns: list[request.Turn] = []
-    sources: list[int] = []
     for first in range(0, len(positions), _BLOCK):
         chunk = positions[first : first + _BLOCK]
         lines = None
         if engine.is_plain_run(index, edits, chunk):
             lines = session.decoded_lines(chunk, request.TURN_LINES)
-        if lines is None:
+        turns: list[request.Turn] = []
+        if lines is not None and None not in lines:
+            turns = request.line_turns(lines)
+            sources.extend(chunk)
+        elif lines is None:
             (items,) = engine.contribution_blocks(
                 index, selection, edits, _BLOCK, None, first, first + len(chunk)
             )
             for item in items:
                 _add_converted(turns, sources, item.position, item.messages)
-            continue
-        if None not in lines:
-            turns.extend(request.line_turns(lines))
-            sources.extend(chunk)
-            continue
-        refused = [p for p, line in zip(chunk, lines) if line is None]
-        full = dict(zip(refused, index.entries(refused)))
-        for position, line in zip(chunk, lines):
-            if line is not None:
-                turns.extend(request.line_turns([line]))
-                sources.append(position)
-            else:  # a message entry: its stored message (the rule's selected_messages)
-                messages = engine.selected_messages(index, position, full[position])
-                _add_converted(turns, sources, position, messages)
-    return turns, sources
+        else:
+            refused = [p for p, line in zip(chunk, lines) if line is None]
+            full = dict(zip(refused, index.entries(refused)))
+            for position, line in zip(chunk, lines):
+                if line is not None:
+                    turns.extend(request.line_turns([line]))
+                    sources.append(position)
+                else:  # a message entry: its stored message (the rule's selected_messages)
+                    messages = engine.selected_messages(index, position, full[position])
+                    _add_converted(turns, sources, position, messages)
+        reply = next((turn[4] for turn in reversed(turns) if turn[0] == "assistant"), replies)
+        if reply is not replies:
+            replies[:] = [reply]
+        yield from turns
 
 
 def _add_converted(
-    turns: list[request.Turn], sources: list[int], position: int, messages: list[object]
+    turns: list[request.Turn], sources: array[int], position: int, messages: list[object]
 ) -> None:
     """The turns of these messages of one entry after ``convertToLlm``."""
     for message in messages:
