@@ -22,6 +22,7 @@ from .js.value import (
     strict_equal,
     truthy,
 )
+from .message_text import TextMode, message_text
 from .piversions import pi_name
 
 COMPACTION_SUMMARY_PREFIX = (
@@ -100,33 +101,47 @@ def _blocks(text: str) -> list[object]:
 
 
 def to_llm_message(message: object) -> dict[str, object] | None:
-    """One context message as a provider message, or None when Pi drops it.
+    """One context message as a provider message, or None when Pi drops it
+    (``pisession.message_text`` in the ``CONVERTED`` mode).
 
     >>> to_llm_message({"role": "custom", "content": "note", "timestamp": 1})
     {'role': 'user', 'content': [{'type': 'text', 'text': 'note'}], 'timestamp': 1}
     >>> to_llm_message({"role": "hookMessage"}) is None
     True
     """
+    return message_text(message, CONVERTED)
+
+
+def _summary_user(message: object) -> dict[str, object]:
+    summary = _text(message, "summary")
+    if field(message, "role") == "branchSummary":
+        text = BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX
+    else:
+        text = COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX
+    return _user(_blocks(text), field(message, "timestamp"))
+
+
+def _bash_user(message: object) -> dict[str, object] | None:
+    if truthy(field(message, "excludeFromContext")):
+        return None
+    return _user(_blocks(bash_execution_text(message)), field(message, "timestamp"))  # type: ignore[arg-type]
+
+
+def _other(message: object) -> dict[str, object] | None:
     role = field(message, "role")
-    timestamp = field(message, "timestamp")
     if role in PASS_THROUGH_ROLES:
         return message  # type: ignore[return-value]
-    if role == "bashExecution":
-        if truthy(field(message, "excludeFromContext")):
-            return None
-        return _user(_blocks(bash_execution_text(message)), timestamp)  # type: ignore[arg-type]
     if role == "custom":
         content = field(message, "content")
+        timestamp = field(message, "timestamp")
         return _user(_blocks(content) if isinstance(content, str) else content, timestamp)
-    if role == "branchSummary":
-        summary = _text(message, "summary")
-        return _user(_blocks(BRANCH_SUMMARY_PREFIX + summary + BRANCH_SUMMARY_SUFFIX), timestamp)
-    if role == "compactionSummary":
-        summary = _text(message, "summary")
-        return _user(
-            _blocks(COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX), timestamp
-        )
     return None
+
+
+#: ``convertToLlm`` as a mode of the one switch on a message's role: summaries and bash
+#: runs become user messages, system and the other pass-through roles stay, custom
+#: messages become user messages, any other role is dropped.
+CONVERTED: TextMode[dict[str, object] | None] = TextMode(_summary_user, _bash_user, _other, _other)
 
 
 def to_llm(messages: list[object]) -> list[object]:

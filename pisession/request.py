@@ -33,9 +33,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
+from typing import Any, cast
+
+import msgspec
 
 from .errors import PisessionError
 from .js.value import (
@@ -92,14 +96,15 @@ class TargetModel:
 
 
 @cache
-def catalog() -> dict:
+def catalog() -> dict[str, Any]:
     """Pi's model catalog as data (``model_catalog.json``, written by
     ``conformance/record-catalog.mjs``): version -> provider -> API -> input -> ids.
 
     >>> "anthropic-messages" in catalog()["0.87.1"]["anthropic"]
     True
     """
-    return json.loads(files(__package__).joinpath("model_catalog.json").read_text("utf-8"))
+    text = files(__package__).joinpath("model_catalog.json").read_text("utf-8")
+    return cast(dict[str, Any], json.loads(text))
 
 
 def catalog_entry(provider: object, model_id: object, version: str) -> tuple[str, str] | None:
@@ -221,7 +226,11 @@ def thinking_sent(block: object, same: bool, foreign_thinking: str, index: int =
 
 
 def reply_sent(
-    reply: object, model: TargetModel, normalize: Normalizer | None, ids: dict, rules: dict
+    reply: object,
+    model: TargetModel,
+    normalize: Normalizer | None,
+    ids: dict[Hashable, object],
+    rules: dict[str, Any],
 ) -> object:
     """A reply as sent to ``model``: each block through ``thinking_sent``; from another
     model, text blocks keep only their text (no signature) and tool calls lose their
@@ -247,25 +256,33 @@ def reply_sent(
     return {**_object(reply), "content": blocks}
 
 
-def _call_sent(call, same, model, reply, normalize, ids, index) -> object:
+def _call_sent(
+    call: object,
+    same: bool,
+    model: TargetModel,
+    reply: object,
+    normalize: Normalizer | None,
+    ids: dict[Hashable, object],
+    index: int,
+) -> object:
     """A tool call as sent: from another model without ``thoughtSignature`` and with the
     target API's id (``ids`` notes the new id under the old, as a ``Map`` keys it)."""
     if same:
         return call
     sent_call = call
     if truthy(js_field(call, "thoughtSignature")):
-        sent_call = {k: v for k, v in call.items() if k != "thoughtSignature"}
+        sent_call = {k: v for k, v in _object(call).items() if k != "thoughtSignature"}
     if normalize is not None:
         call_id = js_field(call, "id")
         new_id = normalize(call_id, model, reply)
         if not strict_equal(new_id, call_id):
             if js_key(call_id) is not NO_KEY:  # an object key no later lookup finds
                 ids[js_key(call_id)] = new_id
-            sent_call = {**sent_call, "id": new_id}
+            sent_call = {**_object(sent_call), "id": new_id}
     return sent_call
 
 
-def result_sent(result: object, ids: dict) -> object:
+def result_sent(result: object, ids: dict[Hashable, object]) -> object:
     """A tool result answering a renamed call takes the call's new id (when truthy).
 
     >>> result_sent({"role": "toolResult", "toolCallId": "a|b"}, {"a|b": "a_b"})
@@ -344,7 +361,7 @@ def rewritten(
     rules = {"thinking": catalog()["foreignThinking"][version], "index": 0}
     if normalize == "api":
         normalize = normalizer_for(model, version)
-    ids: dict = {}
+    ids: dict[Hashable, object] = {}
     transformed: list[object] = []
     for index, message in enumerate(messages):
         rules["index"] = index
@@ -360,6 +377,185 @@ def rewritten(
     return transformed
 
 
+#: A reply's tool calls as (id, name) pairs, or why reading them throws.
+Calls = tuple[tuple[object, object], ...] | str
+
+#: What pi-ai's second pass reads of one provider message (a ``Turn``): its role; for a
+#: reply its ``stopReason``, its tool calls as (id, name) pairs (or, a text: why reading
+#: them throws) and its ``api`` (not read by the pass: callers ask which API the latest
+#: reply came through); for a tool result the ``js_key`` of its ``toolCallId``.
+Turn = tuple[object, object, Calls, Hashable, object]
+
+#: The turn of a message whose role is neither ``assistant`` nor ``toolResult``, by role.
+_PLAIN_TURNS: dict[str, Turn] = {
+    role: (role, UNDEFINED, (), NO_KEY, UNDEFINED) for role in ("user", "system")
+}
+
+
+def turn_of(message: object) -> Turn:
+    """The ``Turn`` of a provider message (what the second pass reads of it).
+
+    >>> turn_of({"role": "assistant", "content": [{"type": "text"},
+    ...          {"type": "toolCall", "id": "c1", "name": "ls"}], "stopReason": "toolUse"})
+    ('assistant', 'toolUse', (('c1', 'ls'),), NO_KEY, undefined)
+    >>> turn_of({"role": "assistant", "content": [None]})[2]
+    "Cannot read properties of null (reading 'type')"
+    """
+    role = js_field(message, "role")
+    if role == "assistant":
+        stop, api = js_field(message, "stopReason"), js_field(message, "api")
+        return (role, stop, _calls(js_field(message, "content")), NO_KEY, api)
+    if role == "toolResult":
+        return (role, UNDEFINED, (), js_key(js_field(message, "toolCallId")), UNDEFINED)
+    if type(role) is str and role in _PLAIN_TURNS:
+        return _PLAIN_TURNS[role]
+    return (role, UNDEFINED, (), NO_KEY, UNDEFINED)
+
+
+def _calls(content: object) -> Calls:
+    """A reply's tool calls as (id, name), as ``content.filter(b => b.type === "toolCall")``
+    reads them, or why that throws: a content neither missing (``[]`` after the first
+    pass) nor an array, or a null block."""
+    if nullish(content):
+        return ()
+    if not isinstance(content, list):
+        return "assistantMsg.content.filter is not a function"
+    calls = []
+    for block in content:
+        if nullish(block):
+            where = "null" if block is None else "undefined"
+            return f"Cannot read properties of {where} (reading 'type')"
+        if js_field(block, "type") == "toolCall":
+            calls.append((js_field(block, "id"), js_field(block, "name")))
+    return tuple(calls)
+
+
+# What the second pass reads, straight from a message entry's line: the role picks the
+# struct, and a reply's content is read as its blocks' type, id and name (the text, the
+# arguments and every other field are skipped, not decoded). A line these structs refuse
+# (a value of another type, an unknown role, a duplicate role key) is decoded in full.
+class _Block(msgspec.Struct, gc=False):
+    type: str | None = UNDEFINED  # type: ignore[assignment]
+    id: str | None = UNDEFINED  # type: ignore[assignment]
+    name: str | None = UNDEFINED  # type: ignore[assignment]
+
+
+class _User(msgspec.Struct, tag_field="role", tag="user", gc=False):
+    pass
+
+
+class _System(msgspec.Struct, tag_field="role", tag="system", gc=False):
+    pass
+
+
+class _Reply(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
+    stopReason: str | None = UNDEFINED  # type: ignore[assignment]
+    api: str | None = UNDEFINED  # type: ignore[assignment]
+    content: list[_Block | None] | str | None = UNDEFINED  # type: ignore[assignment]
+
+
+class _Result(msgspec.Struct, tag_field="role", tag="toolResult", gc=False):
+    toolCallId: str | None = UNDEFINED  # type: ignore[assignment]
+
+
+class TurnLine(msgspec.Struct, gc=False):
+    """A message entry's line as the second pass reads it (``TURN_LINES``)."""
+
+    message: _User | _System | _Reply | _Result
+
+
+#: Decodes a message entry's line into a ``TurnLine`` (``line_turn`` makes its ``Turn``).
+TURN_LINES = msgspec.json.Decoder(TurnLine)
+
+
+def line_turns(lines: Iterable[TurnLine]) -> list[Turn]:
+    """The ``Turn`` of each message entry's line read by ``TURN_LINES``: the one
+    ``turn_of`` gives its message (tests/test_request_views.py holds them equal on every
+    file of the corpus).
+
+    >>> line_turns([TURN_LINES.decode(b'{"message":{"role":"assistant","content":'
+    ...     b'[{"type":"toolCall","id":"c1","name":"ls","arguments":{}}],"api":"a"}}')])
+    [('assistant', undefined, (('c1', 'ls'),), NO_KEY, 'a')]
+    """
+    out: list[Turn] = []
+    append = out.append
+    user, system = _PLAIN_TURNS["user"], _PLAIN_TURNS["system"]
+    for line in lines:
+        message = line.message
+        kind = type(message)
+        if kind is _Result:
+            call_id = cast(_Result, message).toolCallId
+            append(("toolResult", UNDEFINED, (), js_key(call_id), UNDEFINED))
+        elif kind is _Reply:
+            reply = cast(_Reply, message)
+            append(("assistant", reply.stopReason, _line_calls(reply.content), NO_KEY, reply.api))
+        else:
+            append(user if kind is _User else system)
+    return out
+
+
+def _line_calls(content: list[_Block | None] | str | None) -> Calls:
+    """``_calls`` of a reply's content read by ``TURN_LINES``."""
+    if type(content) is list:
+        if None in content:
+            return "Cannot read properties of null (reading 'type')"
+        return tuple([(b.id, b.name) for b in content if b.type == "toolCall"])  # type: ignore[union-attr]
+    if type(content) is str:
+        return "assistantMsg.content.filter is not a function"
+    return ()
+
+
+def second_pass(turns: Iterable[Turn]) -> tuple[list[int | WrittenResult], dict[int, str]]:
+    """pi-ai's second pass over the ``Turn``s of the messages: where each message sent
+    comes from (``Sent.origins``) and the replies left out (``Sent.left_out``). The one
+    place the rule lives: ``completed`` runs it over whole messages, the fates over
+    turns read straight from the file's lines.
+
+    >>> second_pass([("assistant", "toolUse", (("c", "ls"),), NO_KEY, "a"),
+    ...              ("assistant", "aborted", (), NO_KEY, "a")])
+    ([0, WrittenResult(call_id='c', tool_name='ls', reply=0)], {1: 'an aborted reply'})
+    """
+    origins: list[int | WrittenResult] = []
+    left_out: dict[int, str] = {}
+    pending: tuple[tuple[object, object], ...] = ()  # the open reply's tool calls
+    reply = 0  # ... and its index
+    answered: set[Hashable] = set()
+    held: list[int] = []  # system messages waiting for the open calls' results
+
+    def close_pending() -> None:
+        for call_id, name in pending:
+            if js_key(call_id) not in answered:
+                origins.append(WrittenResult(call_id, name, reply))
+        origins.extend(held)
+        held.clear()
+
+    append = origins.append
+    for index, (role, stop, calls, answers, _) in enumerate(turns):
+        if role == "assistant":
+            if pending:
+                close_pending()
+                pending = ()
+            if type(stop) is str and stop in LEFT_OUT:
+                left_out[index] = LEFT_OUT[stop]
+                continue
+            if isinstance(calls, str):
+                raise TransformError(calls, index)
+            if calls:
+                pending, reply, answered = calls, index, set()
+        elif role == "toolResult":
+            if answers is not NO_KEY:
+                answered.add(answers)
+        elif role == "system" and pending:
+            held.append(index)
+            continue
+        elif role == "user" and pending:
+            close_pending()
+            pending = ()
+        append(index)
+    close_pending()
+    return origins, left_out
+
+
 def completed(
     transformed: list[object], now: int | None = None, model: TargetModel | None = None
 ) -> Sent:
@@ -367,61 +563,31 @@ def completed(
     or user message (and at the end) a written result for each call of the last reply
     sent that no result answered; a system message among open calls held until after
     their results. ``now``: the ``Date.now()`` of written results (default: this moment).
+    The rule itself is ``second_pass``, over each message's ``turn_of``.
 
     >>> done = completed([{"role": "assistant", "content": [{"type": "toolCall", "id": "c"}]}], 7)
     >>> [m["role"] for m in done.messages], done.origins[1]
     (['assistant', 'toolResult'], WrittenResult(call_id='c', tool_name=undefined, reply=0))
     """
     now = int(time.time() * 1000) if now is None else now
-    out = Sent([], [], {}, model)
-    pending: list[tuple[object, int]] = []  # the open reply's tool calls (and its index)
-    answered: set = set()
-    held: list[int] = []  # system messages waiting for the open calls' results
+    origins, left_out = second_pass(map(turn_of, transformed))
+    messages = [
+        transformed[origin] if isinstance(origin, int) else _written(origin, now)
+        for origin in origins
+    ]
+    return Sent(messages, origins, left_out, model)
 
-    def close_pending() -> None:
-        nonlocal pending, answered
-        for call, reply in pending:
-            if js_key(js_field(call, "id")) not in answered:
-                call_id, name = js_field(call, "id"), js_field(call, "name")
-                written = _defined(
-                    role="toolResult",
-                    toolCallId=call_id,
-                    toolName=name,
-                    content=[{"type": "text", "text": NO_RESULT}],
-                    isError=True,
-                    timestamp=now,
-                )
-                out.messages.append(written)
-                out.origins.append(WrittenResult(call_id, name, reply))
-        pending, answered = [], set()
-        for index in held:
-            out.messages.append(transformed[index])
-            out.origins.append(index)
-        held.clear()
 
-    for index, message in enumerate(transformed):
-        role = js_field(message, "role")
-        if role == "assistant":
-            close_pending()
-            stop = js_field(message, "stopReason")
-            if isinstance(stop, str) and stop in LEFT_OUT:
-                out.left_out[index] = LEFT_OUT[stop]
-                continue
-            calls = [b for b in _blocks(message, index) if _read(b, "type", index) == "toolCall"]
-            if calls:
-                pending, answered = [(call, index) for call in calls], set()
-        elif role == "toolResult":
-            if (key := js_key(js_field(message, "toolCallId"))) is not NO_KEY:
-                answered.add(key)
-        elif role == "system" and pending:
-            held.append(index)
-            continue
-        elif role == "user":
-            close_pending()
-        out.messages.append(message)
-        out.origins.append(index)
-    close_pending()
-    return out
+def _written(origin: WrittenResult, now: int) -> dict[str, object]:
+    """The tool result pi-ai writes for a call that has none."""
+    return _defined(
+        role="toolResult",
+        toolCallId=origin.call_id,
+        toolName=origin.tool_name,
+        content=[{"type": "text", "text": NO_RESULT}],
+        isError=True,
+        timestamp=now,
+    )
 
 
 # --- JavaScript's values -------------------------------------------------------------------
@@ -448,19 +614,8 @@ def _trimmed(value: object, index: int) -> str:
     return js_trim(value)
 
 
-def _object(message: object) -> dict:
-    return message if isinstance(message, dict) else {}  # type: ignore[return-value]
-
-
-def _blocks(message: object, index: int) -> list[object]:
-    """A reply's content: an array after the first pass (a missing one is ``[]``; anything
-    else makes ``.filter`` throw)."""
-    content = js_field(message, "content")
-    if nullish(content):
-        return []
-    if not isinstance(content, list):
-        raise TransformError("assistantMsg.content.filter is not a function", index)
-    return content
+def _object(message: object) -> dict[str, object]:
+    return cast(dict[str, object], message) if isinstance(message, dict) else {}
 
 
 def _defined(**fields: object) -> dict[str, object]:

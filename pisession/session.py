@@ -130,6 +130,10 @@ class Session:
         """Drop the decoded entries at these positions (``SessionFile.forget``)."""
         self.file.forget(positions)
 
+    def decoded_lines(self, positions: Sequence[int], decoder: Any) -> list[Any] | None:
+        """These entries' lines through a msgspec ``decoder`` (``SessionFile.decoded_lines``)."""
+        return self.file.decoded_lines(positions, decoder)
+
     def line_of(self, position: int) -> int:
         """File line number of the entry at ``position``."""
         return self.file.line_of(position)

@@ -364,3 +364,38 @@ def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
     assert re.findall(r"more entries: ([^<]*)<", page) == ["9 off-path", "19 sent"]
     text = tree_text(session, "c40", width=100)
     assert re.findall(r"more entries \((.*)\)", text) == ["lines 10-18", "lines 7, 22-39"]
+
+
+def test_the_page_scan_finds_what_every_pattern_finds_on_its_own():
+    """``redact.secret_spans`` runs a pattern with hints only on text holding one (in any
+    case): on pages and on secrets of every shape, in every case, it finds exactly what
+    running every pattern finds."""
+    from test_redact import SECRETS
+
+    from pisession.views import redact
+
+    def every_pattern(text: str) -> list:
+        spans = sorted(
+            (m.start(), rank, m.end(), kind)
+            for rank, (kind, pattern) in enumerate(redact.patterns())
+            for m in pattern.finditer(text)
+            if m.end() > m.start()
+        )
+        merged: list = []
+        for start, _, end, kind in spans:
+            if merged and start < merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end), merged[-1][2])
+            else:
+                merged.append((start, end, kind))
+        return merged
+
+    texts = [export_html(pisession.load(TOUR)), export_markdown(pisession.load(B))]
+    for secret in SECRETS.values():
+        for shown in (secret, secret.upper(), secret.lower(), secret.swapcase()):
+            texts.append(f"say {shown} and Bearer {shown} https://u:{shown}@h xoxb-{shown}")
+    texts.append("K\u212a -----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----")
+    found = 0
+    for text in texts:
+        assert redact.secret_spans(text) == every_pattern(text), text[:80]
+        found += bool(every_pattern(text))
+    assert found > len(SECRETS)

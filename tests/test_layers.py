@@ -32,6 +32,7 @@ LAYERS = {
         "pisession.projection",
         "pisession.migration",
         "pisession.llm",
+        "pisession.message_text",
         "pisession.request",
         "pisession.tool_call_ids",
         "pisession.system_prompt",

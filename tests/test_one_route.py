@@ -1,14 +1,17 @@
 """The one declared bypass of step 5 (``rule.projected_entry``): a *plain run*, a block
 of selected message entries that no context edit targets, each of which sends its stored
 message. It is decided at one point, ``engine.context.is_plain_run``, which counts each
-time a route takes it (``context.BYPASSES``, reported by ``benchmarks/bench.py``); two
+time a route takes it (``context.BYPASSES``, reported by ``benchmarks/bench.py``); three
 routes take it, and each gives what ``pisession.rule`` gives:
 
 - ``"writer"`` (``stream._Bodies._plain``, used by ``pisession context`` and
   ``Session.context_json``): the run is read straight from its lines (``shapes`` structs,
   or ``rule.stored_messages``) and written without a projected entry;
 - ``"fates"`` (``provenance.entry_fates``): the run is named sent or kept without a
-  decode, and other message entries stand in as their role alone.
+  decode, and other message entries stand in as their role alone;
+- ``"request"`` (``provenance._turn_stream``, the fates' request step): the run's lines
+  are read as pi-ai's second pass needs them (``request.TURN_LINES``);
+  ``tests/test_request_turns.py`` holds it equal to the whole context's request step.
 
 Each is checked on every corpus file (data/conformance, data/damaged, the package's
 samples), at the default leaf, every branch end and some interior entries, and on
@@ -127,7 +130,7 @@ def test_the_bypass_is_counted_by_route(monkeypatch):
     b"".join(session.context_json())
     assert context.BYPASSES["writer"] > 0 and context.BYPASSES["fates"] == 0
     session.fates()
-    assert context.BYPASSES["fates"] > 0
+    assert context.BYPASSES["fates"] > 0 and context.BYPASSES["request"] > 0
 
 
 # --- the fates -------------------------------------------------------------------------

@@ -259,6 +259,18 @@ class SessionFile:
         for position in positions:
             cache.pop(position, None)
 
+    def decoded_lines(self, positions: Sequence[int], decoder: Any) -> list[Any] | None:
+        """The lines of the entries at ``positions`` through a msgspec ``decoder`` (None for
+        a line it refuses), or None when the entries are not read from lines (a migrated
+        legacy file).
+
+        >>> import msgspec, pisession
+        >>> ids = msgspec.json.Decoder(dict[str, object])
+        >>> pisession.load(pisession.sample_path("tour")).decoded_lines([4], ids)[0]["id"]
+        'u1000001'
+        """
+        return None if self._rows is None else self._rows.raw_lines(positions, decoder)
+
     def line_of(self, position: int) -> int:
         """File line number of the entry at ``position``."""
         return self.entry_lines[position]

@@ -25,15 +25,17 @@ from __future__ import annotations
 import mmap
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..errors import PisessionError
 from ..headers import session_header
 from ..js.value import UNDEFINED, js_string
 from ..js.value import field as js_field
+from ..message_text import NAMED, message_text
+from ..message_text import content_texts as _block_texts
 from .prefilter import (  # noqa: F401 (re-exported: the byte search's parts)
     ByteFilter,
     Searched,
@@ -88,38 +90,6 @@ class Pattern:
         return byte_filter(self.text, self.regex, self.ignore_case)
 
 
-def _strings(value: object) -> Iterator[str]:
-    """Every string inside a JSON value (object keys left out), in order."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-
-
-def _block_texts(content: object) -> Iterator[tuple[str, str]]:
-    if isinstance(content, str):
-        yield "text", content
-        return
-    if not isinstance(content, list):
-        return
-    for block in content:
-        kind = js_field(block, "type")
-        if kind == "text" and isinstance(text := js_field(block, "text"), str):
-            yield "text", text
-        elif kind == "thinking" and isinstance(thought := js_field(block, "thinking"), str):
-            yield "thinking", thought
-        elif kind == "toolCall":
-            name = js_field(block, "name")
-            if isinstance(name, str):
-                yield "tool call", name
-            for text in _strings(js_field(block, "arguments")):
-                yield "tool call", text
-
-
 def searched_texts(entry: object) -> list[tuple[str, str]]:
     """The texts of an entry that search looks at, each with what it is.
 
@@ -132,21 +102,7 @@ def searched_texts(entry: object) -> list[tuple[str, str]]:
     """
     kind = js_field(entry, "type")
     if kind == "message":
-        message = js_field(entry, "message")
-        role = js_field(message, "role")
-        if role == "bashExecution":
-            found = [("bash command", js_field(message, "command"))]
-            found.append(("bash output", js_field(message, "output")))
-            return [(what, text) for what, text in found if isinstance(text, str)]
-        what = {"toolResult": "tool result", "custom": "custom message"}.get(cast(str, role))
-        what = "system" if role == "system" else what
-        texts = list(_block_texts(js_field(message, "content")))
-        if role == "system":
-            texts += [("system", t) for t in _strings(js_field(message, "sections"))]
-        summary = js_field(message, "summary")
-        if role in ("branchSummary", "compactionSummary") and isinstance(summary, str):
-            texts.append(("summary", summary))
-        return [(what or part, text) for part, text in texts]
+        return message_text(js_field(entry, "message"), NAMED)
     if kind in ("compaction", "branch_summary"):
         summary = js_field(entry, "summary")
         return [("summary", summary)] if isinstance(summary, str) else []

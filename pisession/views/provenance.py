@@ -10,16 +10,21 @@ table every view takes its words, colours and styles from; a fate's reason is da
 from __future__ import annotations
 
 import operator
+from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from .. import projection, request
 from ..engine import context as engine
 from ..engine.index import EntryIndex
+from ..engine.reader import paused_gc
 from ..js.value import UNDEFINED, truthy, value_text
 from ..js.value import field as js_field
+from ..llm import to_llm_message
 from ..rule import EDITABLE_ROLES
+from .protocol import SessionLike
 from .text import id_text, plural
 
 
@@ -181,7 +186,7 @@ class Reason:
 
     fate: str
     kind: object = None
-    roles: tuple = ()
+    roles: tuple[str, ...] = ()
     compaction: object = None
     checkpoint: bool = False
     edit: object = None
@@ -190,7 +195,7 @@ class Reason:
     #: why pi-ai leaves the reply out of the request (``request.LEFT_OUT``), and the tool
     #: calls of this reply pi-ai answers itself (id, tool name), having no result
     left_out: str = ""
-    written: tuple = ()
+    written: tuple[tuple[object, object], ...] = ()
 
     @property
     def text(self) -> str:
@@ -283,12 +288,23 @@ class Fate:
         return FATE[self.fate].reached
 
 
-class Fates(Sequence):
+#: What the fates keep of an entry that is not a plain sent or kept one: how many
+#: messages it sent, their roles, and the position of the context edit applied to it.
+Detail = tuple[int, tuple[str, ...], "int | None"]
+
+
+class Fates(Sequence[Fate]):
     """The fate of every entry for one leaf, in file order (a ``Fate`` per item, made
     when asked for; ``names`` holds the fate names as one column)."""
 
     def __init__(
-        self, session, names: list[str], details: dict, steps: projection.Steps, leaf, request=None
+        self,
+        session: SessionLike,
+        names: list[str],
+        details: dict[int, Detail],
+        steps: projection.Steps,
+        leaf: int | None,
+        request: RequestStep | None = None,
     ):
         self._session = session
         self.names = names
@@ -312,7 +328,11 @@ class Fates(Sequence):
     def __len__(self) -> int:
         return len(self.names)
 
-    def __getitem__(self, position):
+    @overload
+    def __getitem__(self, position: int) -> Fate: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Fate]: ...
+    def __getitem__(self, position: int | slice) -> Fate | list[Fate]:
         if isinstance(position, slice):
             return [self[p] for p in range(*position.indices(len(self)))]
         try:
@@ -351,7 +371,7 @@ class Fates(Sequence):
         """
         return self[self._session.position_of(entry_id)]
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, object]]:
         """One plain dict per entry, in file order (position, line, id, type, role, fate,
         whether it reached the model, messages sent, the reason in words), as
         ``pandas.DataFrame(...)`` and ``polars.DataFrame(...)`` take them.
@@ -412,7 +432,7 @@ class Fates(Sequence):
         if position in self._details:
             return "system" in self._details[position][1]
         index = self._session.index
-        return index.types[position] == "message" and index.roles[position] == "system"
+        return bool(index.types[position] == "message" and index.roles[position] == "system")
 
     def reached(self) -> int:
         """How many entries reached the model."""
@@ -451,13 +471,16 @@ class Fates(Sequence):
             count,
         )
 
-    def _roles(self, position: int) -> tuple:
+    def _roles(self, position: int) -> tuple[str, ...]:
         session = self._session
         messages = engine.selected_messages(session.index, position, session.entry(position))
         return tuple(value_text(js_field(m, "role")) for m in messages)
 
     def _checkpoint(self) -> bool:
-        entry = self._session.entry(self.selection.compaction)
+        compaction = self.selection.compaction
+        if compaction is None:
+            return False
+        entry = self._session.entry(compaction)
         return truthy(js_field(entry, "systemMessage"))
 
     def _sets_model(self, position: int) -> bool:
@@ -481,12 +504,12 @@ def _item_fate(item: projection.ProjectedEntry) -> str:
     return KEPT if item.part == projection.KEPT else SENT
 
 
-def _roles_only(index: EntryIndex):
+def _roles_only(index: EntryIndex) -> Callable[[Sequence[int]], list[object]]:
     """Decoding for fates: a message entry stands in as its role alone (it contributes
     one message of that role, whatever its content, and edits go by role); the other
     entries are decoded in full."""
 
-    def decode(positions) -> list:
+    def decode(positions: Sequence[int]) -> list[object]:
         types, roles = index.types, index.roles
         others = [p for p in positions if types[p] != "message"]
         full = dict(zip(others, index.entries(others)))
@@ -498,7 +521,7 @@ def _roles_only(index: EntryIndex):
     return decode
 
 
-def entry_fates(session, leaf_id: object = None) -> Fates:
+def entry_fates(session: SessionLike, leaf_id: object = None) -> Fates:
     """The fate of every entry (file order) for the context at ``leaf_id``.
 
     Reads the rule's path, selection and contributions (streamed, so a long context is
@@ -518,7 +541,7 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
         names[position] = SUMMARIZED
     for position in selection.dropped_system:
         names[position] = DROPPED_SYSTEM
-    details: dict = {}
+    details: dict[int, Detail] = {}
     done = bytearray(len(index))  # an entry selected twice: its first place decides
     decode = _roles_only(index)
     positions = selection.positions
@@ -542,7 +565,7 @@ def entry_fates(session, leaf_id: object = None) -> Fates:
                 roles = tuple(value_text(js_field(m, "role")) for m in item.messages)
                 details[item.position] = (len(item.messages), roles, item.edit_position)
     leaf = path[-1] if path else None
-    step = request_step(session, leaf_id)
+    step = request_step(session, leaf_id, steps)
     if step is not None:
         for position in step.left_out:
             if FATE[names[position]].reached:
@@ -582,13 +605,17 @@ class RequestStep:
         return f"The request carries {plural(self.messages, 'message')} ({', '.join(changes)})."
 
 
-def request_step(session, leaf_id: object = None) -> RequestStep | None:
+def request_step(
+    session: SessionLike, leaf_id: object = None, steps: projection.Steps | None = None
+) -> RequestStep | None:
     """pi-ai's request step at a leaf, by entry (None where Pi fails before sending). What
     it leaves out and the results it writes do not depend on the target model (only the
     content of replies, images and ids do), so only its second pass is run
-    (``request.completed``; a file whose replies make the first pass throw is the rare
-    exception, where Pi's request fails instead). When the latest reply came through an
-    API that sends the context as it is (``request.UNTRANSFORMED_APIS``), nothing changes.
+    (``request.second_pass``, over each provider message's ``Turn``; a file whose replies
+    make the first pass throw is the rare exception, where Pi's request fails instead).
+    When the latest reply came through an API that sends the context as it is
+    (``request.UNTRANSFORMED_APIS``), nothing changes. ``steps``: the leaf's steps 1 to 4,
+    when already known.
 
     >>> import pisession
     >>> request_step(pisession.load(pisession.sample_path("tour")))
@@ -596,29 +623,101 @@ def request_step(session, leaf_id: object = None) -> RequestStep | None:
     """
     from ..errors import PisessionError
 
+    sources: array[int] = array("q")  # the entry of each provider message
+    replies: list[object] = []  # the API of the latest reply (an empty list: none)
     try:
-        llm, sources = session.context(leaf_id).llm_sources()
-        done = request.completed(llm, now=0)
+        steps = session.steps(leaf_id) if steps is None else steps
+        with paused_gc():  # a turn a message, no cycles among them
+            turns = _turn_stream(session, steps, sources, replies)
+            origins, left_out_at = request.second_pass(turns)
     except PisessionError:
         return None
-    replies = [m for m in llm if js_field(m, "role") == "assistant"]
-    if replies and js_field(replies[-1], "api") in request.UNTRANSFORMED_APIS:
-        return RequestStep({}, {}, len(llm))  # the context is sent as it is
-    done.sources = [item.position for item in sources]
-    left_out = {done.sources[i]: why for i, why in done.left_out.items()}
+    if replies and replies[-1] in request.UNTRANSFORMED_APIS:
+        return RequestStep({}, {}, len(sources))  # the context is sent as it is
+    left_out = {sources[i]: why for i, why in left_out_at.items()}
     written: dict[int, list[tuple[object, object]]] = {}
     inserted: dict[int, list[tuple[object, object]]] = {}
-    after = None  # the entry of the last message from the file before a written one
-    for origin in done.origins:
-        if isinstance(origin, request.WrittenResult):
-            call = (origin.call_id, origin.tool_name)
-            written.setdefault(done.sources[origin.reply], []).append(call)
-            inserted.setdefault(done.sources[origin.reply] if after is None else after, []).append(
-                call
+    after = None  # the last message from the file before a written one
+    for origin in origins:
+        if not isinstance(origin, request.WrittenResult):
+            after = origin
+            continue
+        call = (origin.call_id, origin.tool_name)
+        written.setdefault(sources[origin.reply], []).append(call)
+        place = sources[origin.reply] if after is None else sources[after]
+        inserted.setdefault(place, []).append(call)
+    return RequestStep(left_out, written, len(origins), inserted)
+
+
+def provider_turns(
+    session: SessionLike, steps: projection.Steps
+) -> tuple[list[request.Turn], list[int]]:
+    """What pi-ai's second pass reads of each provider message of the context at a leaf
+    (``request.Turn``), and the position of the entry each came from: the turns of
+    ``context.llm_sources()``, without building the context. A block of message entries
+    no edit targets is read straight from its lines (``request.TURN_LINES``); any other
+    entry, and a line those structs refuse, through the rule's contributions and
+    ``convertToLlm``. Raises what building the context raises.
+
+    >>> import pisession
+    >>> s = pisession.load(pisession.sample_path("tour"))
+    >>> turns, sources = provider_turns(s, s.steps())
+    >>> llm, items = s.context().llm_sources()
+    >>> turns == [request.turn_of(m) for m in llm], sources == [i.position for i in items]
+    (True, True)
+    """
+    sources: array[int] = array("q")
+    turns = list(_turn_stream(session, steps, sources, []))
+    return turns, list(sources)
+
+
+def _turn_stream(
+    session: SessionLike, steps: projection.Steps, sources: array[int], replies: list[object]
+) -> Iterator[request.Turn]:
+    """``provider_turns``, a block at a time: the turns are yielded, the entry of each is
+    appended to ``sources``, and the API of the latest reply so far to ``replies``."""
+    index, selection, edits = session.index, steps.selection, steps.edits
+    positions = selection.positions
+    for first in range(0, len(positions), _BLOCK):
+        chunk = positions[first : first + _BLOCK]
+        lines = None
+        if engine.is_plain_run(index, edits, chunk, "request"):  # read as pi-ai's pass needs
+            lines = session.decoded_lines(chunk, request.TURN_LINES)
+        turns: list[request.Turn] = []
+        if lines is not None and None not in lines:
+            turns = request.line_turns(lines)
+            sources.extend(chunk)
+        elif lines is None:
+            (items,) = engine.contribution_blocks(
+                index, selection, edits, _BLOCK, None, first, first + len(chunk)
             )
+            for item in items:
+                _add_converted(turns, sources, item.position, item.messages)
         else:
-            after = done.sources[origin]
-    return RequestStep(left_out, written, len(done.messages), inserted)
+            refused = [p for p, line in zip(chunk, lines) if line is None]
+            full = dict(zip(refused, index.entries(refused)))
+            for position, line in zip(chunk, lines):
+                if line is not None:
+                    turns.extend(request.line_turns([line]))
+                    sources.append(position)
+                else:  # a message entry: its stored message (the rule's selected_messages)
+                    messages = engine.selected_messages(index, position, full[position])
+                    _add_converted(turns, sources, position, messages)
+        reply = next((turn[4] for turn in reversed(turns) if turn[0] == "assistant"), replies)
+        if reply is not replies:
+            replies[:] = [reply]
+        yield from turns
+
+
+def _add_converted(
+    turns: list[request.Turn], sources: array[int], position: int, messages: list[object]
+) -> None:
+    """The turns of these messages of one entry after ``convertToLlm``."""
+    for message in messages:
+        converted = to_llm_message(message)
+        if converted is not None:
+            turns.append(request.turn_of(converted))
+            sources.append(position)
 
 
 def _role_cell(role: object) -> object:

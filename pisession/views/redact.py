@@ -136,9 +136,11 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
     >>> secret_spans("token ghp_" + "a" * 36)
     [(6, 46, 'GitHub token')]
     """
+    lower = text.lower()  # a pattern with hints runs only where one is (in any case)
     spans = sorted(
         (m.start(), rank, m.end(), kind)
-        for rank, (kind, pattern) in enumerate(patterns())
+        for rank, (kind, pattern, hints) in enumerate(_searches())
+        if not hints or any(hint.lower() in lower for hint in hints)
         for m in pattern.finditer(text)
         if m.end() > m.start()
     )

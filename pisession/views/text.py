@@ -14,6 +14,8 @@ import re
 from ..js.json import UNSAFE_CHARS as _UNSAFE_CHARS
 from ..js.value import UNDEFINED, plain
 from ..js.value import field as js_field
+from ..message_text import TextMode
+from ..message_text import message_text as switch_text
 
 UNSAFE = re.compile(f"[{_UNSAFE_CHARS}]")
 
@@ -143,29 +145,43 @@ def content_summary(content: object, enough: int | None = None) -> str:
 
 def message_text(message: object, enough: int | None = None) -> str:
     """What a context message says, as one plain string (uncut, uncleaned; ``enough``:
-    as ``content_summary``).
+    as ``content_summary``): ``pisession.message_text`` in the preview mode.
 
     >>> message_text({"role": "compactionSummary", "summary": "We read util.py."})
     'We read util.py.'
     """
-    role = js_field(message, "role")
-    if role in ("compactionSummary", "branchSummary"):
-        return plain(js_field(message, "summary"))
-    if role == "bashExecution":
-        return f"$ {plain(js_field(message, 'command'))} {plain(js_field(message, 'output'))}"
-    if role == "system":
-        sections = js_field(message, "sections")
-        parts = [content_summary(js_field(message, "content"))]
-        if isinstance(sections, dict):
-            parts += [
-                f"[{k}] {'(removed)' if v is None else plain(v)}" for k, v in sections.items()
-            ]
-        for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
-            tools = js_field(message, key)
-            if isinstance(tools, list):
-                parts += [f"{sign}tool {plain(js_field(t, 'name'))}" for t in tools]
-        return " ".join(p for p in parts if p)
-    return content_summary(js_field(message, "content"), enough)
+    if enough is None:
+        return switch_text(message, PREVIEW)
+    return switch_text(
+        message,
+        TextMode(
+            PREVIEW.summary,
+            PREVIEW.bash,
+            PREVIEW.system,
+            lambda m: content_summary(js_field(m, "content"), enough),
+        ),
+    )
+
+
+def _system_preview(message: object) -> str:
+    sections = js_field(message, "sections")
+    parts = [content_summary(js_field(message, "content"))]
+    if isinstance(sections, dict):
+        parts += [f"[{k}] {'(removed)' if v is None else plain(v)}" for k, v in sections.items()]
+    for key, sign in (("toolsAdded", "+"), ("toolsRemoved", "-")):
+        tools = js_field(message, key)
+        if isinstance(tools, list):
+            parts += [f"{sign}tool {plain(js_field(t, 'name'))}" for t in tools]
+    return " ".join(p for p in parts if p)
+
+
+#: ``message_text``'s mode: a message as one line of preview text.
+PREVIEW: TextMode[str] = TextMode(
+    summary=lambda m: plain(js_field(m, "summary")),
+    bash=lambda m: f"$ {plain(js_field(m, 'command'))} {plain(js_field(m, 'output'))}",
+    system=_system_preview,
+    content=lambda m: content_summary(js_field(m, "content")),
+)
 
 
 def entry_text(entry: object, enough: int | None = None) -> str:
