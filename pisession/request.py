@@ -39,8 +39,6 @@ from functools import cache
 from importlib.resources import files
 from typing import Any, cast
 
-import msgspec
-
 from .errors import PisessionError
 from .js.value import (
     NO_KEY,
@@ -428,81 +426,6 @@ def _calls(content: object) -> Calls:
         if js_field(block, "type") == "toolCall":
             calls.append((js_field(block, "id"), js_field(block, "name")))
     return tuple(calls)
-
-
-# What the second pass reads, straight from a message entry's line: the role picks the
-# struct, and a reply's content is read as its blocks' type, id and name (the text, the
-# arguments and every other field are skipped, not decoded). A line these structs refuse
-# (a value of another type, an unknown role, a duplicate role key) is decoded in full.
-class _Block(msgspec.Struct, gc=False):
-    type: str | None = UNDEFINED  # type: ignore[assignment]
-    id: str | None = UNDEFINED  # type: ignore[assignment]
-    name: str | None = UNDEFINED  # type: ignore[assignment]
-
-
-class _User(msgspec.Struct, tag_field="role", tag="user", gc=False):
-    pass
-
-
-class _System(msgspec.Struct, tag_field="role", tag="system", gc=False):
-    pass
-
-
-class _Reply(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
-    stopReason: str | None = UNDEFINED  # type: ignore[assignment]
-    api: str | None = UNDEFINED  # type: ignore[assignment]
-    content: list[_Block | None] | str | None = UNDEFINED  # type: ignore[assignment]
-
-
-class _Result(msgspec.Struct, tag_field="role", tag="toolResult", gc=False):
-    toolCallId: str | None = UNDEFINED  # type: ignore[assignment]
-
-
-class TurnLine(msgspec.Struct, gc=False):
-    """A message entry's line as the second pass reads it (``TURN_LINES``)."""
-
-    message: _User | _System | _Reply | _Result
-
-
-#: Decodes a message entry's line into a ``TurnLine`` (``line_turn`` makes its ``Turn``).
-TURN_LINES = msgspec.json.Decoder(TurnLine)
-
-
-def line_turns(lines: Iterable[TurnLine]) -> list[Turn]:
-    """The ``Turn`` of each message entry's line read by ``TURN_LINES``: the one
-    ``turn_of`` gives its message (tests/test_request_views.py holds them equal on every
-    file of the corpus).
-
-    >>> line_turns([TURN_LINES.decode(b'{"message":{"role":"assistant","content":'
-    ...     b'[{"type":"toolCall","id":"c1","name":"ls","arguments":{}}],"api":"a"}}')])
-    [('assistant', undefined, (('c1', 'ls'),), NO_KEY, 'a')]
-    """
-    out: list[Turn] = []
-    append = out.append
-    user, system = _PLAIN_TURNS["user"], _PLAIN_TURNS["system"]
-    for line in lines:
-        message = line.message
-        kind = type(message)
-        if kind is _Result:
-            call_id = cast(_Result, message).toolCallId
-            append(("toolResult", UNDEFINED, (), js_key(call_id), UNDEFINED))
-        elif kind is _Reply:
-            reply = cast(_Reply, message)
-            append(("assistant", reply.stopReason, _line_calls(reply.content), NO_KEY, reply.api))
-        else:
-            append(user if kind is _User else system)
-    return out
-
-
-def _line_calls(content: list[_Block | None] | str | None) -> Calls:
-    """``_calls`` of a reply's content read by ``TURN_LINES``."""
-    if type(content) is list:
-        if None in content:
-            return "Cannot read properties of null (reading 'type')"
-        return tuple([(b.id, b.name) for b in content if b.type == "toolCall"])  # type: ignore[union-attr]
-    if type(content) is str:
-        return "assistantMsg.content.filter is not a function"
-    return ()
 
 
 def second_pass(turns: Iterable[Turn]) -> tuple[list[int | WrittenResult], dict[int, str]]:

@@ -10,7 +10,7 @@ routes take it, and each gives what ``pisession.rule`` gives:
 - ``"fates"`` (``provenance.entry_fates``): the run is named sent or kept without a
   decode, and other message entries stand in as their role alone;
 - ``"request"`` (``provenance._turn_stream``, the fates' request step): the run's lines
-  are read as pi-ai's second pass needs them (``request.TURN_LINES``);
+  are read as pi-ai's second pass needs them (``schemas.TURN_LINES``);
   ``tests/test_request_turns.py`` holds it equal to the whole context's request step.
 
 Each is checked on every corpus file (data/conformance, data/damaged, the package's

@@ -3,7 +3,7 @@ full route (build the context, ``convertToLlm``, ``request.completed``) on every
 the corpus, on fuzzed mutants of it, and on every provider-message list of the request
 goldens (``data/request``), written as a session file.
 
-``provider_turns`` reads a block of plain message entries through ``request.TURN_LINES``
+``provider_turns`` reads a block of plain message entries through ``schemas.TURN_LINES``
 (role, stopReason, api, the blocks' type/id/name, toolCallId) and everything else through
 the rule's contributions; ``request.second_pass`` is the one place pi-ai's rule lives, and
 ``completed`` runs it over whole messages. So three things must agree: the turns
@@ -20,6 +20,7 @@ import pytest
 
 import pisession
 from pisession import request
+from pisession.engine import schemas
 from pisession.errors import PisessionError
 from pisession.views.provenance import RequestStep, provider_turns, request_step
 
@@ -182,8 +183,8 @@ def test_the_request_goldens_read_the_same_either_way():
     ],
 )
 def test_a_line_gives_the_turn_of_its_message(message):
-    line = request.TURN_LINES.decode(json.dumps({"message": message}).encode())
-    assert request.line_turns([line]) == [request.turn_of(message)]
+    line = schemas.TURN_LINES.decode(json.dumps({"message": message}).encode())
+    assert schemas.line_turns([line]) == [request.turn_of(message)]
 
 
 @pytest.mark.parametrize(
@@ -201,7 +202,7 @@ def test_a_line_the_structs_cannot_read_exactly_is_refused(message):
     import msgspec
 
     with pytest.raises(msgspec.ValidationError):
-        request.TURN_LINES.decode(json.dumps({"message": message}).encode())
+        schemas.TURN_LINES.decode(json.dumps({"message": message}).encode())
 
 
 def test_the_fates_do_not_build_the_context(monkeypatch):

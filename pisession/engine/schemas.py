@@ -12,7 +12,10 @@ narrower one with fields added (a subclass), so each field is defined once:
 - ``WrittenLine``: a message entry's whole ``message``, its numbers kept as the text
   JavaScript prints (the context writer, ``engine.stream``);
 - ``shaped``: a struct of exactly the keys Pi writes, in Pi's order (``engine.shapes``
-  makes the message shapes it proves exact with it).
+  makes the message shapes it proves exact with it);
+- ``TurnLine``: what pi-ai's second pass reads of a message entry's line (its role, a
+  reply's ``stopReason``, ``api`` and tool calls' ids and names, a tool result's
+  ``toolCallId``: ``request.second_pass``, through ``line_turns``).
 
 In ``CoreLine`` and ``CountedLine`` an absent field is ``UNDEFINED`` (msgspec leaves a
 default as it is, whatever the type says), so a reader tells an absent field from a
@@ -29,13 +32,15 @@ b'1.5'
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from ..js.json import js_float
-from ..js.value import UNDEFINED
+from ..js.value import NO_KEY, UNDEFINED, js_key
+from ..request import Calls, Turn, turn_of
 
 if TYPE_CHECKING:  # what a field holds; msgspec reads the types below (absent: UNDEFINED)
     from ..js.value import _Undefined
@@ -175,3 +180,81 @@ WRITTEN: msgspec.json.Decoder[WrittenLine] = msgspec.json.Decoder(WrittenLine, f
 
 #: Any JSON value (a line read in full, where no schema applies).
 ANY: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+
+
+# --- what pi-ai's second pass reads: a message entry's line (``request.second_pass``) ---
+
+
+# What the second pass reads, straight from a message entry's line: the role picks the
+# struct, and a reply's content is read as its blocks' type, id and name (the text, the
+# arguments and every other field are skipped, not decoded). A line these structs refuse
+# (a value of another type, an unknown role, a duplicate role key) is decoded in full.
+class _Block(msgspec.Struct, gc=False):
+    type: str | None = UNDEFINED  # type: ignore[assignment]
+    id: str | None = UNDEFINED  # type: ignore[assignment]
+    name: str | None = UNDEFINED  # type: ignore[assignment]
+
+
+class _User(msgspec.Struct, tag_field="role", tag="user", gc=False):
+    pass
+
+
+class _System(msgspec.Struct, tag_field="role", tag="system", gc=False):
+    pass
+
+
+class _Reply(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
+    stopReason: str | None = UNDEFINED  # type: ignore[assignment]
+    api: str | None = UNDEFINED  # type: ignore[assignment]
+    content: list[_Block | None] | str | None = UNDEFINED  # type: ignore[assignment]
+
+
+class _Result(msgspec.Struct, tag_field="role", tag="toolResult", gc=False):
+    toolCallId: str | None = UNDEFINED  # type: ignore[assignment]
+
+
+class TurnLine(msgspec.Struct, gc=False):
+    """A message entry's line as the second pass reads it (``TURN_LINES``)."""
+
+    message: _User | _System | _Reply | _Result
+
+
+#: Decodes a message entry's line into a ``TurnLine`` (``line_turn`` makes its ``Turn``).
+TURN_LINES = msgspec.json.Decoder(TurnLine)
+
+
+def line_turns(lines: Iterable[TurnLine]) -> list[Turn]:
+    """The ``Turn`` of each message entry's line read by ``TURN_LINES``: the one
+    ``request.turn_of`` gives its message (tests/test_request_turns.py holds them equal
+    on every file of the corpus).
+
+    >>> line_turns([TURN_LINES.decode(b'{"message":{"role":"assistant","content":'
+    ...     b'[{"type":"toolCall","id":"c1","name":"ls","arguments":{}}],"api":"a"}}')])
+    [('assistant', undefined, (('c1', 'ls'),), NO_KEY, 'a')]
+    """
+    out: list[Turn] = []
+    append = out.append
+    user, system = turn_of({"role": "user"}), turn_of({"role": "system"})
+    for line in lines:
+        message = line.message
+        kind = type(message)
+        if kind is _Result:
+            call_id = cast(_Result, message).toolCallId
+            append(("toolResult", UNDEFINED, (), js_key(call_id), UNDEFINED))
+        elif kind is _Reply:
+            reply = cast(_Reply, message)
+            append(("assistant", reply.stopReason, _line_calls(reply.content), NO_KEY, reply.api))
+        else:
+            append(user if kind is _User else system)
+    return out
+
+
+def _line_calls(content: list[_Block | None] | str | None) -> Calls:
+    """``_calls`` of a reply's content read by ``TURN_LINES``."""
+    if type(content) is list:
+        if None in content:
+            return "Cannot read properties of null (reading 'type')"
+        return tuple([(b.id, b.name) for b in content if b.type == "toolCall"])  # type: ignore[union-attr]
+    if type(content) is str:
+        return "assistantMsg.content.filter is not a function"
+    return ()

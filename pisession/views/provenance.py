@@ -18,6 +18,7 @@ from typing import overload
 
 from .. import projection, request
 from ..engine import context as engine
+from ..engine import schemas
 from ..engine.index import EntryIndex
 from ..engine.reader import paused_gc
 from ..js.value import UNDEFINED, truthy, value_text
@@ -655,7 +656,7 @@ def provider_turns(
     """What pi-ai's second pass reads of each provider message of the context at a leaf
     (``request.Turn``), and the position of the entry each came from: the turns of
     ``context.llm_sources()``, without building the context. A block of message entries
-    no edit targets is read straight from its lines (``request.TURN_LINES``); any other
+    no edit targets is read straight from its lines (``schemas.TURN_LINES``); any other
     entry, and a line those structs refuse, through the rule's contributions and
     ``convertToLlm``. Raises what building the context raises.
 
@@ -682,10 +683,10 @@ def _turn_stream(
         chunk = positions[first : first + _BLOCK]
         lines = None
         if engine.is_plain_run(index, edits, chunk, "request"):  # read as pi-ai's pass needs
-            lines = session.decoded_lines(chunk, request.TURN_LINES)
+            lines = session.decoded_lines(chunk, schemas.TURN_LINES)
         turns: list[request.Turn] = []
         if lines is not None and None not in lines:
-            turns = request.line_turns(lines)
+            turns = schemas.line_turns(lines)
             sources.extend(chunk)
         elif lines is None:
             (items,) = engine.contribution_blocks(
@@ -698,7 +699,7 @@ def _turn_stream(
             full = dict(zip(refused, index.entries(refused)))
             for position, line in zip(chunk, lines):
                 if line is not None:
-                    turns.extend(request.line_turns([line]))
+                    turns.extend(schemas.line_turns([line]))
                     sources.append(position)
                 else:  # a message entry: its stored message (the rule's selected_messages)
                     messages = engine.selected_messages(index, position, full[position])
