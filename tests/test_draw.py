@@ -385,7 +385,7 @@ def test_every_figure_says_what_it_shows(tour):
     for fig, words in [
         (draw.draw_tree(tour, "cm000001"), ("leaf cm000001", "14 off-path", "2 branch ends")),
         (draw.draw_tree(tour), ("a compaction cuts the path before", "u2000001")),
-        (draw.pipeline_figure(tour), ("From file to model", "walk_path (22 rows)")),
+        (draw.pipeline_figure(tour), ("From file to model", "path (22 rows)")),
         (draw.edits_figure(tour), ("Context edits", "context edits applied (10 rows)")),
         (draw.migration_figure(legacy), ("Migration", "after v2 -> v3 (14 rows)")),
     ]:

@@ -29,7 +29,7 @@ from operator import add, eq, is_not, itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ..engine.context import walk_path
+from ..engine.context import path as walk_path
 from ..engine.stats import (
     TIMESTAMP,
     TOOLS_KEY,  # noqa: F401 (re-exported: where tool results and summaries count)

@@ -336,16 +336,14 @@ def pipeline_chart(session: SessionLike, leaf_id: object = None) -> ColumnChart:
     settings = projection.context
     columns = [
         Column("the file", file_boxes, f"{plural(len(session), 'entry', 'entries')}, file order"),
-        Column(
-            "1 · walk_path", path_boxes, f"{plural(len(path), 'entry', 'entries')}, root → leaf"
-        ),
-        Column("3 · select", chosen, _selection_caption(projection.selection)),
+        Column("1 · path", path_boxes, f"{plural(len(path), 'entry', 'entries')}, root → leaf"),
+        Column("3 · selection", chosen, _selection_caption(projection.selection)),
         Column("4–5 · messages", messages, "after context edits"),
         Column("convertToLlm", provider, "for the provider"),
     ]
     leaf = short_id(session.index.ids[path[-1]]) if path else "-"
     subtitle = (
-        f"leaf {leaf} · 2 · read_settings: thinking {clean_text(settings.thinking_level)},"
+        f"leaf {leaf} · 2 · settings: thinking {clean_text(settings.thinking_level)},"
         f" model {model_text(settings.model)}"
     )
     legend = [*_fate_legend(fates), (_CHANGED, "converted to a user message")]

@@ -1,7 +1,7 @@
 """Why each entry did or did not reach the model: one *fate* per entry for a leaf.
 
 This is the chapter's question answered for every line of the file at once. The fates
-are read off the context rule's own outputs (``context.walk_path``, ``select`` and
+are read off the context rule's own outputs (``context.path``, ``selection`` and
 ``contributions``): nothing here decides what reaches the model. ``FATES`` is the one
 table every view takes its words, colours and styles from; a fate's reason is data
 (``Reason``), worded by ``Reason.text``.
