@@ -629,48 +629,86 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
 TREE_BLOCK = 4096
 
 
-def fragment_chunks(ex: Export, collapse: int = 12) -> Iterator[str]:
+def fragment_chunks(
+    ex: Export, collapse: int = 12, showing: list[str] | None = None
+) -> Iterator[str]:
     """``html_fragment`` a piece at a time, the tree's lines a block at a time, each
-    written as it is drawn: memory holds a block, not the page.
+    written as it is drawn: memory holds a block, not the page. With a list
+    ``showing``, each piece (each block of the tree's lines) is looked at for likely
+    secrets as it is made (``redact.shows_secrets``), and those that show some are
+    appended to it in page order.
 
     >>> import pisession
     >>> ex = Export.of(pisession.load(pisession.sample_path("tour")))
-    >>> "".join(fragment_chunks(ex)) == html_fragment(ex)
-    True
+    >>> showing: list[str] = []
+    >>> "".join(fragment_chunks(ex, showing=showing)) == html_fragment(ex), showing
+    (True, [])
     """
+    return _pieces(ex, collapse, showing)
+
+
+def _pieces(
+    ex: Export, collapse: int, showing: list[str] | None, before: str = "", after: str = ""
+) -> Iterator[str]:
+    """``fragment_chunks``, with ``before`` and ``after`` written with its first and
+    last piece (the page's ends: looked at once the helpers have started)."""
     import tempfile
 
     from ..engine.parallel import BIG_SESSION, in_child
     from ..engine.stream import text_pieces
 
+    scan = _scanner(showing)
     # when the session is big, helper processes make the usage table and most of the
-    # tree's lines (the longest part, into a temporary file) meanwhile; this one the
-    # rest, after the other parts
+    # tree's lines (the longest part, into a temporary file) meanwhile, and this one
+    # the rest of the tree (into another), then the other parts
     big = len(ex.session) >= BIG_SESSION
     usage = in_child(usage_html, ex, fork=big)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
     split = count * 3 // 4 if big else 0
     head, tail = _tree_section_ends(ex, count, collapse)
-    with tempfile.TemporaryFile() as spill:
-        drawn = in_child(_tree_into, ex, walk, split, spill, fork=split > 0)
+    with tempfile.TemporaryFile() as spill, tempfile.TemporaryFile() as own:
+        drawn = in_child(_tree_into, ex, walk, 0, split, spill, scan is not None, fork=split > 0)
+        found = _tree_into(ex, walk, split, None, own, scan is not None) if split else []
         usage_table: str = usage.result()
         rest = [context_html(ex), usage_table, entries_html(ex, collapse)]
-        yield f"<style>{_css()}</style>\n" + '<div class="pe">\n' + summary_html(ex) + "\n"
-        yield head
+        yield scan(
+            before + f"<style>{_css()}</style>\n" + '<div class="pe">\n' + summary_html(ex) + "\n"
+        )
+        yield scan(head)
         if split:
-            drawn.result()
-            spill.seek(0)
-            yield from text_pieces(spill)
-        for first, block in _tree_blocks(ex, islice(walk(), split, None)):
-            yield ("\n" if split or not first else "") + block
-    yield tail
+            if showing is not None:
+                showing.extend(drawn.result() + found)
+            else:
+                drawn.result()
+            for drawing in (spill, own):
+                drawing.seek(0)
+                yield from text_pieces(drawing)
+        else:  # a small tree: drawn here
+            for first, block in _tree_blocks(ex, walk()):
+                yield ("" if first else "\n") + scan(block)
+    yield scan(tail)
     for part in rest:
-        yield "\n" + part
-    yield (
+        yield "\n" + scan(part)
+    yield scan(
         f"\n<footer>Written by pisession {__version__} with {rules_text()}. This page "
         "loads nothing: no script, font or picture comes "
-        "from elsewhere.</footer>\n</div>"
+        "from elsewhere.</footer>\n</div>" + after
     )
+
+
+def _scanner(showing: list[str] | None) -> Callable[[str], str]:
+    """A function that gives back its piece, appending it to ``showing`` when it shows
+    likely secrets (no list: nothing looked at)."""
+    if showing is None:
+        return lambda piece: piece
+    from .redact import shows_secrets
+
+    def scan(piece: str) -> str:
+        if shows_secrets(piece):
+            showing.append(piece)
+        return piece
+
+    return scan
 
 
 def _tree_walk(ex: Export, collapse: int) -> Iterator[tuple[Any, ...]]:
@@ -689,16 +727,25 @@ def _tree_blocks(ex: Export, items: Iterator[tuple[Any, ...]]) -> Iterator[tuple
 
 
 def _tree_into(
-    ex: Export, walk: Callable[[], Iterator[tuple[Any, ...]]], stop: int, out: IO[bytes]
-) -> None:
-    """The tree's first ``stop`` lines (of the items ``walk()`` gives), written to the
-    file ``out`` (by the helper process; again from the start of the file if it has to
-    be done here)."""
+    ex: Export,
+    walk: Callable[[], Iterator[tuple[Any, ...]]],
+    start: int,
+    stop: int | None,
+    out: IO[bytes],
+    scan: bool = False,
+) -> list[str]:
+    """The tree's lines from item ``start`` to ``stop`` (of the items ``walk()`` gives),
+    written to the file ``out``, each after a newline but the page's first; with
+    ``scan``, the blocks that show likely secrets (by a helper process, or here: again
+    from the start of the file if it has to be done here)."""
     out.seek(0)
     out.truncate()
-    for first, block in _tree_blocks(ex, islice(walk(), stop)):
-        out.write((("" if first else "\n") + block).encode("utf-8"))
+    showing: list[str] = []
+    keep = _scanner(showing if scan else None)
+    for first, block in _tree_blocks(ex, islice(walk(), start, stop)):
+        out.write((("" if first and not start else "\n") + keep(block)).encode("utf-8"))
     out.flush()
+    return showing
 
 
 #: The page forbids every request: styles are inline, pictures are data: URIs.
@@ -728,8 +775,10 @@ def export_html_chunks(
     leaf_id: object = None,
     limit: int | None = LIMITS["html"],
     full_path: bool = False,
+    showing: list[str] | None = None,
 ) -> Iterator[str]:
-    """``export_html`` a piece at a time (``fragment_chunks``), to write as it comes.
+    """``export_html`` a piece at a time (``fragment_chunks``), to write as it comes;
+    the pieces that show likely secrets appended to ``showing`` when it is a list.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
@@ -737,15 +786,14 @@ def export_html_chunks(
     True
     """
     ex = Export.of(session, leaf_id, limit, full_path)
-    yield (
+    start = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
     )
-    yield from fragment_chunks(ex)
-    yield "\n</body></html>\n"
+    return _pieces(ex, 12, showing, start, "\n</body></html>\n")
 
 
 # --- Markdown ----------------------------------------------------------------------------

@@ -154,6 +154,16 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
     return merged
 
 
+def shows_secrets(piece: str) -> bool:
+    """Whether a piece of an HTML page shows likely secrets (``secret_spans`` of its
+    text, entities read as the browser reads them).
+
+    >>> shows_secrets("<p>ghp_" + "a" * 36 + "</p>"), shows_secrets("<p>&lt;b&gt;</p>")
+    (True, False)
+    """
+    return bool(secret_spans(html.unescape(piece)))
+
+
 def redact_text(text: str) -> tuple[str, list[str]]:
     """``text`` with each likely secret replaced by ``[redacted: KIND]``, and the kinds.
 
