@@ -658,34 +658,31 @@ def _pieces(
     from ..engine.stream import text_pieces
 
     scan = _scanner(showing)
-    # when the session is big, helper processes make the usage table and most of the
-    # tree's lines (the longest part, into a temporary file) meanwhile, and this one
-    # the rest of the tree (into another), then the other parts
+    # when the session is big, helper processes make the usage table and the second
+    # half of the tree's lines (into a temporary file) meanwhile, while this one writes
+    # the first half as it draws it, then the other parts
     big = len(ex.session) >= BIG_SESSION
     usage = in_child(usage_html, ex, fork=big)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
-    split = count * 3 // 4 if big else 0
+    split = count // 2 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
-    with tempfile.TemporaryFile() as spill, tempfile.TemporaryFile() as own:
-        drawn = in_child(_tree_into, ex, walk, 0, split, spill, scan is not None, fork=split > 0)
-        found = _tree_into(ex, walk, split, None, own, scan is not None) if split else []
-        usage_table: str = usage.result()
-        rest = [context_html(ex), usage_table, entries_html(ex, collapse)]
+    with tempfile.TemporaryFile() as spill:
+        drawn = in_child(
+            _tree_into, ex, walk, split, None, spill, scan is not None, fork=split < count
+        )
         yield scan(
             before + f"<style>{_css()}</style>\n" + '<div class="pe">\n' + summary_html(ex) + "\n"
         )
         yield scan(head)
-        if split:
+        for first, block in _tree_blocks(ex, islice(walk(), split)):
+            yield ("" if first else "\n") + scan(block)
+        rest = [context_html(ex), usage.result(), entries_html(ex, collapse)]
+        if split < count:
+            found = drawn.result()
             if showing is not None:
-                showing.extend(drawn.result() + found)
-            else:
-                drawn.result()
-            for drawing in (spill, own):
-                drawing.seek(0)
-                yield from text_pieces(drawing)
-        else:  # a small tree: drawn here
-            for first, block in _tree_blocks(ex, walk()):
-                yield ("" if first else "\n") + scan(block)
+                showing.extend(found)
+            spill.seek(0)
+            yield from text_pieces(spill)
     yield scan(tail)
     for part in rest:
         yield "\n" + scan(part)
