@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import compress, islice, repeat
+from operator import eq, or_
 from typing import IO, TYPE_CHECKING, Any
 
 from ..engine import context as engine
@@ -165,9 +166,18 @@ def _middle_system(session: SessionLike, fates: Fates, low: int, high: int) -> l
     """The system messages the entries between ranks ``low`` and ``high`` send, each
     taken from the rule's contribution of its entry."""
     selection, edits = fates.selection, fates.steps.edits
+    positions, roles = selection.positions, session.index.roles
+    # ``Fates.sends_system`` asked only of the entries that may send one (found in C):
+    # a message entry of the role system, or one whose fate holds its own messages
+    window = positions[low:high]
+    may = map(
+        or_,
+        map(eq, map(roles.__getitem__, window), repeat("system")),
+        map(fates._details.__contains__, window),
+    )
     out: list[object] = []
-    for rank in range(low, high):
-        if fates.sends_system(selection.positions[rank]):
+    for rank in compress(range(low, high), may):
+        if fates.sends_system(positions[rank]):
             item = next(engine.contributions(session.index, selection, edits, block=1, start=rank))
             out.extend(m for m in item.messages if js_field(m, "role") == "system")
     return out
