@@ -47,6 +47,7 @@ from .tree_text import _BOX, decode_shown, replayable, tree_walk
 if TYPE_CHECKING:
     from .provenance import Fates
     from .reasons import Reading
+    from .redact import Searches
 
 #: A shown entry: the number of its first message in the context, and its contribution.
 Shown_item = tuple[int, ProjectedEntry]
@@ -672,8 +673,13 @@ def _pieces(
     # half of the tree's lines (into a temporary file) meanwhile, while this one writes
     # the first half as it draws it, then the other parts
     big = len(ex.session) >= BIG_SESSION
-    usage = in_child(usage_html, ex, fork=big)
+    usage = in_child(_usage_and_searches, ex, showing is not None, fork=big)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
+    usage_table, searches = usage.result()
+    if searches is not None:  # made by the helper (detect-secrets imported there)
+        from .redact import adopt_searches
+
+        adopt_searches(searches)
     split = count // 2 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
     with tempfile.TemporaryFile() as spill:
@@ -686,7 +692,7 @@ def _pieces(
         yield scan(head)
         for first, block in _tree_blocks(ex, islice(walk(), split)):
             yield ("" if first else "\n") + scan(block)
-        rest = [context_html(ex), usage.result(), entries_html(ex, collapse)]
+        rest = [context_html(ex), usage_table, entries_html(ex, collapse)]
         if split < count:
             found = drawn.result()
             if showing is not None:
@@ -701,6 +707,16 @@ def _pieces(
         "loads nothing: no script, font or picture comes "
         "from elsewhere.</footer>\n</div>" + after
     )
+
+
+def _usage_and_searches(ex: Export, scan: bool) -> tuple[str, Searches | None]:
+    """``usage_html``, and with ``scan`` the secret shapes (``redact.searches``): made
+    by a helper process while this one walks the tree."""
+    if not scan:
+        return usage_html(ex), None
+    from .redact import searches
+
+    return usage_html(ex), searches()
 
 
 def _scanner(showing: list[str] | None) -> Callable[[str], str]:
