@@ -399,3 +399,72 @@ def test_the_page_scan_finds_what_every_pattern_finds_on_its_own():
         assert redact.secret_spans(text) == every_pattern(text), text[:80]
         found += bool(every_pattern(text))
     assert found > len(SECRETS)
+
+
+def test_the_middle_system_messages_are_those_every_rank_sends():
+    """``_middle_system`` asks ``Fates.sends_system`` only of the entries that may send a
+    system message (found in C): the same messages as asking every rank."""
+    from pisession.engine import context as engine
+    from pisession.errors import PisessionError
+    from pisession.views.export_page import _middle_system
+
+    def every_rank(session, fates, low, high):
+        out = []
+        for rank in range(low, high):
+            if fates.sends_system(fates.selection.positions[rank]):
+                item = next(
+                    engine.contributions(
+                        session.index, fates.selection, fates.steps.edits, block=1, start=rank
+                    )
+                )
+                out += [m for m in item.messages if m.get("role") == "system"]
+        return out
+
+    edge = sorted((REPO / "data" / "conformance" / "edge").glob("*.jsonl"))
+    found = 0
+    for path in [TOUR, B, *edge]:
+        try:
+            session = pisession.load(path, new_id=pisession.sequential_ids())
+            fates = session.fates()
+        except PisessionError:
+            continue
+        size = len(fates.selection.positions)
+        for low, high in [(0, size), (1, size - 1), (size // 2, size)]:
+            expected = every_rank(session, fates, low, max(low, high))
+            assert _middle_system(session, fates, low, max(low, high)) == expected
+            found += len(expected)
+    assert found > 0
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_secrets_in_a_tree_drawn_by_a_helper_are_found(monkeypatch, workers):
+    """Each process looks for likely secrets in the tree lines it draws: the pieces that
+    show some are the same whether a helper draws half the tree or not."""
+    from pisession.engine import parallel
+    from pisession.views import export_page
+    from pisession.views.reasons import Gap
+
+    data = generated(1200, seed=11)
+    session = pisession.loads(data)
+    items = export_page.tree_items(Export.of(session))
+    shown = [
+        item
+        for item, _, _ in items
+        if not isinstance(item, Gap) and session.index.types[item] == "message"
+    ]
+    lines = data.split(b"\n")
+    secret = "ghp_" + "a1B2" * 9
+    for position in (shown[1], shown[-2]):  # one in each half of the tree
+        at = session.line_of(position) - 1
+        entry = json.loads(lines[at])
+        entry["message"] = {"role": "user", "content": f"use {secret}", "timestamp": 1}
+        entry["type"] = "message"
+        lines[at] = json.dumps(entry, separators=(",", ":")).encode()
+    data = b"\n".join(lines)
+    alone: list[str] = []
+    page = "".join(export_page.export_html_chunks(pisession.loads(data), showing=alone))
+    monkeypatch.setattr(parallel, "BIG_SESSION", 1000)
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    split: list[str] = []
+    assert "".join(export_page.export_html_chunks(pisession.loads(data), showing=split)) == page
+    assert sum(piece.count(secret) for piece in split) == page.count(secret) >= 2

@@ -106,12 +106,11 @@ def run(args: argparse.Namespace) -> int:
     session.refuse_too_deep(leaf)
     limit = None if args.all else LIMITS[fmt] if args.limit is None else args.limit
     if fmt == "html":  # written as it is made (a piece of the page at a time)
-        return _export_pieces(
-            export_html_chunks(session, leaf, limit=limit, full_path=args.full_path),
-            session,
-            target,
-            args.redact,
+        showing: list[str] | None = None if args.redact else []
+        pieces = export_html_chunks(
+            session, leaf, limit=limit, full_path=args.full_path, showing=showing
         )
+        return _export_pieces(pieces, showing, session, target)
     text = export_markdown(session, leaf, limit=limit, full_path=args.full_path)
     warning = None if args.redact else _secrets_warning(session, text)
     if warning:
@@ -131,29 +130,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _export_pieces(
-    pieces: Iterable[str], session: Session, target: Path | None, redact: bool
+    pieces: Iterable[str], showing: list[str] | None, session: Session, target: Path | None
 ) -> int:
     """Write an HTML page piece by piece: to standard output once the whole page is made
-    (``_whole``: an error leaves nothing half written), or atomically to ``target``;
-    likely secrets in it are looked for piece by piece (the warning comes after)."""
-    import html  # here, as the views: only export loads them
+    (``_whole``: an error leaves nothing half written; the page waits in a temporary
+    file), or atomically to ``target``; ``showing`` (filled as the pieces are made)
+    holds the pieces that show likely secrets (the warning comes after)."""
+    from ..views.redact import page_secrets, warning_text  # here, as the views
 
-    from ..views.redact import page_secrets, secret_spans, warning_text
-
-    showing: list[str] = []  # the pieces that show likely secrets
     size = 0
 
     def encoded() -> Iterator[bytes]:
         nonlocal size
         for piece in pieces:
-            if not redact and secret_spans(html.unescape(piece)):
-                showing.append(piece)
             data = piece.encode("utf-8")
             size += len(data)
             yield data
 
     if target is None:
-        _out_chunks(_whole(encoded()))
+        _out_chunks(_whole(encoded(), HELD_BY_EXPORT))
     else:
         _write(target, encoded())
     found = page_secrets("\n".join(showing), session.dumps) if showing else []
@@ -162,6 +157,11 @@ def _export_pieces(
     if target is not None:
         _out(f"wrote {clean(target)} (html, {size / 1e3:,.0f} kB)\n")
     return 0
+
+
+#: How much of a page for standard output waits in memory (the rest in a temporary
+#: file): a page can be many times its session's size.
+HELD_BY_EXPORT = 1 << 20
 
 
 def _shareable(session: Session, redact: bool) -> Session:

@@ -108,13 +108,17 @@ def _out_json_lines(chunk: list[str], written: int) -> int:
 HELD_IN_MEMORY = 64 << 20
 
 
-def _whole(chunks: Iterable[bytes]) -> Iterator[bytes]:
+def _whole(chunks: Iterable[bytes], in_memory: int = HELD_IN_MEMORY) -> Iterator[bytes]:
     """The chunks, once every one of them is made: an error on the way (Pi would throw)
     leaves nothing on standard output, never half a JSON text; memory stays bounded
-    (beyond ``HELD_IN_MEMORY`` the chunks wait in a temporary file)."""
+    (beyond ``in_memory`` bytes the chunks wait in a temporary file).
+
+    >>> b"".join(_whole(iter([b"a", b"b"]), in_memory=1))
+    b'ab'
+    """
     from ..engine.stream import whole_characters  # here: `pisession --help` does not load it
 
-    with tempfile.SpooledTemporaryFile(max_size=HELD_IN_MEMORY) as held:
+    with tempfile.SpooledTemporaryFile(max_size=in_memory) as held:
         for chunk in chunks:
             held.write(chunk)
         held.seek(0)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import compress, islice, repeat
+from operator import eq, or_
 from typing import IO, TYPE_CHECKING, Any
 
 from ..engine import context as engine
@@ -46,6 +47,7 @@ from .tree_text import _BOX, decode_shown, replayable, tree_walk
 if TYPE_CHECKING:
     from .provenance import Fates
     from .reasons import Reading
+    from .redact import Searches
 
 #: A shown entry: the number of its first message in the context, and its contribution.
 Shown_item = tuple[int, ProjectedEntry]
@@ -165,9 +167,18 @@ def _middle_system(session: SessionLike, fates: Fates, low: int, high: int) -> l
     """The system messages the entries between ranks ``low`` and ``high`` send, each
     taken from the rule's contribution of its entry."""
     selection, edits = fates.selection, fates.steps.edits
+    positions, roles = selection.positions, session.index.roles
+    # ``Fates.sends_system`` asked only of the entries that may send one (found in C):
+    # a message entry of the role system, or one whose fate holds its own messages
+    window = positions[low:high]
+    may = map(
+        or_,
+        map(eq, map(roles.__getitem__, window), repeat("system")),
+        map(fates._details.__contains__, window),
+    )
     out: list[object] = []
-    for rank in range(low, high):
-        if fates.sends_system(selection.positions[rank]):
+    for rank in compress(range(low, high), may):
+        if fates.sends_system(positions[rank]):
             item = next(engine.contributions(session.index, selection, edits, block=1, start=rank))
             out.extend(m for m in item.messages if js_field(m, "role") == "system")
     return out
@@ -629,48 +640,98 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
 TREE_BLOCK = 4096
 
 
-def fragment_chunks(ex: Export, collapse: int = 12) -> Iterator[str]:
+def fragment_chunks(
+    ex: Export, collapse: int = 12, showing: list[str] | None = None
+) -> Iterator[str]:
     """``html_fragment`` a piece at a time, the tree's lines a block at a time, each
-    written as it is drawn: memory holds a block, not the page.
+    written as it is drawn: memory holds a block, not the page. With a list
+    ``showing``, each piece (each block of the tree's lines) is looked at for likely
+    secrets as it is made (``redact.shows_secrets``), and those that show some are
+    appended to it in page order.
 
     >>> import pisession
     >>> ex = Export.of(pisession.load(pisession.sample_path("tour")))
-    >>> "".join(fragment_chunks(ex)) == html_fragment(ex)
-    True
+    >>> showing: list[str] = []
+    >>> "".join(fragment_chunks(ex, showing=showing)) == html_fragment(ex), showing
+    (True, [])
     """
+    return _pieces(ex, collapse, showing)
+
+
+def _pieces(
+    ex: Export, collapse: int, showing: list[str] | None, before: str = "", after: str = ""
+) -> Iterator[str]:
+    """``fragment_chunks``, with ``before`` and ``after`` written with its first and
+    last piece (the page's ends: looked at once the helpers have started)."""
     import tempfile
 
     from ..engine.parallel import BIG_SESSION, in_child
     from ..engine.stream import text_pieces
 
-    # when the session is big, helper processes make the usage table and most of the
-    # tree's lines (the longest part, into a temporary file) meanwhile; this one the
-    # rest, after the other parts
+    scan = _scanner(showing)
+    # when the session is big, helper processes make the usage table and the second
+    # half of the tree's lines (into a temporary file) meanwhile, while this one writes
+    # the first half as it draws it, then the other parts
     big = len(ex.session) >= BIG_SESSION
-    usage = in_child(usage_html, ex, fork=big)
+    usage = in_child(_usage_and_searches, ex, showing is not None, fork=big)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
-    split = count * 3 // 4 if big else 0
+    usage_table, searches = usage.result()
+    if searches is not None:  # made by the helper (detect-secrets imported there)
+        from .redact import adopt_searches
+
+        adopt_searches(searches)
+    split = count // 2 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
     with tempfile.TemporaryFile() as spill:
-        drawn = in_child(_tree_into, ex, walk, split, spill, fork=split > 0)
-        usage_table: str = usage.result()
+        drawn = in_child(
+            _tree_into, ex, walk, split, None, spill, scan is not None, fork=split < count
+        )
+        yield scan(
+            before + f"<style>{_css()}</style>\n" + '<div class="pe">\n' + summary_html(ex) + "\n"
+        )
+        yield scan(head)
+        for first, block in _tree_blocks(ex, islice(walk(), split)):
+            yield ("" if first else "\n") + scan(block)
         rest = [context_html(ex), usage_table, entries_html(ex, collapse)]
-        yield f"<style>{_css()}</style>\n" + '<div class="pe">\n' + summary_html(ex) + "\n"
-        yield head
-        if split:
-            drawn.result()
+        if split < count:
+            found = drawn.result()
+            if showing is not None:
+                showing.extend(found)
             spill.seek(0)
             yield from text_pieces(spill)
-        for first, block in _tree_blocks(ex, islice(walk(), split, None)):
-            yield ("\n" if split or not first else "") + block
-    yield tail
+    yield scan(tail)
     for part in rest:
-        yield "\n" + part
-    yield (
+        yield "\n" + scan(part)
+    yield scan(
         f"\n<footer>Written by pisession {__version__} with {rules_text()}. This page "
         "loads nothing: no script, font or picture comes "
-        "from elsewhere.</footer>\n</div>"
+        "from elsewhere.</footer>\n</div>" + after
     )
+
+
+def _usage_and_searches(ex: Export, scan: bool) -> tuple[str, Searches | None]:
+    """``usage_html``, and with ``scan`` the secret shapes (``redact.searches``): made
+    by a helper process while this one walks the tree."""
+    if not scan:
+        return usage_html(ex), None
+    from .redact import searches
+
+    return usage_html(ex), searches()
+
+
+def _scanner(showing: list[str] | None) -> Callable[[str], str]:
+    """A function that gives back its piece, appending it to ``showing`` when it shows
+    likely secrets (no list: nothing looked at)."""
+    if showing is None:
+        return lambda piece: piece
+    from .redact import shows_secrets
+
+    def scan(piece: str) -> str:
+        if shows_secrets(piece):
+            showing.append(piece)
+        return piece
+
+    return scan
 
 
 def _tree_walk(ex: Export, collapse: int) -> Iterator[tuple[Any, ...]]:
@@ -689,16 +750,25 @@ def _tree_blocks(ex: Export, items: Iterator[tuple[Any, ...]]) -> Iterator[tuple
 
 
 def _tree_into(
-    ex: Export, walk: Callable[[], Iterator[tuple[Any, ...]]], stop: int, out: IO[bytes]
-) -> None:
-    """The tree's first ``stop`` lines (of the items ``walk()`` gives), written to the
-    file ``out`` (by the helper process; again from the start of the file if it has to
-    be done here)."""
+    ex: Export,
+    walk: Callable[[], Iterator[tuple[Any, ...]]],
+    start: int,
+    stop: int | None,
+    out: IO[bytes],
+    scan: bool = False,
+) -> list[str]:
+    """The tree's lines from item ``start`` to ``stop`` (of the items ``walk()`` gives),
+    written to the file ``out``, each after a newline but the page's first; with
+    ``scan``, the blocks that show likely secrets (by a helper process, or here: again
+    from the start of the file if it has to be done here)."""
     out.seek(0)
     out.truncate()
-    for first, block in _tree_blocks(ex, islice(walk(), stop)):
-        out.write((("" if first else "\n") + block).encode("utf-8"))
+    showing: list[str] = []
+    keep = _scanner(showing if scan else None)
+    for first, block in _tree_blocks(ex, islice(walk(), start, stop)):
+        out.write((("" if first and not start else "\n") + keep(block)).encode("utf-8"))
     out.flush()
+    return showing
 
 
 #: The page forbids every request: styles are inline, pictures are data: URIs.
@@ -728,8 +798,10 @@ def export_html_chunks(
     leaf_id: object = None,
     limit: int | None = LIMITS["html"],
     full_path: bool = False,
+    showing: list[str] | None = None,
 ) -> Iterator[str]:
-    """``export_html`` a piece at a time (``fragment_chunks``), to write as it comes.
+    """``export_html`` a piece at a time (``fragment_chunks``), to write as it comes;
+    the pieces that show likely secrets appended to ``showing`` when it is a list.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
@@ -737,15 +809,14 @@ def export_html_chunks(
     True
     """
     ex = Export.of(session, leaf_id, limit, full_path)
-    yield (
+    start = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
     )
-    yield from fragment_chunks(ex)
-    yield "\n</body></html>\n"
+    return _pieces(ex, 12, showing, start, "\n</body></html>\n")
 
 
 # --- Markdown ----------------------------------------------------------------------------

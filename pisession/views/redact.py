@@ -96,9 +96,43 @@ def patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((kind, pattern) for kind, pattern, _ in _searches())
 
 
-@cache
-def _searches() -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
+#: What ``_searches`` gives: (kind, compiled pattern, hints).
+Searches = tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]
+
+#: ``_searches()``, once made here or handed over by the process that made it.
+_made: list[Searches] = []
+
+
+def _searches() -> Searches:
     """``patterns()`` with the hints each match holds (none: the whole text is searched)."""
+    if not _made:
+        _made.append(_make_searches())
+    return _made[0]
+
+
+def searches() -> Searches:
+    """Every secret shape looked for, with its hints: to hand to another process
+    (``adopt_searches``), which then need not import detect-secrets itself.
+
+    >>> searches()[1][0], searches()[1][2]
+    ('API key', ('sk-',))
+    """
+    return _searches()
+
+
+def adopt_searches(made: Searches) -> None:
+    """Use ``made`` (``searches()`` of another process) as this process's: the same
+    list, without importing detect-secrets here.
+
+    >>> adopt_searches(searches()); searches()[0][0]
+    'private key'
+    """
+    if not _made:
+        _made.append(made)
+
+
+def _make_searches() -> Searches:
+    """``_searches()``, made: ``SHAPES``, then detect-secrets' token plugins."""
     found = [(kind, re.compile(pattern), hints) for kind, pattern, hints in SHAPES]
     try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
@@ -152,6 +186,16 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
         else:
             merged.append((start, end, kind))
     return merged
+
+
+def shows_secrets(piece: str) -> bool:
+    """Whether a piece of an HTML page shows likely secrets (``secret_spans`` of its
+    text, entities read as the browser reads them).
+
+    >>> shows_secrets("<p>ghp_" + "a" * 36 + "</p>"), shows_secrets("<p>&lt;b&gt;</p>")
+    (True, False)
+    """
+    return bool(secret_spans(html.unescape(piece)))
 
 
 def redact_text(text: str) -> tuple[str, list[str]]:
