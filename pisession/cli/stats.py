@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 
+from ..engine.parallel import BIG_SESSION, in_child
 from ..engine.stats import every_row
 from ..folders.usage import session_breakdowns
 from ..piversions import pi_versions
+from ..session import Session
 from ..views.terminal import clean
 from .loading import _leaf, _load
 from .options import _LEAF_HELP, AddCommand, _file_argument
@@ -60,13 +62,15 @@ def run(args: argparse.Namespace) -> int:
 
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
+    # the fates (for the context's message count) in a helper process meanwhile
+    counting = in_child(_message_count, session, leaf, fork=len(session) >= BIG_SESSION)
     whole, path = session.stats(), session.path_positions(leaf)
     # a session without branches: its branch is the whole session, counted once
     branch = whole if every_row(path, len(session)) else session.stats(leaf, branch=True)
-    messages = session.fates(leaf).message_count()
     leaf_id = session.index.ids[path[-1]] if path else None
     leaf_id = leaf_id if isinstance(leaf_id, str) else None
     by_model = session_breakdowns(session, leaf)
+    messages = counting.result()
     if args.json:
         roles = role_counts(session, range(len(session))), role_counts(session, path)
         _out_json(
@@ -92,3 +96,13 @@ def run(args: argparse.Namespace) -> int:
         primary = pi_versions()["primary"]
         _out(f"note: {missing:,} assistant messages carry no usage (Pi {primary} would throw)\n")
     return 0
+
+
+def _message_count(session: Session, leaf: str | None) -> int:
+    """How many messages the context at ``leaf`` holds (read off its fates).
+
+    >>> from pisession import load, sample_path
+    >>> _message_count(load(sample_path("tour")), None)
+    10
+    """
+    return session.fates(leaf).message_count()
