@@ -266,3 +266,43 @@ def test_a_branch_of_every_entry_is_counted_once_and_equals_the_branch_counted()
     assert not every_row(other.path_positions(), len(other))
     rows = session_breakdowns(other)
     assert rows["branch"] == session_breakdown(other, branch=True).pi_rows() != rows["session"]
+
+
+@pytest.mark.parametrize("shape", ["branched", "chain", "throwing"])
+def test_stats_with_a_helper_process_prints_what_one_process_prints(
+    shape, tmp_path, monkeypatch, capsys
+):
+    """``stats`` reads the fates (and the whole session's breakdown) in a helper process
+    for a big session: the same output as in one process, for a session with branches,
+    one without, and one where Pi's breakdown throws."""
+    import io
+
+    from generate import generate_chain
+
+    if shape == "chain":
+        buf = io.BytesIO()
+        generate_chain(300, buf)
+        data = buf.getvalue()
+    else:
+        data = generated(600, seed=11)
+        if shape == "throwing":
+            lines = data.split(b"\n")
+            lines.insert(40, b'{"type":"message","id":"zz000001","parentId":null,"message":null}')
+            data = b"\n".join(lines)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr("pisession.cli.stats.BIG_SESSION", 10)  # a helper for this one
+    forks = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    shown = {}
+    for workers in ("2", "1"):
+        monkeypatch.setenv("PISESSION_WORKERS", workers)
+        for json_flag in ([], ["--json"]):
+            main(["stats", *json_flag, str(path)])
+            shown[workers, bool(json_flag)] = capsys.readouterr().out
+    assert shown["2", False] == shown["1", False]
+    assert shown["2", True] == shown["1", True]
+    assert len(forks) == 2  # one helper for each run with two workers
+    if shape == "throwing":
+        assert "throws" in shown["2", True]
