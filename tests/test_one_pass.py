@@ -272,9 +272,9 @@ def test_a_branch_of_every_entry_is_counted_once_and_equals_the_branch_counted()
 def test_stats_with_a_helper_process_prints_what_one_process_prints(
     shape, tmp_path, monkeypatch, capsys
 ):
-    """``stats`` reads the fates (and the whole session's breakdown) in a helper process
-    for a big session: the same output as in one process, for a session with branches,
-    one without, and one where Pi's breakdown throws."""
+    """``stats`` reads the fates in a helper process for a big session: the same output
+    as in one process, for a session with branches, one without, and one where Pi's
+    breakdown throws."""
     import io
 
     from generate import generate_chain

@@ -10,11 +10,10 @@ Pi's ``/session`` counts them, with the usage by model (a table of
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..engine.parallel import BIG_SESSION, in_child
 from ..engine.stats import every_row
-from ..folders.usage import breakdown_rows, session_breakdowns
+from ..folders.usage import session_breakdowns
 from ..piversions import pi_versions
 from ..session import Session
 from ..views.terminal import clean
@@ -63,23 +62,15 @@ def run(args: argparse.Namespace) -> int:
 
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
-    path = session.path_positions(leaf)
+    # the fates (for the context's message count) in a helper process meanwhile
+    counting = in_child(_message_count, session, leaf, fork=len(session) >= BIG_SESSION)
+    whole, path = session.stats(), session.path_positions(leaf)
     # a session without branches: its branch is the whole session, counted once
-    straight = every_row(path, len(session))
-    # a helper process reads the fates (the context's message count) meanwhile, and
-    # tallies the whole session's breakdown where the branch's is another
-    helper = in_child(_helper, session, leaf, not straight, fork=len(session) >= BIG_SESSION)
-    whole = session.stats()
-    branch = whole if straight else session.stats(leaf, branch=True)
-    if straight:
-        by_model = session_breakdowns(session, leaf)
-        messages, _ = helper.result()
-    else:
-        branch_rows = breakdown_rows(session, True, leaf)
-        messages, whole_rows = helper.result()
-        by_model = {"session": whole_rows, "branch": branch_rows}
+    branch = whole if every_row(path, len(session)) else session.stats(leaf, branch=True)
     leaf_id = session.index.ids[path[-1]] if path else None
     leaf_id = leaf_id if isinstance(leaf_id, str) else None
+    by_model = session_breakdowns(session, leaf)
+    messages = counting.result()
     if args.json:
         roles = role_counts(session, range(len(session))), role_counts(session, path)
         _out_json(
@@ -107,14 +98,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _helper(session: Session, leaf: str | None, whole_rows: bool) -> tuple[int, Any]:
-    """How many messages the context at ``leaf`` holds (read off its fates), and
-    (``whole_rows``) the whole session's breakdown (``breakdown_rows``; else None).
+def _message_count(session: Session, leaf: str | None) -> int:
+    """How many messages the context at ``leaf`` holds (read off its fates).
 
     >>> from pisession import load, sample_path
-    >>> messages, rows = _helper(load(sample_path("tour")), None, True)
-    >>> messages, [r["key"] for r in rows]
-    (10, ['fake/fake-coder', 'Tools/summaries'])
+    >>> _message_count(load(sample_path("tour")), None)
+    10
     """
-    messages = session.fates(leaf).message_count()
-    return messages, (breakdown_rows(session) if whole_rows else None)
+    return session.fates(leaf).message_count()

@@ -271,23 +271,10 @@ def session_breakdown(
     return breakdown_from_totals(_tally(session, positions, False)[0])
 
 
-def breakdown_rows(session: SessionLike, branch: bool = False, leaf_id: object = None) -> Any:
-    """``session_breakdown``'s rows as Pi's function returns them (``pi_rows``), or
-    ``{"error": ...}`` where it throws.
-
-    >>> import pisession
-    >>> [r["key"] for r in breakdown_rows(pisession.load(pisession.sample_path("tour")))]
-    ['fake/fake-coder', 'Tools/summaries']
-    """
-    try:
-        return session_breakdown(session, branch, leaf_id).pi_rows()
-    except PisessionError as exc:
-        return {"error": str(exc)}
-
-
 def session_breakdowns(session: SessionLike, leaf_id: object = None) -> dict[str, Any]:
-    """``breakdown_rows`` of the whole session and of the branch to the leaf, as ``stats``
-    prints them: ``{"session": ..., "branch": ...}``. A branch that is every entry (a
+    """``session_breakdown``'s rows (``pi_rows``) of the whole session and of the branch
+    to the leaf, as ``stats`` prints them: ``{"session": ..., "branch": ...}``, each an
+    ``{"error": ...}`` where Pi's function throws. A branch that is every entry (a
     session without branches) is the session's rows, tallied once.
 
     >>> import pisession
@@ -295,12 +282,15 @@ def session_breakdowns(session: SessionLike, leaf_id: object = None) -> dict[str
     >>> list(found), found["session"] == found["branch"]
     (['session', 'branch'], False)
     """
-    found = {"session": breakdown_rows(session)}
-    try:
-        every = every_row(_branch(session, leaf_id), len(session))
-    except PisessionError:
-        every = False  # (breakdown_rows says why)
-    found["branch"] = found["session"] if every else breakdown_rows(session, True, leaf_id)
+    found: dict[str, Any] = {}
+    for part, branch in (("session", False), ("branch", True)):
+        try:
+            if branch and every_row(_branch(session, leaf_id), len(session)):
+                found[part] = found["session"]
+            else:
+                found[part] = session_breakdown(session, branch, leaf_id).pi_rows()
+        except PisessionError as exc:
+            found[part] = {"error": str(exc)}
     return found
 
 
