@@ -239,3 +239,73 @@ def test_export_writes_the_page_it_would_hold_whole(tmp_path, capsys):
     from pisession.views.export import export_html
 
     assert page.read_text("utf-8") == export_html(pisession.load(path))
+
+
+def test_a_branch_of_every_entry_is_counted_once_and_equals_the_branch_counted():
+    """A session without branches (the chain): ``stats`` counts its branch once, as the
+    whole session; the same figures as counting the branch's path on its own."""
+    import io
+
+    from generate import generate_chain  # benchmarks/ (on the path: test_benchmark_tools)
+
+    from pisession.engine.stats import every_row, on_path, summed_columns
+    from pisession.folders.usage import session_breakdowns
+
+    buf = io.BytesIO()
+    generate_chain(300, buf)
+    session = pisession.load(buf.getvalue(), counting=True)
+    path = session.path_positions()
+    assert every_row(path, len(session))
+    assert not every_row(path[:-1], len(session)) and not every_row(path[::-1], len(session))
+    columns = session.counted
+    picked = [[c[p] for p in path] for c in columns]  # the path's rows, one by one
+    assert on_path(columns, path) == list(columns)
+    assert summed_columns(picked).to_dict() == session.stats().to_dict()
+    rows = session_breakdowns(session)
+    assert rows["branch"] == rows["session"] == session_breakdown(session).pi_rows()
+    assert session_breakdown(session, branch=True).pi_rows() == rows["branch"]
+    # and a session with branches counts its branch on its own
+    other = pisession.load(generated(2000, seed=5), counting=True)
+    assert not every_row(other.path_positions(), len(other))
+    rows = session_breakdowns(other)
+    assert rows["branch"] == session_breakdown(other, branch=True).pi_rows() != rows["session"]
+
+
+@pytest.mark.parametrize("shape", ["branched", "chain", "throwing"])
+def test_stats_with_a_helper_process_prints_what_one_process_prints(
+    shape, tmp_path, monkeypatch, capsys
+):
+    """``stats`` reads the fates in a helper process for a big session: the same output
+    as in one process, for a session with branches, one without, and one where Pi's
+    breakdown throws."""
+    import io
+
+    from generate import generate_chain
+
+    if shape == "chain":
+        buf = io.BytesIO()
+        generate_chain(300, buf)
+        data = buf.getvalue()
+    else:
+        data = generated(600, seed=11)
+        if shape == "throwing":
+            lines = data.split(b"\n")
+            lines.insert(40, b'{"type":"message","id":"zz000001","parentId":null,"message":null}')
+            data = b"\n".join(lines)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr("pisession.cli.stats.BIG_SESSION", 10)  # a helper for this one
+    forks = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    shown = {}
+    for workers in ("2", "1"):
+        monkeypatch.setenv("PISESSION_WORKERS", workers)
+        for json_flag in ([], ["--json"]):
+            main(["stats", *json_flag, str(path)])
+            shown[workers, bool(json_flag)] = capsys.readouterr().out
+    assert shown["2", False] == shown["1", False]
+    assert shown["2", True] == shown["1", True]
+    assert len(forks) == 2  # one helper for each run with two workers
+    if shape == "throwing":
+        assert "throws" in shown["2", True]

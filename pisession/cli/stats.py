@@ -10,10 +10,10 @@ Pi's ``/session`` counts them, with the usage by model (a table of
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from ..errors import PisessionError
-from ..folders.usage import session_breakdown
+from ..engine.parallel import BIG_SESSION, in_child
+from ..engine.stats import every_row
+from ..folders.usage import session_breakdowns
 from ..piversions import pi_versions
 from ..session import Session
 from ..views.terminal import clean
@@ -62,12 +62,15 @@ def run(args: argparse.Namespace) -> int:
 
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
-    whole, branch = session.stats(), session.stats(leaf, branch=True)
-    path = session.path_positions(leaf)
-    messages = session.fates(leaf).message_count()
+    # the fates (for the context's message count) in a helper process meanwhile
+    counting = in_child(_message_count, session, leaf, fork=len(session) >= BIG_SESSION)
+    whole, path = session.stats(), session.path_positions(leaf)
+    # a session without branches: its branch is the whole session, counted once
+    branch = whole if every_row(path, len(session)) else session.stats(leaf, branch=True)
     leaf_id = session.index.ids[path[-1]] if path else None
     leaf_id = leaf_id if isinstance(leaf_id, str) else None
-    by_model = _stats_breakdowns(session, leaf)
+    by_model = session_breakdowns(session, leaf)
+    messages = counting.result()
     if args.json:
         roles = role_counts(session, range(len(session))), role_counts(session, path)
         _out_json(
@@ -95,13 +98,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stats_breakdowns(session: Session, leaf: str | None) -> dict[str, Any]:
-    """Pi 1.6.0's ``/session`` breakdown by model, whole session and branch (an
-    ``error`` where Pi's function throws on the file)."""
-    found: dict[str, Any] = {}
-    for part, branch in (("session", False), ("branch", True)):
-        try:
-            found[part] = session_breakdown(session, branch, leaf).pi_rows()
-        except PisessionError as exc:
-            found[part] = {"error": str(exc)}
-    return found
+def _message_count(session: Session, leaf: str | None) -> int:
+    """How many messages the context at ``leaf`` holds (read off its fates).
+
+    >>> from pisession import load, sample_path
+    >>> _message_count(load(sample_path("tour")), None)
+    10
+    """
+    return session.fates(leaf).message_count()

@@ -496,15 +496,33 @@ def counted_columns(index: EntryIndex) -> list[list[Any]]:
     return [list(column) for column in zip(*rows)] or [[] for _ in COLUMNS]
 
 
+def every_row(path: Sequence[int], count: int) -> bool:
+    """Whether ``path`` is every one of ``count`` rows in file order (a session without
+    branches: its default branch is the whole session, counted once).
+
+    >>> every_row([0, 1, 2], 3), every_row([0, 2], 3), every_row([1, 0], 2), every_row([], 0)
+    (True, False, False, True)
+    """
+    if len(path) != count:
+        return False
+    return not count or (path[0] == 0 and path[-1] == count - 1 and _ascending(path))
+
+
+def _ascending(path: Sequence[int]) -> bool:
+    return all(map(lt, path, islice(path, 1, None)))
+
+
 def on_path(columns: Sequence[list[Any]], path: list[int]) -> list[Iterable[Any]]:
     """The rows of ``columns`` that belong to the entries of ``path``, in path order, as
     an iterable per column (picked in C when the path runs in file order, as nearly
-    every path does; ``summed_columns`` reads each once).
+    every path does; ``summed_columns`` reads each once; every row: the columns).
 
     >>> list(on_path([[10, 11, 12, 13]], [0, 2, 3])[0])
     [10, 12, 13]
     """
-    if all(map(lt, path, islice(path, 1, None))):
+    if every_row(path, len(columns[0]) if columns else 0):
+        return list(columns)
+    if _ascending(path):
         on = bytearray(len(columns[0]) if columns else 0)
         for position in path:
             on[position] = 1

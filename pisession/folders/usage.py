@@ -36,6 +36,7 @@ from ..engine.stats import (
     USAGE,
     UsageFigures,
     UsageThrows,
+    every_row,
 )
 from ..errors import PisessionError, SessionFormatError
 from ..headers import first_value, header_field
@@ -265,7 +266,32 @@ def session_breakdown(
     ['fake/fake-coder', 'Tools/summaries']
     """
     positions = _branch(session, leaf_id) if branch else None
+    if positions is not None and every_row(positions, len(session)):
+        positions = None  # the branch is every entry: the same totals, in C
     return breakdown_from_totals(_tally(session, positions, False)[0])
+
+
+def session_breakdowns(session: SessionLike, leaf_id: object = None) -> dict[str, Any]:
+    """``session_breakdown``'s rows (``pi_rows``) of the whole session and of the branch
+    to the leaf, as ``stats`` prints them: ``{"session": ..., "branch": ...}``, each an
+    ``{"error": ...}`` where Pi's function throws. A branch that is every entry (a
+    session without branches) is the session's rows, tallied once.
+
+    >>> import pisession
+    >>> found = session_breakdowns(pisession.load(pisession.sample_path("tour")))
+    >>> list(found), found["session"] == found["branch"]
+    (['session', 'branch'], False)
+    """
+    found: dict[str, Any] = {}
+    for part, branch in (("session", False), ("branch", True)):
+        try:
+            if branch and every_row(_branch(session, leaf_id), len(session)):
+                found[part] = found["session"]
+            else:
+                found[part] = session_breakdown(session, branch, leaf_id).pi_rows()
+        except PisessionError as exc:
+            found[part] = {"error": str(exc)}
+    return found
 
 
 def _branch(session: SessionLike, leaf_id: object = None) -> list[int]:
