@@ -433,7 +433,3 @@ def project(index: EntryIndex, leaf: int | None = None, edits: bool = True) -> P
     found = steps(index, leaf, edits)
     items = list(contributions(index, found.selection, found.edits))
     return Projection.of(items, found, leaf, index.source)
-
-
-#: The steps' older names (``walk_path`` takes a resolved leaf: None walks no path).
-read_settings, select, collect_edits, leaf_steps = settings, selection, context_edits, steps

@@ -99,7 +99,7 @@ def parent_positions(
     return out
 
 
-#: How many paths an index keeps (``walk_path``): the few leaves one command asks about
+#: How many paths an index keeps (``context.path``): the few leaves one command asks about
 #: (the default leaf, its fates, a diff's two leaves), each walked once.
 PATHS_KEPT = 4
 
@@ -116,7 +116,7 @@ class EntryIndex:
 
     Not frozen: besides its columns it keeps state, made when first asked for and never
     changed after: ``by_id``, ``unique_ids`` and ``walked``, the paths of the last
-    ``PATHS_KEPT`` leaves ``walk_path`` walked.
+    ``PATHS_KEPT`` leaves ``context.path`` walked.
     """
 
     types: Sequence[object]
@@ -128,7 +128,7 @@ class EntryIndex:
     source: str = "<session>"
     #: ``entry.parentId`` as written (the tree view links some the context does not)
     parent_ids: Sequence[object] = ()
-    #: the last ``PATHS_KEPT`` paths walked, by leaf (``walk_path``)
+    #: the last ``PATHS_KEPT`` paths walked, by leaf (``context.path``)
     walked: dict[Any, Any] = field(default_factory=dict[Any, Any], init=False, repr=False)
 
     @cached_property

@@ -29,7 +29,7 @@ from operator import add, eq, is_not, itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ..engine.context import path as walk_path
+from ..engine import context as engine
 from ..engine.stats import (
     TIMESTAMP,
     TOOLS_KEY,  # noqa: F401 (re-exported: where tool results and summaries count)
@@ -308,7 +308,7 @@ def _branch(session: SessionLike, leaf_id: object = None) -> list[int]:
     if not truthy(session.index.ids[len(session) - 1]):
         return []
     try:
-        return walk_path(session.index, len(session) - 1)
+        return engine.path(session.index, len(session) - 1)
     except SessionFormatError as exc:
         raise session.located(exc) from None
 

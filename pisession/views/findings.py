@@ -231,7 +231,7 @@ def _paths_to(session: SessionLike, kinds: tuple[str, ...]) -> Iterator[tuple[in
 
 
 class _Selections:
-    """The rule's selection at each compaction (``context.select`` of the path to it),
+    """The rule's selection at each compaction (``context.selection`` of the path to it),
     made once per compaction. Every entry below a compaction shares it: what ``select``
     decides (the compaction, its kept range, the system messages it drops) depends only
     on the path up to the newest compaction."""
