@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import compress, islice, repeat
-from operator import eq, or_
+from itertools import compress, islice
 from typing import IO, TYPE_CHECKING, Any
 
 from ..engine import context as engine
@@ -168,15 +167,9 @@ def _middle_system(session: SessionLike, fates: Fates, low: int, high: int) -> l
     """The system messages the entries between ranks ``low`` and ``high`` send, each
     taken from the rule's contribution of its entry."""
     selection, edits = fates.selection, fates.steps.edits
-    positions, roles = selection.positions, session.index.roles
-    # ``Fates.sends_system`` asked only of the entries that may send one (found in C):
-    # a message entry of the role system, or one whose fate holds its own messages
-    window = positions[low:high]
-    may = map(
-        or_,
-        map(eq, map(roles.__getitem__, window), repeat("system")),
-        map(fates._details.__contains__, window),
-    )
+    positions = selection.positions
+    # ``Fates.sends_system`` asked only of the entries that may send one
+    may = fates.may_send_system(positions[low:high])
     out: list[object] = []
     for rank in compress(range(low, high), may):
         if fates.sends_system(positions[rank]):

@@ -14,6 +14,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import overload
 
 from .. import projection, request
@@ -434,6 +435,20 @@ class Fates(Sequence[Fate]):
             return "system" in self._details[position][1]
         index = self._session.index
         return bool(index.types[position] == "message" and index.roles[position] == "system")
+
+    def may_send_system(self, positions: Sequence[int]) -> Iterator[bool]:
+        """For each position, whether its entry may send a system message, found in C:
+        a message entry of the role system, or one whose fate holds its own messages
+        (``sends_system`` decides for those).
+
+        >>> import pisession
+        >>> fates = pisession.load(pisession.sample_path("tour")).fates()
+        >>> sum(fates.may_send_system(range(26))) >= sum(map(fates.sends_system, range(26)))
+        True
+        """
+        roles = self._session.index.roles
+        systems = map(operator.eq, map(roles.__getitem__, positions), repeat("system"))
+        return map(operator.or_, systems, map(self._details.__contains__, positions))
 
     def reached(self) -> int:
         """How many entries reached the model."""
