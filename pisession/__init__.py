@@ -13,15 +13,53 @@ The rule itself, readable top to bottom in the chapter's five steps, is
 ``pisession.rule``; ``Session`` answers the same through a fast engine.
 """
 
-from . import rule
+from typing import TYPE_CHECKING, Any
+
 from .errors import CycleError, PisessionError, SessionFormatError, UnknownLeafError
-from .folders.search import Pattern, search_folder
-from .folders.usage import scan_folder, session_breakdown
-from .llm import to_llm
 from .migration import migrate, migrate_v1_to_v2, migrate_v2_to_v3, sequential_ids
 from .piversions import __version__ as __version__
 from .samples import sample_names, sample_path
 from .session import Context, ProjectedEntry, Projection, Session, load, loads
+
+if TYPE_CHECKING:  # imported when first used (``__getattr__``): a command needs none of them
+    from . import rule
+    from .folders.search import Pattern, search_folder
+    from .folders.usage import scan_folder, session_breakdown
+    from .llm import to_llm
+
+#: Public names whose modules load when first asked for: each command of the CLI loads
+#: what it uses, and ``python -m pisession context`` starts without the folder tools.
+_LAZY = {
+    "rule": (".rule", None),
+    "Pattern": (".folders.search", "Pattern"),
+    "search_folder": (".folders.search", "search_folder"),
+    "scan_folder": (".folders.usage", "scan_folder"),
+    "session_breakdown": (".folders.usage", "session_breakdown"),
+    "to_llm": (".llm", "to_llm"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of ``_LAZY``, imported on first use (PEP 562).
+
+    >>> import pisession
+    >>> pisession.to_llm.__module__, pisession.rule.__name__
+    ('pisession.llm', 'pisession.rule')
+    """
+    if name not in _LAZY:
+        raise AttributeError(f"module 'pisession' has no attribute {name!r}")
+    import importlib
+
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(module_name, __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Context",

@@ -15,7 +15,6 @@ The layers, lowest first, are listed in ``tests/test_layers.py`` and docs/mainta
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeGuard
@@ -70,6 +69,8 @@ def random_ids() -> IdFactory:
     >>> len(random_ids()())
     8
     """
+    import uuid  # here: reading a v3 session makes no id
+
     return lambda: uuid.uuid4().hex[:8]
 
 
@@ -204,6 +205,8 @@ def unique_ids(make_id: IdFactory, taken: set[str] | None = None) -> IdFactory:
             if candidate not in taken:
                 break
         else:
+            import uuid  # here: as in random_ids
+
             candidate = uuid.uuid4().hex
             while candidate in taken:
                 candidate = uuid.uuid4().hex

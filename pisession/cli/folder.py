@@ -16,7 +16,6 @@ from collections.abc import Callable
 from pathlib import Path
 from shlex import quote
 
-from ..folders.usage import header_cwd
 from ..views.terminal import note
 from ..views.text import plural
 from .report import PROG, CommandError, _note_line, _say
@@ -78,6 +77,7 @@ def _folder_files(args: argparse.Namespace) -> tuple[Path, list[Path]]:
         )
     if args.cwd is not None:
         from ..files import session_dir_name  # here: as above
+        from ..folders.usage import header_cwd
 
         cwd = os.path.abspath(os.path.expanduser(args.cwd))
         names = (session_dir_name(cwd), args.cwd)

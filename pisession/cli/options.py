@@ -11,10 +11,12 @@ import argparse
 import textwrap
 from collections.abc import Callable
 from datetime import date
-from typing import NoReturn, Protocol
-from zoneinfo import ZoneInfo
+from typing import TYPE_CHECKING, NoReturn, Protocol
 
 from .report import _say
+
+if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
 
 
 class AddCommand(Protocol):
@@ -153,6 +155,8 @@ def _day(text: str) -> str:
 
 
 def _zone(text: str) -> ZoneInfo:
+    from zoneinfo import ZoneInfo  # here: only --timezone needs it
+
     try:
         return ZoneInfo(text)
     except (ValueError, OSError, LookupError):  # ZoneInfoNotFoundError is a KeyError

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..folders.search import Around, FolderHits, Hit, Pattern, search_folder
 from ..views.terminal import clean, end_note
 from .folder import (
     _folder_files,
@@ -25,6 +25,9 @@ from .folder import (
 from .options import AddCommand, _count, _folder_options
 from .output import _look, _out, _out_json
 from .report import CommandError
+
+if TYPE_CHECKING:
+    from ..folders.search import FolderHits, Hit
 
 EPILOG = """\
 examples:
@@ -97,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
     pisession/samples/tour.jsonl
     0
     """
-    from ..folders.text import search_text  # here: `pisession --help` does not load it
+    # here: `pisession --help` and the commands on one file do not load them
+    from ..folders.search import Around, Pattern, search_folder
+    from ..folders.text import search_text
 
     pattern = Pattern(args.pattern, args.regex, args.ignore_case, args.word)
     try:

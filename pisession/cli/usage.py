@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..folders.usage import scan_folder
 from ..locate import short_ids
 from ..piversions import checked, pi_name
 from ..views.terminal import end_note
@@ -103,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
     Tools/summaries,1,1860,1800,60,0,0,0.0048
     0
     """
-    from ..folders.text import usage_csv, usage_table  # here: not for `pisession --help`
+    # here: `pisession --help` and the commands on one file do not load them
+    from ..folders.text import usage_csv, usage_table
+    from ..folders.usage import scan_folder
 
     root, files = _folder_files(args)
     usage = scan_folder(

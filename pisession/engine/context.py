@@ -210,7 +210,7 @@ def _first_kept_rank(index: EntryIndex, path: Sequence[int], cut: int, first_kep
     (``cut`` when there is none)."""
     ids = index.ids
     if type(first_kept) is str and index.unique_ids:  # one entry can have that id
-        target = index.by_id.get(first_kept)
+        target = index.position_of(first_kept)
         # the compaction's own id (it keeps none) is not before it: a path holds an entry
         # once (searching would go back to the root for nothing)
         if target is None or target == path[cut]:

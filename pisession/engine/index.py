@@ -42,6 +42,25 @@ def id_index(ids: Sequence[object]) -> dict[Any, Any]:
     return index
 
 
+#: A session whose parents to look up (other than the entry just before) are at most one
+#: in this many entries has them found by a scan of the ids in C (``positions_of``)
+#: rather than by the whole id index, which takes 40 ms to make for 200,000 entries.
+FEW_LOOKUPS = 16
+
+
+def positions_of(ids: Sequence[object], wanted: set[Any]) -> dict[Any, int]:
+    """The position of each of the ``wanted`` ids among ``ids``, which are all different
+    strings (a scan in C; ids not there are left out).
+
+    >>> positions_of(["a", "b", "c"], {"c", "a", "zz"})
+    {'a': 0, 'c': 2}
+    """
+    if not wanted:
+        return {}
+    found = compress(range(len(ids)), map(wanted.__contains__, ids))
+    return {ids[position]: position for position in found}
+
+
 def of_type(index: EntryIndex, kind: str, positions: Sequence[int] | None = None) -> list[int]:
     """The positions (among ``positions``; default: every entry) whose entry is of type
     ``kind``, found in C.
@@ -63,6 +82,7 @@ def parent_positions(
     ids: Sequence[object],
     index_of: Callable[[], dict[Any, Any]] | None = None,
     unique: Callable[[], bool] | None = None,
+    string_ids: bool | None = None,
 ) -> list[int]:
     """The position of each entry's parent, or -1 where Pi's walk stops (``parentId``
     empty, null, absent or not found). ``index_of()`` gives the id index
@@ -70,25 +90,31 @@ def parent_positions(
     (worked out from ``ids`` by default); the index is asked for only when a parent must
     be looked up: where ids are all different strings, a parent that comes right before
     its child is known without one, and a long straight session needs no lookup at all.
+    ``string_ids``: whether every id is a string, when the caller knows.
 
     >>> parent_positions([None, "a", "zz", ""], ["a", "b", "", "d"])
     [-1, 0, -1, -1]
     """
     index_of = index_of or (lambda: id_index(ids))
     unique = unique or (lambda: len(set(ids)) == len(ids))
-    plain = set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES and set(map(type, ids)) <= {str}
+    if string_ids is None:
+        string_ids = set(map(type, ids)) <= {str}
+    plain = string_ids and set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES
     if plain and "" not in ids:
         # string ids, none of them falsy: a plain lookup stops where Pi's walk stops
         if len(ids) > 1:
             previous = [UNDEFINED, *ids[:-1]]
             elsewhere = list(compress(range(len(ids)), map(ne, parent_ids, previous)))
-            # a parent that is not the one before needs the index (made first: then
-            # ``unique`` may read it); falsy ones stop
-            lookup = index_of().get if any(parent_ids[p] for p in elsewhere) else {}.get
+            # a parent that is not the one before must be looked up (falsy ones stop)
+            wanted = {parent_ids[p] for p in elsewhere if parent_ids[p]}
+            few = len(wanted) <= len(ids) // FEW_LOOKUPS
+            if not few:
+                index_of()  # made first: then ``unique`` may read it
             if unique():
+                found = positions_of(ids, wanted) if few else index_of()
                 out = list(range(-1, len(ids) - 1))
                 for position in elsewhere:
-                    out[position] = lookup(parent_ids[position], -1)
+                    out[position] = found.get(parent_ids[position], -1)
                 return out
         return list(map(index_of().get, parent_ids, repeat(-1)))
     by_id = index_of()
@@ -98,6 +124,11 @@ def parent_positions(
         out.append(-1 if key is NO_KEY else by_id.get(key, -1))
     return out
 
+
+#: How many ids ``EntryIndex.position_of`` looks for by scanning the ids (in C, about a
+#: millisecond for 200,000 of them) before it makes the whole id index: a command asks
+#: for a few (its ``--leaf``, the first entry a compaction keeps).
+SCANS_BEFORE_INDEX = 8
 
 #: How many paths an index keeps (``context.path``): the few leaves one command asks about
 #: (the default leaf, its fates, a diff's two leaves), each walked once.
@@ -130,6 +161,8 @@ class EntryIndex:
     parent_ids: Sequence[object] = ()
     #: the last ``PATHS_KEPT`` paths walked, by leaf (``context.path``)
     walked: dict[Any, Any] = field(default_factory=dict[Any, Any], init=False, repr=False)
+    #: how many more ids ``position_of`` may look for by a scan before making ``by_id``
+    scans: int = field(default=SCANS_BEFORE_INDEX, init=False, repr=False)
 
     @cached_property
     def by_id(self) -> dict[Any, Any]:
@@ -137,9 +170,14 @@ class EntryIndex:
         return id_index(self.ids)
 
     @cached_property
+    def string_ids(self) -> bool:
+        """Every id is a string (then ``==`` between ids is JavaScript's ``===``)."""
+        return set(map(type, self.ids)) <= {str}
+
+    @cached_property
     def unique_ids(self) -> bool:
         """No two entries share an id (then an id names exactly one entry)."""
-        if "by_id" not in self.__dict__ and set(map(type, self.ids)) <= {str}:
+        if "by_id" not in self.__dict__ and self.string_ids:
             return len(set(self.ids)) == len(self.ids)
         return len(self.by_id) == len(self.ids)
 
@@ -173,7 +211,9 @@ class EntryIndex:
     ) -> EntryIndex:
         """The index from its columns (``parent_ids`` as written; resolved here)."""
         index = cls(types, ids, [], roles, decode, decode_many, source, parent_ids)
-        found = parent_positions(parent_ids, ids, lambda: index.by_id, lambda: index.unique_ids)
+        found = parent_positions(
+            parent_ids, ids, lambda: index.by_id, lambda: index.unique_ids, index.string_ids
+        )
         cast(list[Any], index.parents).extend(found)
         return index
 
@@ -187,9 +227,25 @@ class EntryIndex:
         return [self.decode(p) for p in positions]
 
     def position_of(self, entry_id: object) -> int | None:
-        """Position of the entry with this id (the later one when ids repeat), or None."""
+        """Position of the entry with this id (the later one when ids repeat), or None.
+        The first ``SCANS_BEFORE_INDEX`` questions about a string id among all-different
+        string ids are answered by a scan in C; later ones make the id index.
+
+        >>> index = EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}])
+        >>> index.position_of("b"), index.position_of("zz"), "by_id" in index.__dict__
+        (1, None, False)
+        """
         key = js_key(entry_id)
-        return None if key is NO_KEY else self.by_id.get(key)
+        if key is NO_KEY:
+            return None
+        scan = self.scans and "by_id" not in self.__dict__ and type(key) is str
+        if scan and self.string_ids and self.unique_ids:
+            self.scans -= 1
+            try:
+                return self.ids.index(key)
+            except ValueError:
+                return None
+        return self.by_id.get(key)
 
     def fail(self, position: int, reason: str) -> PiFailure:
         """A ``PiFailure`` naming the entry at ``position``."""

@@ -38,7 +38,6 @@ import os
 import re
 from datetime import datetime, timedelta, tzinfo
 from functools import lru_cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .date_string import parse_date_fields
 from .value import UNDEFINED, ToPrimitiveError, js_string
@@ -173,6 +172,8 @@ def _zone(tz: str | None) -> tzinfo | None:
         key = target.split("/zoneinfo/", 1)[1] if "/zoneinfo/" in target else None
         if key is None:
             try:
+                from zoneinfo import ZoneInfo  # here: reading a file needs no zone
+
                 with open("/etc/localtime", "rb") as handle:
                     return ZoneInfo.from_file(handle)
             except (OSError, ValueError):
@@ -203,6 +204,8 @@ def _named_zone(key: str) -> tzinfo | None:
     """An IANA zone from the system's tz data (else the ``tzdata`` package), as ICU
     names it. Node bundles ICU's own copy of the data (``process.versions.tz``): where
     the two releases differ (a country changing its rules), so do the answers."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # here: as in _zone
+
     try:
         return ZoneInfo(_ICU_ALIASES.get(key, key))
     except (OSError, ValueError, ZoneInfoNotFoundError):

@@ -11,6 +11,7 @@ is unset (https://no-color.org); pipes never receive ANSI sequences.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ import sys
 import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TextIO
 
 from .text import visible
@@ -36,10 +38,16 @@ def clean(text: object) -> str:
     return visible(text)
 
 
-try:  # wcwidth: terminals' own tables (emoji sequences, zero-width and conjoining marks)
-    import wcwidth as _wcwidth
-except ImportError:  # pragma: no cover - a dependency; kept for a bare interpreter
-    _wcwidth = None  # type: ignore[assignment]
+@functools.cache
+def _wcwidth() -> ModuleType | None:
+    """wcwidth, the terminals' own tables (emoji sequences, zero-width and conjoining
+    marks), imported when a width is first measured: it takes about 10 ms to load, which
+    a command writing JSON or a page does not spend."""
+    try:
+        import wcwidth
+    except ImportError:  # pragma: no cover - a dependency; kept for a bare interpreter
+        return None
+    return wcwidth
 
 
 _ESCAPED = ("Cc", "Zl", "Zp")
@@ -55,8 +63,9 @@ def char_width(char: str) -> int:
     """
     if len(char) == 1 and (unicodedata.category(char) in _ESCAPED or char in _BIDI):
         return 1  # a control, line separator or bidi mark: ``clean`` escapes it anyway
-    if _wcwidth is not None:
-        width = _wcwidth.wcswidth(char)
+    tables = _wcwidth()
+    if tables is not None:
+        width: int = tables.wcswidth(char)
         if width >= 0:
             return width
         if len(char) > 1:  # a control inside: measure character by character
@@ -80,7 +89,7 @@ def clusters(text: str) -> list[str]:
 
 
 def _iter_clusters(text: str) -> Iterator[str]:
-    split = getattr(_wcwidth, "iter_graphemes", None)
+    split = getattr(_wcwidth(), "iter_graphemes", None)
     return split(text) if split is not None else iter(text)
 
 
@@ -108,8 +117,9 @@ def text_width(text: str) -> int:
         return len(text)
     if not _NOT_NARROW.search(text):
         return len(text)
-    if _wcwidth is not None:
-        width = _wcwidth.wcswidth(text)
+    tables = _wcwidth()
+    if tables is not None:
+        width: int = tables.wcswidth(text)
         if width >= 0:
             return width
         return sum(char_width(c) for c in clusters(text))
