@@ -13,7 +13,6 @@ import argparse
 
 from ..engine.parallel import BIG_SESSION, in_child
 from ..engine.stats import every_row
-from ..folders.usage import session_breakdowns
 from ..piversions import pi_versions
 from ..session import Session
 from ..views.terminal import clean
@@ -57,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     0
     """
     # here, as in every command's run: `pisession --help` loads no renderer
+    from ..folders.usage import session_breakdowns
     from ..views.explain import role_counts, stats_rows
     from ..views.reports import breakdown_text, stats_table
 
