@@ -34,8 +34,14 @@ from . import schemas
 #: Bytes a line is read from: a file's bytes, a buffer, or a view of either.
 Buffer = bytes | bytearray | memoryview
 
-#: Files up to this size are kept in memory; bigger ones are read in chunks of it.
+#: Files up to this size are kept in memory; bigger ones are read a piece at a time.
 CHUNK = 64 * 1024 * 1024
+
+#: The piece of a big file read at once (at most ``CHUNK``), into one buffer used again
+#: for every piece: small enough that its lines are parsed while it is still in the
+#: processor's cache, and a buffer the size of ``CHUNK`` is not faulted in. On the 200k
+#: session, 4 MB pieces take 0.36 s of CPU where 64 MB pieces took 0.45 s.
+PIECE = 4 * 1024 * 1024
 
 #: Lines decoded together by ``msgspec``'s ``decode_lines``: few enough that a block's
 #: values stay in the processor's caches until they are made columns (docs/performance.md).
@@ -380,11 +386,13 @@ def parse_lines(
 
 
 def parse_file(
-    handle: io.BufferedIOBase, size: int, chunk: int = CHUNK, counting: bool = False
+    handle: io.BufferedIOBase, size: int, chunk: int | None = None, counting: bool = False
 ) -> tuple[ParsedLines, list[Diagnostic]]:
     """``parse_lines`` over the first ``size`` bytes of an open binary file, read
-    ``chunk`` bytes at a time into one buffer: memory holds the buffer and the columns,
-    never the whole file. (A line longer than the buffer makes it grow.)"""
+    ``chunk`` bytes at a time (default: ``PIECE``, at most ``CHUNK``) into one buffer:
+    memory holds the buffer and the columns, never the whole file. (A line longer than
+    the buffer makes it grow.)"""
+    chunk = chunk or min(CHUNK, PIECE)
     parsed, diagnostics, _ = _parse_range(handle, 0, size, chunk, counting)
     return parsed, diagnostics
 
@@ -424,7 +432,7 @@ def _parse_part(
     path: str, begin: int, end: int, counting: bool
 ) -> tuple[ParsedLines, list[Diagnostic], int]:
     with open(path, "rb") as handle:
-        return _parse_range(handle, begin, end, CHUNK, counting)
+        return _parse_range(handle, begin, end, min(CHUNK, PIECE), counting)
 
 
 def parse_halves(
