@@ -107,11 +107,10 @@ def parent_positions(
             elsewhere = list(compress(range(len(ids)), map(ne, parent_ids, previous)))
             # a parent that is not the one before must be looked up (falsy ones stop)
             wanted = {parent_ids[p] for p in elsewhere if parent_ids[p]}
-            few = len(wanted) <= len(ids) // FEW_LOOKUPS
-            if not few:
-                index_of()  # made first: then ``unique`` may read it
+            # many: the whole index, made first (then ``unique`` may read it)
+            whole = index_of() if len(wanted) > len(ids) // FEW_LOOKUPS else None
             if unique():
-                found = positions_of(ids, wanted) if few else index_of()
+                found = positions_of(ids, wanted) if whole is None else whole
                 out = list(range(-1, len(ids) - 1))
                 for position in elsewhere:
                     out[position] = found.get(parent_ids[position], -1)
