@@ -226,33 +226,41 @@ def _tally(
     """``tally`` of a loaded session's counted columns (days in ``zone``); ``identities``
     (a ``forks.FileEntries``) gets each counted entry's position and ``forks.identity``.
     Raises ``UsageError`` (naming the file and line) where Pi throws."""
-    columns = session.counted
+    counted = session.counted  # the rows that can count, and their columns
+    columns, rows = counted.columns, counted.rows
+    local = None if positions is None else counted.local(positions)
     try:
-        found = tally(columns, positions, with_days, fallback_time, zone)
+        found = tally(columns, local, with_days, fallback_time, zone)
     except _Throws as exc:
-        where = f"{session.source}:{session.line_of(exc.position)}"
+        where = f"{session.source}:{session.line_of(rows[exc.position])}"
         raise UsageError(f"{where}: Pi's usage breakdown throws here: {exc.reason}") from None
     if identities is not None:
-        _identify(session, columns, positions, identities)
+        _identify(session, columns, rows, local, identities)
     return found
 
 
 def _identify(
-    session: SessionLike, columns: Columns, positions: Sequence[int] | None, identities: FileEntries
+    session: SessionLike,
+    columns: Columns,
+    rows: Sequence[int],
+    local: Sequence[int] | None,
+    identities: FileEntries,
 ) -> None:
-    """Each counted entry's position and identity (id, timestamp, key, figures), in order."""
+    """Each counted entry's position and identity (id, timestamp, key, figures), in order
+    (``columns``' rows are the entries at ``rows``; ``local``: those to look at)."""
     records, stamps, ids = columns[USAGE], columns[TIMESTAMP], session.index.ids
-    every = range(len(records)) if positions is None else positions
-    for position in every:
-        record = records[position]
+    every = range(len(records)) if local is None else local
+    for k in every:
+        record = records[k]
         if record is None:
             continue
         if type(record) is UsageFigures:
             key, figures = record.key, tuple(record.figures)
         else:
-            key, figures = record, tuple(column[position] for column in columns[:5])
+            key, figures = record, tuple(column[k] for column in columns[:5])
+        position = rows[k]
         identities.positions.append(position)
-        identities.digests.append(identity(ids[position], stamps[position], key, figures))
+        identities.digests.append(identity(ids[position], stamps[k], key, figures))
 
 
 def session_breakdown(
