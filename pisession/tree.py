@@ -369,8 +369,7 @@ def tree_parents(index: TreeIndex) -> list[int]:
     parent_ids, ids = index.parent_ids, index.ids
     # in C: the entries whose parentId is not a non-empty string
     plain = map(and_, map(is_, map(type, parent_ids), repeat(str)), map(truth, parent_ids))
-    odd = list(compress(range(len(parent_ids)), map(not_, plain)))
-    for position in odd:
+    for position in compress(range(len(parent_ids)), map(not_, plain)):  # (not a list)
         parent_id = parent_ids[position]
         if parent_id is None or strict_equal(parent_id, ids[position]):
             parents[position] = -1

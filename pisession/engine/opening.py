@@ -321,7 +321,8 @@ class SessionFile:
 
         if self._rows is None:
             return counted_columns(self.index)
-        return self._rows.parsed.counted or self._rows.counted(self.source)
+        counted = self._rows.parsed.counted  # (None: not counted while read)
+        return counted if counted is not None else self._rows.counted(self.source)
 
     def dumps(self) -> bytes:
         """The file's bytes: the original ones, exactly, unless loading migrated it.

@@ -20,14 +20,14 @@ import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, count, repeat
+from itertools import accumulate, compress, count, repeat
 from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import msgspec
 
 from ..errors import Diagnostic, SessionFormatError
-from ..js.json import LineDecodeError, dumps, line_bounds, loads
+from ..js.json import LineDecodeError, dumps, loads
 from ..js.value import UNDEFINED, js_falsy
 from . import schemas
 
@@ -401,8 +401,53 @@ def _parse_window(
     at once. Such a block can only hold one JSON value per line (``}\\n{`` never occurs
     inside a JSON value), so when the value count equals the line count every value is
     its line's. Any other block is read line by line.
+
+    The window is taken a span of about ``_SPAN`` bytes of whole lines at a time, so the
+    offsets of its lines are never all held at once (a file of tiny lines has many).
     """
-    starts, ends = line_bounds(cast(bytes, data), lo, hi)  # (any buffer)
+    count, text = 0, cast(bytes, data)  # (a bytes or bytearray buffer)
+    while lo < hi:
+        cut = hi if hi - lo <= _SPAN else text.rfind(b"\n", lo, lo + _SPAN) + 1
+        if cut <= lo:  # one line longer than the span
+            cut = text.find(b"\n", lo + _SPAN, hi) + 1 or hi
+        last = final and cut == hi
+        count += _parse_span(columns, data, lo, cut, base, first_line + count, fast, last)
+        lo = cut
+    return count
+
+
+#: Bytes of a window whose lines are found and parsed together (``_parse_window``).
+_SPAN = 1 << 20
+
+
+def line_spans(data: Buffer, lo: int, hi: int) -> tuple[list[int], list[int]]:
+    """``js.json.line_bounds``: the start and end offsets of the lines of ``data[lo:hi]``
+    (split on ``\\n``; an empty tail is no line), found in C.
+
+    >>> line_spans(b"xa\\n\\nbc", 1, 6), line_spans(b"a\\n", 0, 2), line_spans(b"", 0, 0)
+    (([1, 3, 4], [2, 3, 6]), ([0], [1]), ([], []))
+    """
+    lengths = list(map(len, cast(bytes, data)[lo:hi].split(b"\n")))
+    ends = list(accumulate(map((1).__add__, lengths), initial=lo - 1))
+    starts = list(map((1).__add__, ends[:-1]))
+    del ends[0]
+    if not lengths[-1]:  # the text ends with a newline (or is empty): no line after it
+        del starts[-1], ends[-1]
+    return starts, ends
+
+
+def _parse_span(
+    columns: _Columns,
+    data: Buffer,
+    lo: int,
+    hi: int,
+    base: int,
+    first_line: int,
+    fast: bool,
+    final: bool,
+) -> int:
+    """``_parse_window`` of a span of whole lines."""
+    starts, ends = line_spans(data, lo, hi)
     count = len(starts)
     view = memoryview(data)
     firsts = _bytes_at(data, starts)
