@@ -1,27 +1,12 @@
 """The reader finds a window's lines a span at a time (``reader._SPAN`` bytes of whole
-lines), in C (``line_spans``): the same lines as ``js.json.line_bounds`` finds, and the
-same rows and diagnostics whatever the span."""
+lines, so their offsets are never all held at once): the same rows and diagnostics
+whatever the span."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from test_benchmark_tools import ODD_LINES, generated
 
 from pisession.engine import reader
-from pisession.js.json import line_bounds
-
-texts = st.lists(st.sampled_from([b"", b"\n", b"{}", b"a", b"\r", b" ", b"\n\n"]), max_size=30)
-
-
-@settings(max_examples=400, deadline=None)
-@given(texts, st.integers(0, 5), st.integers(0, 5))
-def test_line_spans_are_line_bounds(pieces, cut_lo, cut_hi):
-    data = b"".join(pieces)
-    lo = min(cut_lo, len(data))
-    hi = max(lo, len(data) - cut_hi)
-    assert reader.line_spans(data, lo, hi) == line_bounds(data, lo, hi)
-    assert reader.line_spans(bytearray(data), lo, hi) == line_bounds(data, lo, hi)
 
 
 def _rows(parsed, diagnostics):

@@ -20,14 +20,14 @@ import os
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, compress, count, repeat
+from itertools import compress, count, repeat
 from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import msgspec
 
 from ..errors import Diagnostic, SessionFormatError
-from ..js.json import LineDecodeError, dumps, loads
+from ..js.json import LineDecodeError, dumps, line_bounds, loads
 from ..js.value import UNDEFINED, js_falsy
 from . import schemas
 
@@ -420,22 +420,6 @@ def _parse_window(
 _SPAN = 1 << 20
 
 
-def line_spans(data: Buffer, lo: int, hi: int) -> tuple[list[int], list[int]]:
-    """``js.json.line_bounds``: the start and end offsets of the lines of ``data[lo:hi]``
-    (split on ``\\n``; an empty tail is no line), found in C.
-
-    >>> line_spans(b"xa\\n\\nbc", 1, 6), line_spans(b"a\\n", 0, 2), line_spans(b"", 0, 0)
-    (([1, 3, 4], [2, 3, 6]), ([0], [1]), ([], []))
-    """
-    lengths = list(map(len, cast(bytes, data)[lo:hi].split(b"\n")))
-    ends = list(accumulate(map((1).__add__, lengths), initial=lo - 1))
-    starts = list(map((1).__add__, ends[:-1]))
-    del ends[0]
-    if not lengths[-1]:  # the text ends with a newline (or is empty): no line after it
-        del starts[-1], ends[-1]
-    return starts, ends
-
-
 def _parse_span(
     columns: _Columns,
     data: Buffer,
@@ -447,7 +431,7 @@ def _parse_span(
     final: bool,
 ) -> int:
     """``_parse_window`` of a span of whole lines."""
-    starts, ends = line_spans(data, lo, hi)
+    starts, ends = line_bounds(cast(bytes, data), lo, hi)  # (any buffer)
     count = len(starts)
     view = memoryview(data)
     firsts = _bytes_at(data, starts)

@@ -449,7 +449,6 @@ _COST, _TOTAL, _TIMESTAMP = attrgetter("cost"), attrgetter("total"), attrgetter(
 _PROVIDER, _MODEL = attrgetter("provider"), attrgetter("model")
 _RESPONSE_MODEL = attrgetter("responseModel")
 _TOKENS = [attrgetter(name) for name in ("input", "output", "cacheRead", "cacheWrite")]
-_UNSET = {type(None), type(UNDEFINED)}
 
 
 def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
@@ -465,6 +464,8 @@ def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
     >>> [column[0] for column in assistant_columns([line])] == list(line_contribution(line))
     True
     """
+    if not lines:
+        return [[] for _ in COLUMNS]
     messages = list(map(_MESSAGE, lines))
     contents = list(map(_CONTENT, messages))
     if set(map(type, contents)) != {list}:
@@ -477,17 +478,27 @@ def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
             sum(column)  # (numbers, or undefined where absent: which cannot be added)
     except (AttributeError, TypeError, OverflowError):
         return None
+    size = len(lines)
     models = list(map(_MODEL, messages))
     answered = list(map(_RESPONSE_MODEL, messages))
-    if not set(map(type, answered)) <= _UNSET:  # responseModel, where it is not nullish
+    if answered.count(UNDEFINED) != size:  # responseModel, where it is not nullish
         models = [m if a is None or a is UNDEFINED else a for a, m in zip(answered, models)]
     providers = list(map(_PROVIDER, messages))
-    if set(map(type, providers)) != {str} or set(map(type, models)) != {str}:
+    provider, model = providers[0], models[0]
+    if (
+        type(provider) is str
+        and type(model) is str
+        and providers.count(provider) == size
+        and models.count(model) == size
+    ):  # one model answered them all (the usual block): its key
+        keys = [sys.intern(f"{provider}/{model}")] * size
+    elif set(map(type, providers)) != {str} or set(map(type, models)) != {str}:
         return None
-    pairs = list(zip(providers, models))
-    keys = {pair: sys.intern(f"{pair[0]}/{pair[1]}") for pair in set(pairs)}
+    else:
+        pairs = list(zip(providers, models))
+        made = {pair: sys.intern(f"{pair[0]}/{pair[1]}") for pair in set(pairs)}
+        keys = list(map(made.__getitem__, pairs))
     blocks = list(map(_TYPE, chain.from_iterable(contents)))
-    size = len(lines)
     calls = [0] * size
     if "toolCall" in blocks:
         calls = [list(map(_TYPE, content)).count("toolCall") for content in contents]
@@ -500,7 +511,7 @@ def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
         list(zeros),
         calls,
         list(zeros),
-        list(map(keys.__getitem__, pairs)),
+        keys,
         list(map(_TIMESTAMP, lines)),
     ]
 

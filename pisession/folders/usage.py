@@ -62,7 +62,8 @@ if TYPE_CHECKING:
 #: The figures summed per key, in this order.
 FIGURES = ("input", "output", "cacheRead", "cacheWrite", "cost")
 
-#: A session's counted columns (``stats.COLUMNS``: a column per figure, a row per entry).
+#: A session's counted columns (``stats.COLUMNS``: a column per figure, a row per entry
+#: that can count: ``stats.Counted.columns``).
 Columns = list[list[Any]]
 
 #: Five figures (``FIGURES``) per key, and per (day, key).
@@ -106,8 +107,10 @@ def tally(
     (all by default), in that order, and (``with_days``) the same by (day in ``zone``, a
     ``tzinfo``, default this machine's, key):
     added from a session's counted columns (``stats.COLUMNS``: what each entry adds,
-    read while its file was read), key by key in the entries' order, as Pi's ``+=``
-    adds. Raises ``_Throws`` at the first entry where Pi's function throws.
+    read while its file was read; ``positions`` index their rows, which are the rows of
+    ``stats.Counted``: the entries that can count), key by key in the entries' order,
+    as Pi's ``+=`` adds. Raises ``_Throws`` at the first entry where Pi's function
+    throws.
 
     >>> from pisession.engine.stats import COLUMNS, entry_contribution
     >>> u = {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.1}}
