@@ -168,8 +168,7 @@ def test_the_kept_rows_sum_to_the_statistics_of_every_row_on_any_path():
     assert 0 < len(counted) < len(session)
     plain = [p for p in range(len(session)) if p not in set(counted.rows)]
     assert all(
-        repr(tuple(c[p] for c in dense)) == repr(stats.plain_row(types[p], roles[p]))
-        for p in plain
+        repr(tuple(c[p] for c in dense)) == repr(stats.plain_row(types[p], roles[p])) for p in plain
     )
     pick = random.Random(3)
     paths = [None, list(range(len(session))), session.path_positions(), []]
