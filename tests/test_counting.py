@@ -270,3 +270,23 @@ def test_role_counts_in_c_equal_the_loop():
                 expected[role if isinstance(role, str) else "(no role)"] += 1
         got = role_counts(session, range(len(session)))
         assert list(got.items()) == list(expected.items())
+
+
+def test_counted_rows_after_a_second_header_are_renumbered():
+    """A second session header is no entry (Pi drops it): the kept rows after it move up
+    by one, and still belong to their own entries."""
+    usage = {"input": 2, "output": 1, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.5}}
+    assistant = {"role": "assistant", "provider": "p", "model": "m", "content": [], "usage": usage}
+    lines = [
+        {"type": "message", "id": "a", "parentId": None, "message": {"role": "user"}},
+        {"type": "message", "id": "b", "parentId": "a", "message": assistant},
+        {"type": "session", "version": 3, "id": "s2", "timestamp": "t", "cwd": "/"},
+        {"type": "message", "id": "c", "parentId": "b", "message": {**assistant, "model": "n"}},
+        {"type": "usage", "id": "d", "parentId": "c", "usage": usage, "provider": "q"},
+    ]
+    session = pisession.load(session_bytes(*lines), counting=True)
+    assert len(session) == 4 and list(session.counted.rows) == [1, 2, 3]
+    dense = session.counted.dense(session.index.types, session.index.roles)
+    want = [repr(entry_contribution(entry)) for entry in session.entries]
+    assert [repr(row) for row in zip(*dense)] == want
+    assert session.stats().to_dict() == session_stats(session.entries).to_dict()
