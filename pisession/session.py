@@ -18,7 +18,7 @@ from .engine import seam
 from .engine.index import EntryIndex, default_leaf, of_type
 from .engine.opening import SessionFile, opened
 from .engine.reader import paused_gc, read_source
-from .engine.stats import SessionStats, on_path, summed_columns
+from .engine.stats import Counted, SessionStats, counted_stats
 from .errors import Diagnostic, SessionFormatError
 from .js.json import MSGSPEC_STOPS_FIRST, STRINGIFY_TOO_DEEP, too_deep_to_stringify
 from .js.value import NO_KEY, js_key
@@ -155,9 +155,9 @@ class Session:
         return self.file.located(error)
 
     @property
-    def counted(self) -> list[list[object]]:
-        """What every entry adds to the statistics, a column per ``stats.COLUMNS`` figure
-        (``SessionFile.counted``)."""
+    def counted(self) -> Counted:
+        """What the entries add to the statistics (``stats.Counted``: the rows that add
+        more than their type and role say; ``SessionFile.counted``)."""
         return self.file.counted
 
     def dumps(self) -> bytes:
@@ -186,11 +186,11 @@ class Session:
 
     def leaves(self) -> list[int]:
         """Positions of the branch ends (entries no other entry has as parent)."""
-        return self.shape.leaves
+        return list(self.shape.leaves)
 
     def roots(self) -> list[int]:
         """Positions of root entries (no parent, or a parent id not in the file)."""
-        return self.shape.roots
+        return list(self.shape.roots)
 
     def children(self) -> dict[int, list[int]]:
         """Children of every entry in Pi's order (timestamp, then file order)."""
@@ -374,8 +374,8 @@ class Session:
         >>> load("tour").stats().assistant_messages
         7
         """
-        columns = self.counted
-        return summed_columns(on_path(columns, self.path_positions(leaf_id)) if branch else columns)
+        path = self.path_positions(leaf_id) if branch else None
+        return counted_stats(self.counted, self.index.types, self.index.roles, path)
 
     def fates(self, leaf_id: object = None) -> Fates:
         """What happened to every entry for this leaf (see ``pisession.views.provenance``)."""

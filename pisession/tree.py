@@ -8,14 +8,15 @@ tree as a ``networkx.DiGraph`` for drawing and analysis.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain as joined
 from itertools import compress, islice, repeat
 from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from .errors import PisessionError
 from .js.date import DateConversionError, js_time_ms
@@ -93,6 +94,67 @@ def message_role(entry: object) -> object:
     return NO_MESSAGE if nullish(message) else field(message, "role")
 
 
+class Positions(Sequence[int]):
+    """Ascending positions of entries held compactly: a ``range`` when they follow one
+    another with no gap (every entry of a file of roots), else an ``array('q')`` (8
+    bytes each, where a list holds a Python int each). Read as a list of ints: it
+    compares equal to a list of the same positions, shows as one, and a slice of it is
+    one.
+
+    >>> roots = Positions.of([0, 1, 2])
+    >>> roots, roots == [0, 1, 2], roots[-1], roots[:2], 5 in roots, list(reversed(roots))
+    ([0, 1, 2], True, 2, [0, 1], False, [2, 1, 0])
+    >>> Positions.of(p for p in range(6) if p % 2).items
+    array('q', [1, 3, 5])
+    """
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: range | array[int]) -> None:
+        self.items = items
+
+    @classmethod
+    def of(cls, positions: Iterable[int]) -> Positions:
+        """``positions`` (ascending, each once) held compactly."""
+        items = array("q", positions)
+        if not items or items[-1] - items[0] + 1 == len(items):  # no gap: a range
+            return cls(range(items[0], items[-1] + 1) if items else range(0))
+        return cls(items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            return list(self.items[index])
+        return self.items[index]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.items)
+
+    def __reversed__(self) -> Iterator[int]:
+        return reversed(self.items)
+
+    def __contains__(self, position: object) -> bool:
+        return position in self.items
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Positions):
+            other = other.items
+        if not isinstance(other, (list, tuple, range, array)):
+            return NotImplemented
+        return len(other) == len(self.items) and all(map(eq, self.items, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self.items))
+
+
 @dataclass(eq=False)
 class Shape:
     """The tree's shape: roots, leaves, and every entry's children in Pi's ``getTree``
@@ -107,8 +169,9 @@ class Shape:
     ([0], [1, 2], [1, 2])
     """
 
-    roots: list[int]
-    leaves: list[int]
+    #: ``Positions``: a range when every entry is one (a file of roots), else an array
+    roots: Positions
+    leaves: Positions
     #: positions sorted by parent position (file order among siblings), roots excluded
     order: list[int]
     #: the parent position of each item of ``order`` (sorted)
@@ -133,12 +196,14 @@ class Shape:
         parents = tree_parents(index) if parents is None else parents
         size = len(parents)
         # in C: a root has no parent, or itself (a cycle of one); a leaf no child
-        is_root = list(map(or_, map(lt, parents, repeat(0)), map(eq, parents, range(size))))
-        roots = list(compress(range(size), is_root))
+        is_root = bytes(
+            map(or_, map(lt, parents, repeat(0)), map(eq, parents, range(size)))
+        )  # (a byte per entry, not a list)
+        roots = Positions.of(compress(range(size), is_root))
         order = sorted(compress(range(size), map(not_, is_root)), key=parents.__getitem__)
         keys = list(map(parents.__getitem__, order))
         has_children = set(keys).__contains__
-        leaves = list(compress(range(size), map(not_, map(has_children, range(size)))))
+        leaves = Positions.of(compress(range(size), map(not_, map(has_children, range(size)))))
         return cls(roots, leaves, order, keys, timestamp, failure or getattr(index, "fail", None))
 
     def children(self, position: int) -> list[int]:
@@ -304,8 +369,7 @@ def tree_parents(index: TreeIndex) -> list[int]:
     parent_ids, ids = index.parent_ids, index.ids
     # in C: the entries whose parentId is not a non-empty string
     plain = map(and_, map(is_, map(type, parent_ids), repeat(str)), map(truth, parent_ids))
-    odd = list(compress(range(len(parent_ids)), map(not_, plain)))
-    for position in odd:
+    for position in compress(range(len(parent_ids)), map(not_, plain)):  # (not a list)
         parent_id = parent_ids[position]
         if parent_id is None or strict_equal(parent_id, ids[position]):
             parents[position] = -1

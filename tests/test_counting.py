@@ -61,8 +61,9 @@ def test_counting_while_reading_equals_counting_later_on_the_corpus(path):
     assert counting.counted == later.counted
     if counting.migrated:  # entries rewritten by the migration: counted from them
         return
-    rows = [entry_contribution(entry) for entry in counting.entries]
-    assert counting.counted == ([list(c) for c in zip(*rows)] or [[]] * len(COLUMNS))
+    rows = [repr(entry_contribution(entry)) for entry in counting.entries]
+    dense = counting.counted.dense(counting.index.types, counting.index.roles)
+    assert len(dense) == len(COLUMNS) and [repr(row) for row in zip(*dense)] == rows
 
 
 @pytest.mark.parametrize("shape", range(len(ODD)))
@@ -80,8 +81,9 @@ def test_counting_while_reading_counts_odd_shapes_as_the_full_entries(shape):
 
 
 def _counted_rows(parsed) -> list:
-    assert len(parsed.counted) == len(COLUMNS)
-    return [repr(row) for row in zip(*parsed.counted)]
+    dense = parsed.counted.dense(parsed.types, parsed.roles)
+    assert len(dense) == len(COLUMNS) and all(len(column) == len(parsed) for column in dense)
+    return [repr(row) for row in zip(*dense)]
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -94,7 +96,7 @@ def test_counting_in_halves_and_chunks_equals_reading_whole(tmp_path, monkeypatc
     whole, _ = reader.parse_lines(data, counting=True)
     slow, _ = reader.parse_lines(data, fast=False, counting=True)
     assert _counted_rows(whole) == _counted_rows(slow)
-    assert len(whole.counted[0]) == len(whole)
+    assert 0 < len(whole.counted) < len(whole)  # the plain rows are not kept
     path = tmp_path / "s.jsonl"
     path.write_bytes(data)
     with open(path, "rb") as handle:
@@ -131,9 +133,10 @@ def test_counting_after_loading_reads_the_file_again_as_counting_while_reading(
     assert halves.file._rows.parsed.counted is None and halves.file._store.data is None
     assert halves.counted == one
     path_rows = [p for p in range(len(halves)) if p % 3]
-    assert halves.stats(None, branch=False) == stats.summed_columns(one)
-    picked = [[list(c) for c in stats.on_path(one, p)] for p in (path_rows, path_rows[::-1])]
-    assert picked[0] == [[column[p] for p in path_rows] for column in one]
+    dense = one.dense(halves.index.types, halves.index.roles)
+    assert halves.stats(None, branch=False) == stats.summed_columns(dense)
+    picked = [[list(c) for c in stats.on_path(dense, p)] for p in (path_rows, path_rows[::-1])]
+    assert picked[0] == [[column[p] for p in path_rows] for column in dense]
     assert picked[1] == [column[::-1] for column in picked[0]]
 
 
@@ -145,6 +148,48 @@ def test_counting_again_notices_a_file_that_changed(tmp_path, monkeypatch):
     path.write_bytes(b"\n" + generated(300, seed=4))  # every line one byte later
     with pytest.raises(pisession.SessionFormatError, match="changed since it was read"):
         session.stats()
+
+
+def test_the_kept_rows_sum_to_the_statistics_of_every_row_on_any_path():
+    """``Counted`` keeps the rows that add more than their type and role say; the
+    statistics summed from it (``counted_stats``) equal those of every row (the dense
+    columns, ``summed_columns``), for the whole session and for paths in and out of file
+    order, with odd lines among them."""
+    import random
+
+    from pisession.engine import stats
+
+    lines = generated(2000, seed=11).split(b"\n")
+    lines[1:1] = [line.encode() for line in ODD_USAGE_LINES]
+    session = pisession.load(b"\n".join(lines), counting=True)
+    types, roles = session.index.types, session.index.roles
+    counted = session.counted
+    dense = counted.dense(types, roles)
+    assert 0 < len(counted) < len(session)
+    plain = [p for p in range(len(session)) if p not in set(counted.rows)]
+    assert all(
+        repr(tuple(c[p] for c in dense)) == repr(stats.plain_row(types[p], roles[p])) for p in plain
+    )
+    pick = random.Random(3)
+    paths = [None, list(range(len(session))), session.path_positions(), []]
+    paths += [sorted(pick.sample(range(len(session)), 700)) for _ in range(3)]
+    paths += [pick.sample(range(len(session)), 500) for _ in range(3)]  # out of file order
+    for path in paths:
+        columns = dense if path is None else [list(c) for c in stats.on_path(dense, path)]
+        want = stats.summed_columns(columns)
+        got = stats.counted_stats(counted, types, roles, path)
+        assert repr(got) == repr(want)
+
+
+def test_a_file_of_rows_that_add_nothing_keeps_no_counted_row():
+    """The tiny lines of the memory benchmark (and labels, user messages...) keep no
+    counted row: their statistics come from the types and roles alone."""
+    data = b'{"type":"session","version":3,"id":"s"}\n' + b'{"type":"x"}\n' * 1000
+    session = pisession.load(data, counting=True)
+    assert len(session.counted) == 0 and session.stats().total_messages == 0
+    user = b'{"type":"message","id":"u","parentId":null,"message":{"role":"user"}}\n'
+    session = pisession.load(data + user * 10, counting=True)
+    assert len(session.counted) == 0 and session.stats().user_messages == 10
 
 
 def test_stats_and_export_count_while_reading(monkeypatch):
@@ -225,3 +270,23 @@ def test_role_counts_in_c_equal_the_loop():
                 expected[role if isinstance(role, str) else "(no role)"] += 1
         got = role_counts(session, range(len(session)))
         assert list(got.items()) == list(expected.items())
+
+
+def test_counted_rows_after_a_second_header_are_renumbered():
+    """A second session header is no entry (Pi drops it): the kept rows after it move up
+    by one, and still belong to their own entries."""
+    usage = {"input": 2, "output": 1, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.5}}
+    assistant = {"role": "assistant", "provider": "p", "model": "m", "content": [], "usage": usage}
+    lines = [
+        {"type": "message", "id": "a", "parentId": None, "message": {"role": "user"}},
+        {"type": "message", "id": "b", "parentId": "a", "message": assistant},
+        {"type": "session", "version": 3, "id": "s2", "timestamp": "t", "cwd": "/"},
+        {"type": "message", "id": "c", "parentId": "b", "message": {**assistant, "model": "n"}},
+        {"type": "usage", "id": "d", "parentId": "c", "usage": usage, "provider": "q"},
+    ]
+    session = pisession.load(session_bytes(*lines), counting=True)
+    assert len(session) == 4 and list(session.counted.rows) == [1, 2, 3]
+    dense = session.counted.dense(session.index.types, session.index.roles)
+    want = [repr(entry_contribution(entry)) for entry in session.entries]
+    assert [repr(row) for row in zip(*dense)] == want
+    assert session.stats().to_dict() == session_stats(session.entries).to_dict()

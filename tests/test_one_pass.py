@@ -257,7 +257,7 @@ def test_a_branch_of_every_entry_is_counted_once_and_equals_the_branch_counted()
     path = session.path_positions()
     assert every_row(path, len(session))
     assert not every_row(path[:-1], len(session)) and not every_row(path[::-1], len(session))
-    columns = session.counted
+    columns = session.counted.dense(session.index.types, session.index.roles)
     picked = [[c[p] for p in path] for c in columns]  # the path's rows, one by one
     assert on_path(columns, path) == list(columns)
     assert summed_columns(picked).to_dict() == session.stats().to_dict()

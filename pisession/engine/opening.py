@@ -46,6 +46,8 @@ from .reader import (
 if TYPE_CHECKING:
     import msgspec
 
+    from .stats import Counted
+
 
 #: How the fast writer decodes the lines of some rows: ``raw_lines(rows, decoder)`` with a
 #: msgspec decoder gives each row's value through it (None where it cannot).
@@ -79,8 +81,8 @@ class Rows:
         decoded = iter(self.store.values([(starts[r], ends[r]) for r in plain], decoder))
         return [None if r in values else next(decoded) for r in rows]
 
-    def counted(self, source: str) -> list[list[object]]:
-        """The counted columns of these rows (``stats.COLUMNS``), the file's bytes read
+    def counted(self, source: str) -> Counted:
+        """What these rows add to the statistics (``stats.Counted``), the file's bytes read
         again through the reader, counting (in chunks, in two processes for a big file):
         the same route as ``load(..., counting=True)``. A file that changed since it was
         read is reported."""
@@ -94,7 +96,7 @@ class Rows:
             raise SessionFormatError(
                 source, None, "the file changed since it was read (read it again)"
             )
-        return cast("list[list[object]]", rows.counted)
+        return cast("Counted", rows.counted)
 
     def decode_many(self, rows: Sequence[int]) -> list[object]:
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
@@ -310,15 +312,17 @@ class SessionFile:
         return type(error)(self.source, line, error.reason, error.position)
 
     @cached_property
-    def counted(self) -> list[list[object]]:
-        """What every entry adds to the statistics and to Pi's usage breakdown, a column
-        per figure (``stats.COLUMNS``): as the file was read (``load(..., counting=True)``),
-        or by reading it again that way now, once (``Rows.counted``)."""
+    def counted(self) -> Counted:
+        """What the entries add to the statistics and to Pi's usage breakdown
+        (``stats.Counted``: the rows that add more than their type and role say): as the
+        file was read (``load(..., counting=True)``), or by reading it again that way
+        now, once (``Rows.counted``)."""
         from .stats import counted_columns
 
         if self._rows is None:
             return counted_columns(self.index)
-        return self._rows.parsed.counted or self._rows.counted(self.source)
+        counted = self._rows.parsed.counted  # (None: not counted while read)
+        return counted if counted is not None else self._rows.counted(self.source)
 
     def dumps(self) -> bytes:
         """The file's bytes: the original ones, exactly, unless loading migrated it.

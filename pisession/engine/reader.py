@@ -18,11 +18,11 @@ import gc
 import io
 import os
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, count, repeat
 from operator import is_not, itemgetter
-from typing import Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import msgspec
 
@@ -30,6 +30,9 @@ from ..errors import Diagnostic, SessionFormatError
 from ..js.json import LineDecodeError, dumps, line_bounds, loads
 from ..js.value import UNDEFINED, js_falsy
 from . import schemas
+
+if TYPE_CHECKING:
+    from .stats import Counted
 
 #: Bytes a line is read from: a file's bytes, a buffer, or a view of either.
 Buffer = bytes | bytearray | memoryview
@@ -57,9 +60,10 @@ class ParsedLines:
 
     ``roles`` holds ``message.role`` (``tree.NO_MESSAGE`` when ``message`` is null or
     absent); ``values`` the full value of the rows the fast path did not read;
-    ``counted``, when the lines were read counting, what each row adds to the session
-    statistics and to Pi's usage breakdown (``stats.entry_contribution``), as one column
-    per figure (``stats.COLUMNS``).
+    ``counted``, when the lines were read counting, what the rows add to the session
+    statistics and to Pi's usage breakdown (``stats.entry_contribution``): a
+    ``stats.Counted``, which keeps only the rows that add more than their type and role
+    say.
     """
 
     lines: array[int] = field(default_factory=lambda: array("q"))
@@ -70,7 +74,7 @@ class ParsedLines:
     parent_ids: list[Any] = field(default_factory=list)
     roles: list[Any] = field(default_factory=list)
     values: dict[int, Any] = field(default_factory=dict)
-    counted: list[list[Any]] | None = None
+    counted: Counted | None = None
 
     def __len__(self) -> int:
         return len(self.types)
@@ -96,6 +100,7 @@ class ParsedLines:
         ['a']
         """
         drop = sorted(set(rows))
+        counted = self.counted
         if drop == list(range(len(drop))):  # the usual case: the header only, sliced in C
             cut = len(drop)
             columns = self._columns()
@@ -105,16 +110,24 @@ class ParsedLines:
                 else:
                     columns[k] = column[cut:]
             values = {k - cut: v for k, v in self.values.items() if k >= cut}
-            return ParsedLines(*columns[:7], values, columns[7:] or None)  # type: ignore[call-arg]
+            kept = None if counted is None else _counted_after(counted, cut, in_place)
+            return ParsedLines(*columns, values, kept)  # type: ignore[call-arg]
         dropped = set(drop)
         keep = [k for k in range(len(self)) if k not in dropped]
         renumber = {old: new for new, old in enumerate(keep)}
         columns = [_pick(c, keep) for c in self._columns()]
         values = {renumber[k]: v for k, v in self.values.items() if k in renumber}
-        return ParsedLines(*columns[:7], values, columns[7:] or None)  # type: ignore[call-arg]
+        kept = None
+        if counted is not None:
+            from .stats import Counted
+
+            local = [k for k, row in enumerate(counted.rows) if row in renumber]
+            rows = array("q", [renumber[counted.rows[k]] for k in local])
+            kept = Counted(rows, [_pick(c, local) for c in counted.columns])
+        return ParsedLines(*columns, values, kept)  # type: ignore[call-arg]
 
     def _columns(self) -> list[Any]:
-        """Every column (the ``counted`` ones last, when there are)."""
+        """Every column but ``counted``."""
         return [
             self.lines,
             self.starts,
@@ -123,8 +136,23 @@ class ParsedLines:
             self.ids,
             self.parent_ids,
             self.roles,
-            *(self.counted or ()),
         ]
+
+
+def _counted_after(counted: Counted, cut: int, in_place: bool) -> Counted:
+    """``counted`` without its first ``cut`` rows, renumbered from 0."""
+    from bisect import bisect_left
+
+    from .stats import Counted
+
+    first = bisect_left(counted.rows, cut)
+    rows = array("q", [row - cut for row in counted.rows[first:]])
+    if not in_place:
+        return Counted(rows, [column[first:] for column in counted.columns])
+    for column in counted.columns:
+        del column[:first]
+    counted.rows = rows
+    return counted
 
 
 def _packed(column: list[Any]) -> object:
@@ -194,7 +222,8 @@ class _Columns:
     """Appends rows to a ``ParsedLines`` (interning the few distinct types and roles).
 
     ``counting``: read each line with ``schemas.COUNTED`` instead, which also reads
-    the usage figures, and fill the ``counted`` column as the rows come.
+    the usage figures, and keep in ``counted`` what the rows that add more than their
+    type and role say add (``stats.Counted``), as the rows come.
     """
 
     def __init__(
@@ -208,11 +237,18 @@ class _Columns:
         self.counter: Callable[[Any], tuple[Any, ...]] | None = None
         self.entry_counter: Callable[[object], tuple[Any, ...]] | None = None
         if counting:
-            from .stats import COLUMNS, entry_contribution, line_contribution
+            from .stats import (
+                COUNTING_KINDS,
+                Counted,
+                assistant_columns,
+                entry_contribution,
+                line_contribution,
+            )
 
             self.decoder, self.counter = schemas.COUNTED, line_contribution
             self.entry_counter = entry_contribution  # for lines read in full
-            parsed.counted = [[] for _ in COLUMNS]
+            self.counting_kinds, self.assistant_columns = COUNTING_KINDS, assistant_columns
+            parsed.counted = Counted()
 
     def _name(self, value: object) -> object:
         if type(value) is str:
@@ -220,23 +256,74 @@ class _Columns:
         return value
 
     def add_cores(
-        self, numbers: range, starts: Iterable[int], ends: Iterable[int], cores: Sequence[Any]
+        self, numbers: range, starts: list[int], ends: list[int], cores: Sequence[Any]
     ) -> None:
         p = self.parsed
-        p.lines.extend(numbers)
-        p.starts.extend(starts)
-        p.ends.extend(ends)
+        first = len(p.types)
+        p.lines.fromlist(list(numbers))  # (from a list: faster than extend, in C)
+        p.starts.fromlist(starts)
+        p.ends.fromlist(ends)
         gap = self.no_message
-        p.types.extend(self._names([c.type for c in cores]))
+        types = self._names([c.type for c in cores])
+        p.types.extend(types)
         p.ids.extend([c.id for c in cores])
         p.parent_ids.extend([c.parentId for c in cores])
-        roles = [gap if (m := c.message) is None or m is UNDEFINED else m.role for c in cores]
-        p.roles.extend(self._names(roles))
+        roles = self._names(
+            [gap if (m := c.message) is None or m is UNDEFINED else m.role for c in cores]
+        )
+        p.roles.extend(roles)
         if self.counter is not None:
-            for column, figures in zip(
-                cast("list[list[Any]]", p.counted), zip(*map(self.counter, cores))
-            ):
-                column.extend(figures)
+            kept = self._counting(types, roles, cores)
+            if kept:
+                self._count(first, kept, types, roles, cores)
+
+    def _count(
+        self, first: int, kept: list[int], types: list[Any], roles: list[Any], cores: Sequence[Any]
+    ) -> None:
+        """Keep what the rows ``kept`` of a block (the first at row ``first``) add: the
+        assistant messages a column at a time (``stats.assistant_columns``), the others
+        line by line, merged in row order."""
+        counted = cast("Counted", self.parsed.counted)
+        counter = cast("Callable[[Any], tuple[Any, ...]]", self.counter)
+        mine = [k for k in kept if roles[k] == "assistant" and types[k] == "message"]
+        columns = self.assistant_columns(list(map(cores.__getitem__, mine))) if mine else None
+        if columns is None:  # line by line
+            counted.extend(map(first.__add__, kept), map(counter, map(cores.__getitem__, kept)))
+            return
+        if len(mine) < len(kept):  # others among them: counted line by line, then merged
+            mine_set = set(mine)
+            others = [k for k in kept if k not in mine_set]
+            rows = mine + others
+            more = zip(*map(counter, map(cores.__getitem__, others)))
+            order = sorted(range(len(rows)), key=rows.__getitem__)
+            columns = [list(map([*c, *m].__getitem__, order)) for c, m in zip(columns, more)]
+            mine = list(map(rows.__getitem__, order))
+        counted.rows.extend(map(first.__add__, mine))
+        for column, values in zip(counted.columns, columns):
+            column.extend(values)
+
+    def _counting(self, types: list[Any], roles: list[Any], cores: Sequence[Any]) -> list[int]:
+        """The rows of a block that can add more than their type and role say
+        (``stats.plain_row``): entries of the types that count (``COUNTING_KINDS``, or a
+        type that is no string), but not message entries with a message whose role
+        counts nothing more (all but assistant messages and tool results with usage)."""
+        kinds, gap, asks = self.counting_kinds, self.no_message, ("assistant", "toolResult")
+        return [
+            k
+            for k, kind, role in zip(count(), types, roles)
+            if (type(kind) is not str or kind in kinds)
+            and not (
+                kind == "message"
+                and role is not gap
+                and (
+                    role not in asks
+                    or (
+                        role == "toolResult"
+                        and ((u := cores[k].message.usage) is None or u is UNDEFINED)
+                    )
+                )
+            )
+        ]
 
     def _names(self, values: list[Any]) -> list[Any]:
         """The values with one string object per distinct name (in C when all hash)."""
@@ -259,11 +346,8 @@ class _Columns:
         p.ids.append(field(value, "id"))
         p.parent_ids.append(field(value, "parentId"))
         p.roles.append(self._name(message_role(value)))
-        if self.entry_counter is not None:
-            for column, figure in zip(
-                cast("list[list[Any]]", p.counted), self.entry_counter(value)
-            ):
-                column.append(figure)
+        if self.entry_counter is not None:  # a line read in full: always kept
+            cast("Counted", p.counted).extend((len(p.types) - 1,), (self.entry_counter(value),))
 
     def add_line(
         self, view: memoryview, number: int, start: int, end: int, offset: int, last: bool
@@ -276,7 +360,7 @@ class _Columns:
         except (msgspec.DecodeError, RecursionError):
             core = None
         if core is not None:
-            self.add_cores(range(number, number + 1), (start + offset,), (end + offset,), (core,))
+            self.add_cores(range(number, number + 1), [start + offset], [end + offset], (core,))
             return
         if not bytes(raw).strip(_ASCII_BLANK):
             self.diagnostics.append(Diagnostic(number, "blank", "blank line (skipped, as Pi does)"))
@@ -323,7 +407,36 @@ def _parse_window(
     at once. Such a block can only hold one JSON value per line (``}\\n{`` never occurs
     inside a JSON value), so when the value count equals the line count every value is
     its line's. Any other block is read line by line.
+
+    The window is taken a span of about ``_SPAN`` bytes of whole lines at a time, so the
+    offsets of its lines are never all held at once (a file of tiny lines has many).
     """
+    count, text = 0, cast(bytes, data)  # (a bytes or bytearray buffer)
+    while lo < hi:
+        cut = hi if hi - lo <= _SPAN else text.rfind(b"\n", lo, lo + _SPAN) + 1
+        if cut <= lo:  # one line longer than the span
+            cut = text.find(b"\n", lo + _SPAN, hi) + 1 or hi
+        last = final and cut == hi
+        count += _parse_span(columns, data, lo, cut, base, first_line + count, fast, last)
+        lo = cut
+    return count
+
+
+#: Bytes of a window whose lines are found and parsed together (``_parse_window``).
+_SPAN = 1 << 20
+
+
+def _parse_span(
+    columns: _Columns,
+    data: Buffer,
+    lo: int,
+    hi: int,
+    base: int,
+    first_line: int,
+    fast: bool,
+    final: bool,
+) -> int:
+    """``_parse_window`` of a span of whole lines."""
     starts, ends = line_bounds(cast(bytes, data), lo, hi)  # (any buffer)
     count = len(starts)
     view = memoryview(data)
@@ -344,10 +457,10 @@ def _parse_window(
             except (msgspec.DecodeError, RecursionError):
                 cores = None
             if cores is not None and len(cores) == size:
-                shift = base.__add__
-                columns.add_cores(
-                    numbers, map(shift, starts[first:last]), map(shift, ends[first:last]), cores
-                )
+                at, to = starts[first:last], ends[first:last]
+                if base:
+                    at, to = list(map(base.__add__, at)), list(map(base.__add__, to))
+                columns.add_cores(numbers, at, to, cores)
                 continue
         for index in range(first, last):
             is_last = final and index == count - 1
@@ -467,9 +580,11 @@ def _joined(
     first.lines.extend(n + shift for n in rest.lines)
     for name in ("starts", "ends", "types", "ids", "parent_ids", "roles"):
         getattr(first, name).extend(getattr(rest, name))
-    for column, more in zip(first.counted or (), rest.counted or ()):
-        column.extend(more)
     base = len(first.types) - len(rest.types)
+    if first.counted is not None and rest.counted is not None:
+        first.counted.extend(map(base.__add__, rest.counted.rows), ())
+        for column, more in zip(first.counted.columns, rest.counted.columns):
+            column.extend(more)
     first.values.update((k + base, v) for k, v in rest.values.items())
     diagnostics += [Diagnostic(d.line + shift, d.kind, d.message) for d in rest_diagnostics]
     return first, diagnostics

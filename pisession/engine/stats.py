@@ -8,12 +8,13 @@ results. Pass the entries of one path to get the figures for one branch.
 from __future__ import annotations
 
 import sys
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
-from itertools import compress, islice
-from operator import add, attrgetter, lt
-from typing import TYPE_CHECKING, Any, NamedTuple
+from itertools import chain, compress, islice, repeat
+from operator import add, attrgetter, eq, is_not, lt
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import msgspec
 
@@ -375,7 +376,11 @@ def summed_columns(columns: Sequence[Iterable[Any]]) -> SessionStats:
     0.30000000000000004
     """
     usage: list[Any] = list(map(js_total, columns[:5]))
-    counts = list(map(sum, columns[5 : len(COUNTED)]))
+    return _stats(usage, list(map(sum, columns[5 : len(COUNTED)])))
+
+
+def _stats(usage: list[Any], counts: list[int]) -> SessionStats:
+    """The statistics of the five usage totals and the six counts, in ``COUNTED`` order."""
     figures: dict[str, Any] = dict(zip(COUNTED, usage + counts))
     return SessionStats(
         user_messages=figures["user"],
@@ -439,6 +444,78 @@ def line_contribution(line: CountedLine) -> tuple[Any, ...]:
     return (*contribution(line.type, line.usage, role, usage, calls), *line_usage(line))
 
 
+_MESSAGE, _CONTENT, _USAGE = attrgetter("message"), attrgetter("content"), attrgetter("usage")
+_COST, _TOTAL, _TIMESTAMP = attrgetter("cost"), attrgetter("total"), attrgetter("timestamp")
+_PROVIDER, _MODEL = attrgetter("provider"), attrgetter("model")
+_RESPONSE_MODEL = attrgetter("responseModel")
+_TOKENS = [attrgetter(name) for name in ("input", "output", "cacheRead", "cacheWrite")]
+
+
+def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
+    """``line_contribution`` of assistant-message lines (``STATS_DECODER``'s, each of
+    type ``message`` with a message of role ``assistant``), a list per ``COLUMNS``
+    figure, made a column at a time in C: where every line takes the usual route (a
+    content list, a usage whose five figures are numbers, a provider and model that are
+    strings); None otherwise (then they are counted line by line).
+
+    >>> line = STATS_DECODER.decode(b'{"type":"message","timestamp":"t","message":{'
+    ...     b'"role":"assistant","provider":"p","model":"m","content":[{"type":"toolCall"}],'
+    ...     b'"usage":{"input":3,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5}}}}')
+    >>> [column[0] for column in assistant_columns([line])] == list(line_contribution(line))
+    True
+    """
+    if not lines:
+        return [[] for _ in COLUMNS]
+    messages = list(map(_MESSAGE, lines))
+    contents = list(map(_CONTENT, messages))
+    if set(map(type, contents)) != {list}:
+        return None
+    try:  # (a usage or cost that is null or absent has no such attribute)
+        usages = list(map(_USAGE, messages))
+        figures = [list(map(token, usages)) for token in _TOKENS]
+        figures.append(list(map(_TOTAL, map(_COST, usages))))
+        for column in figures:
+            sum(column)  # (numbers, or undefined where absent: which cannot be added)
+    except (AttributeError, TypeError, OverflowError):
+        return None
+    size = len(lines)
+    models = list(map(_MODEL, messages))
+    answered = list(map(_RESPONSE_MODEL, messages))
+    if answered.count(UNDEFINED) != size:  # responseModel, where it is not nullish
+        models = [m if a is None or a is UNDEFINED else a for a, m in zip(answered, models)]
+    providers = list(map(_PROVIDER, messages))
+    provider, model = providers[0], models[0]
+    if (
+        type(provider) is str
+        and type(model) is str
+        and providers.count(provider) == size
+        and models.count(model) == size
+    ):  # one model answered them all (the usual block): its key
+        keys = [sys.intern(f"{provider}/{model}")] * size
+    elif set(map(type, providers)) != {str} or set(map(type, models)) != {str}:
+        return None
+    else:
+        pairs = list(zip(providers, models))
+        made = {pair: sys.intern(f"{pair[0]}/{pair[1]}") for pair in set(pairs)}
+        keys = list(map(made.__getitem__, pairs))
+    blocks = list(map(_TYPE, chain.from_iterable(contents)))
+    calls = [0] * size
+    if "toolCall" in blocks:
+        calls = [list(map(_TYPE, content)).count("toolCall") for content in contents]
+    ones, zeros = [1] * size, [0] * size
+    return [
+        *figures,
+        ones,
+        zeros,
+        list(ones),
+        list(zeros),
+        calls,
+        list(zeros),
+        keys,
+        list(map(_TIMESTAMP, lines)),
+    ]
+
+
 def line_usage(line: CountedLine) -> tuple[Any, ...]:
     """``entry_usage`` of a line decoded by ``STATS_DECODER``.
 
@@ -480,20 +557,135 @@ def _line_entry(line: CountedLine) -> dict[str, Any]:
 # --- the columns a session's statistics are summed from ----------------------------------
 
 
-def counted_columns(index: EntryIndex) -> list[list[Any]]:
-    """What every entry of ``index`` adds (``entry_contribution``), a column per
-    ``COLUMNS`` figure, from its full entries: for a session whose entries are not its
-    file's lines (a migrated one). Any other session is counted while its file is read
+def counted_columns(index: EntryIndex) -> Counted:
+    """What every entry of ``index`` adds (``entry_contribution``), every row kept, from
+    its full entries: for a session whose entries are not its file's lines (a migrated
+    one). Any other session is counted while its file is read
     (``reader.read_source(..., counting=True)``), or read again that way when first asked.
 
     >>> from pisession.engine.index import EntryIndex
     >>> index = EntryIndex.of([{"type": "message", "message": {"role": "user"}},
     ...     {"type": "usage", "usage": {"input": 5}}])
-    >>> dict(zip(COLUMNS, counted_columns(index)))["input"]
-    [0, 5]
+    >>> counted = counted_columns(index)
+    >>> list(counted.rows), dict(zip(COLUMNS, counted.columns))["input"]
+    ([0, 1], [0, 5])
     """
     rows = list(map(entry_contribution, index.entries(range(len(index.types)))))
-    return [list(column) for column in zip(*rows)] or [[] for _ in COLUMNS]
+    columns = [list(column) for column in zip(*rows)] or [[] for _ in COLUMNS]
+    return Counted(array("q", range(len(rows))), columns)
+
+
+#: The types of entry whose rows can add more than their type and role say.
+COUNTING_KINDS = frozenset({"message", *_USAGE_KINDS})
+
+
+def plain_row(kind: object, role: object) -> tuple[Any, ...]:
+    """What an entry adds when it adds only what its type and message role say (a
+    ``COLUMNS`` row): one message of its role for a message entry, nothing otherwise.
+    ``Counted`` keeps the rows that differ from this.
+
+    >>> plain_row("message", "user")[5:9], plain_row("label", None) == _PLAIN
+    ((1, 1, 0, 0), True)
+    """
+    if kind != "message":
+        return _PLAIN
+    said = (int(role == "user"), int(role == "assistant"), int(role == "toolResult"))
+    return (0, 0, 0, 0, 0, 1, *said, 0, 0, None, None)
+
+
+_PLAIN = (*_NOTHING, *_NO_USAGE)
+
+
+@dataclass
+class Counted:
+    """What a session's entries add to the statistics and to Pi's usage breakdown, kept
+    only for the rows that add more than their type and role say (``plain_row``): the
+    positions of those rows (``rows``, ascending) and a column per ``COLUMNS`` figure
+    with a value per kept row. Any row may be kept (its own figures are used); a row
+    left out must be plain. Most rows of a session are plain (user messages, labels,
+    model changes...), so most cost nothing here.
+
+    >>> counted = Counted(array("q", [1]), [[v] for v in
+    ...     (*_NOTHING[:5], 1, 0, 1, 0, 2, 0, "p/m", "t")])
+    >>> counted.dense(["message", "message"], ["user", "assistant"])[9]
+    [0, 2]
+    """
+
+    rows: array[int] = field(default_factory=lambda: array("q"))
+    columns: list[list[Any]] = field(default_factory=lambda: [[] for _ in COLUMNS])
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def extend(self, rows: Iterable[int], figures: Iterable[tuple[Any, ...]]) -> None:
+        """Keep these rows (ascending, after those kept) with their ``COLUMNS`` rows."""
+        self.rows.extend(rows)
+        for column, values in zip(self.columns, zip(*figures)):
+            column.extend(values)
+
+    def local(self, positions: Sequence[int]) -> list[int]:
+        """Where the kept rows among ``positions`` are in ``columns``, in the order of
+        ``positions``.
+
+        >>> Counted(array("q", [2, 5]), [[] for _ in COLUMNS]).local([5, 3, 2])
+        [1, 0]
+        """
+        where = dict(zip(self.rows, range(len(self.rows))))
+        found = list(map(where.get, positions))  # None where a position is not kept
+        return cast("list[int]", list(compress(found, map(is_not, found, repeat(None)))))
+
+    def dense(self, types: Sequence[object], roles: Sequence[object]) -> list[list[Any]]:
+        """Every row's figures, a full column per ``COLUMNS`` figure (``plain_row`` where
+        a row is not kept): what ``entry_contribution`` gives entry by entry."""
+        rows = list(map(plain_row, types, roles))
+        for k, position in enumerate(self.rows):
+            rows[position] = tuple(column[k] for column in self.columns)
+        return [list(column) for column in zip(*rows)] or [[] for _ in COLUMNS]
+
+
+def counted_stats(
+    counted: Counted,
+    types: Sequence[object],
+    roles: Sequence[object],
+    path: Sequence[int] | None = None,
+) -> SessionStats:
+    """The statistics of every entry (or of the entries of ``path``, in its order), from
+    their ``Counted`` rows and the ``types`` and ``roles`` columns: the same figures as
+    ``summed_columns`` of every row (the rows left out add integer zeros to the usage,
+    which change no total, and their messages are counted from the two columns).
+
+    >>> from pisession.engine.index import EntryIndex
+    >>> index = EntryIndex.of([{"type": "message", "message": {"role": "user"}},
+    ...     {"type": "usage", "usage": {"input": 5, "cost": {"total": 0.5}}}])
+    >>> s = counted_stats(counted_columns(index), index.types, index.roles)
+    >>> s.user_messages, s.usage.input, s.usage.cost
+    (1, 5, 0.5)
+    """
+    rows, columns = counted.rows, counted.columns[: len(COUNTED)]
+    kept: Sequence[int] = rows
+    on_types, on_roles = types, roles
+    if path is not None and not every_row(path, len(types)):
+        local = counted.local(path)
+        columns = [list(map(column.__getitem__, local)) for column in columns]
+        kept = list(map(rows.__getitem__, local))
+        on_types, on_roles = list(map(types.__getitem__, path)), list(map(roles.__getitem__, path))
+    usage: list[Any] = list(map(js_total, columns[:5]))
+    counts = list(map(sum, columns[5:]))
+    # messages from the types and roles, with the kept rows' own counts instead of theirs
+    every = _message_counts(on_types, on_roles)
+    own = _message_counts(list(map(types.__getitem__, kept)), list(map(roles.__getitem__, kept)))
+    return _stats(usage, [c + e - o for c, e, o in zip(counts, every, own)] + counts[4:])
+
+
+def _message_counts(types: Sequence[object], roles: Sequence[object]) -> tuple[int, ...]:
+    """The messages, user messages, assistant messages and tool results ``plain_row``
+    counts for these rows (found in C).
+
+    >>> _message_counts(["message", "label", "message"], ["user", "user", "toolResult"])
+    (2, 1, 0, 1)
+    """
+    said = list(compress(roles, map(eq, types, repeat("message"))))
+    return len(said), said.count("user"), said.count("assistant"), said.count("toolResult")
 
 
 def every_row(path: Sequence[int], count: int) -> bool:

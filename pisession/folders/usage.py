@@ -62,7 +62,8 @@ if TYPE_CHECKING:
 #: The figures summed per key, in this order.
 FIGURES = ("input", "output", "cacheRead", "cacheWrite", "cost")
 
-#: A session's counted columns (``stats.COLUMNS``: a column per figure, a row per entry).
+#: A session's counted columns (``stats.COLUMNS``: a column per figure, a row per entry
+#: that can count: ``stats.Counted.columns``).
 Columns = list[list[Any]]
 
 #: Five figures (``FIGURES``) per key, and per (day, key).
@@ -106,8 +107,10 @@ def tally(
     (all by default), in that order, and (``with_days``) the same by (day in ``zone``, a
     ``tzinfo``, default this machine's, key):
     added from a session's counted columns (``stats.COLUMNS``: what each entry adds,
-    read while its file was read), key by key in the entries' order, as Pi's ``+=``
-    adds. Raises ``_Throws`` at the first entry where Pi's function throws.
+    read while its file was read; ``positions`` index their rows, which are the rows of
+    ``stats.Counted``: the entries that can count), key by key in the entries' order,
+    as Pi's ``+=`` adds. Raises ``_Throws`` at the first entry where Pi's function
+    throws.
 
     >>> from pisession.engine.stats import COLUMNS, entry_contribution
     >>> u = {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "cost": {"total": 0.1}}
@@ -226,33 +229,41 @@ def _tally(
     """``tally`` of a loaded session's counted columns (days in ``zone``); ``identities``
     (a ``forks.FileEntries``) gets each counted entry's position and ``forks.identity``.
     Raises ``UsageError`` (naming the file and line) where Pi throws."""
-    columns = session.counted
+    counted = session.counted  # the rows that can count, and their columns
+    columns, rows = counted.columns, counted.rows
+    local = None if positions is None else counted.local(positions)
     try:
-        found = tally(columns, positions, with_days, fallback_time, zone)
+        found = tally(columns, local, with_days, fallback_time, zone)
     except _Throws as exc:
-        where = f"{session.source}:{session.line_of(exc.position)}"
+        where = f"{session.source}:{session.line_of(rows[exc.position])}"
         raise UsageError(f"{where}: Pi's usage breakdown throws here: {exc.reason}") from None
     if identities is not None:
-        _identify(session, columns, positions, identities)
+        _identify(session, columns, rows, local, identities)
     return found
 
 
 def _identify(
-    session: SessionLike, columns: Columns, positions: Sequence[int] | None, identities: FileEntries
+    session: SessionLike,
+    columns: Columns,
+    rows: Sequence[int],
+    local: Sequence[int] | None,
+    identities: FileEntries,
 ) -> None:
-    """Each counted entry's position and identity (id, timestamp, key, figures), in order."""
+    """Each counted entry's position and identity (id, timestamp, key, figures), in order
+    (``columns``' rows are the entries at ``rows``; ``local``: those to look at)."""
     records, stamps, ids = columns[USAGE], columns[TIMESTAMP], session.index.ids
-    every = range(len(records)) if positions is None else positions
-    for position in every:
-        record = records[position]
+    every = range(len(records)) if local is None else local
+    for k in every:
+        record = records[k]
         if record is None:
             continue
         if type(record) is UsageFigures:
             key, figures = record.key, tuple(record.figures)
         else:
-            key, figures = record, tuple(column[position] for column in columns[:5])
+            key, figures = record, tuple(column[k] for column in columns[:5])
+        position = rows[k]
         identities.positions.append(position)
-        identities.digests.append(identity(ids[position], stamps[position], key, figures))
+        identities.digests.append(identity(ids[position], stamps[k], key, figures))
 
 
 def session_breakdown(

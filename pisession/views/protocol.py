@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..engine.index import EntryIndex
-from ..engine.stats import SessionStats
+from ..engine.stats import Counted, SessionStats
 from ..errors import Diagnostic, SessionFormatError
 from ..migration import MigrationStep
 from ..projection import Context, Projection, Selection, Steps
@@ -58,7 +58,7 @@ class SessionLike(Protocol):
     @property
     def entries(self) -> list[object]: ...
     @property
-    def counted(self) -> list[list[object]]: ...
+    def counted(self) -> Counted: ...
 
     def __len__(self) -> int: ...
     def entry(self, position: int) -> object: ...
