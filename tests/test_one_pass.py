@@ -18,13 +18,12 @@ from test_counting import ODD_USAGE_LINES
 
 import pisession
 from pisession.cli import main
-from pisession.engine import reader
+from pisession.engine import reader, store
+from pisession.engine.counting import STATS_DECODER, line_contribution
 from pisession.engine.stats import (
-    STATS_DECODER,
     UsageFigures,
     attribution,
     entry_contribution,
-    line_contribution,
     usage_figures,
     usage_record,
 )
@@ -87,7 +86,7 @@ def counted_reads(monkeypatch) -> dict:
 
     monkeypatch.setenv("PISESSION_WORKERS", "1")
     monkeypatch.setattr(reader, "CHUNK", CHUNK)
-    monkeypatch.setattr(reader, "WINDOW", CHUNK)
+    monkeypatch.setattr(store, "WINDOW", CHUNK)
     monkeypatch.setattr(os, "pread", pread)
     monkeypatch.setattr(os, "read", read)
 

@@ -369,6 +369,7 @@ SWITCHES = {
     "rule.py": "what an entry contributes, the settings, the selection, the edits",
     "engine/context.py": "the engine's columns for messages, compactions and settings",
     "engine/stats.py": "what statistics and usage count",
+    "engine/counting.py": "which rows the reading counts, and what a line adds",
     "llm.py": "how each role is handed to the model (convertToLlm)",
     "message_text.py": "the one switch on a message's role, a mode per reader",
     "request.py": "what the request step keeps of each role",

@@ -1,4 +1,4 @@
-"""``stats.assistant_columns`` (assistant messages counted a column at a time, as the
+"""``counting.assistant_columns`` (assistant messages counted a column at a time, as the
 reader counts them) gives what ``line_contribution`` gives line by line, or None, on
 assistant lines of every shape: fields absent, null, of other types; several models
 in a block; tool calls; the corpus's own lines."""
@@ -11,8 +11,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pisession.engine.counting import STATS_DECODER, assistant_columns, line_contribution
 from pisession.engine.schemas import CountedMessage
-from pisession.engine.stats import STATS_DECODER, assistant_columns, line_contribution
 
 ROOT = Path(__file__).resolve().parent.parent
 

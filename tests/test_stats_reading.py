@@ -1,4 +1,4 @@
-"""Statistics read from a few fields of each line (``stats.STATS_DECODER``) equal the
+"""Statistics read from a few fields of each line (``counting.STATS_DECODER``) equal the
 statistics of the fully decoded entries (``stats.session_stats``), whatever shape the
 fields have: the reading shortcut may refuse a line, never count it differently."""
 
@@ -58,7 +58,8 @@ def test_each_line_counts_as_its_full_entry():
     import glob
     import json
 
-    from pisession.engine.stats import STATS_DECODER, entry_contribution, line_contribution
+    from pisession.engine.counting import STATS_DECODER, line_contribution
+    from pisession.engine.stats import entry_contribution
     from pisession.js.json import loads
 
     raw = [json.dumps(line).encode() for line in LINES]

@@ -18,9 +18,9 @@ import gc
 import io
 import os
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, count, repeat
+from itertools import compress, repeat
 from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
@@ -30,12 +30,11 @@ from ..errors import Diagnostic, SessionFormatError
 from ..js.json import LineDecodeError, dumps, line_bounds, loads
 from ..js.value import UNDEFINED, js_falsy
 from . import schemas
+from .store import BLOCK as _BLOCK
+from .store import Buffer, LineStore
 
 if TYPE_CHECKING:
     from .stats import Counted
-
-#: Bytes a line is read from: a file's bytes, a buffer, or a view of either.
-Buffer = bytes | bytearray | memoryview
 
 #: Files up to this size are kept in memory; bigger ones are read a piece at a time.
 CHUNK = 64 * 1024 * 1024
@@ -45,10 +44,6 @@ CHUNK = 64 * 1024 * 1024
 #: processor's cache, and a buffer the size of ``CHUNK`` is not faulted in. On the 200k
 #: session, 4 MB pieces take 0.36 s of CPU where 64 MB pieces took 0.45 s.
 PIECE = 4 * 1024 * 1024
-
-#: Lines decoded together by ``msgspec``'s ``decode_lines``: few enough that a block's
-#: values stay in the processor's caches until they are made columns (docs/performance.md).
-_BLOCK = 512
 
 #: Whitespace ``String.prototype.trim`` removes, as bytes that can start a blank line.
 _ASCII_BLANK = b" \t\r\n\x0b\x0c"
@@ -234,20 +229,14 @@ class _Columns:
         self.no_message = _no_message()
         self.names: dict[Any, Any] = {}
         self.decoder: msgspec.json.Decoder[Any] = schemas.CORE
-        self.counter: Callable[[Any], tuple[Any, ...]] | None = None
+        self.count_block: Callable[..., None] | None = None
         self.entry_counter: Callable[[object], tuple[Any, ...]] | None = None
         if counting:
-            from .stats import (
-                COUNTING_KINDS,
-                Counted,
-                assistant_columns,
-                entry_contribution,
-                line_contribution,
-            )
+            from .counting import count_block
+            from .stats import Counted, entry_contribution
 
-            self.decoder, self.counter = schemas.COUNTED, line_contribution
+            self.decoder, self.count_block = schemas.COUNTED, count_block
             self.entry_counter = entry_contribution  # for lines read in full
-            self.counting_kinds, self.assistant_columns = COUNTING_KINDS, assistant_columns
             parsed.counted = Counted()
 
     def _name(self, value: object) -> object:
@@ -272,58 +261,8 @@ class _Columns:
             [gap if (m := c.message) is None or m is UNDEFINED else m.role for c in cores]
         )
         p.roles.extend(roles)
-        if self.counter is not None:
-            kept = self._counting(types, roles, cores)
-            if kept:
-                self._count(first, kept, types, roles, cores)
-
-    def _count(
-        self, first: int, kept: list[int], types: list[Any], roles: list[Any], cores: Sequence[Any]
-    ) -> None:
-        """Keep what the rows ``kept`` of a block (the first at row ``first``) add: the
-        assistant messages a column at a time (``stats.assistant_columns``), the others
-        line by line, merged in row order."""
-        counted = cast("Counted", self.parsed.counted)
-        counter = cast("Callable[[Any], tuple[Any, ...]]", self.counter)
-        mine = [k for k in kept if roles[k] == "assistant" and types[k] == "message"]
-        columns = self.assistant_columns(list(map(cores.__getitem__, mine))) if mine else None
-        if columns is None:  # line by line
-            counted.extend(map(first.__add__, kept), map(counter, map(cores.__getitem__, kept)))
-            return
-        if len(mine) < len(kept):  # others among them: counted line by line, then merged
-            mine_set = set(mine)
-            others = [k for k in kept if k not in mine_set]
-            rows = mine + others
-            more = zip(*map(counter, map(cores.__getitem__, others)))
-            order = sorted(range(len(rows)), key=rows.__getitem__)
-            columns = [list(map([*c, *m].__getitem__, order)) for c, m in zip(columns, more)]
-            mine = list(map(rows.__getitem__, order))
-        counted.rows.extend(map(first.__add__, mine))
-        for column, values in zip(counted.columns, columns):
-            column.extend(values)
-
-    def _counting(self, types: list[Any], roles: list[Any], cores: Sequence[Any]) -> list[int]:
-        """The rows of a block that can add more than their type and role say
-        (``stats.plain_row``): entries of the types that count (``COUNTING_KINDS``, or a
-        type that is no string), but not message entries with a message whose role
-        counts nothing more (all but assistant messages and tool results with usage)."""
-        kinds, gap, asks = self.counting_kinds, self.no_message, ("assistant", "toolResult")
-        return [
-            k
-            for k, kind, role in zip(count(), types, roles)
-            if (type(kind) is not str or kind in kinds)
-            and not (
-                kind == "message"
-                and role is not gap
-                and (
-                    role not in asks
-                    or (
-                        role == "toolResult"
-                        and ((u := cores[k].message.usage) is None or u is UNDEFINED)
-                    )
-                )
-            )
-        ]
+        if self.count_block is not None:
+            self.count_block(p.counted, first, types, roles, cores, self.no_message)
 
     def _names(self, values: list[Any]) -> list[Any]:
         """The values with one string object per distinct name (in C when all hash)."""
@@ -630,121 +569,6 @@ def _partial(line: int, size: int) -> Diagnostic:
 
 
 # --- where the bytes are --------------------------------------------------------------------
-
-
-#: Lines read again from a big file come with their neighbours: the aligned window of
-#: this many bytes around them is read at once and kept until a line outside it is asked
-#: for, so lines near each other cost one read, never one each.
-WINDOW = 1 << 16
-
-
-class LineStore:
-    """The bytes of a session's lines: held in memory, or read again from the file.
-
-    A big file is not kept in memory; its lines are read again when an entry is decoded
-    (a ``WINDOW`` of bytes at a time, or a longer span at once).
-    The file is kept open, so a rename does not swap it; a file truncated or rewritten
-    meanwhile is noticed (a line no longer ends where it did) and reported.
-    """
-
-    def __init__(self, data: bytes | None = None, path: str | None = None, size: int = 0):
-        self.data = data
-        self.path = path
-        self.size = len(data) if data is not None else size
-        self._fd: int | None = None
-        self._window: tuple[int, bytes] = (0, b"")  # the last bytes read, where they start
-
-    def __del__(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-
-    def _read(self, start: int, end: int) -> bytes | memoryview:
-        if self.data is not None:
-            return memoryview(self.data)[start:end]
-        want = min(end + 1, self.size)  # the newline after, as a check
-        at, held = self._window
-        if not (at <= start and want <= at + len(held)):
-            at = start - start % WINDOW  # the aligned window around the line (or more)
-            if want - at > WINDOW:  # a long span: read as it is, not kept
-                at = start
-            held = self._pread(at, max(want, min(at + WINDOW, self.size)) - at)
-            if want - start < WINDOW:
-                self._window = (at, held)
-        got = memoryview(held)[start - at : want - at]
-        if len(got) != want - start or (want > end and bytes(got[-1:]) != b"\n"):
-            raise SessionFormatError(
-                self.path, None, "the file changed since it was read (read it again)"
-            )
-        return got[: end - start]
-
-    def _pread(self, start: int, size: int) -> bytes:
-        if self._fd is None:
-            self._fd = os.open(cast(str, self.path), os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        if hasattr(os, "pread"):
-            return os.pread(self._fd, size, start)
-        os.lseek(self._fd, start, os.SEEK_SET)  # pragma: no cover - Windows
-        return os.read(self._fd, size)  # pragma: no cover
-
-    def whole(self) -> bytes:
-        """Every byte that was read, exactly."""
-        if self.data is not None:
-            return self.data
-        return bytes(self._read(0, self.size))
-
-    def value(self, start: int, end: int) -> object:
-        """The fully decoded value of the line at this byte range."""
-        return loads(self._read(start, end))
-
-    def span(self, start: int, end: int, count: int, decoder: Any) -> list[Any] | None:
-        """The ``count`` lines that fill ``start:end`` decoded together with a msgspec
-        ``decoder`` (None when it refuses one of them: read them one at a time)."""
-        return _together(self._read(start, end), count, decoder)
-
-    def values(self, ranges: Sequence[tuple[int, int]], decoder: Any = None) -> list[Any]:
-        """Several lines decoded, consecutive ones together (``decode_lines``). With a
-        msgspec ``decoder``, lines it refuses give None; without, ``JSON.parse``'s value."""
-        out: list[Any] = []
-        for run in _runs(ranges):
-            first, last = run[0][0], run[-1][1]
-            raw = self._read(first, last)
-            decoded = _together(raw, len(run), decoder or schemas.ANY)
-            if decoded is not None:
-                out.extend(decoded)
-            else:
-                out.extend(_one(raw[s - first : e - first], decoder) for s, e in run)
-        return out
-
-
-def _together(raw: Buffer, count: int, decoder: Any) -> list[Any] | None:
-    """``count`` consecutive lines decoded in one call (None when the decoder refuses one,
-    or finds another number of lines)."""
-    try:
-        decoded: list[Any] = decoder.decode_lines(raw)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-    return decoded if len(decoded) == count else None
-
-
-def _one(raw: bytes | memoryview, decoder: Any) -> object:
-    """One line: ``JSON.parse``'s value, or the decoder's (None when it refuses)."""
-    if decoder is None:
-        return loads(raw)
-    try:
-        return decoder.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-
-
-def _runs(ranges: Sequence[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
-    """Consecutive lines (each starting right after the previous one's newline) grouped."""
-    run: list[tuple[int, int]] = []
-    for item in ranges:
-        if run and (item[0] != run[-1][1] + 1 or len(run) >= _BLOCK):
-            yield run
-            run = []
-        run.append(item)
-    if run:
-        yield run
 
 
 def read_source(

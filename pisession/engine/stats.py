@@ -12,16 +12,13 @@ from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
-from itertools import chain, compress, islice, repeat
-from operator import add, attrgetter, eq, is_not, lt
+from itertools import compress, islice, repeat
+from operator import add, eq, is_not, lt
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
-
-import msgspec
 
 from ..js.value import UNDEFINED, ToPrimitiveError, js_number_value, js_string, nullish, truthy
 from ..js.value import field as js_field
-from . import schemas
-from .schemas import Cost, CountedLine, CountedMessage, Usage
+from .schemas import Cost, Usage
 
 if TYPE_CHECKING:
     from .index import EntryIndex
@@ -50,7 +47,7 @@ def usage_numbers(usage: object) -> tuple[Any, ...] | None:
     >>> usage_numbers({"input": 3, "output": "2", "cost": {"total": 0.5}})
     (3, 0, 0, 0, 0.5)
     """
-    if type(usage) is Usage:  # read by STATS_DECODER: numbers, absent ones UNDEFINED
+    if type(usage) is Usage:  # read by counting.STATS_DECODER: numbers, absent ones UNDEFINED
         cost = usage.cost
         total = cost.total if type(cost) is Cost else 0
         read = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, total)
@@ -215,7 +212,7 @@ TOOLS_KEY = "Tools/summaries"
 #: where the breakdown adds something; None elsewhere).
 COLUMNS = (*COUNTED, "usage", "timestamp")
 USAGE, TIMESTAMP = len(COUNTED), len(COUNTED) + 1
-_NO_USAGE = (None, None)
+NO_USAGE = (None, None)
 
 
 class UsageFigures(NamedTuple):
@@ -393,167 +390,6 @@ def _stats(usage: list[Any], counts: list[int]) -> SessionStats:
     )
 
 
-# --- reading only what the totals need ----------------------------------------------------
-
-
-#: Decodes the fields ``totals`` reads (and the reader's columns) and skips the rest of a
-#: line (``schemas.COUNTED``: the one definition of what a line's totals read).
-STATS_DECODER = schemas.COUNTED
-
-
-_TYPE = attrgetter("type")
-
-#: What a message entry of these roles adds when its message has no ``usage``.
-_SAME_FOR_ALL = {
-    role: (*contribution("message", UNDEFINED, role), *_NO_USAGE) for role in ("user", "toolResult")
-}
-_USAGE_KINDS = ("usage", "compaction", "branch_summary")
-
-
-def line_contribution(line: CountedLine) -> tuple[Any, ...]:
-    """``entry_contribution`` of a line decoded by ``STATS_DECODER``.
-
-    >>> line_contribution(STATS_DECODER.decode(b'{"type":"message","message":{"role":"user"}}'))
-    (0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, None, None)
-    """
-    message = line.message
-    if type(message) is not CountedMessage:  # absent or null
-        return (*contribution(line.type, line.usage), *line_usage(line))
-    role, usage, content = message.role, message.usage, message.content
-    calls = 0
-    if type(content) is list and role == "assistant" and line.type == "message":
-        calls = list(map(_TYPE, content)).count("toolCall")
-        if type(usage) is Usage and type(cost := usage.cost) is Cost:
-            # most lines of a long session: ``contribution`` and ``line_usage``, inlined
-            found = (usage.input, usage.output, usage.cacheRead, usage.cacheWrite, cost.total)
-            if UNDEFINED not in found:
-                model = message.responseModel
-                if model is None or model is UNDEFINED:
-                    model = message.model
-                provider = message.provider
-                if type(provider) is str and type(model) is str:
-                    key = sys.intern(f"{provider}/{model}")
-                    return (*found, 1, 0, 1, 0, calls, 0, key, line.timestamp)
-    elif (
-        usage is UNDEFINED
-        and type(role) is str
-        and role in _SAME_FOR_ALL
-        and line.type == "message"
-    ):
-        return _SAME_FOR_ALL[role]
-    return (*contribution(line.type, line.usage, role, usage, calls), *line_usage(line))
-
-
-_MESSAGE, _CONTENT, _USAGE = attrgetter("message"), attrgetter("content"), attrgetter("usage")
-_COST, _TOTAL, _TIMESTAMP = attrgetter("cost"), attrgetter("total"), attrgetter("timestamp")
-_PROVIDER, _MODEL = attrgetter("provider"), attrgetter("model")
-_RESPONSE_MODEL = attrgetter("responseModel")
-_TOKENS = [attrgetter(name) for name in ("input", "output", "cacheRead", "cacheWrite")]
-
-
-def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
-    """``line_contribution`` of assistant-message lines (``STATS_DECODER``'s, each of
-    type ``message`` with a message of role ``assistant``), a list per ``COLUMNS``
-    figure, made a column at a time in C: where every line takes the usual route (a
-    content list, a usage whose five figures are numbers, a provider and model that are
-    strings); None otherwise (then they are counted line by line).
-
-    >>> line = STATS_DECODER.decode(b'{"type":"message","timestamp":"t","message":{'
-    ...     b'"role":"assistant","provider":"p","model":"m","content":[{"type":"toolCall"}],'
-    ...     b'"usage":{"input":3,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5}}}}')
-    >>> [column[0] for column in assistant_columns([line])] == list(line_contribution(line))
-    True
-    """
-    if not lines:
-        return [[] for _ in COLUMNS]
-    messages = list(map(_MESSAGE, lines))
-    contents = list(map(_CONTENT, messages))
-    if set(map(type, contents)) != {list}:
-        return None
-    try:  # (a usage or cost that is null or absent has no such attribute)
-        usages = list(map(_USAGE, messages))
-        figures = [list(map(token, usages)) for token in _TOKENS]
-        figures.append(list(map(_TOTAL, map(_COST, usages))))
-        for column in figures:
-            sum(column)  # (numbers, or undefined where absent: which cannot be added)
-    except (AttributeError, TypeError, OverflowError):
-        return None
-    size = len(lines)
-    models = list(map(_MODEL, messages))
-    answered = list(map(_RESPONSE_MODEL, messages))
-    if answered.count(UNDEFINED) != size:  # responseModel, where it is not nullish
-        models = [m if a is None or a is UNDEFINED else a for a, m in zip(answered, models)]
-    providers = list(map(_PROVIDER, messages))
-    provider, model = providers[0], models[0]
-    if (
-        type(provider) is str
-        and type(model) is str
-        and providers.count(provider) == size
-        and models.count(model) == size
-    ):  # one model answered them all (the usual block): its key
-        keys = [sys.intern(f"{provider}/{model}")] * size
-    elif set(map(type, providers)) != {str} or set(map(type, models)) != {str}:
-        return None
-    else:
-        pairs = list(zip(providers, models))
-        made = {pair: sys.intern(f"{pair[0]}/{pair[1]}") for pair in set(pairs)}
-        keys = list(map(made.__getitem__, pairs))
-    blocks = list(map(_TYPE, chain.from_iterable(contents)))
-    calls = [0] * size
-    if "toolCall" in blocks:
-        calls = [list(map(_TYPE, content)).count("toolCall") for content in contents]
-    ones, zeros = [1] * size, [0] * size
-    return [
-        *figures,
-        ones,
-        zeros,
-        list(ones),
-        list(zeros),
-        calls,
-        list(zeros),
-        keys,
-        list(map(_TIMESTAMP, lines)),
-    ]
-
-
-def line_usage(line: CountedLine) -> tuple[Any, ...]:
-    """``entry_usage`` of a line decoded by ``STATS_DECODER``.
-
-    >>> line_usage(STATS_DECODER.decode(b'{"type":"usage","provider":"p","model":"m",'
-    ...     b'"timestamp":"t","usage":{"input":1,"output":0,"cacheRead":0,"cacheWrite":0,'
-    ...     b'"cost":{"total":0.5}}}'))
-    ('p/m', 't')
-    """
-    kind, message = line.type, line.message
-    if kind == "message":
-        if type(message) is CountedMessage and message.role not in ("assistant", "toolResult"):
-            return _NO_USAGE
-    elif type(kind) is str and kind not in _USAGE_KINDS:
-        return _NO_USAGE
-    record = usage_record(_line_entry(line))
-    return record, (None if record is None else line.timestamp)
-
-
-def _present(struct: msgspec.Struct) -> dict[str, Any]:
-    """A decoded struct as the entry's object (absent fields left out)."""
-    out = {}
-    for name in struct.__struct_fields__:
-        value = getattr(struct, name)
-        if value is UNDEFINED:
-            continue
-        out[name] = _present(value) if isinstance(value, msgspec.Struct) else value
-    return out
-
-
-def _line_entry(line: CountedLine) -> dict[str, Any]:
-    """The fields of a line that ``attribution`` reads, as its full entry holds them."""
-    entry = _present(line)
-    message = entry.get("message")
-    if type(message) is dict:
-        message.pop("content", None)  # not read by the breakdown (nor kept whole here)
-    return entry
-
-
 # --- the columns a session's statistics are summed from ----------------------------------
 
 
@@ -575,8 +411,11 @@ def counted_columns(index: EntryIndex) -> Counted:
     return Counted(array("q", range(len(rows))), columns)
 
 
+#: The types of entry that carry a ``usage`` of their own.
+USAGE_KINDS = ("usage", "compaction", "branch_summary")
+
 #: The types of entry whose rows can add more than their type and role say.
-COUNTING_KINDS = frozenset({"message", *_USAGE_KINDS})
+COUNTING_KINDS = frozenset({"message", *USAGE_KINDS})
 
 
 def plain_row(kind: object, role: object) -> tuple[Any, ...]:
@@ -593,7 +432,7 @@ def plain_row(kind: object, role: object) -> tuple[Any, ...]:
     return (0, 0, 0, 0, 0, 1, *said, 0, 0, None, None)
 
 
-_PLAIN = (*_NOTHING, *_NO_USAGE)
+_PLAIN = (*_NOTHING, *NO_USAGE)
 
 
 @dataclass
