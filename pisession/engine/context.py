@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from itertools import islice
+from operator import lt
 from typing import Any
 
 from ..errors import CycleError
@@ -73,16 +75,32 @@ def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
     path: list[int] = []
     append = path.append
     current = -1 if leaf is None else leaf
-    for _ in range(len(parents) + 1):
-        if current < 0:
-            path.reverse()
-            if len(walked) >= PATHS_KEPT:
-                del walked[next(iter(walked))]
-            walked[leaf] = tuple(path)
-            return path
+    limit, attempt = len(parents), 0  # (a walk longer than the index is in a loop)
+    while current >= 0:
+        if len(path) > limit:
+            raise _cycle_error(index, path)
+        start = current - _STRETCH
+        if len(path) >= attempt and start >= 0 and parents[current] == current - 1:
+            # a stretch of entries each of which is the child of the one before, taken in
+            # C: their parents rise one by one from ``start`` (no new integers made)
+            stretch = parents[start + 1 : current + 1]
+            if stretch[0] == start and all(map(lt, stretch, islice(stretch, 1, None))):
+                append(current)
+                path.extend(stretch[:0:-1])
+                current = start
+                continue
+            attempt = len(path) + _STRETCH  # not here: walk a stretch one by one first
         append(current)
         current = parents[current]
-    raise _cycle_error(index, path)
+    path.reverse()
+    if len(walked) >= PATHS_KEPT:
+        del walked[next(iter(walked))]
+    walked[leaf] = tuple(path)
+    return path
+
+
+#: The entries a path walk takes at once where each is the child of the one before.
+_STRETCH = 1024
 
 
 def _cycle_error(index: EntryIndex, walked: list[int]) -> CycleError:

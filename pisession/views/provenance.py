@@ -10,7 +10,6 @@ table every view takes its words, colours and styles from; a fate's reason is da
 from __future__ import annotations
 
 import operator
-from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -596,7 +595,10 @@ def entry_fates(session: SessionLike, leaf_id: object = None) -> Fates:
         chunk = positions[first : first + _BLOCK]
         if engine.is_plain_run(index, edits, chunk, "fates"):  # each sends its stored message
             parts = selection.parts(first, first + len(chunk))
-            _name(names, chunk, map(_PART_FATES.get, parts, repeat(SENT)), done)
+            fates: Iterable[str] = repeat(SENT)
+            if projection.KEPT in parts:
+                fates = map(_PART_FATES.get, parts, fates)
+            _name(names, chunk, fates, done)
             continue
         stop = first + len(chunk)
         (items,) = engine.contribution_blocks(index, selection, edits, _BLOCK, decode, first, stop)
@@ -668,7 +670,7 @@ def request_step(
     """
     from ..errors import PisessionError
 
-    sources: array[int] = array("q")  # the entry of each provider message
+    sources: list[int] = []  # the entry of each provider message
     replies: list[object] = []  # the API of the latest reply (an empty list: none)
     try:
         steps = session.steps(leaf_id) if steps is None else steps
@@ -685,7 +687,7 @@ def request_step(
     inserted: dict[int, list[tuple[object, object]]] = {}
     # the written results, found in C (a long context has none, or few)
     kinds = list(map(type, origins))
-    at = kinds.index(request.WrittenResult) if request.WrittenResult in kinds else len(kinds)
+    at = len(kinds) if kinds.count(int) == len(kinds) else kinds.index(request.WrittenResult)
     while at < len(kinds):
         origin = cast(request.WrittenResult, origins[at])
         before = at - 1  # the last message from the file before it
@@ -723,7 +725,7 @@ def _api(session: SessionLike, reply: object) -> object:
     turns: list[request.Turn] = []
     position = reply.position
     messages = engine.selected_messages(session.index, position, session.entry(position))
-    _add_converted(turns, array("q"), position, messages)
+    _add_converted(turns, [], position, messages)
     return turns[-1][4]
 
 
@@ -744,15 +746,15 @@ def provider_turns(
     >>> turns == [request.turn_of(m) for m in llm], sources == [i.position for i in items]
     (True, True)
     """
-    sources: array[int] = array("q")
+    sources: list[int] = []
     turns = cast("list[request.Turn]", list(_turn_stream(session, steps, sources, [])))
-    return turns, list(sources)
+    return turns, sources
 
 
 def _turn_stream(
     session: SessionLike,
     steps: projection.Steps,
-    sources: array[int],
+    sources: list[int],
     replies: list[object],
     runs: bool = False,
 ) -> Iterator[request.Turn | int]:
@@ -809,7 +811,7 @@ def _turn_stream(
 
 
 def _add_converted(
-    turns: list[request.Turn], sources: array[int], position: int, messages: list[object]
+    turns: list[request.Turn], sources: list[int], position: int, messages: list[object]
 ) -> None:
     """The turns of these messages of one entry after ``convertToLlm``."""
     for message in messages:
