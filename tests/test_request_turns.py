@@ -8,6 +8,10 @@ goldens (``data/request``), written as a session file.
 the rule's contributions; ``request.second_pass`` is the one place pi-ai's rule lives, and
 ``completed`` runs it over whole messages. So three things must agree: the turns
 (``line_turns`` against ``turn_of``), where each came from, and the step by entry.
+The request step also reads a block whose lines all prove their turns plain
+(``schemas.PLAIN_TURN_LINES``) as one run (an int among ``second_pass``'s turns): held
+equal to the turns themselves, and to the full route at every block size on sessions made
+to need the turn-by-turn route (below).
 """
 
 from __future__ import annotations
@@ -226,7 +230,8 @@ def _plain(turn) -> bool:
     role, stop, calls, _, _ = turn
     if role == "user":
         return True
-    return role == "assistant" and calls == () and not (type(stop) is str and stop in request.LEFT_OUT)
+    left_out = type(stop) is str and stop in request.LEFT_OUT
+    return role == "assistant" and calls == () and not left_out
 
 
 def _random_turns(rng, size: int) -> list:
@@ -243,7 +248,8 @@ def _random_turns(rng, size: int) -> list:
             calls = tuple((c, "ls") for c in rng.sample(ids, rng.randint(1, 3)))
             turns.append(("assistant", "toolUse", calls, schemas.NO_KEY, "a"))
         elif pick < 0.78:
-            turns.append(("assistant", rng.choice(["aborted", "error"]), (("c1", "ls"),), schemas.NO_KEY, "a"))
+            stop = rng.choice(["aborted", "error"])
+            turns.append(("assistant", stop, (("c1", "ls"),), schemas.NO_KEY, "a"))
         elif pick < 0.92:
             turns.append(("toolResult", schemas.UNDEFINED, (), rng.choice(ids), schemas.UNDEFINED))
         else:
@@ -309,23 +315,50 @@ CASES = {
     "plain talk": _talk(12),
     "an aborted reply": [*_talk(5), _user(5), _reply("aborted"), *_talk(5)],
     "a failed reply": [*_talk(4), _reply("error", [_call("c9")]), *_talk(6)],
-    "a call left unanswered, then plain blocks": [*_talk(3), _reply("toolUse", [_call("c1")]), *_talk(8)],
+    "a call left unanswered, then plain blocks": [
+        *_talk(3),
+        _reply("toolUse", [_call("c1")]),
+        *_talk(8),
+    ],
     "a call answered blocks later": [
-        _reply("toolUse", [_call("c1"), _call("c2")]), *_talk(4), _result("c1"), *_talk(4)
+        _reply("toolUse", [_call("c1"), _call("c2")]),
+        *_talk(4),
+        _result("c1"),
+        *_talk(4),
     ],
     "a system message held among open calls": [
-        *_talk(2), _reply("toolUse", [_call("c1")]), {"role": "system", "content": "s"}, *_talk(4)
+        *_talk(2),
+        _reply("toolUse", [_call("c1")]),
+        {"role": "system", "content": "s"},
+        *_talk(4),
     ],
-    "the latest reply through pi-messages, in a run": [*_talk(6), _user(9), _reply(api="pi-messages")],
-    "pi-messages, then another API": [*_talk(2), _reply(api="pi-messages"), *_talk(6)],
+    # (an aborted reply first: whether it is left out says which API counts as the latest)
+    "the latest reply through pi-messages, in a run": [
+        _reply("aborted"),
+        *_talk(6),
+        _user(9),
+        _reply(api="pi-messages"),
+    ],
+    "pi-messages, then another API": [
+        _reply("aborted"),
+        _user(0),
+        _reply(api="pi-messages"),
+        *_talk(6),
+    ],
     "text content, null content, no content": [
-        _user(1, "as text"), _reply(content=None), {"role": "assistant", "api": "a"},
-        {"role": "assistant", "content": None, "stopReason": None}, *_talk(4),
+        _user(1, "as text"),
+        _reply(content=None),
+        {"role": "assistant", "api": "a"},
+        {"role": "assistant", "content": None, "stopReason": None},
+        *_talk(4),
     ],
     "thinking and image blocks, every stop reason sent": [
         _user(1, [{"type": "image", "data": "AA==", "mimeType": "image/png"}]),
         _reply("length", [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "x"}]),
-        *_talk(3), _reply("toolUse", []), _reply(None), *_talk(3),
+        *_talk(3),
+        _reply("toolUse", []),
+        _reply(None),
+        *_talk(3),
     ],
     "a reply whose content is text (Pi fails)": [*_talk(5), _reply(content="text"), *_talk(3)],
     "a null block (Pi fails)": [*_talk(5), _reply(content=[None]), *_talk(3)],

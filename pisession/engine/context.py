@@ -311,8 +311,9 @@ def _built(fields: list[tuple[Any, ...]]) -> dict[Any, Any]:
 
 #: How often each bypass of step 5 was taken, by name (``is_plain_run``'s ``route``:
 #: ``"writer"``, ``stream``'s plain runs; ``"fates"``, ``provenance.entry_fates``;
-#: ``"request"``, the fates' request step reading its turns from the lines): the
-#: benchmark reports it per file (``benchmarks/bench.py``); clear it to count afresh.
+#: ``"request"``, the fates' request step reading its turns from the lines, and among
+#: those ``"request-runs"``, read as one run of plain turns): the benchmark reports it per
+#: file (``benchmarks/bench.py``); clear it to count afresh.
 BYPASSES: Counter[str] = Counter()
 
 
