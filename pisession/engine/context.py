@@ -121,6 +121,8 @@ def _check_messages(index: EntryIndex, path: Sequence[int]) -> None:
     """Pi reads ``entry.message.role`` for every message entry on the path: it throws
     on one without a message object. So does pisession, naming it."""
     types, roles = index.types, index.roles
+    if NO_MESSAGE not in roles:  # (the usual case: a scan of the column, in C)
+        return
     for position in path:
         if roles[position] is NO_MESSAGE and types[position] == "message":
             entry_id = index.ids[position]

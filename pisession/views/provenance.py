@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice, repeat
 from typing import cast, overload
@@ -541,7 +541,7 @@ _PART_FATES = {projection.KEPT: KEPT}
 
 
 def _name(
-    names: list[str], positions: list[int], fates: Iterable[str], done: bytearray | None = None
+    names: list[str], positions: list[int], fates: list[str], done: bytearray | None = None
 ) -> None:
     """Give the entries at ``positions`` their ``fates``, in order; with ``done``, only
     those not named yet, which it then marks. Consecutive entries none of which is named
@@ -555,8 +555,12 @@ def _name(
     if not positions:
         return
     start, stop = positions[0], positions[0] + len(positions)
-    if positions == list(range(start, stop)) and (done is None or done.find(1, start, stop) < 0):
-        names[start:stop] = islice(fates, len(positions))
+    # rising one by one from start to stop - 1: consecutive (found without new integers)
+    consecutive = positions[-1] == stop - 1
+    if consecutive:
+        consecutive = all(map(operator.lt, positions, islice(positions, 1, None)))
+    if consecutive and (done is None or done.find(1, start, stop) < 0):
+        names[start:stop] = fates
         if done is not None:
             done[start:stop] = bytes((1,)) * len(positions)
         return
@@ -583,8 +587,10 @@ def entry_fates(session: SessionLike, leaf_id: object = None) -> Fates:
     steps = session.steps(leaf_id)
     path, selection, edits = steps.path, steps.selection, steps.edits
     names = [OFF_PATH] * len(index)
-    for first in range(0, len(path), _PATH_BLOCK):
-        _name(names, path[first : first + _PATH_BLOCK], repeat(SUMMARIZED))
+    if selection.positions != path:  # (else every entry of the path is named below)
+        for first in range(0, len(path), _PATH_BLOCK):
+            chunk = path[first : first + _PATH_BLOCK]
+            _name(names, chunk, [SUMMARIZED] * len(chunk))
     for position in selection.dropped_system:
         names[position] = DROPPED_SYSTEM
     details: dict[int, Detail] = {}
@@ -595,9 +601,9 @@ def entry_fates(session: SessionLike, leaf_id: object = None) -> Fates:
         chunk = positions[first : first + _BLOCK]
         if engine.is_plain_run(index, edits, chunk, "fates"):  # each sends its stored message
             parts = selection.parts(first, first + len(chunk))
-            fates: Iterable[str] = repeat(SENT)
+            fates = [SENT] * len(chunk)
             if projection.KEPT in parts:
-                fates = map(_PART_FATES.get, parts, fates)
+                fates = list(map(_PART_FATES.get, parts, fates))
             _name(names, chunk, fates, done)
             continue
         stop = first + len(chunk)
