@@ -437,9 +437,9 @@ def second_pass(
     turns read straight from the file's lines.
 
     An int ``n`` among the turns stands for ``n`` *plain* turns in a row: user messages
-    and replies that are neither left out nor call a tool (``PLAIN_ROLES``; the fates read
-    a block of lines this way when its lines prove it, ``schemas.PLAIN_TURN_LINES``). Each
-    is sent as it is, and the first closes the open calls, as its own turn would.
+    and replies that are neither left out nor call a tool (the fates read a block of lines
+    this way when its lines prove it, ``schemas.PLAIN_TURN_LINES``). Each is sent as it
+    is, and the first closes the open calls, as its own turn would.
 
     >>> second_pass([("assistant", "toolUse", (("c", "ls"),), NO_KEY, "a"),
     ...              ("assistant", "aborted", (), NO_KEY, "a")])
@@ -497,11 +497,6 @@ def second_pass(
         append(index)
     close_pending()
     return origins, left_out
-
-
-#: The roles of the messages a run of plain turns (an int among ``second_pass``'s turns)
-#: may hold.
-PLAIN_ROLES = ("user", "assistant")
 
 
 def completed(

@@ -75,12 +75,11 @@ def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
     path: list[int] = []
     append = path.append
     current = -1 if leaf is None else leaf
-    limit, attempt = len(parents), 0  # (a walk longer than the index is in a loop)
     while current >= 0:
-        if len(path) > limit:
+        if len(path) > len(parents):  # a walk longer than the index is in a loop
             raise _cycle_error(index, path)
         start = current - _STRETCH
-        if len(path) >= attempt and start >= 0 and parents[current] == current - 1:
+        if start >= 0 and parents[current] == current - 1:
             # a stretch of entries each of which is the child of the one before, taken in
             # C: their parents rise one by one from ``start`` (no new integers made)
             stretch = parents[start + 1 : current + 1]
@@ -89,9 +88,11 @@ def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
                 path.extend(stretch[:0:-1])
                 current = start
                 continue
-            attempt = len(path) + _STRETCH  # not here: walk a stretch one by one first
-        append(current)
-        current = parents[current]
+        for _ in range(_STRETCH):  # else a stretch one by one
+            append(current)
+            current = parents[current]
+            if current < 0:
+                break
     path.reverse()
     if len(walked) >= PATHS_KEPT:
         del walked[next(iter(walked))]

@@ -564,10 +564,13 @@ def _name(
         if done is not None:
             done[start:stop] = bytes((1,)) * len(positions)
         return
+    if done is None:
+        for position, fate in zip(positions, fates):
+            names[position] = fate
+        return
     for position, fate in zip(positions, fates):
-        if done is None or not done[position]:
-            if done is not None:
-                done[position] = 1
+        if not done[position]:
+            done[position] = 1
             names[position] = fate
 
 
