@@ -428,15 +428,24 @@ def _calls(content: object) -> Calls:
     return tuple(calls)
 
 
-def second_pass(turns: Iterable[Turn]) -> tuple[list[int | WrittenResult], dict[int, str]]:
+def second_pass(
+    turns: Iterable[Turn | int],
+) -> tuple[list[int | WrittenResult], dict[int, str]]:
     """pi-ai's second pass over the ``Turn``s of the messages: where each message sent
     comes from (``Sent.origins``) and the replies left out (``Sent.left_out``). The one
     place the rule lives: ``completed`` runs it over whole messages, the fates over
     turns read straight from the file's lines.
 
+    An int ``n`` among the turns stands for ``n`` *plain* turns in a row: user messages
+    and replies that are neither left out nor call a tool (the fates read a block of lines
+    this way when its lines prove it, ``schemas.PLAIN_TURN_LINES``). Each is sent as it
+    is, and the first closes the open calls, as its own turn would.
+
     >>> second_pass([("assistant", "toolUse", (("c", "ls"),), NO_KEY, "a"),
     ...              ("assistant", "aborted", (), NO_KEY, "a")])
     ([0, WrittenResult(call_id='c', tool_name='ls', reply=0)], {1: 'an aborted reply'})
+    >>> second_pass([("assistant", "toolUse", (("c", "ls"),), NO_KEY, "a"), 2])
+    ([0, WrittenResult(call_id='c', tool_name='ls', reply=0), 1, 2], {})
     """
     origins: list[int | WrittenResult] = []
     left_out: dict[int, str] = {}
@@ -453,7 +462,18 @@ def second_pass(turns: Iterable[Turn]) -> tuple[list[int | WrittenResult], dict[
         held.clear()
 
     append = origins.append
-    for index, (role, stop, calls, answers, _) in enumerate(turns):
+    index = -1  # the index of the last turn read
+    for turn in turns:
+        if isinstance(turn, int):  # a run of plain turns
+            if turn > 0:
+                if pending:
+                    close_pending()
+                    pending = ()
+                origins.extend(range(index + 1, index + 1 + turn))
+                index += turn
+            continue
+        index += 1
+        role, stop, calls, answers, _ = turn
         if role == "assistant":
             if pending:
                 close_pending()

@@ -10,8 +10,11 @@ routes take it, and each gives what ``pisession.rule`` gives:
 - ``"fates"`` (``provenance.entry_fates``): the run is named sent or kept without a
   decode, and other message entries stand in as their role alone;
 - ``"request"`` (``provenance._turn_stream``, the fates' request step): the run's lines
-  are read as pi-ai's second pass needs them (``schemas.TURN_LINES``);
-  ``tests/test_request_turns.py`` holds it equal to the whole context's request step.
+  are read as pi-ai's second pass needs them (``schemas.TURN_LINES``), or, when they are
+  all user messages and replies whose lines prove their turns plain
+  (``schemas.PLAIN_TURN_LINES``), as one run of plain turns (counted again as
+  ``"request-runs"``); ``tests/test_request_turns.py`` holds both equal to the whole
+  context's request step.
 
 Each is checked on every corpus file (data/conformance, data/damaged, the package's
 samples), at the default leaf, every branch end and some interior entries, and on
@@ -131,6 +134,13 @@ def test_the_bypass_is_counted_by_route(monkeypatch):
     assert context.BYPASSES["writer"] > 0 and context.BYPASSES["fates"] == 0
     session.fates()
     assert context.BYPASSES["fates"] > 0 and context.BYPASSES["request"] > 0
+    assert context.BYPASSES["request-runs"] == 0  # (a reply whose content is text: no run)
+    blocks = [{"type": "text", "text": "hi"}]
+    session = pisession.loads(
+        jsonl(msg("u1", None, content=blocks), msg("a1", "u1", "assistant", blocks))
+    )
+    session.fates()
+    assert context.BYPASSES["request-runs"] == 1
 
 
 # --- the fates -------------------------------------------------------------------------

@@ -8,6 +8,10 @@ goldens (``data/request``), written as a session file.
 the rule's contributions; ``request.second_pass`` is the one place pi-ai's rule lives, and
 ``completed`` runs it over whole messages. So three things must agree: the turns
 (``line_turns`` against ``turn_of``), where each came from, and the step by entry.
+The request step also reads a block whose lines all prove their turns plain
+(``schemas.PLAIN_TURN_LINES``) as one run (an int among ``second_pass``'s turns): held
+equal to the turns themselves, and to the full route at every block size on sessions made
+to need the turn-by-turn route (below).
 """
 
 from __future__ import annotations
@@ -214,3 +218,207 @@ def test_the_fates_do_not_build_the_context(monkeypatch):
     monkeypatch.setattr(type(session), "projection", lambda *a, **k: calls.append(a))
     assert session.fates().request == reference
     assert calls == []
+
+
+# --- runs of plain turns -------------------------------------------------------------------
+# The request step reads a block of user messages and replies whose lines all prove their
+# turns plain (``schemas.PLAIN_TURN_LINES``: no reply left out, no tool call, no null
+# block) as one run, an int among ``second_pass``'s turns; any other block turn by turn.
+
+
+def _plain(turn) -> bool:
+    role, stop, calls, _, _ = turn
+    if role == "user":
+        return True
+    left_out = type(stop) is str and stop in request.LEFT_OUT
+    return role == "assistant" and calls == () and not left_out
+
+
+def _random_turns(rng, size: int) -> list:
+    ids = ["c1", "c2", "c3"]
+    turns = []
+    for _ in range(size):
+        pick = rng.random()
+        if pick < 0.3:
+            turns.append(("user", schemas.UNDEFINED, (), schemas.NO_KEY, schemas.UNDEFINED))
+        elif pick < 0.6:
+            stop = rng.choice(["stop", "length", "toolUse", None, schemas.UNDEFINED])
+            turns.append(("assistant", stop, (), schemas.NO_KEY, "a"))
+        elif pick < 0.7:
+            calls = tuple((c, "ls") for c in rng.sample(ids, rng.randint(1, 3)))
+            turns.append(("assistant", "toolUse", calls, schemas.NO_KEY, "a"))
+        elif pick < 0.78:
+            stop = rng.choice(["aborted", "error"])
+            turns.append(("assistant", stop, (("c1", "ls"),), schemas.NO_KEY, "a"))
+        elif pick < 0.92:
+            turns.append(("toolResult", schemas.UNDEFINED, (), rng.choice(ids), schemas.UNDEFINED))
+        else:
+            turns.append(("system", schemas.UNDEFINED, (), schemas.NO_KEY, schemas.UNDEFINED))
+    return turns
+
+
+def test_a_run_of_plain_turns_is_the_same_as_its_turns():
+    """``second_pass`` over turns where stretches of plain turns are runs (ints, of any
+    length, empty ones too) gives what it gives over the turns one by one."""
+    import random
+
+    rng = random.Random(44)
+    runs = 0
+    for _ in range(3000):
+        turns = _random_turns(rng, rng.randint(0, 14))
+        grouped: list = []
+        for turn in turns:
+            if _plain(turn) and rng.random() < 0.7:
+                if grouped and isinstance(grouped[-1], int) and rng.random() < 0.8:
+                    grouped[-1] += 1
+                else:
+                    grouped.append(1)
+                    runs += 1
+            else:
+                grouped.append(turn)
+            if rng.random() < 0.05:
+                grouped.append(0)
+        assert request.second_pass(grouped) == request.second_pass(turns), (turns, grouped)
+    assert runs > 3000
+
+
+def _text(text: str) -> list:
+    return [{"type": "text", "text": text}]
+
+
+def _user(number: int, content: object = None) -> dict:
+    return {"role": "user", "content": _text(f"u{number}") if content is None else content}
+
+
+def _reply(stop: object = "stop", content: object = None, api: object = "a") -> dict:
+    reply = {"role": "assistant", "content": _text("ok") if content is None else content}
+    reply.update({"api": api, "provider": "p", "model": "m", "stopReason": stop})
+    return reply
+
+
+def _call(call_id: str) -> dict:
+    return {"type": "toolCall", "id": call_id, "name": "ls", "arguments": {}}
+
+
+def _result(call_id: str) -> dict:
+    return {"role": "toolResult", "toolCallId": call_id, "toolName": "ls", "content": _text("")}
+
+
+def _talk(pairs: int) -> list:
+    return [m for n in range(pairs) for m in (_user(n), _reply())]
+
+
+#: Sessions (as provider messages, one message entry each) whose blocks are runs, or must
+#: not be: what is left out, written, held or read from the latest reply must come out
+#: as the full route gives it at every block size.
+CASES = {
+    "plain talk": _talk(12),
+    "an aborted reply": [*_talk(5), _user(5), _reply("aborted"), *_talk(5)],
+    "a failed reply": [*_talk(4), _reply("error", [_call("c9")]), *_talk(6)],
+    "a call left unanswered, then plain blocks": [
+        *_talk(3),
+        _reply("toolUse", [_call("c1")]),
+        *_talk(8),
+    ],
+    "a call answered blocks later": [
+        _reply("toolUse", [_call("c1"), _call("c2")]),
+        *_talk(4),
+        _result("c1"),
+        *_talk(4),
+    ],
+    "a system message held among open calls": [
+        *_talk(2),
+        _reply("toolUse", [_call("c1")]),
+        {"role": "system", "content": "s"},
+        *_talk(4),
+    ],
+    # (an aborted reply first: whether it is left out says which API counts as the latest)
+    "the latest reply through pi-messages, in a run": [
+        _reply("aborted"),
+        *_talk(6),
+        _user(9),
+        _reply(api="pi-messages"),
+    ],
+    "pi-messages, then another API": [
+        _reply("aborted"),
+        _user(0),
+        _reply(api="pi-messages"),
+        *_talk(6),
+    ],
+    "text content, null content, no content": [
+        _user(1, "as text"),
+        _reply(content=None),
+        {"role": "assistant", "api": "a"},
+        {"role": "assistant", "content": None, "stopReason": None},
+        *_talk(4),
+    ],
+    "thinking and image blocks, every stop reason sent": [
+        _user(1, [{"type": "image", "data": "AA==", "mimeType": "image/png"}]),
+        _reply("length", [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "x"}]),
+        *_talk(3),
+        _reply("toolUse", []),
+        _reply(None),
+        *_talk(3),
+    ],
+    "a reply whose content is text (Pi fails)": [*_talk(5), _reply(content="text"), *_talk(3)],
+    "a null block (Pi fails)": [*_talk(5), _reply(content=[None]), *_talk(3)],
+    "a null block in an aborted reply": [*_talk(5), _reply("aborted", [None]), *_talk(3)],
+    "a stop reason of another type": [*_talk(3), _reply(["error"]), *_talk(3)],
+    "a block of another type": [*_talk(3), _reply(content=[{"type": "other"}, "x", 5]), *_talk(3)],
+}
+
+
+def _leaves_of(session) -> list:
+    ids = session.index.ids
+    return [None, *ids[:: max(1, len(ids) // 5)]]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 256])
+@pytest.mark.parametrize("name", CASES)
+def test_runs_of_plain_turns_give_the_full_step(name, block, monkeypatch):
+    from pisession.views import provenance
+
+    monkeypatch.setattr(provenance, "_BLOCK", block)
+    session = _loaded(_as_session(CASES[name]))
+    for leaf_id in _leaves_of(session):
+        assert request_step(session, leaf_id) == _full_step(session, leaf_id), leaf_id
+        assert _light_turns(session, leaf_id) == _full_turns(session, leaf_id), leaf_id
+
+
+def test_runs_are_taken_and_counted(monkeypatch):
+    """The plain talk is read as runs (``"request-runs"``), part of the ``"request"``
+    route; a block holding a reply left out is not."""
+    from pisession.engine import context
+    from pisession.views import provenance
+
+    monkeypatch.setattr(provenance, "_BLOCK", 4)
+    monkeypatch.setattr(context, "BYPASSES", __import__("collections").Counter())
+    request_step(_loaded(_as_session(_talk(8))))
+    assert context.BYPASSES["request-runs"] == context.BYPASSES["request"] == 4
+    context.BYPASSES.clear()
+    request_step(_loaded(_as_session(CASES["an aborted reply"])))  # 22 messages, 6 blocks
+    assert context.BYPASSES["request"] == 6 and context.BYPASSES["request-runs"] == 5
+
+
+def test_a_context_edit_breaks_the_run(monkeypatch):
+    """An edited reply is read through the rule's contributions (its block is no plain
+    run), whatever the edit makes of it: a tool call left unanswered, or nothing."""
+    from builders import edit, jsonl, msg
+
+    from pisession.views import provenance
+
+    entries = [msg("m0", None, "user", _text("u"))]
+    for n in range(1, 12):
+        role = "assistant" if n % 2 else "user"
+        content = _text("ok") if role == "assistant" else _text(f"u{n}")
+        entries.append(msg(f"m{n}", f"m{n - 1}", role, content, **({"api": "a"} if n % 2 else {})))
+    called = {"content": [_call("c7")], "stopReason": "toolUse"}
+    entries.append(edit("e1", "m11", "m5", called))
+    entries.append(edit("e2", "e1", "m9", None))
+    entries.append(msg("m12", "e2", "user", _text("go on")))
+    session = pisession.loads(jsonl(*entries))
+    for block in (1, 2, 3, 256):
+        monkeypatch.setattr(provenance, "_BLOCK", block)
+        step = request_step(session)
+        assert step == _full_step(session, None), block
+        assert step.written == {session.position_of("m5"): [("c7", "ls")]}, block

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from itertools import islice
+from operator import lt
 from typing import Any
 
 from ..errors import CycleError
@@ -73,16 +75,33 @@ def walk_path(index: EntryIndex, leaf: int | None) -> list[int]:
     path: list[int] = []
     append = path.append
     current = -1 if leaf is None else leaf
-    for _ in range(len(parents) + 1):
-        if current < 0:
-            path.reverse()
-            if len(walked) >= PATHS_KEPT:
-                del walked[next(iter(walked))]
-            walked[leaf] = tuple(path)
-            return path
-        append(current)
-        current = parents[current]
-    raise _cycle_error(index, path)
+    while current >= 0:
+        if len(path) > len(parents):  # a walk longer than the index is in a loop
+            raise _cycle_error(index, path)
+        start = current - _STRETCH
+        if start >= 0 and parents[current] == current - 1:
+            # a stretch of entries each of which is the child of the one before, taken in
+            # C: their parents rise one by one from ``start`` (no new integers made)
+            stretch = parents[start + 1 : current + 1]
+            if stretch[0] == start and all(map(lt, stretch, islice(stretch, 1, None))):
+                append(current)
+                path.extend(stretch[:0:-1])
+                current = start
+                continue
+        for _ in range(_STRETCH):  # else a stretch one by one
+            append(current)
+            current = parents[current]
+            if current < 0:
+                break
+    path.reverse()
+    if len(walked) >= PATHS_KEPT:
+        del walked[next(iter(walked))]
+    walked[leaf] = tuple(path)
+    return path
+
+
+#: The entries a path walk takes at once where each is the child of the one before.
+_STRETCH = 1024
 
 
 def _cycle_error(index: EntryIndex, walked: list[int]) -> CycleError:
@@ -103,6 +122,8 @@ def _check_messages(index: EntryIndex, path: Sequence[int]) -> None:
     """Pi reads ``entry.message.role`` for every message entry on the path: it throws
     on one without a message object. So does pisession, naming it."""
     types, roles = index.types, index.roles
+    if NO_MESSAGE not in roles:  # (the usual case: a scan of the column, in C)
+        return
     for position in path:
         if roles[position] is NO_MESSAGE and types[position] == "message":
             entry_id = index.ids[position]
@@ -293,8 +314,9 @@ def _built(fields: list[tuple[Any, ...]]) -> dict[Any, Any]:
 
 #: How often each bypass of step 5 was taken, by name (``is_plain_run``'s ``route``:
 #: ``"writer"``, ``stream``'s plain runs; ``"fates"``, ``provenance.entry_fates``;
-#: ``"request"``, the fates' request step reading its turns from the lines): the
-#: benchmark reports it per file (``benchmarks/bench.py``); clear it to count afresh.
+#: ``"request"``, the fates' request step reading its turns from the lines, and among
+#: those ``"request-runs"``, read as one run of plain turns): the benchmark reports it per
+#: file (``benchmarks/bench.py``); clear it to count afresh.
 BYPASSES: Counter[str] = Counter()
 
 

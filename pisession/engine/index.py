@@ -68,6 +68,8 @@ def of_type(index: EntryIndex, kind: str, positions: Sequence[int] | None = None
     >>> of_type(EntryIndex.of([{"type": "label"}, {"type": "compaction"}]), "compaction")
     [1]
     """
+    if kind not in index.types:  # (most kinds are rare: a scan of the column, in C)
+        return []
     if positions is None:
         return list(compress(range(len(index.types)), map(eq, index.types, repeat(kind))))
     kinds = map(index.types.__getitem__, positions)
@@ -283,6 +285,8 @@ def last_rank(
     (0, None)
     """
     types = index.types
+    if kind not in types:  # (a scan of the column, in C: most kinds are rare)
+        return None
     end = len(path) if stop is None else stop
     width = 64
     while end > 0:

@@ -33,7 +33,7 @@ b'1.5'
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -221,6 +221,41 @@ class TurnLine(msgspec.Struct, gc=False):
 
 #: Decodes a message entry's line into a ``TurnLine`` (``line_turn`` makes its ``Turn``).
 TURN_LINES = msgspec.json.Decoder(TurnLine)
+
+
+# A message entry's line that is a *plain* turn (``request.second_pass``, an int among its
+# turns): a user message (whatever its content), or a reply whose ``stopReason`` is none
+# of those pi-ai leaves out and whose content is missing, null or a list of text,
+# thinking and image blocks (no tool call, no null block). Every value of a repeated key
+# must fit, and a repeated role is refused (msgspec checks each ``role`` and ``type``
+# against the struct's tag), so what ``JSON.parse`` keeps fits too. Any other line is
+# refused, and read through ``TURN_LINES``.
+class _PlainText(msgspec.Struct, tag_field="type", tag="text", gc=False):
+    pass
+
+
+class _PlainThinking(msgspec.Struct, tag_field="type", tag="thinking", gc=False):
+    pass
+
+
+class _PlainImage(msgspec.Struct, tag_field="type", tag="image", gc=False):
+    pass
+
+
+class _PlainReply(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
+    stopReason: Literal["stop", "length", "toolUse"] | None = None
+    content: list[_PlainText | _PlainThinking | _PlainImage] | None = None
+
+
+class PlainTurnLine(msgspec.Struct, gc=False):
+    """A message entry's line whose turn is plain (``PLAIN_TURN_LINES``)."""
+
+    message: _User | _PlainReply
+
+
+#: Decodes a message entry's line whose turn is plain, and refuses any other: a block of
+#: lines it reads whole is one run of plain turns (``request.second_pass``).
+PLAIN_TURN_LINES = msgspec.json.Decoder(PlainTurnLine)
 
 
 def line_turns(lines: Iterable[TurnLine]) -> list[Turn]:

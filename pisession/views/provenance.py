@@ -10,12 +10,11 @@ table every view takes its words, colours and styles from; a fate's reason is da
 from __future__ import annotations
 
 import operator
-from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from typing import overload
+from itertools import islice, repeat
+from typing import cast, overload
 
 from .. import projection, request
 from ..engine import context as engine
@@ -537,6 +536,44 @@ def _roles_only(index: EntryIndex) -> Callable[[Sequence[int]], list[object]]:
     return decode
 
 
+#: The fate of a plain run's entry by its part of the selection (any other part: sent).
+_PART_FATES = {projection.KEPT: KEPT}
+
+
+def _name(
+    names: list[str], positions: list[int], fates: list[str], done: bytearray | None = None
+) -> None:
+    """Give the entries at ``positions`` their ``fates``, in order; with ``done``, only
+    those not named yet, which it then marks. Consecutive entries none of which is named
+    yet are named by one slice (in C).
+
+    >>> names, done = ["?"] * 5, bytearray(5)
+    >>> _name(names, [1, 2, 3], ["a", "b", "c"], done); _name(names, [3, 4], ["d", "e"], done)
+    >>> names, done
+    (['?', 'a', 'b', 'c', 'e'], bytearray(b'\\x00\\x01\\x01\\x01\\x01'))
+    """
+    if not positions:
+        return
+    start, stop = positions[0], positions[0] + len(positions)
+    # rising one by one from start to stop - 1: consecutive (found without new integers)
+    consecutive = positions[-1] == stop - 1
+    if consecutive:
+        consecutive = all(map(operator.lt, positions, islice(positions, 1, None)))
+    if consecutive and (done is None or done.find(1, start, stop) < 0):
+        names[start:stop] = fates
+        if done is not None:
+            done[start:stop] = bytes((1,)) * len(positions)
+        return
+    if done is None:
+        for position, fate in zip(positions, fates):
+            names[position] = fate
+        return
+    for position, fate in zip(positions, fates):
+        if not done[position]:
+            done[position] = 1
+            names[position] = fate
+
+
 def entry_fates(session: SessionLike, leaf_id: object = None) -> Fates:
     """The fate of every entry (file order) for the context at ``leaf_id``.
 
@@ -553,8 +590,10 @@ def entry_fates(session: SessionLike, leaf_id: object = None) -> Fates:
     steps = session.steps(leaf_id)
     path, selection, edits = steps.path, steps.selection, steps.edits
     names = [OFF_PATH] * len(index)
-    for position in path:
-        names[position] = SUMMARIZED
+    if selection.positions != path:  # (else every entry of the path is named below)
+        for first in range(0, len(path), _PATH_BLOCK):
+            chunk = path[first : first + _PATH_BLOCK]
+            _name(names, chunk, [SUMMARIZED] * len(chunk))
     for position in selection.dropped_system:
         names[position] = DROPPED_SYSTEM
     details: dict[int, Detail] = {}
@@ -564,10 +603,11 @@ def entry_fates(session: SessionLike, leaf_id: object = None) -> Fates:
     for first in range(0, len(positions), _BLOCK):
         chunk = positions[first : first + _BLOCK]
         if engine.is_plain_run(index, edits, chunk, "fates"):  # each sends its stored message
-            for position, part in zip(chunk, selection.parts(first, first + len(chunk))):
-                if not done[position]:
-                    done[position] = 1
-                    names[position] = KEPT if part == projection.KEPT else SENT
+            parts = selection.parts(first, first + len(chunk))
+            fates = [SENT] * len(chunk)
+            if projection.KEPT in parts:
+                fates = list(map(_PART_FATES.get, parts, fates))
+            _name(names, chunk, fates, done)
             continue
         stop = first + len(chunk)
         (items,) = engine.contribution_blocks(index, selection, edits, _BLOCK, decode, first, stop)
@@ -639,30 +679,63 @@ def request_step(
     """
     from ..errors import PisessionError
 
-    sources: array[int] = array("q")  # the entry of each provider message
+    sources: list[int] = []  # the entry of each provider message
     replies: list[object] = []  # the API of the latest reply (an empty list: none)
     try:
         steps = session.steps(leaf_id) if steps is None else steps
         with paused_gc():  # a turn a message, no cycles among them
-            turns = _turn_stream(session, steps, sources, replies)
+            turns = _turn_stream(session, steps, sources, replies, runs=True)
             origins, left_out_at = request.second_pass(turns)
+            api = _api(session, replies[-1]) if replies else UNDEFINED
     except PisessionError:
         return None
-    if replies and replies[-1] in request.UNTRANSFORMED_APIS:
+    if replies and api in request.UNTRANSFORMED_APIS:
         return RequestStep({}, {}, len(sources))  # the context is sent as it is
     left_out = {sources[i]: why for i, why in left_out_at.items()}
     written: dict[int, list[tuple[object, object]]] = {}
     inserted: dict[int, list[tuple[object, object]]] = {}
-    after = None  # the last message from the file before a written one
-    for origin in origins:
-        if not isinstance(origin, request.WrittenResult):
-            after = origin
-            continue
+    # the written results, found in C (a long context has none, or few)
+    kinds = list(map(type, origins))
+    at = len(kinds) if kinds.count(int) == len(kinds) else kinds.index(request.WrittenResult)
+    while at < len(kinds):
+        origin = cast(request.WrittenResult, origins[at])
+        before = at - 1  # the last message from the file before it
+        while before >= 0 and kinds[before] is request.WrittenResult:
+            before -= 1
         call = (origin.call_id, origin.tool_name)
         written.setdefault(sources[origin.reply], []).append(call)
-        place = sources[origin.reply] if after is None else sources[after]
+        place = sources[origin.reply] if before < 0 else sources[cast(int, origins[before])]
         inserted.setdefault(place, []).append(call)
+        at = _next(kinds, request.WrittenResult, at + 1)
     return RequestStep(left_out, written, len(origins), inserted)
+
+
+def _next(items: list[type], item: type, start: int) -> int:
+    """The index of the next ``item`` in ``items`` from ``start`` (``len(items)``: none)."""
+    try:
+        return items.index(item, start)
+    except ValueError:
+        return len(items)
+
+
+@dataclass(frozen=True)
+class _ReplyAt:
+    """The latest reply so far, in a run of plain turns: its API is read only if it stays
+    the latest (``_api``)."""
+
+    position: int
+
+
+def _api(session: SessionLike, reply: object) -> object:
+    """The API of the latest reply (``_turn_stream``'s ``replies``): as its turn holds it,
+    or, for a reply in a run of plain turns, read from its entry as the rule reads it."""
+    if not isinstance(reply, _ReplyAt):
+        return reply
+    turns: list[request.Turn] = []
+    position = reply.position
+    messages = engine.selected_messages(session.index, position, session.entry(position))
+    _add_converted(turns, [], position, messages)
+    return turns[-1][4]
 
 
 def provider_turns(
@@ -682,22 +755,43 @@ def provider_turns(
     >>> turns == [request.turn_of(m) for m in llm], sources == [i.position for i in items]
     (True, True)
     """
-    sources: array[int] = array("q")
-    turns = list(_turn_stream(session, steps, sources, []))
-    return turns, list(sources)
+    sources: list[int] = []
+    turns = cast("list[request.Turn]", list(_turn_stream(session, steps, sources, [])))
+    return turns, sources
 
 
 def _turn_stream(
-    session: SessionLike, steps: projection.Steps, sources: array[int], replies: list[object]
-) -> Iterator[request.Turn]:
+    session: SessionLike,
+    steps: projection.Steps,
+    sources: list[int],
+    replies: list[object],
+    runs: bool = False,
+) -> Iterator[request.Turn | int]:
     """``provider_turns``, a block at a time: the turns are yielded, the entry of each is
-    appended to ``sources``, and the API of the latest reply so far to ``replies``."""
+    appended to ``sources``, and the API of the latest reply so far to ``replies``.
+    ``runs``: a block of user messages and replies whose lines all prove their turns plain
+    (``schemas.PLAIN_TURN_LINES``) is yielded as its length, a run of plain turns for
+    ``request.second_pass`` (counted as the route ``"request-runs"``), and the latest reply
+    in it as ``_ReplyAt``."""
     index, selection, edits = session.index, steps.selection, steps.edits
-    positions = selection.positions
+    positions, roles = selection.positions, index.roles
     for first in range(0, len(positions), _BLOCK):
         chunk = positions[first : first + _BLOCK]
         lines = None
         if engine.is_plain_run(index, edits, chunk, "request"):  # read as pi-ai's pass needs
+            if runs:
+                kinds = list(map(roles.__getitem__, chunk))
+                talk = kinds.count("assistant")
+                if talk + kinds.count("user") == len(chunk):
+                    plain = session.decoded_lines(chunk, schemas.PLAIN_TURN_LINES)
+                    if plain is not None and None not in plain:
+                        engine.BYPASSES["request-runs"] += 1
+                        sources.extend(chunk)
+                        if talk:
+                            kinds.reverse()
+                            replies[:] = [_ReplyAt(chunk[-1 - kinds.index("assistant")])]
+                        yield len(chunk)
+                        continue
             lines = session.decoded_lines(chunk, schemas.TURN_LINES)
         turns: list[request.Turn] = []
         if lines is not None and None not in lines:
@@ -726,7 +820,7 @@ def _turn_stream(
 
 
 def _add_converted(
-    turns: list[request.Turn], sources: array[int], position: int, messages: list[object]
+    turns: list[request.Turn], sources: list[int], position: int, messages: list[object]
 ) -> None:
     """The turns of these messages of one entry after ``convertToLlm``."""
     for message in messages:
@@ -744,6 +838,8 @@ def _role_cell(role: object) -> object:
 
 #: Selected entries whose fates are read together.
 _BLOCK = engine.BLOCK
+#: Entries of the path named together.
+_PATH_BLOCK = 4096
 
 
 __all__ = [
