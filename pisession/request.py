@@ -453,22 +453,13 @@ def second_pass(
     reply = 0  # ... and its index
     answered: set[Hashable] = set()
     held: list[int] = []  # system messages waiting for the open calls' results
-
-    def close_pending() -> None:
-        for call_id, name in pending:
-            if js_key(call_id) not in answered:
-                origins.append(WrittenResult(call_id, name, reply))
-        origins.extend(held)
-        held.clear()
-
     append = origins.append
     index = -1  # the index of the last turn read
     for turn in turns:
         if isinstance(turn, int):  # a run of plain turns
             if turn > 0:
                 if pending:
-                    close_pending()
-                    pending = ()
+                    pending = _closed(origins, pending, answered, reply, held)
                 origins.extend(range(index + 1, index + 1 + turn))
                 index += turn
             continue
@@ -476,8 +467,7 @@ def second_pass(
         role, stop, calls, answers, _ = turn
         if role == "assistant":
             if pending:
-                close_pending()
-                pending = ()
+                pending = _closed(origins, pending, answered, reply, held)
             if type(stop) is str and stop in LEFT_OUT:
                 left_out[index] = LEFT_OUT[stop]
                 continue
@@ -492,11 +482,28 @@ def second_pass(
             held.append(index)
             continue
         elif role == "user" and pending:
-            close_pending()
-            pending = ()
+            pending = _closed(origins, pending, answered, reply, held)
         append(index)
-    close_pending()
+    _closed(origins, pending, answered, reply, held)
     return origins, left_out
+
+
+def _closed(
+    origins: list[int | WrittenResult],
+    pending: tuple[tuple[object, object], ...],
+    answered: set[Hashable],
+    reply: int,
+    held: list[int],
+) -> tuple[()]:
+    """Close the open reply (index ``reply``) in ``second_pass``: a result written for
+    each of its ``pending`` calls not ``answered``, then the system messages ``held``
+    until then. Returns the calls left open: none."""
+    for call_id, name in pending:
+        if js_key(call_id) not in answered:
+            origins.append(WrittenResult(call_id, name, reply))
+    origins.extend(held)
+    held.clear()
+    return ()
 
 
 def completed(

@@ -9,7 +9,7 @@ routes take it, and each gives what ``pisession.rule`` gives:
   or ``rule.stored_messages``) and written without a projected entry;
 - ``"fates"`` (``provenance.entry_fates``): the run is named sent or kept without a
   decode, and other message entries stand in as their role alone;
-- ``"request"`` (``provenance._turn_stream``, the fates' request step): the run's lines
+- ``"request"`` (``request_entries._turn_stream``, the fates' request step): the run's lines
   are read as pi-ai's second pass needs them (``schemas.TURN_LINES``), or, when they are
   all user messages and replies whose lines prove their turns plain
   (``schemas.PLAIN_TURN_LINES``), as one run of plain turns (counted again as

@@ -382,6 +382,7 @@ SWITCHES = {
     "folders/search.py": "the text search reads of each type and role",
     "views/text.py": "the words for each type and role",
     "views/provenance.py": "each entry's fate and its words",
+    "views/request_entries.py": "which entries pi-ai's request step reads as plain turns",
     "views/explain_json.py": "explain --json's rows",
     "views/tree_text.py": "pisession tree's rows",
     "views/stats_text.py": "pisession stats's counts by role",

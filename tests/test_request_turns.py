@@ -26,7 +26,7 @@ import pisession
 from pisession import request
 from pisession.engine import schemas
 from pisession.errors import PisessionError
-from pisession.views.provenance import RequestStep, provider_turns, request_step
+from pisession.views.request_entries import RequestStep, provider_turns, request_step
 
 ROOT = Path(__file__).resolve().parents[1]
 FUZZ = ROOT / "conformance" / "fuzz"

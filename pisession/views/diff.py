@@ -28,7 +28,7 @@ from .text import id_text, kind_of, message_text, plural, visible
 if TYPE_CHECKING:
     from ..projection import ProjectedEntry, Projection
     from .protocol import SessionLike
-    from .provenance import RequestStep
+    from .request_entries import RequestStep
 
 #: A JSON object as ``pisession diff --json`` prints it (any JSON values).
 JSONObject = dict[str, Any]
@@ -110,7 +110,7 @@ class LeafDiff:
     parts: list[Part] = field(default_factory=list)
     messages_a: int = 0
     messages_b: int = 0
-    #: pi-ai's request step at each leaf (``provenance.RequestStep``; None: not known)
+    #: pi-ai's request step at each leaf (``request_entries.RequestStep``; None: not known)
     request_a: RequestStep | None = None
     request_b: RequestStep | None = None
 
@@ -270,7 +270,7 @@ def diff_leaves(session: SessionLike, leaf_a: object, leaf_b: object) -> LeafDif
     >>> diff_leaves(pisession.load(pisession.sample_path("tour")), None, "a7000001").fork.shared
     8
     """
-    from .provenance import request_step
+    from .request_entries import request_step
 
     result = compare(session.projection(leaf_a), session.projection(leaf_b))
     result.request_a = request_step(session, leaf_a)
