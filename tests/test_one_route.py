@@ -40,7 +40,7 @@ from pisession.js import json as jsjson
 from pisession.js.value import field, value_text
 from pisession.llm import to_llm_message
 from pisession.projection import Projection
-from pisession.views import provenance
+from pisession.views import provenance, request_entries
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(
@@ -187,6 +187,7 @@ def _fates_bypass_matches(session, leaf: int | None, monkeypatch) -> None:
     expected = _rule(session, leaf)
     for size in WINDOWS:
         monkeypatch.setattr(provenance, "_BLOCK", size)
+        monkeypatch.setattr(request_entries, "_BLOCK", size)
         if expected is None:
             with pytest.raises(PisessionError):
                 provenance.entry_fates(session, _leaf_id(session, leaf))

@@ -376,9 +376,9 @@ def _leaves_of(session) -> list:
 @pytest.mark.parametrize("block", [1, 2, 3, 7, 256])
 @pytest.mark.parametrize("name", CASES)
 def test_runs_of_plain_turns_give_the_full_step(name, block, monkeypatch):
-    from pisession.views import provenance
+    from pisession.views import request_entries
 
-    monkeypatch.setattr(provenance, "_BLOCK", block)
+    monkeypatch.setattr(request_entries, "_BLOCK", block)
     session = _loaded(_as_session(CASES[name]))
     for leaf_id in _leaves_of(session):
         assert request_step(session, leaf_id) == _full_step(session, leaf_id), leaf_id
@@ -389,9 +389,9 @@ def test_runs_are_taken_and_counted(monkeypatch):
     """The plain talk is read as runs (``"request-runs"``), part of the ``"request"``
     route; a block holding a reply left out is not."""
     from pisession.engine import context
-    from pisession.views import provenance
+    from pisession.views import request_entries
 
-    monkeypatch.setattr(provenance, "_BLOCK", 4)
+    monkeypatch.setattr(request_entries, "_BLOCK", 4)
     monkeypatch.setattr(context, "BYPASSES", __import__("collections").Counter())
     request_step(_loaded(_as_session(_talk(8))))
     assert context.BYPASSES["request-runs"] == context.BYPASSES["request"] == 4
@@ -405,7 +405,7 @@ def test_a_context_edit_breaks_the_run(monkeypatch):
     run), whatever the edit makes of it: a tool call left unanswered, or nothing."""
     from builders import edit, jsonl, msg
 
-    from pisession.views import provenance
+    from pisession.views import request_entries
 
     entries = [msg("m0", None, "user", _text("u"))]
     for n in range(1, 12):
@@ -418,7 +418,7 @@ def test_a_context_edit_breaks_the_run(monkeypatch):
     entries.append(msg("m12", "e2", "user", _text("go on")))
     session = pisession.loads(jsonl(*entries))
     for block in (1, 2, 3, 256):
-        monkeypatch.setattr(provenance, "_BLOCK", block)
+        monkeypatch.setattr(request_entries, "_BLOCK", block)
         step = request_step(session)
         assert step == _full_step(session, None), block
         assert step.written == {session.position_of("m5"): [("c7", "ls")]}, block

@@ -168,8 +168,8 @@ def _turn_stream(
     in it as ``_ReplyAt``."""
     index, selection, edits = session.index, steps.selection, steps.edits
     positions, roles = selection.positions, index.roles
-    for first in range(0, len(positions), engine.BLOCK):
-        chunk = positions[first : first + engine.BLOCK]
+    for first in range(0, len(positions), _BLOCK):
+        chunk = positions[first : first + _BLOCK]
         lines = None
         if engine.is_plain_run(index, edits, chunk, "request"):  # read as pi-ai's pass needs
             if runs:
@@ -192,7 +192,7 @@ def _turn_stream(
             sources.extend(chunk)
         elif lines is None:
             (items,) = engine.contribution_blocks(
-                index, selection, edits, engine.BLOCK, None, first, first + len(chunk)
+                index, selection, edits, _BLOCK, None, first, first + len(chunk)
             )
             for item in items:
                 _add_converted(turns, sources, item.position, item.messages)
@@ -221,6 +221,10 @@ def _add_converted(
         if converted is not None:
             turns.append(request.turn_of(converted))
             sources.append(position)
+
+
+#: Selected entries whose turns are read together.
+_BLOCK = engine.BLOCK
 
 
 __all__ = ["RequestStep", "provider_turns", "request_step"]
