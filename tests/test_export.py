@@ -367,9 +367,11 @@ def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
 
 
 def test_the_page_scan_finds_what_every_pattern_finds_on_its_own():
-    """``redact.secret_spans`` runs a pattern with hints only on text holding one (in any
-    case): on pages and on secrets of every shape, in every case, it finds exactly what
-    running every pattern finds."""
+    """``redact.secret_spans`` runs a pattern with hints only on text holding one (as
+    written where the pattern never ignores case, else in any case) and a pattern with
+    a quick test only where that test finds something; ``redact.shows_secrets`` stops
+    at the first find: on pages and on secrets of every shape, in every case, both
+    find exactly what running every pattern finds."""
     from test_redact import SECRETS
 
     from pisession.views import redact
@@ -394,9 +396,15 @@ def test_the_page_scan_finds_what_every_pattern_finds_on_its_own():
         for shown in (secret, secret.upper(), secret.lower(), secret.swapcase()):
             texts.append(f"say {shown} and Bearer {shown} https://u:{shown}@h xoxb-{shown}")
     texts.append("K\u212a -----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----")
+    texts += [
+        "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq and 12:" + "A" * 35,
+        "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0 .abcdef." + "a" * 27,
+        "acca asia akia AKIAIOSFODNN7EXAMPLE" + " akiaiosfodnn7example" * 3,
+    ]
     found = 0
     for text in texts:
         assert redact.secret_spans(text) == every_pattern(text), text[:80]
+        assert redact.shows_secrets(html.escape(text)) == bool(every_pattern(text)), text[:80]
         found += bool(every_pattern(text))
     assert found > len(SECRETS)
 

@@ -11,9 +11,11 @@ True
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import compress, islice
 from typing import IO, TYPE_CHECKING, Any
 
@@ -224,6 +226,12 @@ class Export:
         name = visible(re.split(r"[/\\]", str(self.session.source))[-1])
         return [(key, name if key == "file" else value) for key, value in rows]
 
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        """How many entries have each fate (``Fates.counts``), counted once for the
+        summary and the tree's legend."""
+        return self.fates.counts()
+
     @property
     def leaf(self) -> int | None:
         """Position of the leaf."""
@@ -380,32 +388,64 @@ def context_html(ex: Export) -> str:
     return "\n".join(out)
 
 
-def _tree_line(ex: Export, item: int | Gap, lead: str, width: int) -> str:
-    if isinstance(item, Gap):
-        counts = gap_counts(ex.fates.names, item)
-        gap = f"┆ {item.hidden:,} more entries: {counts}"
-        return f'{" " * width} {lead}<span class="gap">{gap}</span>'
-    number = str(ex.session.line_of(item)).rjust(width)
-    return _node_html(ex, item, lead, f'<span class="n">{number}</span>')
+class _TreeDrawing:
+    """How the tree's lines are drawn as HTML (``tree_lines``): an entry's line is its
+    line number, the drawing before it, the mark and fate, its id and kind, label and
+    leaf marks, and a preview of its text. What many lines share (a fate's chip, a
+    kind's words) is made once."""
 
+    def __init__(self, ex: Export, width: int) -> None:
+        self.ex, self.width = ex, width
+        self.session, self.index, self.names = ex.session, ex.session.index, ex.fates.names
+        self.leaf, self.leaves = ex.leaf, _leaves(ex)
+        self.labelled = bool(ex.session.labels)
+        self.marks: dict[str, str] = {}  # fate -> mark and chip
+        self.kinds: dict[tuple[object, object], str] = {}  # (type, role) -> kind
 
-def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
-    session, index = ex.session, ex.session.index
-    fate = ex.fates.names[position]
-    mark = "○" if fate == OFF_PATH else "●"
-    kind = esc(entry_kind(index.types[position], index.roles[position]))
-    parts = [f"{number} {lead}{mark} {chip(fate)} {esc(id_text(index.ids[position]))} {kind}"]
-    label = session.label_of(position)
-    if label is not None:
-        parts.append(f"<b>#{esc(label)}</b>")
-    if position == ex.leaf:
-        parts.append('<span class="leaf">◀ leaf</span>')
-    elif position in _leaves(ex):
-        parts.append("◁ leaf")
-    snippet = one_line(entry_text(session.entry(position), 400)[:400], 60)
-    if snippet:
-        parts.append(f'<span class="n">“{esc(snippet)}”</span>')
-    return " ".join(parts)
+    def line(self, item: int | Gap, lead: str) -> str:
+        """The line of one of ``tree_walk``'s items."""
+        if isinstance(item, Gap):
+            counts = gap_counts(self.names, item)
+            gap = f"┆ {item.hidden:,} more entries: {counts}"
+            return f'{" " * self.width} {lead}<span class="gap">{gap}</span>'
+        number = str(self.session.line_of(item)).rjust(self.width)
+        return self.node(item, lead, f'<span class="n">{number}</span>')
+
+    def node(self, position: int, lead: str, number: str) -> str:
+        """An entry's line, after its ``number``."""
+        session = self.session
+        fate = self.names[position]
+        marked = self.marks.get(fate)
+        if marked is None:
+            marked = self.marks[fate] = f"{'○' if fate == OFF_PATH else '●'} {chip(fate)}"
+        entry_id = self.index.ids[position]
+        if type(entry_id) is str and entry_id.isprintable():  # esc(id_text(...)) of it
+            shown_id = html.escape(entry_id)
+        else:
+            shown_id = esc(id_text(entry_id))
+        parts = [f"{number} {lead}{marked} {shown_id} {self.kind(position)}"]
+        if self.labelled:
+            label = session.label_of(position)
+            if label is not None:
+                parts.append(f"<b>#{esc(label)}</b>")
+        if position == self.leaf:
+            parts.append('<span class="leaf">◀ leaf</span>')
+        elif position in self.leaves:
+            parts.append("◁ leaf")
+        snippet = one_line(entry_text(session.entry(position), 400)[:400], 60)
+        if snippet:
+            parts.append(f'<span class="n">“{esc(snippet)}”</span>')
+        return " ".join(parts)
+
+    def kind(self, position: int) -> str:
+        """The entry's kind, escaped (made once for each type and role that are text)."""
+        key = (self.index.types[position], self.index.roles[position])
+        if type(key[0]) is not str or type(key[1]) is not str:
+            return esc(entry_kind(*key))
+        kind = self.kinds.get(key)
+        if kind is None:
+            kind = self.kinds[key] = esc(entry_kind(*key))
+        return kind
 
 
 def _leaves(ex: Export) -> frozenset[int] | Leaves:
@@ -439,7 +479,8 @@ def tree_lines(ex: Export, items: list[tuple[Any, ...]]) -> list[str]:
     session = ex.session
     decode_shown(session, items)
     width = len(str(session.line_of(len(session) - 1))) if len(session) else 1
-    return [_tree_line(ex, item, lead, width) for item, lead, _ in items]
+    line = _TreeDrawing(ex, width).line
+    return [line(item, lead) for item, lead, _ in items]
 
 
 def tree_section(ex: Export, lines: list[str], collapse: int) -> str:
@@ -451,7 +492,7 @@ def tree_section(ex: Export, lines: list[str], collapse: int) -> str:
 
 def _tree_section_ends(ex: Export, count: int, collapse: int) -> tuple[str, str]:
     """What ``tree_section`` writes before and after the tree's ``count`` lines."""
-    counts = ex.fates.counts()
+    counts = ex.counts
     legend = " ".join(chip(k.name, k.legend) for k in FATES if counts[k.name])
     head = (
         f"<h2 id=tree>The entry tree</h2><p class=legend>{legend}</p>"
@@ -548,7 +589,7 @@ def summary_html(ex: Export) -> str:
     '<h1>Tour of the session format</h1><dl>'
     """
     facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in ex.facts())
-    counts = ex.fates.counts()
+    counts = ex.counts
     reached = ex.fates.reached()
     chips = " ".join(chip(k.name, f"{k.name} {counts[k.name]:,}") for k in FATES if counts[k.name])
     return (
