@@ -47,6 +47,7 @@ from .text import entry_kind, entry_text, id_text, one_line, visible
 from .tree_text import _BOX, decode_shown, replayable, tree_walk
 
 if TYPE_CHECKING:
+    from ..engine.parallel import _Pending
     from .provenance import Fates
     from .reasons import Reading
     from .redact import Searches
@@ -555,7 +556,12 @@ def usage_html(ex: Export) -> str:
     >>> "$0.0257" in usage_html(Export.of(pisession.load(pisession.sample_path("tour"))))
     True
     """
-    rows = usage_rows(ex.session, ex.leaf_id)
+    return _usage_table(ex.session, ex.leaf_id)
+
+
+def _usage_table(session: SessionLike, leaf_id: object) -> str:
+    """``usage_html`` of a session and a leaf."""
+    rows = usage_rows(session, leaf_id)
     body = "".join(
         f"<tr><td>{esc(name)}</td><td class=num>{esc(a)}</td><td class=num>{esc(b)}</td></tr>"
         for name, a, b in rows
@@ -640,28 +646,35 @@ def fragment_chunks(
 
 
 def _pieces(
-    ex: Export, collapse: int, showing: list[str] | None, before: str = "", after: str = ""
+    ex: Export,
+    collapse: int,
+    showing: list[str] | None,
+    before: str = "",
+    after: str = "",
+    usage: _Pending[tuple[str, Searches | None]] | None = None,
 ) -> Iterator[str]:
     """``fragment_chunks``, with ``before`` and ``after`` written with its first and
-    last piece (the page's ends: looked at once the helpers have started)."""
+    last piece (the page's ends: looked at once the helpers have started); ``usage``:
+    ``_usage_helper``'s, when it was started before."""
     import tempfile
 
     from ..engine.parallel import BIG_SESSION, in_child
     from ..engine.stream import text_pieces
 
     scan = _scanner(showing)
-    # when the session is big, helper processes make the usage table and the second
-    # half of the tree's lines (into a temporary file) meanwhile, while this one writes
-    # the first half as it draws it, then the other parts
+    # when the session is big, helper processes make the usage table (from before the
+    # fates are read) and the last part of the tree's lines (into a temporary file)
+    # meanwhile, while this one writes the first part as it draws it, then the others
     big = len(ex.session) >= BIG_SESSION
-    usage = in_child(_usage_and_searches, ex, showing is not None, fork=big)
+    if usage is None:
+        usage = _usage_helper(ex.session, ex.leaf_id, showing is not None)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
     usage_table, searches = usage.result()
     if searches is not None:  # made by the helper (detect-secrets imported there)
         from .redact import adopt_searches
 
         adopt_searches(searches)
-    split = count // 2 if big else count
+    split = count * MAIN_SHARE // 100 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
     with tempfile.TemporaryFile() as spill:
         drawn = in_child(
@@ -694,14 +707,33 @@ def _pieces(
     )
 
 
-def _usage_and_searches(ex: Export, scan: bool) -> tuple[str, Searches | None]:
+#: The share of a big tree's lines (in percent) this process draws; a helper draws the
+#: rest meanwhile. This process also makes and writes every other part of the page.
+MAIN_SHARE = 40
+
+
+def _usage_helper(
+    session: SessionLike, leaf_id: object, scan: bool
+) -> _Pending[tuple[str, Searches | None]]:
+    """``_usage_and_searches``, made by a helper process when the session is big (else
+    here, when its result is asked for)."""
+    from ..engine.parallel import BIG_SESSION, in_child
+
+    big = len(session) >= BIG_SESSION
+    return in_child(_usage_and_searches, session, leaf_id, scan, fork=big)
+
+
+def _usage_and_searches(
+    session: SessionLike, leaf_id: object, scan: bool
+) -> tuple[str, Searches | None]:
     """``usage_html``, and with ``scan`` the secret shapes (``redact.searches``): made
-    by a helper process while this one walks the tree."""
+    by a helper process while this one reads the fates and walks the tree."""
+    table = _usage_table(session, leaf_id)
     if not scan:
-        return usage_html(ex), None
+        return table, None
     from .redact import searches
 
-    return usage_html(ex), searches()
+    return table, searches()
 
 
 def _scanner(showing: list[str] | None) -> Callable[[str], str]:
@@ -793,6 +825,8 @@ def export_html_chunks(
     >>> "".join(export_html_chunks(s)) == export_html(s)
     True
     """
+    # the usage table's helper starts first: it needs no fates
+    usage = _usage_helper(session, leaf_id, showing is not None)
     ex = Export.of(session, leaf_id, limit, full_path)
     start = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
@@ -801,7 +835,7 @@ def export_html_chunks(
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
     )
-    return _pieces(ex, 12, showing, start, "\n</body></html>\n")
+    return _pieces(ex, 12, showing, start, "\n</body></html>\n", usage)
 
 
 # --- Markdown ----------------------------------------------------------------------------
