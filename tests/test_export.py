@@ -316,8 +316,8 @@ def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, workers):
     """From ``parallel.BIG_SESSION`` entries part of the tree is drawn by a forked helper
-    process (``pisession.engine.parallel``), and an export's usage table by another, while the
-    rest is made here: the same page, the same tree text."""
+    process (``pisession.engine.parallel``), and an export's usage table and the tree's
+    shape by others, while the rest is made here: the same page, the same tree text."""
     from pisession.engine import parallel
     from pisession.views.explain import tree_text
 
@@ -331,7 +331,13 @@ def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, 
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     session = pisession.loads(data)
     assert (export_html(session), tree_text(session, width=90)) == alone
-    assert len(forks) == (3 if workers == "2" and parallel.can_fork() else 0)  # export 2, tree 1
+    helped = workers == "2" and parallel.can_fork()
+    # export: the usage table, the shape, the tree's lines; tree: its lines (the export's
+    # shape is the session's now)
+    assert len(forks) == (4 if helped else 0)
+    forks.clear()
+    assert tree_text(pisession.loads(data), width=90) == alone[1]
+    assert len(forks) == (2 if helped else 0)  # the shape, the lines
 
 
 def test_a_tree_gap_counts_only_the_entries_it_leaves_out():

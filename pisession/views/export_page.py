@@ -44,7 +44,7 @@ from .reasons import (
     remarkable,
 )
 from .text import entry_kind, entry_text, id_text, one_line, visible
-from .tree_text import _BOX, decode_shown, replayable, tree_walk
+from .tree_text import _BOX, adopt_shape, decode_shown, replayable, shape_helper, tree_walk
 
 if TYPE_CHECKING:
     from ..engine.parallel import _Pending
@@ -652,10 +652,12 @@ def _pieces(
     before: str = "",
     after: str = "",
     usage: _Pending[tuple[str, Searches | None]] | None = None,
+    shape: _Pending[dict[str, Any]] | None = None,
 ) -> Iterator[str]:
     """``fragment_chunks``, with ``before`` and ``after`` written with its first and
-    last piece (the page's ends: looked at once the helpers have started); ``usage``:
-    ``_usage_helper``'s, when it was started before."""
+    last piece (the page's ends: looked at once the helpers have started); ``usage``
+    and ``shape``: ``_usage_helper``'s and ``tree_text.shape_helper``'s, when they were started
+    before."""
     import tempfile
 
     from ..engine.parallel import BIG_SESSION, in_child
@@ -668,6 +670,10 @@ def _pieces(
     big = len(ex.session) >= BIG_SESSION
     if usage is None:
         usage = _usage_helper(ex.session, ex.leaf_id, showing is not None)
+    # the parts that need no tree first, while the shape's helper may still work
+    summary = summary_html(ex)
+    context, entries = context_html(ex), entries_html(ex, collapse)
+    adopt_shape(ex.session, shape)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
     usage_table, searches = usage.result()
     if searches is not None:  # made by the helper (detect-secrets imported there)
@@ -681,16 +687,12 @@ def _pieces(
             _tree_into, ex, walk, split, None, spill, scan is not None, fork=split < count
         )
         yield scan(
-            before
-            + f"<style>{page_css()}</style>\n"
-            + '<div class="pe">\n'
-            + summary_html(ex)
-            + "\n"
+            before + f"<style>{page_css()}</style>\n" + '<div class="pe">\n' + summary + "\n"
         )
         yield scan(head)
         for first, block in _tree_blocks(ex, islice(walk(), split)):
             yield ("" if first else "\n") + scan(block)
-        rest = [context_html(ex), usage_table, entries_html(ex, collapse)]
+        rest = [context, usage_table, entries]
         if split < count:
             found = drawn.result()
             if showing is not None:
@@ -709,7 +711,7 @@ def _pieces(
 
 #: The share of a big tree's lines (in percent) this process draws; a helper draws the
 #: rest meanwhile. This process also makes and writes every other part of the page.
-MAIN_SHARE = 40
+MAIN_SHARE = 45
 
 
 def _usage_helper(
@@ -825,8 +827,9 @@ def export_html_chunks(
     >>> "".join(export_html_chunks(s)) == export_html(s)
     True
     """
-    # the usage table's helper starts first: it needs no fates
+    # the usage table's and the tree shape's helpers start first: they need no fates
     usage = _usage_helper(session, leaf_id, showing is not None)
+    shape = shape_helper(session)
     ex = Export.of(session, leaf_id, limit, full_path)
     start = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
@@ -835,7 +838,7 @@ def export_html_chunks(
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
     )
-    return _pieces(ex, 12, showing, start, "\n</body></html>\n", usage)
+    return _pieces(ex, 12, showing, start, "\n</body></html>\n", usage, shape)
 
 
 # --- Markdown ----------------------------------------------------------------------------
