@@ -396,7 +396,7 @@ class _TreeDrawing:
     kind's words) is made once."""
 
     def __init__(self, ex: Export, width: int) -> None:
-        self.ex, self.width = ex, width
+        self.width = width
         self.session, self.index, self.names = ex.session, ex.session.index, ex.fates.names
         self.leaf, self.leaves = ex.leaf, _leaves(ex)
         self.labelled = bool(ex.session.labels)

@@ -302,12 +302,15 @@ def adopt_shape(session: SessionLike, made: _Pending[dict[str, Any]] | None) -> 
     >>> adopt_shape(s, shape_helper(s)); s.shape.roots
     [0]
     """
-    if made is None or "shape" in vars(session):
+    if made is None:
+        return
+    state = made.result()  # (asked for even when not needed: the helper is waited for)
+    if "shape" in vars(session):
         return
     from ..tree import Shape
 
     shape = object.__new__(Shape)
-    vars(shape).update(made.result())
+    vars(shape).update(state)
     shape.timestamp, shape.failure = session.timestamp_of, session.failure
     vars(session)["shape"] = shape
 
