@@ -482,3 +482,36 @@ def test_secrets_in_a_tree_drawn_by_a_helper_are_found(monkeypatch, workers):
     split: list[str] = []
     assert "".join(export_page.export_html_chunks(pisession.loads(data), showing=split)) == page
     assert sum(piece.count(secret) for piece in split) == page.count(secret) >= 2
+
+
+def test_every_damaged_file_exports_and_draws_the_same_with_helper_processes(monkeypatch):
+    """With every session counted big (``parallel.BIG_SESSION`` 1), the usage table, the
+    tree's shape and part of its lines are made by helper processes: on the damaged
+    files, the forks and the samples, the page and the tree text (or the error) are
+    those one process makes."""
+    from pisession.engine import parallel
+    from pisession.errors import PisessionError
+    from pisession.views.tree_text import tree_text
+
+    def outcome(path: Path) -> list[object]:
+        found: list[object] = []
+        for make in (
+            lambda s: export_html(s),
+            lambda s: tree_text(s, width=100),
+        ):
+            try:
+                found.append(make(pisession.load(path, new_id=pisession.sequential_ids())))
+            except PisessionError as exc:
+                found.append(str(exc))
+        return found
+
+    files = (
+        sorted((REPO / "data/damaged").glob("*.jsonl"))
+        + sorted((REPO / "data/forks").glob("*.jsonl"))
+        + sorted((REPO / "pisession/samples").glob("*.jsonl"))
+    )
+    monkeypatch.setattr(parallel, "BIG_SESSION", 1)
+    monkeypatch.setenv("PISESSION_WORKERS", "1")
+    alone = [outcome(path) for path in files]
+    monkeypatch.setenv("PISESSION_WORKERS", "2")
+    assert [outcome(path) for path in files] == alone
