@@ -398,13 +398,14 @@ def page_secrets(page: str, read: Callable[[], bytes]) -> list[Secret]:
     text = html.unescape(page)
     spans = secret_spans(text)
     data = read() if spans else b""
+    starts = [0] + [m.end() for m in re.finditer(b"\n", data)] if spans else [0]
     kinds_by_line: dict[int, list[str]] = {}
     for start, end, kind in spans:
         runs = re.findall(r"[A-Za-z0-9]{6,}", text[start:end]) or [text[start:end]]
         needle = max(runs, key=len).encode("utf-8", "surrogatepass")
         at = data.find(needle)
         while at >= 0:
-            line = data.count(b"\n", 0, at)
+            line = bisect_right(starts, at) - 1  # (the newlines before ``at``)
             kinds_by_line.setdefault(line, []).append(kind)
             at = data.find(needle, data.find(b"\n", at) + 1 or len(data))
     lines = data.split(b"\n")
