@@ -30,6 +30,7 @@ from ..tree import shown_name
 from .explain import gap_counts
 from .export_style import page_css
 from .export_text import chip, esc, message_html, rules_text
+from .export_usage import usage_helper, usage_table
 from .protocol import SessionLike
 from .provenance import FATE, FATES, OFF_PATH
 from .reasons import (
@@ -43,6 +44,7 @@ from .reasons import (
     reading_of,
     remarkable,
 )
+from .redact import scanner
 from .text import entry_kind, entry_text, id_text, one_line, visible
 from .tree_text import _BOX, adopt_shape, decode_shown, replayable, shape_helper, tree_walk
 
@@ -556,35 +558,7 @@ def usage_html(ex: Export) -> str:
     >>> "$0.0257" in usage_html(Export.of(pisession.load(pisession.sample_path("tour"))))
     True
     """
-    return _usage_table(ex.session, ex.leaf_id)
-
-
-def _usage_table(session: SessionLike, leaf_id: object) -> str:
-    """``usage_html`` of a session and a leaf."""
-    rows = usage_rows(session, leaf_id)
-    body = "".join(
-        f"<tr><td>{esc(name)}</td><td class=num>{esc(a)}</td><td class=num>{esc(b)}</td></tr>"
-        for name, a, b in rows
-    )
-    head = "<tr><th></th><th class=num>whole session</th><th class=num>this branch</th></tr>"
-    return (
-        "<h2 id=usage>Usage and cost</h2><p>As Pi's session statistics count them: every "
-        "entry for the session (compacted history included), the path for the branch.</p>"
-        f'<div class="scroll"><table><thead>{head}</thead><tbody>{body}</tbody></table></div>'
-    )
-
-
-def usage_rows(session: SessionLike, leaf_id: object = None) -> list[tuple[str, str, str]]:
-    """(row, whole session, branch) as text: entries, messages by role, tool calls,
-    tokens, cost (``pisession stats``' rows).
-
-    >>> import pisession
-    >>> usage_rows(pisession.load(pisession.sample_path("tour")))[-1]
-    ('cost', '$0.0257', '$0.0232')
-    """
-    from .stats_text import stats_rows
-
-    return stats_rows(session, leaf_id)
+    return usage_table(ex.session, ex.leaf_id)
 
 
 def summary_html(ex: Export) -> str:
@@ -656,20 +630,17 @@ def _pieces(
 ) -> Iterator[str]:
     """``fragment_chunks``, with ``before`` and ``after`` written with its first and
     last piece (the page's ends: looked at once the helpers have started); ``usage``
-    and ``shape``: ``_usage_helper``'s and ``tree_text.shape_helper``'s, when they were started
-    before."""
-    import tempfile
+    and ``shape``: ``export_usage.usage_helper``'s and ``tree_text.shape_helper``'s,
+    when they were started before."""
+    from ..engine.parallel import BIG_SESSION
 
-    from ..engine.parallel import BIG_SESSION, in_child
-    from ..engine.stream import text_pieces
-
-    scan = _scanner(showing)
+    scan = scanner(showing)
     # when the session is big, helper processes make the usage table (from before the
     # fates are read) and the last part of the tree's lines (into a temporary file)
     # meanwhile, while this one writes the first part as it draws it, then the others
     big = len(ex.session) >= BIG_SESSION
     if usage is None:
-        usage = _usage_helper(ex.session, ex.leaf_id, showing is not None)
+        usage = usage_helper(ex.session, ex.leaf_id, showing is not None)
     # the parts that need no tree first, while the shape's helper may still work
     summary = summary_html(ex)
     context, entries = context_html(ex), entries_html(ex, collapse)
@@ -682,25 +653,10 @@ def _pieces(
         adopt_searches(searches)
     split = count * MAIN_SHARE // 100 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
-    with tempfile.TemporaryFile() as spill:
-        drawn = in_child(
-            _tree_into, ex, walk, split, None, spill, scan is not None, fork=split < count
-        )
-        yield scan(
-            before + f"<style>{page_css()}</style>\n" + '<div class="pe">\n' + summary + "\n"
-        )
-        yield scan(head)
-        for first, block in _tree_blocks(ex, islice(walk(), split)):
-            yield ("" if first else "\n") + scan(block)
-        rest = [context, usage_table, entries]
-        if split < count:
-            found = drawn.result()
-            if showing is not None:
-                showing.extend(found)
-            spill.seek(0)
-            yield from text_pieces(spill)
+    first = before + f"<style>{page_css()}</style>\n" + '<div class="pe">\n' + summary + "\n"
+    yield from _tree_pieces(ex, walk, (count, split), scan, showing, (first, head))
     yield scan(tail)
-    for part in rest:
+    for part in (context, usage_table, entries):
         yield "\n" + scan(part)
     yield scan(
         f"\n<footer>Written by pisession {__version__} with {rules_text()}. This page "
@@ -709,48 +665,42 @@ def _pieces(
     )
 
 
+def _tree_pieces(
+    ex: Export,
+    walk: Callable[[], Iterator[tuple[Any, ...]]],
+    split: tuple[int, int],
+    scan: Callable[[str], str],
+    showing: list[str] | None,
+    lead: tuple[str, ...],
+) -> Iterator[str]:
+    """The pieces of ``lead``, then the tree's lines (``split``: how many, and how many
+    of them are drawn here): the first drawn here as they are written, the rest drawn
+    meanwhile by a helper process into a temporary file and copied out after them (the
+    blocks it found showing likely secrets added to ``showing``)."""
+    import tempfile
+
+    from ..engine.parallel import in_child
+    from ..engine.stream import text_pieces
+
+    count, here = split
+    with tempfile.TemporaryFile() as spill:
+        drawn = in_child(
+            _tree_into, ex, walk, here, None, spill, showing is not None, fork=here < count
+        )
+        yield from map(scan, lead)
+        for first, block in _tree_blocks(ex, islice(walk(), here)):
+            yield ("" if first else "\n") + scan(block)
+        if here < count:
+            found = drawn.result()
+            if showing is not None:
+                showing.extend(found)
+            spill.seek(0)
+            yield from text_pieces(spill)
+
+
 #: The share of a big tree's lines (in percent) this process draws; a helper draws the
 #: rest meanwhile. This process also makes and writes every other part of the page.
 MAIN_SHARE = 45
-
-
-def _usage_helper(
-    session: SessionLike, leaf_id: object, scan: bool
-) -> _Pending[tuple[str, Searches | None]]:
-    """``_usage_and_searches``, made by a helper process when the session is big (else
-    here, when its result is asked for)."""
-    from ..engine.parallel import BIG_SESSION, in_child
-
-    big = len(session) >= BIG_SESSION
-    return in_child(_usage_and_searches, session, leaf_id, scan, fork=big)
-
-
-def _usage_and_searches(
-    session: SessionLike, leaf_id: object, scan: bool
-) -> tuple[str, Searches | None]:
-    """``usage_html``, and with ``scan`` the secret shapes (``redact.searches``): made
-    by a helper process while this one reads the fates and walks the tree."""
-    table = _usage_table(session, leaf_id)
-    if not scan:
-        return table, None
-    from .redact import searches
-
-    return table, searches()
-
-
-def _scanner(showing: list[str] | None) -> Callable[[str], str]:
-    """A function that gives back its piece, appending it to ``showing`` when it shows
-    likely secrets (no list: nothing looked at)."""
-    if showing is None:
-        return lambda piece: piece
-    from .redact import shows_secrets
-
-    def scan(piece: str) -> str:
-        if shows_secrets(piece):
-            showing.append(piece)
-        return piece
-
-    return scan
 
 
 def _tree_walk(ex: Export, collapse: int) -> Iterator[tuple[Any, ...]]:
@@ -783,7 +733,7 @@ def _tree_into(
     out.seek(0)
     out.truncate()
     showing: list[str] = []
-    keep = _scanner(showing if scan else None)
+    keep = scanner(showing if scan else None)
     for first, block in _tree_blocks(ex, islice(walk(), start, stop)):
         out.write((("" if first and not start else "\n") + keep(block)).encode("utf-8"))
     out.flush()
@@ -828,7 +778,7 @@ def export_html_chunks(
     True
     """
     # the usage table's and the tree shape's helpers start first: they need no fates
-    usage = _usage_helper(session, leaf_id, showing is not None)
+    usage = usage_helper(session, leaf_id, showing is not None)
     shape = shape_helper(session)
     ex = Export.of(session, leaf_id, limit, full_path)
     start = (

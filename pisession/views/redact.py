@@ -437,3 +437,23 @@ def warning_text(found: list[Secret], limit: int = 5) -> str:
         f"likely secrets on {plural(len(found), 'line')}: {', '.join(shown)}{more}; "
         "--redact replaces them in the page"
     )
+
+
+def scanner(showing: list[str] | None) -> Callable[[str], str]:
+    """A function that gives back its piece, appending it to ``showing`` when it shows
+    likely secrets (``shows_secrets``; no list: nothing looked at).
+
+    >>> found: list[str] = []
+    >>> scan = scanner(found)
+    >>> scan("plain text"), found
+    ('plain text', [])
+    """
+    if showing is None:
+        return lambda piece: piece
+
+    def scan(piece: str) -> str:
+        if shows_secrets(piece):
+            showing.append(piece)
+        return piece
+
+    return scan
