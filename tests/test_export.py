@@ -316,8 +316,8 @@ def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, workers):
     """From ``parallel.BIG_SESSION`` entries part of the tree is drawn by a forked helper
-    process (``pisession.engine.parallel``), and an export's usage table by another, while the
-    rest is made here: the same page, the same tree text."""
+    process (``pisession.engine.parallel``), and an export's usage table and the tree's
+    shape by others, while the rest is made here: the same page, the same tree text."""
     from pisession.engine import parallel
     from pisession.views.explain import tree_text
 
@@ -331,7 +331,13 @@ def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, 
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     session = pisession.loads(data)
     assert (export_html(session), tree_text(session, width=90)) == alone
-    assert len(forks) == (3 if workers == "2" and parallel.can_fork() else 0)  # export 2, tree 1
+    helped = workers == "2" and parallel.can_fork()
+    # export: the usage table, the shape, the tree's lines; tree: its lines (the export's
+    # shape is the session's now)
+    assert len(forks) == (4 if helped else 0)
+    forks.clear()
+    assert tree_text(pisession.loads(data), width=90) == alone[1]
+    assert len(forks) == (2 if helped else 0)  # the shape, the lines
 
 
 def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
@@ -367,9 +373,11 @@ def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
 
 
 def test_the_page_scan_finds_what_every_pattern_finds_on_its_own():
-    """``redact.secret_spans`` runs a pattern with hints only on text holding one (in any
-    case): on pages and on secrets of every shape, in every case, it finds exactly what
-    running every pattern finds."""
+    """``redact.secret_spans`` runs a pattern with hints only on text holding one (as
+    written where the pattern never ignores case, else in any case) and a pattern with
+    a quick test only where that test finds something; ``redact.shows_secrets`` stops
+    at the first find: on pages and on secrets of every shape, in every case, both
+    find exactly what running every pattern finds."""
     from test_redact import SECRETS
 
     from pisession.views import redact
@@ -394,9 +402,15 @@ def test_the_page_scan_finds_what_every_pattern_finds_on_its_own():
         for shown in (secret, secret.upper(), secret.lower(), secret.swapcase()):
             texts.append(f"say {shown} and Bearer {shown} https://u:{shown}@h xoxb-{shown}")
     texts.append("K\u212a -----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----")
+    texts += [
+        "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq and 12:" + "A" * 35,
+        "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhIjKl.abcdefghijklmnopqrstuvwxyz0 .abcdef." + "a" * 27,
+        "acca asia akia AKIAIOSFODNN7EXAMPLE" + " akiaiosfodnn7example" * 3,
+    ]
     found = 0
     for text in texts:
         assert redact.secret_spans(text) == every_pattern(text), text[:80]
+        assert redact.shows_secrets(html.escape(text)) == bool(every_pattern(text)), text[:80]
         found += bool(every_pattern(text))
     assert found > len(SECRETS)
 
@@ -468,3 +482,36 @@ def test_secrets_in_a_tree_drawn_by_a_helper_are_found(monkeypatch, workers):
     split: list[str] = []
     assert "".join(export_page.export_html_chunks(pisession.loads(data), showing=split)) == page
     assert sum(piece.count(secret) for piece in split) == page.count(secret) >= 2
+
+
+def test_every_damaged_file_exports_and_draws_the_same_with_helper_processes(monkeypatch):
+    """With every session counted big (``parallel.BIG_SESSION`` 1), the usage table, the
+    tree's shape and part of its lines are made by helper processes: on the damaged
+    files, the forks and the samples, the page and the tree text (or the error) are
+    those one process makes."""
+    from pisession.engine import parallel
+    from pisession.errors import PisessionError
+    from pisession.views.tree_text import tree_text
+
+    def outcome(path: Path) -> list[object]:
+        found: list[object] = []
+        for make in (
+            lambda s: export_html(s),
+            lambda s: tree_text(s, width=100),
+        ):
+            try:
+                found.append(make(pisession.load(path, new_id=pisession.sequential_ids())))
+            except PisessionError as exc:
+                found.append(str(exc))
+        return found
+
+    files = (
+        sorted((REPO / "data/damaged").glob("*.jsonl"))
+        + sorted((REPO / "data/forks").glob("*.jsonl"))
+        + sorted((REPO / "pisession/samples").glob("*.jsonl"))
+    )
+    monkeypatch.setattr(parallel, "BIG_SESSION", 1)
+    monkeypatch.setenv("PISESSION_WORKERS", "1")
+    alone = [outcome(path) for path in files]
+    monkeypatch.setenv("PISESSION_WORKERS", "2")
+    assert [outcome(path) for path in files] == alone

@@ -227,3 +227,18 @@ def test_pisessions_own_shapes_find_the_common_ones_without_detect_secrets():
     ]
     for text in samples:
         assert any(p.search(text) for p in own), text
+
+
+def test_page_secrets_names_every_line_a_secret_shown_is_on():
+    """``page_secrets`` names each line of the file a secret the page shows is found on
+    (the first line, a line that starts with it, repeated lines), as counting the
+    newlines before each find does."""
+    from pisession.views.redact import page_secrets
+
+    token = SECRETS["GitHub token"]
+    lines = [token, '{"id":"a"}', "", f'{{"id":"b","t":"{token}"}}', "x", token + " end"]
+    data = "\n".join(lines).encode()
+    found = page_secrets(f"<p>{token}</p>", lambda: data)
+    expected = [n + 1 for n, line in enumerate(lines) if token in line]
+    assert [s.line for s in found] == expected == [1, 4, 6]
+    assert [s.entry_id for s in found] == [None, "b", None]

@@ -49,7 +49,6 @@ from .export_page import (
     tree_lines,
     tree_section,
     usage_html,
-    usage_rows,
 )
 from .export_text import (
     FOLD_CHARS,
@@ -69,6 +68,7 @@ from .export_text import (
     message_html,
     message_plain,
 )
+from .export_usage import usage_rows
 
 __all__ = [
     "CSP",

@@ -29,7 +29,6 @@ from .export_page import (
     _replayed,
     _rows,
     _where,
-    usage_rows,
 )
 from .export_text import (
     FOLD_LINES,
@@ -40,6 +39,7 @@ from .export_text import (
     message_plain,
     rules_text,
 )
+from .export_usage import usage_rows
 from .protocol import SessionLike
 from .provenance import FATES
 from .reasons import Gap

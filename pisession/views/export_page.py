@@ -11,9 +11,11 @@ True
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import compress, islice
 from typing import IO, TYPE_CHECKING, Any
 
@@ -28,6 +30,7 @@ from ..tree import shown_name
 from .explain import gap_counts
 from .export_style import page_css
 from .export_text import chip, esc, message_html, rules_text
+from .export_usage import usage_helper, usage_table
 from .protocol import SessionLike
 from .provenance import FATE, FATES, OFF_PATH
 from .reasons import (
@@ -41,10 +44,12 @@ from .reasons import (
     reading_of,
     remarkable,
 )
+from .redact import scanner
 from .text import entry_kind, entry_text, id_text, one_line, visible
-from .tree_text import _BOX, decode_shown, replayable, tree_walk
+from .tree_text import _BOX, adopt_shape, decode_shown, replayable, shape_helper, tree_walk
 
 if TYPE_CHECKING:
+    from ..engine.parallel import _Pending
     from .provenance import Fates
     from .reasons import Reading
     from .redact import Searches
@@ -224,6 +229,12 @@ class Export:
         name = visible(re.split(r"[/\\]", str(self.session.source))[-1])
         return [(key, name if key == "file" else value) for key, value in rows]
 
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        """How many entries have each fate (``Fates.counts``), counted once for the
+        summary and the tree's legend."""
+        return self.fates.counts()
+
     @property
     def leaf(self) -> int | None:
         """Position of the leaf."""
@@ -380,32 +391,64 @@ def context_html(ex: Export) -> str:
     return "\n".join(out)
 
 
-def _tree_line(ex: Export, item: int | Gap, lead: str, width: int) -> str:
-    if isinstance(item, Gap):
-        counts = gap_counts(ex.fates.names, item)
-        gap = f"┆ {item.hidden:,} more entries: {counts}"
-        return f'{" " * width} {lead}<span class="gap">{gap}</span>'
-    number = str(ex.session.line_of(item)).rjust(width)
-    return _node_html(ex, item, lead, f'<span class="n">{number}</span>')
+class _TreeDrawing:
+    """How the tree's lines are drawn as HTML (``tree_lines``): an entry's line is its
+    line number, the drawing before it, the mark and fate, its id and kind, label and
+    leaf marks, and a preview of its text. What many lines share (a fate's chip, a
+    kind's words) is made once."""
 
+    def __init__(self, ex: Export, width: int) -> None:
+        self.width = width
+        self.session, self.index, self.names = ex.session, ex.session.index, ex.fates.names
+        self.leaf, self.leaves = ex.leaf, _leaves(ex)
+        self.labelled = bool(ex.session.labels)
+        self.marks: dict[str, str] = {}  # fate -> mark and chip
+        self.kinds: dict[tuple[object, object], str] = {}  # (type, role) -> kind
 
-def _node_html(ex: Export, position: int, lead: str, number: str) -> str:
-    session, index = ex.session, ex.session.index
-    fate = ex.fates.names[position]
-    mark = "○" if fate == OFF_PATH else "●"
-    kind = esc(entry_kind(index.types[position], index.roles[position]))
-    parts = [f"{number} {lead}{mark} {chip(fate)} {esc(id_text(index.ids[position]))} {kind}"]
-    label = session.label_of(position)
-    if label is not None:
-        parts.append(f"<b>#{esc(label)}</b>")
-    if position == ex.leaf:
-        parts.append('<span class="leaf">◀ leaf</span>')
-    elif position in _leaves(ex):
-        parts.append("◁ leaf")
-    snippet = one_line(entry_text(session.entry(position), 400)[:400], 60)
-    if snippet:
-        parts.append(f'<span class="n">“{esc(snippet)}”</span>')
-    return " ".join(parts)
+    def line(self, item: int | Gap, lead: str) -> str:
+        """The line of one of ``tree_walk``'s items."""
+        if isinstance(item, Gap):
+            counts = gap_counts(self.names, item)
+            gap = f"┆ {item.hidden:,} more entries: {counts}"
+            return f'{" " * self.width} {lead}<span class="gap">{gap}</span>'
+        number = str(self.session.line_of(item)).rjust(self.width)
+        return self.node(item, lead, f'<span class="n">{number}</span>')
+
+    def node(self, position: int, lead: str, number: str) -> str:
+        """An entry's line, after its ``number``."""
+        session = self.session
+        fate = self.names[position]
+        marked = self.marks.get(fate)
+        if marked is None:
+            marked = self.marks[fate] = f"{'○' if fate == OFF_PATH else '●'} {chip(fate)}"
+        entry_id = self.index.ids[position]
+        if type(entry_id) is str and entry_id.isprintable():  # esc(id_text(...)) of it
+            shown_id = html.escape(entry_id)
+        else:
+            shown_id = esc(id_text(entry_id))
+        parts = [f"{number} {lead}{marked} {shown_id} {self.kind(position)}"]
+        if self.labelled:
+            label = session.label_of(position)
+            if label is not None:
+                parts.append(f"<b>#{esc(label)}</b>")
+        if position == self.leaf:
+            parts.append('<span class="leaf">◀ leaf</span>')
+        elif position in self.leaves:
+            parts.append("◁ leaf")
+        snippet = one_line(entry_text(session.entry(position), 400)[:400], 60)
+        if snippet:
+            parts.append(f'<span class="n">“{esc(snippet)}”</span>')
+        return " ".join(parts)
+
+    def kind(self, position: int) -> str:
+        """The entry's kind, escaped (made once for each type and role that are text)."""
+        key = (self.index.types[position], self.index.roles[position])
+        if type(key[0]) is not str or type(key[1]) is not str:
+            return esc(entry_kind(*key))
+        kind = self.kinds.get(key)
+        if kind is None:
+            kind = self.kinds[key] = esc(entry_kind(*key))
+        return kind
 
 
 def _leaves(ex: Export) -> frozenset[int] | Leaves:
@@ -439,7 +482,8 @@ def tree_lines(ex: Export, items: list[tuple[Any, ...]]) -> list[str]:
     session = ex.session
     decode_shown(session, items)
     width = len(str(session.line_of(len(session) - 1))) if len(session) else 1
-    return [_tree_line(ex, item, lead, width) for item, lead, _ in items]
+    line = _TreeDrawing(ex, width).line
+    return [line(item, lead) for item, lead, _ in items]
 
 
 def tree_section(ex: Export, lines: list[str], collapse: int) -> str:
@@ -451,7 +495,7 @@ def tree_section(ex: Export, lines: list[str], collapse: int) -> str:
 
 def _tree_section_ends(ex: Export, count: int, collapse: int) -> tuple[str, str]:
     """What ``tree_section`` writes before and after the tree's ``count`` lines."""
-    counts = ex.fates.counts()
+    counts = ex.counts
     legend = " ".join(chip(k.name, k.legend) for k in FATES if counts[k.name])
     head = (
         f"<h2 id=tree>The entry tree</h2><p class=legend>{legend}</p>"
@@ -514,30 +558,7 @@ def usage_html(ex: Export) -> str:
     >>> "$0.0257" in usage_html(Export.of(pisession.load(pisession.sample_path("tour"))))
     True
     """
-    rows = usage_rows(ex.session, ex.leaf_id)
-    body = "".join(
-        f"<tr><td>{esc(name)}</td><td class=num>{esc(a)}</td><td class=num>{esc(b)}</td></tr>"
-        for name, a, b in rows
-    )
-    head = "<tr><th></th><th class=num>whole session</th><th class=num>this branch</th></tr>"
-    return (
-        "<h2 id=usage>Usage and cost</h2><p>As Pi's session statistics count them: every "
-        "entry for the session (compacted history included), the path for the branch.</p>"
-        f'<div class="scroll"><table><thead>{head}</thead><tbody>{body}</tbody></table></div>'
-    )
-
-
-def usage_rows(session: SessionLike, leaf_id: object = None) -> list[tuple[str, str, str]]:
-    """(row, whole session, branch) as text: entries, messages by role, tool calls,
-    tokens, cost (``pisession stats``' rows).
-
-    >>> import pisession
-    >>> usage_rows(pisession.load(pisession.sample_path("tour")))[-1]
-    ('cost', '$0.0257', '$0.0232')
-    """
-    from .stats_text import stats_rows
-
-    return stats_rows(session, leaf_id)
+    return usage_table(ex.session, ex.leaf_id)
 
 
 def summary_html(ex: Export) -> str:
@@ -548,7 +569,7 @@ def summary_html(ex: Export) -> str:
     '<h1>Tour of the session format</h1><dl>'
     """
     facts = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in ex.facts())
-    counts = ex.fates.counts()
+    counts = ex.counts
     reached = ex.fates.reached()
     chips = " ".join(chip(k.name, f"{k.name} {counts[k.name]:,}") for k in FATES if counts[k.name])
     return (
@@ -599,52 +620,43 @@ def fragment_chunks(
 
 
 def _pieces(
-    ex: Export, collapse: int, showing: list[str] | None, before: str = "", after: str = ""
+    ex: Export,
+    collapse: int,
+    showing: list[str] | None,
+    before: str = "",
+    after: str = "",
+    usage: _Pending[tuple[str, Searches | None]] | None = None,
+    shape: _Pending[dict[str, Any]] | None = None,
 ) -> Iterator[str]:
     """``fragment_chunks``, with ``before`` and ``after`` written with its first and
-    last piece (the page's ends: looked at once the helpers have started)."""
-    import tempfile
+    last piece (the page's ends: looked at once the helpers have started); ``usage``
+    and ``shape``: ``export_usage.usage_helper``'s and ``tree_text.shape_helper``'s,
+    when they were started before."""
+    from ..engine.parallel import BIG_SESSION
 
-    from ..engine.parallel import BIG_SESSION, in_child
-    from ..engine.stream import text_pieces
-
-    scan = _scanner(showing)
-    # when the session is big, helper processes make the usage table and the second
-    # half of the tree's lines (into a temporary file) meanwhile, while this one writes
-    # the first half as it draws it, then the other parts
+    scan = scanner(showing)
+    # when the session is big, helper processes make the usage table (from before the
+    # fates are read) and the last part of the tree's lines (into a temporary file)
+    # meanwhile, while this one writes the first part as it draws it, then the others
     big = len(ex.session) >= BIG_SESSION
-    usage = in_child(_usage_and_searches, ex, showing is not None, fork=big)
+    if usage is None:
+        usage = usage_helper(ex.session, ex.leaf_id, showing is not None)
+    # the parts that need no tree first, while the shape's helper may still work
+    summary = summary_html(ex)
+    context, entries = context_html(ex), entries_html(ex, collapse)
+    adopt_shape(ex.session, shape)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
     usage_table, searches = usage.result()
     if searches is not None:  # made by the helper (detect-secrets imported there)
         from .redact import adopt_searches
 
         adopt_searches(searches)
-    split = count // 2 if big else count
+    split = count * MAIN_SHARE // 100 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
-    with tempfile.TemporaryFile() as spill:
-        drawn = in_child(
-            _tree_into, ex, walk, split, None, spill, scan is not None, fork=split < count
-        )
-        yield scan(
-            before
-            + f"<style>{page_css()}</style>\n"
-            + '<div class="pe">\n'
-            + summary_html(ex)
-            + "\n"
-        )
-        yield scan(head)
-        for first, block in _tree_blocks(ex, islice(walk(), split)):
-            yield ("" if first else "\n") + scan(block)
-        rest = [context_html(ex), usage_table, entries_html(ex, collapse)]
-        if split < count:
-            found = drawn.result()
-            if showing is not None:
-                showing.extend(found)
-            spill.seek(0)
-            yield from text_pieces(spill)
+    first = before + f"<style>{page_css()}</style>\n" + '<div class="pe">\n' + summary + "\n"
+    yield from _tree_pieces(ex, walk, (count, split), scan, showing, (first, head))
     yield scan(tail)
-    for part in rest:
+    for part in (context, usage_table, entries):
         yield "\n" + scan(part)
     yield scan(
         f"\n<footer>Written by pisession {__version__} with {rules_text()}. This page "
@@ -653,29 +665,42 @@ def _pieces(
     )
 
 
-def _usage_and_searches(ex: Export, scan: bool) -> tuple[str, Searches | None]:
-    """``usage_html``, and with ``scan`` the secret shapes (``redact.searches``): made
-    by a helper process while this one walks the tree."""
-    if not scan:
-        return usage_html(ex), None
-    from .redact import searches
+def _tree_pieces(
+    ex: Export,
+    walk: Callable[[], Iterator[tuple[Any, ...]]],
+    split: tuple[int, int],
+    scan: Callable[[str], str],
+    showing: list[str] | None,
+    lead: tuple[str, ...],
+) -> Iterator[str]:
+    """The pieces of ``lead``, then the tree's lines (``split``: how many, and how many
+    of them are drawn here): the first drawn here as they are written, the rest drawn
+    meanwhile by a helper process into a temporary file and copied out after them (the
+    blocks it found showing likely secrets added to ``showing``)."""
+    import tempfile
 
-    return usage_html(ex), searches()
+    from ..engine.parallel import in_child
+    from ..engine.stream import text_pieces
+
+    count, here = split
+    with tempfile.TemporaryFile() as spill:
+        drawn = in_child(
+            _tree_into, ex, walk, here, None, spill, showing is not None, fork=here < count
+        )
+        yield from map(scan, lead)
+        for first, block in _tree_blocks(ex, islice(walk(), here)):
+            yield ("" if first else "\n") + scan(block)
+        if here < count:
+            found = drawn.result()
+            if showing is not None:
+                showing.extend(found)
+            spill.seek(0)
+            yield from text_pieces(spill)
 
 
-def _scanner(showing: list[str] | None) -> Callable[[str], str]:
-    """A function that gives back its piece, appending it to ``showing`` when it shows
-    likely secrets (no list: nothing looked at)."""
-    if showing is None:
-        return lambda piece: piece
-    from .redact import shows_secrets
-
-    def scan(piece: str) -> str:
-        if shows_secrets(piece):
-            showing.append(piece)
-        return piece
-
-    return scan
+#: The share of a big tree's lines (in percent) this process draws; a helper draws the
+#: rest meanwhile. This process also makes and writes every other part of the page.
+MAIN_SHARE = 45
 
 
 def _tree_walk(ex: Export, collapse: int) -> Iterator[tuple[Any, ...]]:
@@ -708,7 +733,7 @@ def _tree_into(
     out.seek(0)
     out.truncate()
     showing: list[str] = []
-    keep = _scanner(showing if scan else None)
+    keep = scanner(showing if scan else None)
     for first, block in _tree_blocks(ex, islice(walk(), start, stop)):
         out.write((("" if first and not start else "\n") + keep(block)).encode("utf-8"))
     out.flush()
@@ -752,6 +777,9 @@ def export_html_chunks(
     >>> "".join(export_html_chunks(s)) == export_html(s)
     True
     """
+    # the usage table's and the tree shape's helpers start first: they need no fates
+    usage = usage_helper(session, leaf_id, showing is not None)
+    shape = shape_helper(session)
     ex = Export.of(session, leaf_id, limit, full_path)
     start = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
@@ -760,7 +788,7 @@ def export_html_chunks(
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
     )
-    return _pieces(ex, 12, showing, start, "\n</body></html>\n")
+    return _pieces(ex, 12, showing, start, "\n</body></html>\n", usage, shape)
 
 
 # --- Markdown ----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -170,11 +170,9 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
     >>> secret_spans("token ghp_" + "a" * 36)
     [(6, 46, 'GitHub token')]
     """
-    lower = text.lower()  # a pattern with hints runs only where one is (in any case)
     spans = sorted(
         (m.start(), rank, m.end(), kind)
-        for rank, (kind, pattern, hints) in enumerate(_searches())
-        if not hints or any(hint.lower() in lower for hint in hints)
+        for rank, kind, pattern in _may_match(text)
         for m in pattern.finditer(text)
         if m.end() > m.start()
     )
@@ -190,12 +188,85 @@ def secret_spans(text: str) -> list[tuple[int, int, str]]:
 
 def shows_secrets(piece: str) -> bool:
     """Whether a piece of an HTML page shows likely secrets (``secret_spans`` of its
-    text, entities read as the browser reads them).
+    text, entities read as the browser reads them), asked until one pattern finds one.
 
     >>> shows_secrets("<p>ghp_" + "a" * 36 + "</p>"), shows_secrets("<p>&lt;b&gt;</p>")
     (True, False)
     """
-    return bool(secret_spans(html.unescape(piece)))
+    text = html.unescape(piece)
+    return any(
+        m.end() > m.start() for _, _, pattern in _may_match(text) for m in pattern.finditer(text)
+    )
+
+
+def _may_match(text: str) -> Iterator[tuple[int, str, re.Pattern[str]]]:
+    """(rank, kind, pattern) of the patterns that may find something in ``text``: those
+    without hints, and those whose hints ``text`` holds (in any case where the pattern
+    ignores case somewhere, else as written: a literal matches only itself); a
+    pattern with a quick test (``_FIRST``) only when that test finds something."""
+    lower = None
+    for rank, (kind, pattern, hints, exact, first) in enumerate(_plans()):
+        if hints:
+            if exact:
+                if not any(hint in text for hint in hints):
+                    continue
+            else:
+                if lower is None:
+                    lower = text.lower()
+                if not any(hint in lower for hint in hints):
+                    continue
+        if first is not None and first.search(text) is None:
+            continue
+        yield rank, kind, pattern
+
+
+#: Patterns (by their text) that start with a class, each with the part of it that
+#: starts at its first literal, which every match of theirs holds: a pattern that
+#: starts with a literal is searched for quickly, the whole one only where that part is.
+_FIRST = {
+    r"\d{8,10}:[0-9A-Za-z_-]{35}": r":[0-9A-Za-z_-]{35}",  # detect-secrets' Telegram
+    r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}": (  # Discord
+        r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"
+    ),
+}
+
+#: What ``_may_match`` reads of each pattern of ``_searches()``: (kind, pattern, hints,
+#: whether the hints are searched as written, the quick test or None).
+_Plan = tuple[str, re.Pattern[str], tuple[str, ...], bool, "re.Pattern[str] | None"]
+
+#: ``_plans()`` once made, and the ``_searches()`` it was made of.
+_planned: list[tuple[Searches, tuple[_Plan, ...]]] = []
+
+
+def _plans() -> tuple[_Plan, ...]:
+    """``_searches()`` with how each is looked for (``_may_match``).
+
+    >>> [(kind, exact) for kind, _, _, exact, _ in _plans()[3:6]]
+    [('AWS secret key', False), ('GitHub token', True), ('Bearer credential', False)]
+    """
+    made = _searches()
+    if not _planned or _planned[0][0] is not made:
+        plans = []
+        for kind, pattern, hints in made:
+            exact = not _ignores_case(pattern)
+            hints = hints if exact else tuple(hint.lower() for hint in hints)
+            first = _FIRST.get(pattern.pattern)
+            quick = None if first is None else re.compile(first, pattern.flags)
+            plans.append((kind, pattern, hints, exact, quick))
+        _planned[:] = [(made, tuple(plans))]
+    return _planned[0][1]
+
+
+def _ignores_case(pattern: re.Pattern[str]) -> bool:
+    """Whether ``pattern`` ignores case anywhere (its flags, or ``(?i)`` / ``(?i:...)``
+    in its text: read loosely, so that anything like them counts).
+
+    >>> _ignores_case(re.compile("(?i:bearer)x")), _ignores_case(re.compile("AKIA"))
+    (True, False)
+    """
+    return bool(pattern.flags & re.IGNORECASE) or bool(
+        re.search(r"\(\?[A-Za-z-]*i", pattern.pattern)
+    )
 
 
 def redact_text(text: str) -> tuple[str, list[str]]:
@@ -327,13 +398,14 @@ def page_secrets(page: str, read: Callable[[], bytes]) -> list[Secret]:
     text = html.unescape(page)
     spans = secret_spans(text)
     data = read() if spans else b""
+    starts = [0] + [m.end() for m in re.finditer(b"\n", data)] if spans else [0]
     kinds_by_line: dict[int, list[str]] = {}
     for start, end, kind in spans:
         runs = re.findall(r"[A-Za-z0-9]{6,}", text[start:end]) or [text[start:end]]
         needle = max(runs, key=len).encode("utf-8", "surrogatepass")
         at = data.find(needle)
         while at >= 0:
-            line = data.count(b"\n", 0, at)
+            line = bisect_right(starts, at) - 1  # (the newlines before ``at``)
             kinds_by_line.setdefault(line, []).append(kind)
             at = data.find(needle, data.find(b"\n", at) + 1 or len(data))
     lines = data.split(b"\n")
@@ -365,3 +437,23 @@ def warning_text(found: list[Secret], limit: int = 5) -> str:
         f"likely secrets on {plural(len(found), 'line')}: {', '.join(shown)}{more}; "
         "--redact replaces them in the page"
     )
+
+
+def scanner(showing: list[str] | None) -> Callable[[str], str]:
+    """A function that gives back its piece, appending it to ``showing`` when it shows
+    likely secrets (``shows_secrets``; no list: nothing looked at).
+
+    >>> found: list[str] = []
+    >>> scan = scanner(found)
+    >>> scan("plain text"), found
+    ('plain text', [])
+    """
+    if showing is None:
+        return lambda piece: piece
+
+    def scan(piece: str) -> str:
+        if shows_secrets(piece):
+            showing.append(piece)
+        return piece
+
+    return scan

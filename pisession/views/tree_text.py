@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import islice
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from .explain_json import json_id
 from .provenance import FATE, OFF_PATH
@@ -21,6 +22,7 @@ from .terminal import Look, pad, wrap
 from .text import entry_kind, entry_text, id_text, plural, visible
 
 if TYPE_CHECKING:
+    from ..engine.parallel import _Pending
     from ..tree import Shape
     from .explain_json import JSONObject
     from .protocol import SessionLike
@@ -168,10 +170,14 @@ def tree_chunks(
         yield "(no entries)\n"
         return
     leaf = session.default_leaf if leaf_id is None else session.position_of(leaf_id)
+    look = Look(color, width, ascii)
+    made = shape_helper(session) if with_fates else None  # while the fates are read
+    names = session.fates(leaf_id).names if with_fates else None
+    adopt_shape(session, made)
     view = _TreeView(
-        Look(color, width, ascii),
+        look,
         _ASCII if ascii else _BOX,
-        session.fates(leaf_id).names if with_fates else None,
+        names,
         leaf,
         leaf_set(session.shape),
         len(str(session.line_of(len(session) - 1))),
@@ -254,6 +260,59 @@ def _drawn_blocks(
     while block := list(islice(items, TREE_BLOCK)):
         yield "\n".join(_drawn(session, view, block)) + "\n"
         session.forget([item for item, _, _ in block if not isinstance(item, Gap)])
+
+
+def shape_helper(session: SessionLike) -> _Pending[dict[str, Any]] | None:
+    """The tree's shape (``Session.shape``, with its straight runs) worked out by a
+    helper process while this one reads the fates, for a big session whose shape is
+    not made yet (None: it is made here when the walk asks for it); ``adopt_shape``
+    makes it the session's.
+
+    >>> import pisession
+    >>> shape_helper(pisession.load("tour")) is None  # small: made here when asked for
+    True
+    """
+    from ..engine.parallel import BIG_SESSION, can_fork, in_child
+
+    if len(session) < BIG_SESSION or not can_fork():
+        return None
+    # a shape kept as ``Session.shape`` keeps it: a cached property, not made yet
+    if not isinstance(getattr(type(session), "shape", None), cached_property):
+        return None
+    if "shape" in vars(session):
+        return None
+    return in_child(_shape_state, session)
+
+
+def _shape_state(session: SessionLike) -> dict[str, Any]:
+    """What the session's ``Shape`` holds, its straight runs worked out, without the
+    functions it calls back (``adopt_shape`` gives them back)."""
+    shape = session.shape
+    getattr(shape, "_straight", None)  # the straight runs (a cached property), made
+    return {k: v for k, v in vars(shape).items() if k not in ("timestamp", "failure")}
+
+
+def adopt_shape(session: SessionLike, made: _Pending[dict[str, Any]] | None) -> None:
+    """Make the shape ``shape_helper`` worked out this session's, with the functions
+    ``Session.shape`` gives it (the entries' timestamps, where Pi's sort throws); with
+    None, or once the session has its shape, nothing.
+
+    >>> import pisession
+    >>> s = pisession.load("tour")
+    >>> adopt_shape(s, shape_helper(s)); s.shape.roots
+    [0]
+    """
+    if made is None:
+        return
+    state = made.result()  # (asked for even when not needed: the helper is waited for)
+    if "shape" in vars(session):
+        return
+    from ..tree import Shape
+
+    shape = object.__new__(Shape)
+    vars(shape).update(state)
+    shape.timestamp, shape.failure = session.timestamp_of, session.failure
+    vars(session)["shape"] = shape
 
 
 def tree_walk(

@@ -1,0 +1,88 @@
+"""The export's usage table (``pisession stats``' rows: the whole session and the branch
+to the leaf), and the helper process that makes it for a big session while the page's
+process reads the fates and walks the tree (with the secret shapes, when the page is
+looked at for likely secrets).
+
+>>> import pisession
+>>> usage_rows(pisession.load(pisession.sample_path("tour")))[-1]
+('cost', '$0.0257', '$0.0232')
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .export_text import esc
+from .protocol import SessionLike
+
+if TYPE_CHECKING:
+    from ..engine.parallel import _Pending
+    from .redact import Searches
+
+
+def usage_rows(session: SessionLike, leaf_id: object = None) -> list[tuple[str, str, str]]:
+    """(row, whole session, branch) as text: entries, messages by role, tool calls,
+    tokens, cost (``pisession stats``' rows).
+
+    >>> import pisession
+    >>> usage_rows(pisession.load(pisession.sample_path("tour")))[0][0]
+    'entries'
+    """
+    from .stats_text import stats_rows
+
+    return stats_rows(session, leaf_id)
+
+
+def usage_table(session: SessionLike, leaf_id: object = None) -> str:
+    """The usage table of a session and a leaf, as HTML (``export_page.usage_html``).
+
+    >>> import pisession
+    >>> usage_table(pisession.load(pisession.sample_path("tour")))[:27]
+    '<h2 id=usage>Usage and cost'
+    """
+    rows = usage_rows(session, leaf_id)
+    body = "".join(
+        f"<tr><td>{esc(name)}</td><td class=num>{esc(a)}</td><td class=num>{esc(b)}</td></tr>"
+        for name, a, b in rows
+    )
+    head = "<tr><th></th><th class=num>whole session</th><th class=num>this branch</th></tr>"
+    return (
+        "<h2 id=usage>Usage and cost</h2><p>As Pi's session statistics count them: every "
+        "entry for the session (compacted history included), the path for the branch.</p>"
+        f'<div class="scroll"><table><thead>{head}</thead><tbody>{body}</tbody></table></div>'
+    )
+
+
+def usage_helper(
+    session: SessionLike, leaf_id: object, scan: bool
+) -> _Pending[tuple[str, Searches | None]]:
+    """``usage_and_searches``, made by a helper process when the session is big (else
+    here, when its result is asked for).
+
+    >>> import pisession
+    >>> table, shapes = usage_helper(pisession.load("tour"), None, False).result()
+    >>> table.startswith("<h2 id=usage>"), shapes
+    (True, None)
+    """
+    from ..engine.parallel import BIG_SESSION, in_child
+
+    big = len(session) >= BIG_SESSION
+    return in_child(usage_and_searches, session, leaf_id, scan, fork=big)
+
+
+def usage_and_searches(
+    session: SessionLike, leaf_id: object, scan: bool
+) -> tuple[str, Searches | None]:
+    """``usage_table``, and with ``scan`` the secret shapes (``redact.searches``): made
+    by a helper process while the page's process reads the fates and walks the tree.
+
+    >>> import pisession
+    >>> usage_and_searches(pisession.load("tour"), None, False)[1] is None
+    True
+    """
+    table = usage_table(session, leaf_id)
+    if not scan:
+        return table, None
+    from .redact import searches
+
+    return table, searches()
