@@ -271,7 +271,8 @@ def bypass_counts(path: Path) -> dict:
     """How often each route took step 5's one bypass, the plain run
     (``engine.context.BYPASSES``: blocks of unedited message entries), for the default
     leaf's ``context`` (``"writer"``) and fates (``"fates"``, and their request step:
-    ``"request"``), in this process."""
+    ``"request"``, of which ``"request-runs"`` read as runs of plain turns), in this
+    process."""
     sys.path.insert(0, str(REPO))
     import pisession
     from pisession.engine import context
@@ -329,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         counts = bypass_counts(path)
         print(
             f"  {counts['file']}: {counts['blocks']} blocks; writer {counts.get('writer', 0)}, "
-            f"fates {counts.get('fates', 0)}, request {counts.get('request', 0)}"
+            f"fates {counts.get('fates', 0)}, request {counts.get('request', 0)} "
+            f"(as runs of plain turns {counts.get('request-runs', 0)})"
         )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.2f} at the end")
