@@ -1,7 +1,7 @@
 """The entry index answers as the whole id index would, whichever way it looks an id up.
 
-``parent_positions`` finds a few parents by a scan of the ids and many through the id
-index; ``EntryIndex.position_of`` scans for its first few ids. Both are held here to
+``parent_positions`` knows the parent that comes right before its child without a
+lookup; ``EntryIndex.position_of`` scans for its first few ids. Both are held here to
 the plain answer (a dict of every id, the later duplicate winning, as Pi's ``Map``).
 """
 
@@ -12,7 +12,7 @@ import random
 import pytest
 
 from pisession.engine import index as ix
-from pisession.engine.index import EntryIndex, parent_positions, positions_of
+from pisession.engine.index import EntryIndex, parent_positions
 from pisession.js.value import UNDEFINED
 
 
@@ -44,23 +44,6 @@ def test_parents_equal_the_whole_index(seed: int) -> None:
     jumps = rng.choice([0, 1, 3, size // 8, size])  # few (a scan) and many (the index)
     parents, ids = session_columns(rng, size, jumps, duplicate=seed % 4 == 0)
     assert parent_positions(parents, ids) == plain_parents(parents, ids)
-
-
-def test_few_parents_are_found_without_the_whole_index() -> None:
-    rng = random.Random(7)
-    parents, ids = session_columns(rng, 1000, 5, duplicate=False)
-    index = EntryIndex.of_columns(["message"] * 1000, ids, parents, ["user"] * 1000, print)
-    assert index.parents == plain_parents(parents, ids)
-    assert "by_id" not in index.__dict__  # the scan answered
-    many_parents, many_ids = session_columns(rng, 1000, 500, duplicate=False)
-    many = EntryIndex.of_columns(["message"] * 1000, many_ids, many_parents, ["user"] * 1000, print)
-    assert many.parents == plain_parents(many_parents, many_ids)
-    assert "by_id" in many.__dict__  # too many to scan for
-
-
-def test_positions_of() -> None:
-    assert positions_of(["a", "b", "c"], set()) == {}
-    assert positions_of(["a", "b", "c"], {"b", "x"}) == {"b": 1}
 
 
 def test_position_of_scans_then_makes_the_index() -> None:

@@ -42,25 +42,6 @@ def id_index(ids: Sequence[object]) -> dict[Any, Any]:
     return index
 
 
-#: A session whose parents to look up (other than the entry just before) are at most one
-#: in this many entries has them found by a scan of the ids in C (``positions_of``)
-#: rather than by the whole id index, which takes 40 ms to make for 200,000 entries.
-FEW_LOOKUPS = 16
-
-
-def positions_of(ids: Sequence[object], wanted: set[Any]) -> dict[Any, int]:
-    """The position of each of the ``wanted`` ids among ``ids``, which are all different
-    strings (a scan in C; ids not there are left out).
-
-    >>> positions_of(["a", "b", "c"], {"c", "a", "zz"})
-    {'a': 0, 'c': 2}
-    """
-    if not wanted:
-        return {}
-    found = compress(range(len(ids)), map(wanted.__contains__, ids))
-    return {ids[position]: position for position in found}
-
-
 def of_type(index: EntryIndex, kind: str, positions: Sequence[int] | None = None) -> list[int]:
     """The positions (among ``positions``; default: every entry) whose entry is of type
     ``kind``, found in C.
@@ -107,15 +88,14 @@ def parent_positions(
         if len(ids) > 1:
             previous = [UNDEFINED, *ids[:-1]]
             elsewhere = list(compress(range(len(ids)), map(ne, parent_ids, previous)))
-            # a parent that is not the one before must be looked up (falsy ones stop)
-            wanted = {parent_ids[p] for p in elsewhere if parent_ids[p]}
-            # many: the whole index, made first (then ``unique`` may read it)
-            whole = index_of() if len(wanted) > len(ids) // FEW_LOOKUPS else None
+            # a parent that is not the one before needs the index (made first: then
+            # ``unique`` may read it; the commands that draw the tree ask for it anyway);
+            # falsy ones stop
+            lookup = index_of().get if any(parent_ids[p] for p in elsewhere) else {}.get
             if unique():
-                found = positions_of(ids, wanted) if whole is None else whole
                 out = list(range(-1, len(ids) - 1))
                 for position in elsewhere:
-                    out[position] = found.get(parent_ids[position], -1)
+                    out[position] = lookup(parent_ids[position], -1)
                 return out
         return list(map(index_of().get, parent_ids, repeat(-1)))
     by_id = index_of()
