@@ -487,15 +487,23 @@ def _parse_part(
         return _parse_range(handle, begin, end, min(CHUNK, PIECE), counting)
 
 
+#: The share of a big file's bytes (in percent) this process parses while a helper
+#: parses the rest (``parse_halves``): the helper's columns are pickled, sent and
+#: unpickled after, and at half each this process waited 0.07 s for them on the 200k
+#: session (reading counting).
+FIRST_SHARE = 54
+
+
 def parse_halves(
     path: str, size: int, counting: bool = False
 ) -> tuple[ParsedLines, list[Diagnostic]]:
-    """``parse_file`` of a big file, its second half parsed by a second process when one
-    can help (``pisession.engine.parallel``); the same result either way."""
+    """``parse_file`` of a big file, its second part parsed by a second process when one
+    can help (``pisession.engine.parallel``); the same result either way. This process
+    takes ``FIRST_SHARE`` of the bytes: the helper also pickles and sends its columns."""
     from .parallel import can_fork, in_child
 
     with open(path, "rb") as handle:
-        handle.seek(size // 2)
+        handle.seek(size * FIRST_SHARE // 100)
         handle.readline()  # to the start of the next line
         split = min(handle.tell(), size)
     if not can_fork() or split >= size:
