@@ -181,6 +181,31 @@ class Shape:
     #: the error where Pi's ``getTree`` throws on an entry: ``failure(position, reason)``
     failure: Callable[[int, str], Exception] | None = None
 
+    def portable(self) -> dict[str, Any]:
+        """What the shape holds, its straight runs worked out, without the two functions
+        it calls back: what a helper process sends (``restored`` takes it back).
+
+        >>> from pisession.engine.index import EntryIndex
+        >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}]))
+        >>> Shape.restored(shape.portable(), None, None).children(0)
+        [1]
+        """
+        self._straight  # noqa: B018 (made here, to be sent with the rest)
+        return {k: v for k, v in vars(self).items() if k not in ("timestamp", "failure")}
+
+    @classmethod
+    def restored(
+        cls,
+        state: dict[str, Any],
+        timestamp: Callable[[int], object] | None,
+        failure: Callable[[int, str], Exception] | None,
+    ) -> Shape:
+        """The shape ``portable`` gave, with its two functions given back."""
+        shape = object.__new__(cls)
+        vars(shape).update(state)
+        shape.timestamp, shape.failure = timestamp, failure
+        return shape
+
     @classmethod
     def of(
         cls,

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import islice
 from typing import IO, TYPE_CHECKING, Any
 
@@ -274,28 +273,19 @@ def shape_helper(session: SessionLike) -> _Pending[dict[str, Any]] | None:
     """
     from ..engine.parallel import BIG_SESSION, can_fork, in_child
 
-    if len(session) < BIG_SESSION or not can_fork():
+    if len(session) < BIG_SESSION or not can_fork() or session.shape_made:
         return None
-    # a shape kept as ``Session.shape`` keeps it: a cached property, not made yet
-    if not isinstance(getattr(type(session), "shape", None), cached_property):
-        return None
-    if "shape" in vars(session):
-        return None
-    return in_child(_shape_state, session)
+    return in_child(_portable_shape, session)
 
 
-def _shape_state(session: SessionLike) -> dict[str, Any]:
-    """What the session's ``Shape`` holds, its straight runs worked out, without the
-    functions it calls back (``adopt_shape`` gives them back)."""
-    shape = session.shape
-    getattr(shape, "_straight", None)  # the straight runs (a cached property), made
-    return {k: v for k, v in vars(shape).items() if k not in ("timestamp", "failure")}
+def _portable_shape(session: SessionLike) -> dict[str, Any]:
+    """The session's shape as a helper process sends it (``Shape.portable``)."""
+    return session.shape.portable()
 
 
 def adopt_shape(session: SessionLike, made: _Pending[dict[str, Any]] | None) -> None:
-    """Make the shape ``shape_helper`` worked out this session's, with the functions
-    ``Session.shape`` gives it (the entries' timestamps, where Pi's sort throws); with
-    None, or once the session has its shape, nothing.
+    """Make the shape ``shape_helper`` worked out this session's
+    (``Session.adopt_shape``); with None, nothing.
 
     >>> import pisession
     >>> s = pisession.load("tour")
@@ -304,15 +294,8 @@ def adopt_shape(session: SessionLike, made: _Pending[dict[str, Any]] | None) -> 
     """
     if made is None:
         return
-    state = made.result()  # (asked for even when not needed: the helper is waited for)
-    if "shape" in vars(session):
-        return
-    from ..tree import Shape
-
-    shape = object.__new__(Shape)
-    vars(shape).update(state)
-    shape.timestamp, shape.failure = session.timestamp_of, session.failure
-    vars(session)["shape"] = shape
+    # asked for even when the session made its shape meanwhile: the helper is waited for
+    session.adopt_shape(made.result())
 
 
 def tree_walk(
