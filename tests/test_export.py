@@ -326,7 +326,9 @@ def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, 
     alone = export_html(session), tree_text(session, width=90)
     forks = []
     start = parallel._Pending._start
-    monkeypatch.setattr(parallel._Pending, "_start", lambda self: forks.append(start(self)))
+    monkeypatch.setattr(
+        parallel._Pending, "_start", lambda self, *how: forks.append(start(self, *how))
+    )
     monkeypatch.setattr(parallel, "BIG_SESSION", 1000)
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     session = pisession.loads(data)
@@ -482,6 +484,40 @@ def test_secrets_in_a_tree_drawn_by_a_helper_are_found(monkeypatch, workers):
     split: list[str] = []
     assert "".join(export_page.export_html_chunks(pisession.loads(data), showing=split)) == page
     assert sum(piece.count(secret) for piece in split) == page.count(secret) >= 2
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_secret_shapes_made_by_a_background_helper_are_the_same(monkeypatch, workers):
+    """For a big session the secret shapes are made by a helper of the lowest priority
+    (``redact.searches_meanwhile``) while the page's process works, and taken before the
+    tree's helper is forked: the same shapes, the same page and warning pieces."""
+    from pisession.engine import parallel
+    from pisession.views import export_page, redact
+
+    made = redact._make_searches()
+    secret = "sk-ant-" + "k" * 30
+    data = generated(1200, seed=11).replace(b"small output", secret.encode(), 3)
+    alone: list[str] = []
+    page = "".join(export_page.export_html_chunks(pisession.loads(data), showing=alone))
+    assert alone
+    monkeypatch.setattr(redact, "_made", [])
+    monkeypatch.setattr(redact, "_planned", [])
+    monkeypatch.setattr(parallel, "BIG_SESSION", 1000)
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    how: list[tuple[object, ...]] = []
+    start = parallel._Pending._start
+    monkeypatch.setattr(
+        parallel._Pending, "_start", lambda self, *a: how.append(a) or start(self, *a)
+    )
+    split: list[str] = []
+    assert "".join(export_page.export_html_chunks(pisession.loads(data), showing=split)) == page
+    assert sum(piece.count(secret) for piece in split) == page.count(secret) >= 1
+    assert not redact._coming
+    assert [(k, p.pattern, p.flags, h) for k, p, h in redact._made[0]] == [
+        (k, p.pattern, p.flags, h) for k, p, h in made
+    ]
+    helped = workers == "2" and parallel.can_fork()
+    assert how.count((True,)) == (1 if helped else 0)  # the shapes' helper, in background
 
 
 def test_every_damaged_file_exports_and_draws_the_same_with_helper_processes(monkeypatch):

@@ -101,6 +101,10 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or _format_of(args.output)
     if args.output is None and fmt == "html" and sys.stdout.isatty():
         raise CommandError("HTML is not for the terminal: pass -o OUT.html (or redirect: > OUT)")
+    if not args.redact:  # the secret shapes, made by a helper while the file is read
+        from ..views.redact import searches_meanwhile
+
+        searches_meanwhile()
     session = _shareable(_load(args.file, counting=True), args.redact)
     leaf = _leaf(session, args.leaf)
     session.refuse_too_deep(leaf)

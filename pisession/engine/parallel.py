@@ -14,6 +14,7 @@ never depends on whether a second process helped.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import threading
@@ -42,14 +43,21 @@ def can_fork() -> bool:
 class _Pending(Generic[T]):
     """A result being computed in a child process (or, failing that, here)."""
 
-    def __init__(self, function: Callable[..., T], args: tuple[object, ...], fork: bool):
+    def __init__(
+        self,
+        function: Callable[..., T],
+        args: tuple[object, ...],
+        fork: bool,
+        background: bool = False,
+    ):
         self._function, self._args = function, args
         self._pid: int | None = None
         self._read: int | None = None
+        self._parent = os.getpid()
         if fork and can_fork():
-            self._start()
+            self._start(background)
 
-    def _start(self) -> None:
+    def _start(self, background: bool) -> None:
         read, write = os.pipe()
         try:
             pid = os.fork()
@@ -61,6 +69,8 @@ class _Pending(Generic[T]):
             os.close(read)
             status = 0
             try:
+                if background:  # run where no other work wants the core
+                    _lowest_priority()
                 data = pickle.dumps(self._function(*self._args), pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(write, "wb") as out:
                     out.write(data)
@@ -71,8 +81,9 @@ class _Pending(Generic[T]):
         self._pid, self._read = pid, read
 
     def result(self) -> T:
-        """The function's return value (from the child, or computed now)."""
-        if self._pid is None or self._read is None:  # (both set together, by _start)
+        """The function's return value (from the child, or computed now: also in a
+        process forked since, which cannot wait for its parent's child)."""
+        if self._pid is None or self._read is None or os.getpid() != self._parent:
             return self._function(*self._args)
         with os.fdopen(self._read, "rb") as pipe:
             data = pipe.read()
@@ -83,11 +94,24 @@ class _Pending(Generic[T]):
         return cast(T, pickle.loads(data))
 
 
-def in_child(function: Callable[..., T], *args: object, fork: bool = True) -> _Pending[T]:
+def _lowest_priority() -> None:
+    """This process's priority lowered to the least (where the OS lets it)."""
+    with contextlib.suppress(OSError):
+        os.nice(19)
+
+
+def in_child(
+    function: Callable[..., T], *args: object, fork: bool = True, background: bool = False
+) -> _Pending[T]:
     """Start ``function(*args)`` in a forked child; ``.result()`` returns its value.
-    ``fork=False`` (work too small to be worth a process) computes it when asked.
+    ``fork=False`` (work too small to be worth a process) computes it when asked;
+    ``background``: the child runs at the lowest priority (``nice`` 19), on a core no
+    other work of this command wants (work whose result is asked for late: it fills
+    the moments a helper or this process waits).
 
     >>> in_child(sum, [1, 2], fork=False).result()
     3
+    >>> in_child(sum, [1, 2], background=True).result()
+    3
     """
-    return _Pending(function, args, fork)
+    return _Pending(function, args, fork, background)

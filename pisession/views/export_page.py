@@ -44,7 +44,7 @@ from .reasons import (
     reading_of,
     remarkable,
 )
-from .redact import scanner
+from .redact import scanner, searches_meanwhile
 from .text import entry_kind, entry_text, id_text, one_line, visible
 from .tree_text import _BOX, adopt_shape, decode_shown, replayable, shape_helper, tree_walk
 
@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from ..engine.parallel import _Pending
     from .provenance import Fates
     from .reasons import Reading
-    from .redact import Searches
 
 #: A shown entry: the number of its first message in the context, and its contribution.
 Shown_item = tuple[int, ProjectedEntry]
@@ -625,38 +624,30 @@ def _pieces(
     showing: list[str] | None,
     before: str = "",
     after: str = "",
-    usage: _Pending[tuple[str, Searches | None]] | None = None,
     shape: _Pending[dict[str, Any]] | None = None,
 ) -> Iterator[str]:
     """``fragment_chunks``, with ``before`` and ``after`` written with its first and
-    last piece (the page's ends: looked at once the helpers have started); ``usage``
-    and ``shape``: ``export_usage.usage_helper``'s and ``tree_text.shape_helper``'s,
-    when they were started before."""
+    last piece (the page's ends); ``shape``: ``tree_text.shape_helper``'s, when it was
+    started before."""
     from ..engine.parallel import BIG_SESSION
 
-    scan = scanner(showing)
-    # when the session is big, helper processes make the usage table (from before the
-    # fates are read) and the last part of the tree's lines (into a temporary file)
-    # meanwhile, while this one writes the first part as it draws it, then the others
+    # when the session is big, helper processes make the usage table (once the shape
+    # is here) and the last part of the tree's lines (into a temporary file) meanwhile,
+    # while this one writes the first part as it draws it, then the others
     big = len(ex.session) >= BIG_SESSION
-    if usage is None:
-        usage = usage_helper(ex.session, ex.leaf_id, showing is not None)
     # the parts that need no tree first, while the shape's helper may still work
     summary = summary_html(ex)
     context, entries = context_html(ex), entries_html(ex, collapse)
     adopt_shape(ex.session, shape)
+    usage = usage_helper(ex.session, ex.leaf_id)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
-    usage_table, searches = usage.result()
-    if searches is not None:  # made by the helper (detect-secrets imported there)
-        from .redact import adopt_searches
-
-        adopt_searches(searches)
     split = count * MAIN_SHARE // 100 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
+    scan = scanner(showing)  # (the secret shapes taken here, before a helper is forked)
     first = before + f"<style>{page_css()}</style>\n" + '<div class="pe">\n' + summary + "\n"
     yield from _tree_pieces(ex, walk, (count, split), scan, showing, (first, head))
     yield scan(tail)
-    for part in (context, usage_table, entries):
+    for part in (context, usage.result(), entries):
         yield "\n" + scan(part)
     yield scan(
         f"\n<footer>Written by pisession {__version__} with {rules_text()}. This page "
@@ -777,9 +768,13 @@ def export_html_chunks(
     >>> "".join(export_html_chunks(s)) == export_html(s)
     True
     """
-    # the usage table's and the tree shape's helpers start first: they need no fates
-    usage = usage_helper(session, leaf_id, showing is not None)
+    from ..engine.parallel import BIG_SESSION
+
+    # the tree shape's helper and the secret shapes' (at the lowest priority) start
+    # first: they need no fates
     shape = shape_helper(session)
+    if showing is not None and len(session) >= BIG_SESSION:
+        searches_meanwhile()
     ex = Export.of(session, leaf_id, limit, full_path)
     start = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
@@ -788,7 +783,7 @@ def export_html_chunks(
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
     )
-    return _pieces(ex, 12, showing, start, "\n</body></html>\n", usage, shape)
+    return _pieces(ex, 12, showing, start, "\n</body></html>\n", shape)
 
 
 # --- Markdown ----------------------------------------------------------------------------

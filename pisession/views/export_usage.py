@@ -1,7 +1,6 @@
 """The export's usage table (``pisession stats``' rows: the whole session and the branch
 to the leaf), and the helper process that makes it for a big session while the page's
-process reads the fates and walks the tree (with the secret shapes, when the page is
-looked at for likely secrets).
+process walks the tree.
 
 >>> import pisession
 >>> usage_rows(pisession.load(pisession.sample_path("tour")))[-1]
@@ -17,7 +16,6 @@ from .protocol import SessionLike
 
 if TYPE_CHECKING:
     from ..engine.parallel import _Pending
-    from .redact import Searches
 
 
 def usage_rows(session: SessionLike, leaf_id: object = None) -> list[tuple[str, str, str]]:
@@ -53,36 +51,14 @@ def usage_table(session: SessionLike, leaf_id: object = None) -> str:
     )
 
 
-def usage_helper(
-    session: SessionLike, leaf_id: object, scan: bool
-) -> _Pending[tuple[str, Searches | None]]:
-    """``usage_and_searches``, made by a helper process when the session is big (else
-    here, when its result is asked for).
+def usage_helper(session: SessionLike, leaf_id: object) -> _Pending[str]:
+    """``usage_table``, made by a helper process when the session is big (else here,
+    when its result is asked for).
 
     >>> import pisession
-    >>> table, shapes = usage_helper(pisession.load("tour"), None, False).result()
-    >>> table.startswith("<h2 id=usage>"), shapes
-    (True, None)
+    >>> usage_helper(pisession.load("tour"), None).result().startswith("<h2 id=usage>")
+    True
     """
     from ..engine.parallel import BIG_SESSION, in_child
 
-    big = len(session) >= BIG_SESSION
-    return in_child(usage_and_searches, session, leaf_id, scan, fork=big)
-
-
-def usage_and_searches(
-    session: SessionLike, leaf_id: object, scan: bool
-) -> tuple[str, Searches | None]:
-    """``usage_table``, and with ``scan`` the secret shapes (``redact.searches``): made
-    by a helper process while the page's process reads the fates and walks the tree.
-
-    >>> import pisession
-    >>> usage_and_searches(pisession.load("tour"), None, False)[1] is None
-    True
-    """
-    table = usage_table(session, leaf_id)
-    if not scan:
-        return table, None
-    from .redact import searches
-
-    return table, searches()
+    return in_child(usage_table, session, leaf_id, fork=len(session) >= BIG_SESSION)

@@ -27,6 +27,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 try:  # the parser of the re module (3.11+), to read a pattern's plain text
     from re import _parser  # type: ignore[attr-defined]
@@ -35,6 +36,9 @@ except ImportError:  # Python 3.10
 
 from ..js.json import LineDecodeError, dumps, loads
 from .text import plural
+
+if TYPE_CHECKING:
+    from ..engine.parallel import _Pending
 
 #: Secret shapes pisession knows itself: (kind, pattern, hints): every match holds one
 #: of its hints (in any case), which is how a file is searched fast. These stay when
@@ -99,36 +103,34 @@ def patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
 #: What ``_searches`` gives: (kind, compiled pattern, hints).
 Searches = tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]
 
-#: ``_searches()``, once made here or handed over by the process that made it.
+#: ``_searches()`` once made (here, or by the helper ``searches_meanwhile`` started).
 _made: list[Searches] = []
+
+#: The helper process making them, while one is (``searches_meanwhile``).
+_coming: list[_Pending[Searches]] = []
 
 
 def _searches() -> Searches:
     """``patterns()`` with the hints each match holds (none: the whole text is searched)."""
     if not _made:
-        _made.append(_make_searches())
+        _made.append(_coming.pop().result() if _coming else _make_searches())
     return _made[0]
 
 
-def searches() -> Searches:
-    """Every secret shape looked for, with its hints: to hand to another process
-    (``adopt_searches``), which then need not import detect-secrets itself.
+def searches_meanwhile() -> None:
+    """Start making the secret shapes (``patterns()``, with their hints) in a helper
+    process of the lowest priority, where a second core can help: importing
+    detect-secrets takes a tenth of a second, which the helper spends while this process
+    reads a big file (and a core would wait); the first search takes its result.
+    Nothing when they are made or coming.
 
-    >>> searches()[1][0], searches()[1][2]
-    ('API key', ('sk-',))
-    """
-    return _searches()
-
-
-def adopt_searches(made: Searches) -> None:
-    """Use ``made`` (``searches()`` of another process) as this process's: the same
-    list, without importing detect-secrets here.
-
-    >>> adopt_searches(searches()); searches()[0][0]
+    >>> searches_meanwhile(); patterns()[0][0]
     'private key'
     """
-    if not _made:
-        _made.append(made)
+    from ..engine.parallel import can_fork, in_child
+
+    if not _made and not _coming and can_fork():
+        _coming.append(in_child(_make_searches, background=True))
 
 
 def _make_searches() -> Searches:
@@ -450,6 +452,7 @@ def scanner(showing: list[str] | None) -> Callable[[str], str]:
     """
     if showing is None:
         return lambda piece: piece
+    _plans()  # here: a helper process forked later finds them made
 
     def scan(piece: str) -> str:
         if shows_secrets(piece):
