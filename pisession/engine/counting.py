@@ -13,6 +13,7 @@ tests/test_stats_columns.py).
 from __future__ import annotations
 
 import sys
+from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import chain, count
 from operator import attrgetter
@@ -230,14 +231,14 @@ def count_block(
             map(first.__add__, kept), map(line_contribution, map(lines.__getitem__, kept))
         )
         return
-    if len(mine) < len(kept):  # others among them: counted line by line, then merged
+    if len(mine) < len(kept):  # a few others among them: counted line by line, put in
         mine_set = set(mine)
         others = [k for k in kept if k not in mine_set]
-        rows = mine + others
-        more = zip(*map(line_contribution, map(lines.__getitem__, others)))
-        order = sorted(range(len(rows)), key=rows.__getitem__)
-        columns = [list(map([*c, *m].__getitem__, order)) for c, m in zip(columns, more)]
-        mine = list(map(rows.__getitem__, order))
+        for k, figures in zip(others, map(line_contribution, map(lines.__getitem__, others))):
+            at = bisect_left(mine, k)
+            mine.insert(at, k)
+            for column, value in zip(columns, figures):
+                column.insert(at, value)
     counted.rows.extend(map(first.__add__, mine))
     for column, values in zip(counted.columns, columns):
         column.extend(values)
