@@ -10,6 +10,7 @@ Pi's ``/session`` counts them, with the usage by model (a table of
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..engine.parallel import BIG_SESSION, in_child
 from ..engine.stats import every_row
@@ -56,21 +57,21 @@ def run(args: argparse.Namespace) -> int:
     0
     """
     # here, as in every command's run: `pisession --help` loads no renderer
-    from ..folders.usage import session_breakdowns
     from ..views.explain import role_counts, stats_rows
     from ..views.reports import breakdown_text, stats_table
 
     session = _load(args.file, counting=True)
     leaf = _leaf(session, args.leaf)
-    # the fates (for the context's message count) in a helper process meanwhile
-    counting = in_child(_message_count, session, leaf, fork=len(session) >= BIG_SESSION)
-    whole, path = session.stats(), session.path_positions(leaf)
+    path = session.path_positions(leaf)  # (walked once, before a helper is forked)
+    # the fates (for the context's message count) and the usage by model in a helper
+    # process meanwhile
+    helped = in_child(_helped, session, leaf, fork=len(session) >= BIG_SESSION)
+    whole = session.stats()
     # a session without branches: its branch is the whole session, counted once
     branch = whole if every_row(path, len(session)) else session.stats(leaf, branch=True)
     leaf_id = session.index.ids[path[-1]] if path else None
     leaf_id = leaf_id if isinstance(leaf_id, str) else None
-    by_model = session_breakdowns(session, leaf)
-    messages = counting.result()
+    messages, by_model = helped.result()
     if args.json:
         roles = role_counts(session, range(len(session))), role_counts(session, path)
         _out_json(
@@ -98,11 +99,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _message_count(session: Session, leaf: str | None) -> int:
-    """How many messages the context at ``leaf`` holds (read off its fates).
+def _helped(session: Session, leaf: str | None) -> tuple[int, dict[str, Any]]:
+    """How many messages the context at ``leaf`` holds (read off its fates), and the
+    usage by model (``folders.usage.session_breakdowns``): what a helper process makes.
 
     >>> from pisession import load, sample_path
-    >>> _message_count(load(sample_path("tour")), None)
+    >>> _helped(load(sample_path("tour")), None)[0]
     10
     """
-    return session.fates(leaf).message_count()
+    from ..folders.usage import session_breakdowns
+
+    return session.fates(leaf).message_count(), session_breakdowns(session, leaf)
