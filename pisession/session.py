@@ -146,6 +146,10 @@ class Session:
         """The entry's ``timestamp`` as written (``UNDEFINED``: none)."""
         return self.file.timestamp_of(position)
 
+    def field_of(self, positions: Sequence[int], name: str) -> list[object]:
+        """A field of the entries at ``positions``, read alone (``SessionFile.field_of``)."""
+        return self.file.field_of(positions, name)
+
     def failure(self, position: int, reason: str) -> SessionFormatError:
         """Where Pi throws on the entry at ``position``: a ``PiFailure`` naming its line."""
         return self.file.failure(position, reason)
@@ -200,23 +204,6 @@ class Session:
     def shape(self) -> Shape:
         """The tree's shape (``tree.Shape``): roots, leaves, children in Pi's order."""
         return Shape.of(self.index, self.timestamp_of, failure=self.failure)
-
-    @property
-    def shape_made(self) -> bool:
-        """Whether ``shape`` is made already (asking for it would not make it now)."""
-        return "shape" in vars(self)
-
-    def adopt_shape(self, state: dict[str, Any]) -> None:
-        """Take as ``shape`` the one a helper process worked out (``Shape.portable``),
-        unless this session made its own meanwhile.
-
-        >>> import pisession
-        >>> s, other = pisession.load("tour"), pisession.load("tour")
-        >>> s.adopt_shape(other.shape.portable()); s.shape_made, s.shape.roots
-        (True, [0])
-        """
-        if not self.shape_made:
-            vars(self)["shape"] = Shape.restored(state, self.timestamp_of, self.failure)
 
     def tree(self) -> networkx.DiGraph:
         """The entry tree as a ``networkx.DiGraph`` (nodes are positions)."""

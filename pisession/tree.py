@@ -9,13 +9,12 @@ tree as a ``networkx.DiGraph`` for drawing and analysis.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain as joined
-from itertools import compress, islice, repeat
-from operator import add, and_, eq, is_, lt, ne, not_, or_, truth
+from itertools import compress, repeat
+from operator import and_, eq, is_, lt, not_, truth
 from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from .errors import PisessionError
@@ -155,24 +154,33 @@ class Positions(Sequence[int]):
         return repr(list(self.items))
 
 
+#: ``bytes.translate`` table turning the bytes 0 and 1 into 1 and 0.
+_NOT = bytes([1, 0, *range(2, 256)])
+
+
 @dataclass(eq=False)
 class Shape:
     """The tree's shape: roots, leaves, and every entry's children in Pi's ``getTree``
-    order (by timestamp, then file order), kept as one sorted column rather than a list
-    per entry, so a million-entry chain costs two lists. Not frozen: the straight runs
-    (``chain``) are worked out once, when first asked for, and kept.
+    order (by timestamp, then file order). An entry that is the child of the line before
+    it (nearly every entry Pi writes) is marked by a byte (``follows``); only the other
+    children are kept as one column sorted by parent, so a million-entry chain costs a
+    million bytes. Not frozen: the straight runs (``chain``) are worked out once, when
+    first asked for, and kept.
 
     >>> from pisession.engine.index import EntryIndex
     >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"},
     ...                                 {"id": "c", "parentId": "a"}]))
-    >>> shape.roots, shape.leaves, shape.children(0)
-    ([0], [1, 2], [1, 2])
+    >>> shape.roots, shape.leaves, shape.children(0), bytes(shape.follows)
+    ([0], [1, 2], [1, 2], b'\\x00\\x01\\x00')
     """
 
     #: ``Positions``: a range when every entry is one (a file of roots), else an array
     roots: Positions
     leaves: Positions
-    #: positions sorted by parent position (file order among siblings), roots excluded
+    #: 1 at each entry that is the child of the entry just before it in the file
+    follows: bytearray
+    #: the other entries with a parent, sorted by parent position (file order among
+    #: siblings)
     order: list[int]
     #: the parent position of each item of ``order`` (sorted)
     keys: list[int]
@@ -180,31 +188,6 @@ class Shape:
     timestamp: Callable[[int], object] | None = None
     #: the error where Pi's ``getTree`` throws on an entry: ``failure(position, reason)``
     failure: Callable[[int, str], Exception] | None = None
-
-    def portable(self) -> dict[str, Any]:
-        """What the shape holds, its straight runs worked out, without the two functions
-        it calls back: what a helper process sends (``restored`` takes it back).
-
-        >>> from pisession.engine.index import EntryIndex
-        >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}]))
-        >>> Shape.restored(shape.portable(), None, None).children(0)
-        [1]
-        """
-        self._straight  # noqa: B018 (made here, to be sent with the rest)
-        return {k: v for k, v in vars(self).items() if k not in ("timestamp", "failure")}
-
-    @classmethod
-    def restored(
-        cls,
-        state: dict[str, Any],
-        timestamp: Callable[[int], object] | None,
-        failure: Callable[[int, str], Exception] | None,
-    ) -> Shape:
-        """The shape ``portable`` gave, with its two functions given back."""
-        shape = object.__new__(cls)
-        vars(shape).update(state)
-        shape.timestamp, shape.failure = timestamp, failure
-        return shape
 
     @classmethod
     def of(
@@ -220,24 +203,53 @@ class Shape:
         throws (default ``index.fail``: a ``PiFailure`` naming the entry)."""
         parents = tree_parents(index) if parents is None else parents
         size = len(parents)
-        # in C: a root has no parent, or itself (a cycle of one); a leaf no child
-        is_root = bytes(
-            map(or_, map(lt, parents, repeat(0)), map(eq, parents, range(size)))
-        )  # (a byte per entry, not a list)
-        roots = Positions.of(compress(range(size), is_root))
-        order = sorted(compress(range(size), map(not_, is_root)), key=parents.__getitem__)
+        # in C: the entries whose parent is the entry before (the first has none)
+        follows = bytearray(map(eq, parents, range(-1, size - 1)))
+        follows[:1] = b"\0" * min(size, 1)
+        # the others, few in a session Pi wrote: a root has no parent, or itself (a
+        # cycle of one)
+        others = list(compress(range(size), follows.translate(_NOT)))
+        roots = Positions.of(p for p in others if parents[p] < 0 or parents[p] == p)
+        order = sorted(
+            (p for p in others if not (parents[p] < 0 or parents[p] == p)),
+            key=parents.__getitem__,
+        )
         keys = list(map(parents.__getitem__, order))
-        has_children = set(keys).__contains__
-        leaves = Positions.of(compress(range(size), map(not_, map(has_children, range(size)))))
-        return cls(roots, leaves, order, keys, timestamp, failure or getattr(index, "fail", None))
+        # a leaf: no child follows it, and it is no other entry's parent
+        parent_of_others = set(keys)
+        ends = compress(range(size), (follows[1:] + b"\0").translate(_NOT))
+        leaves = Positions.of(p for p in ends if p not in parent_of_others)
+        made = failure or getattr(index, "fail", None)
+        return cls(roots, leaves, follows, order, keys, timestamp, made)
+
+    def __len__(self) -> int:
+        return len(self.follows)
+
+    def _others(self, position: int) -> list[int]:
+        """The children of ``position`` that do not follow it, in file order."""
+        low = bisect_left(self.keys, position)
+        return self.order[low : bisect_right(self.keys, position, low)]
+
+    def children_in_file_order(self, position: int) -> list[int]:
+        """The children of the entry at ``position`` in file order (``children`` before
+        Pi's sort by timestamp).
+
+        >>> from pisession.engine.index import EntryIndex
+        >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "c", "parentId": "b"},
+        ...                         {"id": "b", "parentId": "a"}])).children_in_file_order(2)
+        [1]
+        """
+        kids = self._others(position)
+        after = position + 1
+        if after < len(self.follows) and self.follows[after]:
+            insort(kids, after)
+        return kids
 
     def children(self, position: int) -> list[int]:
         """The children of the entry at ``position``, in Pi's order. Where a child's
         timestamp has no primitive value (``{"toString": 1}``), Pi's sort throws: so does
         this (``failure``), as soon as there are two children to compare."""
-        low = bisect_left(self.keys, position)
-        high = bisect_right(self.keys, position, low)
-        kids = self.order[low:high]
+        kids = self.children_in_file_order(position)
         if len(kids) > 1 and self.timestamp is not None:
             times = {p: self._when(p) for p in kids}
             kids = v8_sort(kids, lambda a, b: times[a] - times[b])
@@ -245,13 +257,16 @@ class Shape:
 
     def is_leaf(self, position: int) -> bool:
         """Whether the entry at ``position`` has no child (is one of ``leaves``), asked
-        of the sorted parents, without a set of the leaves.
+        of the columns, without a set of the leaves.
 
         >>> from pisession.engine.index import EntryIndex
         >>> shape = Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}]))
         >>> shape.is_leaf(0), shape.is_leaf(1)
         (False, True)
         """
+        after = position + 1
+        if after < len(self.follows) and self.follows[after]:
+            return False
         keys = self.keys
         low = bisect_left(keys, position)
         return low == len(keys) or keys[low] != position
@@ -265,23 +280,16 @@ class Shape:
         >>> [Shape.of(index).only_child(p) for p in range(4)]
         [1, None, None, None]
         """
-        low = bisect_left(self.keys, position)
-        return self.order[low] if bisect_right(self.keys, position, low) == low + 1 else None
+        kids = self.children_in_file_order(position)
+        return kids[0] if len(kids) == 1 else None
 
     @cached_property
     def _straight(self) -> bytearray:
-        """1 at each entry whose only child is the next entry of the file (found in C: a
-        parent alone in the sorted parent column, whose child is the next position)."""
-        keys, order = self.keys, self.order
-        alone = map(
-            and_,
-            map(ne, keys, joined((None,), keys)),
-            map(ne, keys, joined(islice(keys, 1, None), (None,))),
-        )
-        follows = map(eq, order, map(add, keys, repeat(1)))
-        straight = bytearray(len(self.roots) + len(order))
-        for position in compress(keys, map(and_, alone, follows)):
-            straight[position] = 1
+        """1 at each entry whose only child is the next entry of the file (found in C:
+        the next entry follows it, and no other entry has it as parent)."""
+        straight = self.follows[1:] + b"\0"
+        for parent in set(self.keys):
+            straight[parent] = 0
         return straight
 
     def chain(self, start: int) -> list[int]:
@@ -324,17 +332,11 @@ class Shape:
         >>> Shape.of(EntryIndex.of([{"id": "a"}, {"id": "b", "parentId": "a"}])).children_map()
         {0: [1], 1: []}
         """
-        size = len(self.roots) + len(self.order)
-        out: dict[int, list[int]] = {p: [] for p in range(size)}
+        out: dict[int, list[int]] = {p: [] for p in range(len(self))}
         reachable = self._reachable()
-        low = 0
-        while low < len(self.keys):
-            parent = self.keys[low]
-            high = bisect_right(self.keys, parent, low)
-            out[parent] = (
-                self.children(parent) if parent in reachable else list(self.order[low:high])
-            )
-            low = high
+        for parent in sorted({*compress(range(-1, len(self) - 1), self.follows), *self.keys}):
+            in_file = self.children_in_file_order
+            out[parent] = self.children(parent) if parent in reachable else in_file(parent)
         return out
 
     def _reachable(self) -> set[int]:
@@ -345,8 +347,7 @@ class Shape:
             position = stack.pop()
             if position not in seen:
                 seen.add(position)
-                low = bisect_left(self.keys, position)
-                stack.extend(self.order[low : bisect_right(self.keys, position, low)])
+                stack.extend(self.children_in_file_order(position))
         return seen
 
     def unreached(self) -> list[int]:
@@ -358,7 +359,7 @@ class Shape:
         [1, 2]
         """
         reached = self._reachable()
-        return [p for p in range(len(self.roots) + len(self.order)) if p not in reached]
+        return [p for p in range(len(self)) if p not in reached]
 
     def preorder(self) -> Iterator[tuple[int, int]]:
         """``(position, depth)`` walking the tree as Pi's ``getTree`` orders it: roots in

@@ -316,8 +316,8 @@ def test_shown_context_reads_only_what_it_shows_and_matches_the_context(limit):
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, workers):
     """From ``parallel.BIG_SESSION`` entries part of the tree is drawn by a forked helper
-    process (``pisession.engine.parallel``), and an export's usage table and the tree's
-    shape by others, while the rest is made here: the same page, the same tree text."""
+    process (``pisession.engine.parallel``), and an export's usage table by another,
+    while the rest is made here: the same page, the same tree text."""
     from pisession.engine import parallel
     from pisession.views.explain import tree_text
 
@@ -334,12 +334,11 @@ def test_a_big_sessions_tree_drawn_by_a_helper_process_is_the_same(monkeypatch, 
     session = pisession.loads(data)
     assert (export_html(session), tree_text(session, width=90)) == alone
     helped = workers == "2" and parallel.can_fork()
-    # export: the usage table, the shape, the tree's lines; tree: its lines (the export's
-    # shape is the session's now)
-    assert len(forks) == (4 if helped else 0)
+    # export: the usage table, the tree's lines; tree: its lines
+    assert len(forks) == (3 if helped else 0)
     forks.clear()
     assert tree_text(pisession.loads(data), width=90) == alone[1]
-    assert len(forks) == (2 if helped else 0)  # the shape, the lines
+    assert len(forks) == (1 if helped else 0)
 
 
 def test_a_tree_gap_counts_only_the_entries_it_leaves_out():
@@ -521,8 +520,8 @@ def test_secret_shapes_made_by_a_background_helper_are_the_same(monkeypatch, wor
 
 
 def test_every_damaged_file_exports_and_draws_the_same_with_helper_processes(monkeypatch):
-    """With every session counted big (``parallel.BIG_SESSION`` 1), the usage table, the
-    tree's shape and part of its lines are made by helper processes: on the damaged
+    """With every session counted big (``parallel.BIG_SESSION`` 1), the usage table and
+    part of the tree's lines are made by helper processes: on the damaged
     files, the forks and the samples, the page and the tree text (or the error) are
     those one process makes."""
     from pisession.engine import parallel

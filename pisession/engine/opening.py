@@ -32,6 +32,7 @@ from ..migration import (
     rewrite_lines,
     sequential_ids,
 )
+from . import schemas
 from .index import EntryIndex, of_type
 from .reader import (
     Diagnostic,
@@ -291,7 +292,24 @@ class SessionFile:
         >>> pisession.load("tour").timestamp_of(4)
         '2026-11-30T09:00:35.000Z'
         """
-        return js_field(self.entry(position), "timestamp")
+        return self.field_of([position], "timestamp")[0]
+
+    def field_of(self, positions: Sequence[int], name: str) -> list[object]:
+        """The field ``name`` of the entries at ``positions`` as ``js_field`` reads it of
+        each full entry (``UNDEFINED`` where absent): read alone from their lines, the
+        rest skipped, where the full entry is not decoded already (a compaction's
+        ``firstKeptEntryId`` without its long summary).
+
+        >>> import pisession
+        >>> pisession.load("tour").file.field_of([4, 5], "id")
+        ['u1000001', 'a1000001']
+        """
+        cache, read = self._cache, {}
+        wanted = [p for p in positions if p not in cache]
+        if wanted and self._rows is not None:
+            lines = self._rows.raw_lines(wanted, schemas.field_decoder(name))
+            read = {p: line.value for p, line in zip(wanted, lines) if line is not None}  # type: ignore[attr-defined]
+        return [read[p] if p in read else js_field(self.entry(p), name) for p in positions]
 
     def failure(self, position: int, reason: str) -> SessionFormatError:
         """Where Pi throws on the entry at ``position``: a ``PiFailure`` naming its line."""

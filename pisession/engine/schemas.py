@@ -33,6 +33,7 @@ b'1.5'
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import msgspec
@@ -168,6 +169,22 @@ def shaped(
 
 #: The reader's decoder: the rule's four fields of each line, the rest skipped.
 CORE: msgspec.json.Decoder[CoreLine] = msgspec.json.Decoder(CoreLine)
+
+
+@cache
+def field_decoder(name: str) -> msgspec.json.Decoder[Any]:
+    """Reads one field of a line (``SessionFile.field_of``), the rest skipped: a struct
+    whose ``value`` is the field (``UNDEFINED`` where absent; the last of repeated keys,
+    as ``JSON.parse`` keeps it).
+
+    >>> field_decoder("timestamp").decode(b'{"a":{"timestamp":1},"timestamp":"t"}').value
+    't'
+    """
+    line = msgspec.defstruct(
+        "FieldLine", [("value", Any, UNDEFINED)], rename={"value": name}, gc=False
+    )
+    return msgspec.json.Decoder(line)
+
 
 #: Decodes the fields the totals read (and the reader's columns) and skips the rest of a
 #: line (message text, tool output). A line whose fields have other shapes (a usage

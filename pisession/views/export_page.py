@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, islice
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from ..engine import context as engine
 from ..errors import PisessionError
@@ -46,15 +46,17 @@ from .reasons import (
 )
 from .redact import scanner, searches_meanwhile
 from .text import entry_kind, entry_text, id_text, one_line, visible
-from .tree_text import _BOX, adopt_shape, decode_shown, replayable, shape_helper, tree_walk
+from .tree_text import _BOX, decode_shown, replayable, tree_walk
 
 if TYPE_CHECKING:
-    from ..engine.parallel import _Pending
     from .provenance import Fates
     from .reasons import Reading
 
 #: A shown entry: the number of its first message in the context, and its contribution.
 Shown_item = tuple[int, ProjectedEntry]
+
+#: What ``_tree_pieces`` makes meanwhile.
+T = TypeVar("T")
 
 #: How many messages at each end of a long context each format shows by default.
 LIMITS = {"html": 200, "md": 25}
@@ -619,33 +621,30 @@ def fragment_chunks(
 
 
 def _pieces(
-    ex: Export,
-    collapse: int,
-    showing: list[str] | None,
-    before: str = "",
-    after: str = "",
-    shape: _Pending[dict[str, Any]] | None = None,
+    ex: Export, collapse: int, showing: list[str] | None, before: str = "", after: str = ""
 ) -> Iterator[str]:
     """``fragment_chunks``, with ``before`` and ``after`` written with its first and
-    last piece (the page's ends); ``shape``: ``tree_text.shape_helper``'s, when it was
-    started before."""
+    last piece (the page's ends)."""
     from ..engine.parallel import BIG_SESSION
 
-    # when the session is big, helper processes make the usage table (once the shape
-    # is here) and the last part of the tree's lines (into a temporary file) meanwhile,
-    # while this one writes the first part as it draws it, then the others
+    # when the session is big, helper processes make the usage table and the last part
+    # of the tree's lines (into a temporary file) meanwhile, while this one writes the
+    # first part as it draws it and makes the other parts
     big = len(ex.session) >= BIG_SESSION
-    # the parts that need no tree first, while the shape's helper may still work
-    summary = summary_html(ex)
-    context, entries = context_html(ex), entries_html(ex, collapse)
-    adopt_shape(ex.session, shape)
     usage = usage_helper(ex.session, ex.leaf_id)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
     split = count * MAIN_SHARE // 100 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
     scan = scanner(showing)  # (the secret shapes taken here, before a helper is forked)
-    first = before + f"<style>{page_css()}</style>\n" + '<div class="pe">\n' + summary + "\n"
-    yield from _tree_pieces(ex, walk, (count, split), scan, showing, (first, head))
+
+    def lead() -> tuple[str, str]:
+        css = f"<style>{page_css()}</style>\n"
+        return before + css + '<div class="pe">\n' + summary_html(ex) + "\n", head
+
+    def rest() -> tuple[str, str]:
+        return context_html(ex), entries_html(ex, collapse)
+
+    context, entries = yield from _tree_pieces(ex, walk, (count, split), scan, showing, lead, rest)
     yield scan(tail)
     for part in (context, usage.result(), entries):
         yield "\n" + scan(part)
@@ -662,12 +661,14 @@ def _tree_pieces(
     split: tuple[int, int],
     scan: Callable[[str], str],
     showing: list[str] | None,
-    lead: tuple[str, ...],
-) -> Iterator[str]:
-    """The pieces of ``lead``, then the tree's lines (``split``: how many, and how many
-    of them are drawn here): the first drawn here as they are written, the rest drawn
-    meanwhile by a helper process into a temporary file and copied out after them (the
-    blocks it found showing likely secrets added to ``showing``)."""
+    lead: Callable[[], tuple[str, ...]],
+    meanwhile: Callable[[], T],
+) -> Generator[str, None, T]:
+    """The pieces ``lead()`` makes, then the tree's lines (``split``: how many, and how
+    many of them are drawn here): the first drawn here as they are written, the rest
+    drawn by a helper process into a temporary file and copied out after them (the
+    blocks it found showing likely secrets added to ``showing``). Returns what
+    ``meanwhile()`` makes here while the helper draws (both made once it is started)."""
     import tempfile
 
     from ..engine.parallel import in_child
@@ -678,15 +679,17 @@ def _tree_pieces(
         drawn = in_child(
             _tree_into, ex, walk, here, None, spill, showing is not None, fork=here < count
         )
-        yield from map(scan, lead)
+        yield from map(scan, lead())
         for first, block in _tree_blocks(ex, islice(walk(), here)):
             yield ("" if first else "\n") + scan(block)
+        made = meanwhile()
         if here < count:
             found = drawn.result()
             if showing is not None:
                 showing.extend(found)
             spill.seek(0)
             yield from text_pieces(spill)
+    return made
 
 
 #: The share of a big tree's lines (in percent) this process draws; a helper draws the
@@ -770,9 +773,7 @@ def export_html_chunks(
     """
     from ..engine.parallel import BIG_SESSION
 
-    # the tree shape's helper and the secret shapes' (at the lowest priority) start
-    # first: they need no fates
-    shape = shape_helper(session)
+    # the secret shapes' helper (at the lowest priority) starts first: it needs no fates
     if showing is not None and len(session) >= BIG_SESSION:
         searches_meanwhile()
     ex = Export.of(session, leaf_id, limit, full_path)
@@ -783,7 +784,7 @@ def export_html_chunks(
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
     )
-    return _pieces(ex, 12, showing, start, "\n</body></html>\n", shape)
+    return _pieces(ex, 12, showing, start, "\n</body></html>\n")
 
 
 # --- Markdown ----------------------------------------------------------------------------

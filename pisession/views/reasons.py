@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..engine.index import of_type
 from ..js.value import UNDEFINED, quoted
-from ..js.value import field as js_field
 from ..projection import Projection, Selection
 from ..tree import shown_name
 from .provenance import FATES
@@ -444,8 +443,8 @@ def remarkable(session: SessionLike, leaf: int | None) -> set[int] | Leaves:
         keep.update(session.shape.leaves)
     compactions = of_type(index, "compaction")
     keep.update(compactions)
-    for entry in session.entries_at(compactions):
-        target = index.position_of(js_field(entry, "firstKeptEntryId"))
+    for first_kept in session.field_of(compactions, "firstKeptEntryId"):
+        target = index.position_of(first_kept)
         if target is not None:
             keep.add(target)
     keep.update(index.by_id[k] for k in session.labels if k in index.by_id)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import islice
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from .explain_json import json_id
 from .provenance import FATE, OFF_PATH
@@ -21,7 +21,6 @@ from .terminal import Look, pad, wrap
 from .text import entry_kind, entry_text, id_text, plural, visible
 
 if TYPE_CHECKING:
-    from ..engine.parallel import _Pending
     from ..tree import Shape
     from .explain_json import JSONObject
     from .protocol import SessionLike
@@ -170,9 +169,7 @@ def tree_chunks(
         return
     leaf = session.default_leaf if leaf_id is None else session.position_of(leaf_id)
     look = Look(color, width, ascii)
-    made = shape_helper(session) if with_fates else None  # while the fates are read
     names = session.fates(leaf_id).names if with_fates else None
-    adopt_shape(session, made)
     view = _TreeView(
         look,
         _ASCII if ascii else _BOX,
@@ -259,43 +256,6 @@ def _drawn_blocks(
     while block := list(islice(items, TREE_BLOCK)):
         yield "\n".join(_drawn(session, view, block)) + "\n"
         session.forget([item for item, _, _ in block if not isinstance(item, Gap)])
-
-
-def shape_helper(session: SessionLike) -> _Pending[dict[str, Any]] | None:
-    """The tree's shape (``Session.shape``, with its straight runs) worked out by a
-    helper process while this one reads the fates, for a big session whose shape is
-    not made yet (None: it is made here when the walk asks for it); ``adopt_shape``
-    makes it the session's.
-
-    >>> import pisession
-    >>> shape_helper(pisession.load("tour")) is None  # small: made here when asked for
-    True
-    """
-    from ..engine.parallel import BIG_SESSION, can_fork, in_child
-
-    if len(session) < BIG_SESSION or not can_fork() or session.shape_made:
-        return None
-    return in_child(_portable_shape, session)
-
-
-def _portable_shape(session: SessionLike) -> dict[str, Any]:
-    """The session's shape as a helper process sends it (``Shape.portable``)."""
-    return session.shape.portable()
-
-
-def adopt_shape(session: SessionLike, made: _Pending[dict[str, Any]] | None) -> None:
-    """Make the shape ``shape_helper`` worked out this session's
-    (``Session.adopt_shape``); with None, nothing.
-
-    >>> import pisession
-    >>> s = pisession.load("tour")
-    >>> adopt_shape(s, shape_helper(s)); s.shape.roots
-    [0]
-    """
-    if made is None:
-        return
-    # asked for even when the session made its shape meanwhile: the helper is waited for
-    session.adopt_shape(made.result())
 
 
 def tree_walk(

@@ -1,0 +1,78 @@
+"""The tree's shape (``tree.Shape``) answers as the plainest reading of the parent column:
+an entry's children are the entries whose parent it is, in file order; a root has no
+parent or is its own. ``Shape`` keeps the children that follow their parent as a byte
+per entry and only the others sorted by parent; these tests hold every question it
+answers to the plain answer on random parent columns (chains, branches, parents written
+after their children, cycles, roots of every kind)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pisession.tree import Positions, Shape
+
+
+def plain_children(parents: list[int]) -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = {p: [] for p in range(len(parents))}
+    for child, parent in enumerate(parents):
+        if parent >= 0 and parent != child:
+            kids[parent].append(child)
+    return kids
+
+
+def random_parents(rng: random.Random, size: int) -> list[int]:
+    parents = []
+    for p in range(size):
+        roll = rng.random()
+        if p and roll < 0.75:
+            parents.append(p - 1)  # the line before: nearly every entry Pi writes
+        elif roll < 0.85:
+            parents.append(rng.randrange(max(p, 1)))  # a branch from an earlier entry
+        elif roll < 0.9:
+            parents.append(rng.randrange(size))  # any entry, later ones too (cycles)
+        elif roll < 0.95:
+            parents.append(p)  # itself: a cycle of one, a root for Pi's tree
+        else:
+            parents.append(-1)
+    return parents
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_shape_answers_as_the_parent_column(seed: int) -> None:
+    rng = random.Random(seed)
+    parents = random_parents(rng, rng.choice([0, 1, 2, 3, 5, 20, 200]))
+    shape = Shape.of(None, parents=parents)  # type: ignore[arg-type]
+    kids = plain_children(parents)
+    size = len(parents)
+    roots = [p for p in range(size) if parents[p] < 0 or parents[p] == p]
+    assert shape.roots == roots and isinstance(shape.roots, Positions)
+    assert shape.leaves == [p for p in range(size) if not kids[p]]
+    assert len(shape) == size
+    reached: set[int] = set()
+    stack = list(roots)
+    while stack:
+        p = stack.pop()
+        if p not in reached:
+            reached.add(p)
+            stack.extend(kids[p])
+    assert shape.unreached() == [p for p in range(size) if p not in reached]
+    for p in range(size):
+        assert shape.children_in_file_order(p) == kids[p]
+        assert shape.children(p) == kids[p]  # no timestamps: file order
+        assert shape.is_leaf(p) == (not kids[p])
+        assert shape.only_child(p) == (kids[p][0] if len(kids[p]) == 1 else None)
+        if p in reached:  # (a walk never starts in a parent cycle: it would not end)
+            run = [p]
+            while len(kids[run[-1]]) == 1 and kids[run[-1]][0] == run[-1] + 1:
+                run.append(run[-1] + 1)
+            assert shape.chain(p)[: len(run)] == run
+    assert shape.children_map() == kids
+
+
+def test_a_chain_costs_a_byte_per_entry() -> None:
+    shape = Shape.of(None, parents=[-1, *range(99_999)])  # type: ignore[arg-type]
+    assert shape.order == [] and shape.keys == [] and len(shape.follows) == 100_000
+    assert shape.roots == [0] and shape.leaves == [99_999]
+    assert shape.chain(0) == list(range(100_000))
