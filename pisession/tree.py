@@ -378,6 +378,10 @@ class Shape:
             stack.extend((c, depth + 1) for c in reversed(self.children(position)))
 
 
+#: The types of every ``parentId`` of a file as Pi writes them.
+_STRING_OR_NULL = {str, type(None)}
+
+
 def tree_parents(index: TreeIndex) -> list[int]:
     """Each entry's parent as Pi's tree view (``getTree``) links it, -1 for a root: a
     ``parentId`` of ``null`` or equal to the entry's own id makes a root; any other is
@@ -393,6 +397,8 @@ def tree_parents(index: TreeIndex) -> list[int]:
     """
     parents = list(index.parents)
     parent_ids, ids = index.parent_ids, index.ids
+    if set(map(type, parent_ids)) <= _STRING_OR_NULL and "" not in parent_ids:
+        return parents  # as Pi writes them: the context's links (null: a root)
     # in C: the entries whose parentId is not a non-empty string
     plain = map(and_, map(is_, map(type, parent_ids), repeat(str)), map(truth, parent_ids))
     for position in compress(range(len(parent_ids)), map(not_, plain)):  # (not a list)

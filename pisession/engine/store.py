@@ -32,6 +32,11 @@ BLOCK = 512
 #: for, so lines near each other cost one read, never one each.
 WINDOW = 1 << 16
 
+#: A line far from the last one read (a sibling's timestamp, a label: lines asked for
+#: one here, one there) comes with the aligned page around it only: a window read for
+#: it would copy 16 times the bytes, and its next line is not in it either.
+PAGE = 1 << 12
+
 
 class LineStore:
     """The bytes of a session's lines: held in memory, or read again from the file.
@@ -59,11 +64,13 @@ class LineStore:
         want = min(end + 1, self.size)  # the newline after, as a check
         at, held = self._window
         if not (at <= start and want <= at + len(held)):
-            at = start - start % WINDOW  # the aligned window around the line (or more)
-            if want - at > WINDOW:  # a long span: read as it is, not kept
+            # a window where the reading walks on from the last one, else a page
+            size = WINDOW if 0 <= start - (at + len(held)) < WINDOW else min(PAGE, WINDOW)
+            at = start - start % size  # the aligned window around the line (or more)
+            if want - at > size:  # a line longer than that: read as it is
                 at = start
-            held = self._pread(at, max(want, min(at + WINDOW, self.size)) - at)
-            if want - start < WINDOW:
+            held = self._pread(at, max(want, min(at + size, self.size)) - at)
+            if want - start < WINDOW:  # (a span longer than a window is not kept)
                 self._window = (at, held)
         got = memoryview(held)[start - at : want - at]
         if len(got) != want - start or (want > end and bytes(got[-1:]) != b"\n"):
