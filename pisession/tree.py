@@ -13,8 +13,8 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import compress, repeat
-from operator import and_, eq, is_, lt, not_, truth
+from itertools import compress, filterfalse, repeat
+from operator import and_, eq, is_, lt, not_, or_, truth
 from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from .errors import PisessionError
@@ -206,19 +206,17 @@ class Shape:
         # in C: the entries whose parent is the entry before (the first has none)
         follows = bytearray(map(eq, parents, range(-1, size - 1)))
         follows[:1] = b"\0" * min(size, 1)
-        # the others, few in a session Pi wrote: a root has no parent, or itself (a
-        # cycle of one)
-        others = list(compress(range(size), follows.translate(_NOT)))
-        roots = Positions.of(p for p in others if parents[p] < 0 or parents[p] == p)
-        order = sorted(
-            (p for p in others if not (parents[p] < 0 or parents[p] == p)),
-            key=parents.__getitem__,
-        )
+        # the others, few in a session Pi wrote (in C): a root has no parent, or itself
+        # (a cycle of one)
+        others = array("q", compress(range(size), follows.translate(_NOT)))
+        links = map(parents.__getitem__, others), map(parents.__getitem__, others)
+        rooted = bytes(map(or_, map(lt, links[0], repeat(0)), map(eq, links[1], others)))
+        roots = Positions.of(compress(others, rooted))
+        order = sorted(compress(others, rooted.translate(_NOT)), key=parents.__getitem__)
         keys = list(map(parents.__getitem__, order))
         # a leaf: no child follows it, and it is no other entry's parent
-        parent_of_others = set(keys)
         ends = compress(range(size), (follows[1:] + b"\0").translate(_NOT))
-        leaves = Positions.of(p for p in ends if p not in parent_of_others)
+        leaves = Positions.of(filterfalse(set(keys).__contains__, ends))
         made = failure or getattr(index, "fail", None)
         return cls(roots, leaves, follows, order, keys, timestamp, made)
 
