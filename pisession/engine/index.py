@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import eq, ne
 from typing import Any, cast
 
@@ -86,8 +86,11 @@ def parent_positions(
     if plain and "" not in ids:
         # string ids, none of them falsy: a plain lookup stops where Pi's walk stops
         if len(ids) > 1:
-            previous = [UNDEFINED, *ids[:-1]]
-            elsewhere = list(compress(range(len(ids)), map(ne, parent_ids, previous)))
+            # each parentId against the id before it (the first's: none), in C, the ids
+            # not copied
+            after = map(ne, islice(parent_ids, 1, None), ids)
+            elsewhere = [0] if ne(parent_ids[0], UNDEFINED) else []
+            elsewhere += compress(range(1, len(ids)), after)
             # a parent that is not the one before needs the index (made first: then
             # ``unique`` may read it; the commands that draw the tree ask for it anyway);
             # falsy ones stop
