@@ -63,3 +63,45 @@ def test_position_of_with_duplicates_and_other_ids() -> None:
     mixed = EntryIndex.of([{"id": 5}, {"id": "5"}, {"id": None}])
     assert mixed.position_of("5") == 1 and mixed.position_of(5) == 0
     assert mixed.position_of(None) == 2
+
+
+def _lines(entries: list[dict[str, object]]) -> bytes:
+    import json
+
+    return b"".join(json.dumps(e).encode() + b"\n" for e in entries)
+
+
+@pytest.mark.parametrize("case", ["plain", "duplicates", "header id", "second header", "number id"])
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_the_id_index_made_while_a_helper_reads_is_the_whole_index(
+    tmp_path, monkeypatch, case: str, workers: str
+) -> None:
+    """A big file's first part has its id index made while the helper parses the rest
+    (``ParsedLines.index_ids``), joined with the rest's ids: the same dict (values and key
+    order) as ``id_index`` of every entry's id, or none made where it could not be."""
+    import pisession
+    from pisession.engine import reader
+
+    rng = random.Random(case)
+    entries: list[dict[str, object]] = [{"type": "session", "version": 3, "id": "head"}]
+    for k in range(600):
+        parent = entries[-1].get("id") if k else None
+        entries.append({"type": "message", "id": f"{rng.getrandbits(32):08x}", "parentId": parent})
+    if case == "duplicates":  # an id of the first part written again in the second
+        entries[550]["id"] = entries[20]["id"]
+        entries[30]["id"] = entries[10]["id"]
+    if case == "header id":  # an entry shares the header's id
+        entries[400]["id"] = "head"
+    if case == "second header":
+        entries.insert(300, {"type": "session", "version": 3, "id": "again"})
+    if case == "number id":
+        entries[500]["id"] = 7
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_lines(entries))
+    monkeypatch.setattr(reader, "CHUNK", 4096)  # a big file: read in two parts
+    monkeypatch.setenv("PISESSION_WORKERS", workers)
+    index = pisession.load(path).index
+    whole = ix.id_index(index.ids)
+    assert index.by_id == whole and list(index.by_id) == list(whole)
+    assert index.parents == parent_positions(index.parent_ids, index.ids)
+    assert index.string_ids == (case != "number id")

@@ -192,9 +192,13 @@ class EntryIndex:
         decode: Callable[[int], object],
         decode_many: Callable[[Sequence[int]], list[Any]] | None = None,
         source: str = "<session>",
+        by_id: dict[Any, Any] | None = None,
     ) -> EntryIndex:
-        """The index from its columns (``parent_ids`` as written; resolved here)."""
+        """The index from its columns (``parent_ids`` as written; resolved here);
+        ``by_id``: the id index of string ids, when the reader made it."""
         index = cls(types, ids, [], roles, decode, decode_many, source, parent_ids)
+        if by_id is not None:  # (every id a string, as ``by_id`` was made only then)
+            index.__dict__.update(by_id=by_id, string_ids=True)
         found = parent_positions(
             parent_ids, ids, lambda: index.by_id, lambda: index.unique_ids, index.string_ids
         )

@@ -498,6 +498,7 @@ def _indexed(rows: ParsedLines, decoding: Rows, source: str) -> EntryIndex:
             decoding.decode,
             decoding.decode_many,
             source,
+            rows.id_positions,
         )
 
 

@@ -70,6 +70,10 @@ class ParsedLines:
     roles: list[Any] = field(default_factory=list)
     values: dict[int, Any] = field(default_factory=dict)
     counted: Counted | None = None
+    #: the id index of the entries (id -> position among them: the header, row 0, is at
+    #: -1) where every id is a string, made while a helper parses the rest of a big file
+    #: (``index_ids``); None: not made (``EntryIndex.by_id`` makes it when asked)
+    id_positions: dict[Any, int] | None = None
 
     def __len__(self) -> int:
         return len(self.types)
@@ -98,6 +102,12 @@ class ParsedLines:
         counted = self.counted
         if drop == list(range(len(drop))):  # the usual case: the header only, sliced in C
             cut = len(drop)
+            positions = self.id_positions if cut == 1 and in_place else None
+            if positions is not None and positions.get(self.ids[0]) == -1:
+                del positions[self.ids[0]]  # the header's id (no entry shares it)
+            else:
+                positions = None
+            self.id_positions = None
             columns = self._columns()
             for k, column in enumerate(columns):
                 if in_place:
@@ -106,7 +116,7 @@ class ParsedLines:
                     columns[k] = column[cut:]
             values = {k - cut: v for k, v in self.values.items() if k >= cut}
             kept = None if counted is None else _counted_after(counted, cut, in_place)
-            return ParsedLines(*columns, values, kept)  # type: ignore[call-arg]
+            return ParsedLines(*columns, values, kept, positions)  # type: ignore[call-arg]
         dropped = set(drop)
         keep = [k for k in range(len(self)) if k not in dropped]
         renumber = {old: new for new, old in enumerate(keep)}
@@ -120,6 +130,18 @@ class ParsedLines:
             rows = array("q", [renumber[counted.rows[k]] for k in local])
             kept = Counted(rows, [_pick(c, local) for c in counted.columns])
         return ParsedLines(*columns, values, kept)  # type: ignore[call-arg]
+
+    def index_ids(self) -> None:
+        """Make ``id_positions`` of these rows (the first rows of a file) where every id
+        is a string.
+
+        >>> parsed, _ = parse_lines(b'{"type":"session","id":"s"}\\n{"id":"a"}\\n')
+        >>> parsed.index_ids(); parsed.without([0], in_place=True).id_positions
+        {'a': 0}
+        """
+        ids = self.ids
+        strings = set(map(type, ids)) <= {str}
+        self.id_positions = dict(zip(ids, range(-1, len(ids) - 1))) if strings else None
 
     def _columns(self) -> list[Any]:
         """Every column but ``counted``."""
@@ -511,6 +533,7 @@ def parse_halves(
         return parsed, diagnostics
     second = in_child(_parse_part, path, split, size, counting)
     first, diagnostics, lines_before = _parse_part(path, 0, split, counting)
+    first.index_ids()  # (while the helper parses: the id index need not wait for its rows)
     rest, rest_diagnostics, _ = second.result()
     return _joined(first, diagnostics, rest, rest_diagnostics, lines_before)
 
@@ -524,10 +547,15 @@ def _joined(
 ) -> tuple[ParsedLines, list[Diagnostic]]:
     """The two halves' rows as one ``ParsedLines`` (the second half's line numbers and
     rows shifted after the first's ``shift`` lines)."""
+    base = len(first.types)
+    positions = first.id_positions
+    if positions is not None and set(map(type, rest.ids)) <= {str}:
+        positions.update(zip(rest.ids, range(base - 1, base - 1 + len(rest.ids))))
+    else:
+        first.id_positions = None
     first.lines.extend(n + shift for n in rest.lines)
     for name in ("starts", "ends", "types", "ids", "parent_ids", "roles"):
         getattr(first, name).extend(getattr(rest, name))
-    base = len(first.types) - len(rest.types)
     if first.counted is not None and rest.counted is not None:
         first.counted.extend(map(base.__add__, rest.counted.rows), ())
         for column, more in zip(first.counted.columns, rest.counted.columns):
