@@ -71,14 +71,17 @@ def _lines(entries: list[dict[str, object]]) -> bytes:
     return b"".join(json.dumps(e).encode() + b"\n" for e in entries)
 
 
-@pytest.mark.parametrize("case", ["plain", "duplicates", "header id", "second header", "number id"])
+@pytest.mark.parametrize(
+    "case", ["plain", "chain", "duplicates", "header id", "second header", "number id"]
+)
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_the_id_index_made_while_a_helper_reads_is_the_whole_index(
     tmp_path, monkeypatch, case: str, workers: str
 ) -> None:
     """A big file's first part has its id index made while the helper parses the rest
-    (``ParsedLines.index_ids``), joined with the rest's ids: the same dict (values and key
-    order) as ``id_index`` of every entry's id, or none made where it could not be."""
+    (``ParsedLines.index_ids``: where a parent will be looked up), joined with the rest's
+    ids: the same dict (values and key order) as ``id_index`` of every entry's id, or
+    none made where it could not be; a chain makes none."""
     import pisession
     from pisession.engine import reader
 
@@ -87,6 +90,9 @@ def test_the_id_index_made_while_a_helper_reads_is_the_whole_index(
     for k in range(600):
         parent = entries[-1].get("id") if k else None
         entries.append({"type": "message", "id": f"{rng.getrandbits(32):08x}", "parentId": parent})
+    entries[100]["parentId"] = entries[50]["id"]  # a branch: a parent to look up
+    if case == "chain":
+        entries[100]["parentId"] = entries[99]["id"]
     if case == "duplicates":  # an id of the first part written again in the second
         entries[550]["id"] = entries[20]["id"]
         entries[30]["id"] = entries[10]["id"]
@@ -101,6 +107,7 @@ def test_the_id_index_made_while_a_helper_reads_is_the_whole_index(
     monkeypatch.setattr(reader, "CHUNK", 4096)  # a big file: read in two parts
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     index = pisession.load(path).index
+    assert ("by_id" in index.__dict__) == (case != "chain")  # (a chain looks nothing up)
     whole = ix.id_index(index.ids)
     assert index.by_id == whole and list(index.by_id) == list(whole)
     assert index.parents == parent_positions(index.parent_ids, index.ids)

@@ -20,8 +20,8 @@ import os
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import is_not, itemgetter
+from itertools import compress, islice, repeat
+from operator import is_not, itemgetter, ne
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import msgspec
@@ -133,15 +133,18 @@ class ParsedLines:
 
     def index_ids(self) -> None:
         """Make ``id_positions`` of these rows (the first rows of a file) where every id
-        is a string.
+        is a string and a parent will be looked up: an entry's ``parentId`` is not the id
+        of the line before it (a chain needs no lookup, and no index is made for it).
 
-        >>> parsed, _ = parse_lines(b'{"type":"session","id":"s"}\\n{"id":"a"}\\n')
+        >>> parsed, _ = parse_lines(b'{"type":"session","id":"s"}\\n{"id":"a"}\\n'
+        ...                         b'{"id":"b","parentId":"a"}\\n{"id":"c","parentId":"a"}\\n')
         >>> parsed.index_ids(); parsed.without([0], in_place=True).id_positions
-        {'a': 0}
+        {'a': 0, 'b': 1, 'c': 2}
         """
-        ids = self.ids
-        strings = set(map(type, ids)) <= {str}
-        self.id_positions = dict(zip(ids, range(-1, len(ids) - 1))) if strings else None
+        ids, parents = self.ids, self.parent_ids
+        jumps = any(map(ne, islice(parents, 2, None), islice(ids, 1, None)))
+        if jumps and set(map(type, ids)) <= {str}:
+            self.id_positions = dict(zip(ids, range(-1, len(ids) - 1)))
 
     def _columns(self) -> list[Any]:
         """Every column but ``counted``."""
