@@ -8,7 +8,6 @@ import os
 
 import pytest
 
-from pisession.engine import parallel
 from pisession.engine.parallel import can_fork, in_child
 
 needs_fork = pytest.mark.skipif(not can_fork(), reason="no helper process here")
@@ -40,7 +39,7 @@ def test_without_helpers_the_function_runs_when_its_result_is_asked(monkeypatch)
 
 
 @needs_fork
-def test_a_failing_child_is_replaced_by_this_process(monkeypatch):
+def test_a_failing_child_is_replaced_by_this_process():
     parent = os.getpid()
 
     def only_here() -> int:
@@ -48,4 +47,4 @@ def test_a_failing_child_is_replaced_by_this_process(monkeypatch):
             raise RuntimeError("not in a child")
         return 7
 
-    assert parallel.in_child(only_here).result() == 7
+    assert in_child(only_here).result() == 7

@@ -307,8 +307,8 @@ class SessionFile:
         cache, read = self._cache, {}
         wanted = [p for p in positions if p not in cache]
         if wanted and self._rows is not None:
-            lines = self._rows.raw_lines(wanted, schemas.field_decoder(name))
-            read = {p: line.value for p, line in zip(wanted, lines) if line is not None}  # type: ignore[attr-defined]
+            lines = cast("list[Any]", self._rows.raw_lines(wanted, schemas.field_decoder(name)))
+            read = {p: line.value for p, line in zip(wanted, lines) if line is not None}
         return [read[p] if p in read else js_field(self.entry(p), name) for p in positions]
 
     def failure(self, position: int, reason: str) -> SessionFormatError:
