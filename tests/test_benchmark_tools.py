@@ -212,11 +212,48 @@ def test_id_columns_sent_between_processes_come_back_the_same(seed):
         v + str(i) if type(v) is str and rng.random() < 0.8 else v
         for i, v in enumerate(rng.choices(pool, weights, k=rng.randrange(0, 60)))
     ]
-    parsed = reader.ParsedLines(ids=column, parent_ids=list(reversed(column)))
+    # parents: the column reversed, or mostly the id of the row before (a copy of that
+    # string, or another value equal to it: 1.0 after 1), as Pi writes them
+    parents = list(reversed(column))
+    if seed % 4 >= 2:
+        parents = [
+            copy_of(column[k - 1]) if k and rng.random() < 0.8 else parents[k]
+            for k in range(len(column))
+        ]
+    parsed = reader.ParsedLines(ids=column, parent_ids=parents)
     back = pickle.loads(pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL))
     for before, after in [(parsed.ids, back.ids), (parsed.parent_ids, back.parent_ids)]:
         assert [(type(v), repr(v)) for v in after] == [(type(v), repr(v)) for v in before]
     assert back == parsed
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_parents_sent_as_the_ids_before_them_come_back_the_same(seed):
+    """A helper sends the parents that are the id of the row before as those ids (string
+    ids only): the others, and every parent of a column of other ids, come back as they
+    were, value for value and type for type."""
+    rng = random.Random(seed)
+    ids = [rng.choice(["", "\ud800", "é", "x\ny"]) + str(i) for i in range(rng.randrange(1, 80))]
+    others = ["a", "", "zz", None, UNDEFINED, 0, {"k": 1}, *ids]
+    parents = [
+        copy_of(ids[k - 1]) if k and rng.random() < 0.7 else rng.choice(others)
+        for k in range(len(ids))
+    ]
+    packed = reader._parents_packed(parents, ids)
+    assert type(packed) is reader._AfterIds
+    parsed = reader.ParsedLines(ids=ids, parent_ids=parents)
+    back = pickle.loads(pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL))
+    assert [(type(v), repr(v)) for v in back.parent_ids] == [(type(v), repr(v)) for v in parents]
+    assert all(back.parent_ids[k] is back.ids[k - 1] for k in range(1, len(ids)) if k not in packed.others)
+
+
+def copy_of(value: object) -> object:
+    """An equal value that is not the same object (a number as the other kind of it)."""
+    if type(value) is str:
+        return "".join(list(value))
+    if type(value) is int:
+        return float(value)
+    return value
 
 
 def test_session_read_from_the_file_matches_the_one_read_whole(tmp_path, monkeypatch, big):

@@ -49,10 +49,18 @@ def of_type(index: EntryIndex, kind: str, positions: Sequence[int] | None = None
     >>> of_type(EntryIndex.of([{"type": "label"}, {"type": "compaction"}]), "compaction")
     [1]
     """
-    if kind not in index.types:  # (most kinds are rare: a scan of the column, in C)
-        return []
+    types = index.types
     if positions is None:
-        return list(compress(range(len(index.types)), map(eq, index.types, repeat(kind))))
+        found = types.count(kind)  # (most kinds are rare: a scan of the column, in C)
+        if found * 64 > len(types):
+            return list(compress(range(len(types)), map(eq, types, repeat(kind))))
+        out, at = [], -1
+        for _ in range(found):  # each one found by a scan in C from the one before
+            at = types.index(kind, at + 1)
+            out.append(at)
+        return out
+    if kind not in types:
+        return []
     kinds = map(index.types.__getitem__, positions)
     return list(compress(positions, map(eq, kinds, repeat(kind))))
 

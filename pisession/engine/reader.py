@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import is_not, itemgetter, ne
-from typing import TYPE_CHECKING, Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, cast
 
 import msgspec
 
@@ -81,12 +81,16 @@ class ParsedLines:
     def __getstate__(self) -> dict[str, Any]:
         # sent from the helper process that parsed half a file: the id columns are
         # pickled as one text each, several times faster than as lists of strings
+        # (and the parents as the rows whose parent is not the entry before: the others
+        # are made of the ids again, no second string for each)
         state = dict(self.__dict__)
-        state["ids"], state["parent_ids"] = _packed(self.ids), _packed(self.parent_ids)
+        state["ids"] = _packed(self.ids)
+        state["parent_ids"] = _parents_packed(self.parent_ids, self.ids)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state["ids"], state["parent_ids"] = _unpacked(state["ids"]), _unpacked(state["parent_ids"])
+        state["ids"] = ids = _unpacked(state["ids"])
+        state["parent_ids"] = _unpacked(state["parent_ids"], ids)
         self.__dict__.update(state)
 
     def without(self, rows: Sequence[int], in_place: bool = False) -> ParsedLines:
@@ -166,7 +170,7 @@ def _counted_after(counted: Counted, cut: int, in_place: bool) -> Counted:
     from .stats import Counted
 
     first = bisect_left(counted.rows, cut)
-    rows = array("q", [row - cut for row in counted.rows[first:]])
+    rows = array("q", map((-cut).__add__, islice(counted.rows, first, None)))
     if not in_place:
         return Counted(rows, [column[first:] for column in counted.columns])
     for column in counted.columns:
@@ -200,14 +204,45 @@ def _packed(column: list[Any]) -> object:
     return text, {row: column[row] for row in others}
 
 
-def _unpacked(packed: list[object] | tuple[str, dict[int, object]]) -> list[object]:
-    """The column ``_packed`` made this of.
+class _AfterIds(NamedTuple):
+    """A parent column sent as the parents that are not the id of the row before."""
+
+    others: dict[int, object]
+
+
+def _parents_packed(parents: list[Any], ids: list[Any]) -> object:
+    """A parent column (``parent_ids``) packed against its rows' ``ids``: where every id
+    is a string, the rows whose parent is not the id of the row before (the first row
+    always), as ``_AfterIds``; else as ``_packed`` packs any column.
+
+    >>> _parents_packed([None, "a", "b", "a"], ["a", "b", "c", "d"])
+    _AfterIds(others={0: None, 3: 'a'})
+    >>> _unpacked(_, ["a", "b", "c", "d"])
+    [None, 'a', 'b', 'a']
+    """
+    if not parents or len(parents) != len(ids) or not set(map(type, ids)) <= {str}:
+        return _packed(parents)
+    # (a parent equal to a string id is that string: ``ne`` finds the others in C)
+    jumps = compress(range(1, len(ids)), map(ne, islice(parents, 1, None), ids))
+    return _AfterIds({0: parents[0], **{row: parents[row] for row in jumps}})
+
+
+def _unpacked(
+    packed: list[object] | tuple[str, dict[int, object]] | _AfterIds,
+    ids: list[object] | None = None,
+) -> list[object]:
+    """The column ``_packed`` made this of (or ``_parents_packed``, with the ``ids``).
 
     >>> _unpacked(_packed(["a", None, "", "b"]))
     ['a', None, '', 'b']
     """
     if type(packed) is list:
         return packed
+    if type(packed) is _AfterIds:
+        column = [None, *islice(cast(list[object], ids), len(cast(list[object], ids)) - 1)]
+        for row, value in packed.others.items():
+            column[row] = value
+        return column
     text, others = cast(tuple[str, dict[int, object]], packed)
     column = cast(list[object], text.split("\n"))
     for row, value in others.items():
@@ -556,7 +591,7 @@ def _joined(
         positions.update(zip(rest.ids, range(base - 1, base - 1 + len(rest.ids))))
     else:
         first.id_positions = None
-    first.lines.extend(n + shift for n in rest.lines)
+    first.lines.extend(array("q", map(shift.__add__, rest.lines)))
     for name in ("starts", "ends", "types", "ids", "parent_ids", "roles"):
         getattr(first, name).extend(getattr(rest, name))
     if first.counted is not None and rest.counted is not None:

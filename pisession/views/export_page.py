@@ -46,7 +46,7 @@ from .reasons import (
 )
 from .redact import scanner, searches_meanwhile
 from .text import entry_kind, entry_text, id_text, one_line, visible
-from .tree_text import _BOX, decode_shown, replayable, tree_walk
+from .tree_text import _BOX, TREE_BLOCK, decode_shown, replayable, tree_walk
 
 if TYPE_CHECKING:
     from .provenance import Fates
@@ -598,9 +598,6 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     return "".join(fragment_chunks(ex, collapse))
 
 
-#: Lines of the tree drawn and written together.
-TREE_BLOCK = 4096
-
 
 def fragment_chunks(
     ex: Export, collapse: int = 12, showing: list[str] | None = None
@@ -631,6 +628,9 @@ def _pieces(
     # of the tree's lines (into a temporary file) meanwhile, while this one writes the
     # first part as it draws it and makes the other parts
     big = len(ex.session) >= BIG_SESSION
+    # (the tree's shape first: made after a fork, it would copy the pages of the parent
+    # column that it reads, a fault each, for 7,000 of them on the 200k session)
+    ex.session.shape  # noqa: B018
     usage = usage_helper(ex.session, ex.leaf_id)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
     split = count * MAIN_SHARE // 100 if big else count

@@ -313,6 +313,7 @@ class Fates(Sequence[Fate]):
         #: the rule's steps 1 to 4 for the leaf, which the fates were read from
         self.steps = steps
         self._leaf = leaf
+        self._counts: dict[str, int] | None = None  # (``counts``, counted once)
 
     @property
     def path(self) -> list[int]:
@@ -398,9 +399,10 @@ class Fates(Sequence[Fate]):
 
     def counts(self) -> dict[str, int]:
         """How many entries have each fate (every fate listed, in ``FATES`` order)."""
-        counts = dict.fromkeys((k.name for k in FATES), 0)
-        counts.update(Counter(self.names))
-        return counts
+        if self._counts is None:
+            self._counts = dict.fromkeys((k.name for k in FATES), 0)
+            self._counts.update(Counter(self.names))
+        return dict(self._counts)
 
     def message_count(self) -> int:
         """How many messages the context holds: what the entries that reached the model
