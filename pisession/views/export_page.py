@@ -598,7 +598,6 @@ def html_fragment(ex: Export, collapse: int = 12) -> str:
     return "".join(fragment_chunks(ex, collapse))
 
 
-
 def fragment_chunks(
     ex: Export, collapse: int = 12, showing: list[str] | None = None
 ) -> Iterator[str]:
