@@ -30,6 +30,10 @@ T = TypeVar("T")
 #: The roles whose message says its ``summary``.
 SUMMARY_ROLES = ("compactionSummary", "branchSummary")
 
+#: The roles whose message says more than its content (``message_text``'s switch): a
+#: message of any other role says its content alone.
+MORE_THAN_CONTENT = (*SUMMARY_ROLES, "bashExecution", "system")
+
 
 @dataclass(frozen=True)
 class TextMode(Generic[T]):

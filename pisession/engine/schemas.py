@@ -199,6 +199,41 @@ WRITTEN: msgspec.json.Decoder[WrittenLine] = msgspec.json.Decoder(WrittenLine, f
 ANY: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
 
 
+# --- what a preview reads: a message's role and content (``views.text.preview_entry``) ---
+# Each field is decoded as ``ANY`` decodes it (the last of duplicate keys wins in both);
+# every other field of the line is skipped. A line whose message or content is of
+# another type is refused (then the preview reads the full entry).
+
+
+class PreviewBlock(msgspec.Struct, gc=False):
+    """A content block as a preview reads it (``views.text``'s ``_block_text``)."""
+
+    type: Any = UNDEFINED
+    text: Any = UNDEFINED
+    thinking: Any = UNDEFINED
+    name: Any = UNDEFINED
+    arguments: Any = UNDEFINED
+
+
+class PreviewMessage(msgspec.Struct, gc=False):
+    """A message as a preview of its content reads it: its role and its content."""
+
+    role: Any = UNDEFINED
+    content: list[PreviewBlock] | str | Absent | None = UNDEFINED
+
+
+class PreviewLine(msgspec.Struct, gc=False):
+    """A line as a message entry's preview reads it: its type and its message."""
+
+    type: Any = UNDEFINED
+    message: PreviewMessage | Absent | None = UNDEFINED
+
+
+#: The preview's decoder (a tree line's text, read without decoding the rest of the line:
+#: a reply's usage, a tool result's details, a thinking block's signature).
+PREVIEW: msgspec.json.Decoder[PreviewLine] = msgspec.json.Decoder(PreviewLine)
+
+
 # --- what pi-ai's second pass reads: a message entry's line (``request.second_pass``) ---
 
 

@@ -34,7 +34,6 @@ from .export_page import (
     CSP,
     ISSUE_CHARS,
     LIMITS,
-    TREE_BLOCK,
     Export,
     Shown,
     context_html,
@@ -69,6 +68,7 @@ from .export_text import (
     message_plain,
 )
 from .export_usage import usage_rows
+from .tree_text import TREE_BLOCK
 
 __all__ = [
     "CSP",

@@ -398,8 +398,8 @@ class _TreeDrawing:
     leaf marks, and a preview of its text. What many lines share (a fate's chip, a
     kind's words) is made once."""
 
-    def __init__(self, ex: Export, width: int) -> None:
-        self.width = width
+    def __init__(self, ex: Export, width: int, shown: dict[int, object]) -> None:
+        self.width, self.shown = width, shown  # (``decode_shown``'s entries)
         self.session, self.index, self.names = ex.session, ex.session.index, ex.fates.names
         self.leaf, self.leaves = ex.leaf, _leaves(ex)
         self.labelled = bool(ex.session.labels)
@@ -436,7 +436,7 @@ class _TreeDrawing:
             parts.append('<span class="leaf">◀ leaf</span>')
         elif position in self.leaves:
             parts.append("◁ leaf")
-        snippet = one_line(entry_text(session.entry(position), 400)[:400], 60)
+        snippet = one_line(entry_text(self.shown[position], 400)[:400], 60)
         if snippet:
             parts.append(f'<span class="n">“{esc(snippet)}”</span>')
         return " ".join(parts)
@@ -481,9 +481,8 @@ def tree_lines(ex: Export, items: list[tuple[Any, ...]]) -> list[str]:
     ['<span class="n"> 2', ' ● <span class="chip f-summarized">summarized']
     """
     session = ex.session
-    decode_shown(session, items)
     width = len(str(session.line_of(len(session) - 1))) if len(session) else 1
-    line = _TreeDrawing(ex, width).line
+    line = _TreeDrawing(ex, width, decode_shown(session, items)).line
     return [line(item, lead) for item, lead, _ in items]
 
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import re
 
+from ..engine.schemas import PreviewLine, PreviewMessage
 from ..js.json import UNSAFE_CHARS as _UNSAFE_CHARS
 from ..js.value import UNDEFINED, plain
 from ..js.value import field as js_field
-from ..message_text import TextMode
+from ..message_text import MORE_THAN_CONTENT, TextMode
 from ..message_text import message_text as switch_text
 
 UNSAFE = re.compile(f"[{_UNSAFE_CHARS}]")
@@ -182,6 +183,41 @@ PREVIEW: TextMode[str] = TextMode(
     system=_system_preview,
     content=lambda m: content_summary(js_field(m, "content")),
 )
+
+
+def preview_entry(line: PreviewLine) -> dict[str, object] | None:
+    """What ``entry_text`` reads of a message entry, made of its line as
+    ``schemas.PREVIEW`` read it (its type, its message's role, its content's blocks),
+    as an entry: ``entry_text`` of it is ``entry_text`` of the full entry. None for
+    another line (of another type, or whose message says more than its content): its
+    preview needs the full entry.
+
+    >>> from pisession.engine.schemas import PREVIEW
+    >>> line = PREVIEW.decode(b'{"type":"message","id":"a","message":{"role":"user",'
+    ...     b'"content":[{"type":"text","text":"hi"}],"timestamp":1}}')
+    >>> entry_text(preview_entry(line))
+    'hi'
+    """
+    message = line.message
+    if (
+        line.type != "message"
+        or type(message) is not PreviewMessage
+        or message.role in MORE_THAN_CONTENT
+    ):
+        return None
+    content: object = message.content
+    if type(content) is list:
+        content = [
+            {
+                "type": b.type,
+                "text": b.text,
+                "thinking": b.thinking,
+                "name": b.name,
+                "arguments": b.arguments,
+            }
+            for b in content
+        ]
+    return {"type": "message", "message": {"role": message.role, "content": content}}
 
 
 def entry_text(entry: object, enough: int | None = None) -> str:

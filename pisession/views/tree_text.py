@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import IO, TYPE_CHECKING
 
+from ..engine.schemas import PREVIEW
 from .explain_json import json_id
 from .provenance import FATE, OFF_PATH
 from .reasons import COLLAPSE, Gap, Leaves, collapse_runs, leaf_set, remarkable
 from .terminal import Look, pad, wrap
-from .text import entry_kind, entry_text, id_text, plural, visible
+from .text import entry_kind, entry_text, id_text, plural, preview_entry, visible
 
 if TYPE_CHECKING:
     from ..tree import Shape
@@ -81,10 +82,11 @@ def _tags(session: SessionLike, position: int, view: _TreeView) -> list[str]:
 
 
 def _node_lines(
-    session: SessionLike, position: int, lead: str, cont: str, view: _TreeView
+    session: SessionLike, position: int, lead: str, cont: str, view: _TreeView, entry: object
 ) -> list[str]:
-    """One entry of the tree: line, marks, id, kind, fate, label, leaf, a preview; on a
-    narrow terminal the marks after the kind go on a second line rather than off the edge."""
+    """One entry of the tree: line, marks, id, kind, fate, label, leaf, a preview (of
+    ``entry``: as ``decode_shown`` gives it); on a narrow terminal the marks after the
+    kind go on a second line rather than off the edge."""
     look, index = view.look, session.index
     if view.names is None:
         mark = " "
@@ -106,7 +108,6 @@ def _node_lines(
         return [first, look.fit(more)]
     room = 60 if width is None else width - used - 4
     if room >= 8:
-        entry = session.entry(position)
         start = room * 4 + 16  # enough for the cut below
         snippet = visible(entry_text(entry, start)[:start])
         if snippet:
@@ -314,29 +315,40 @@ def _root_walk(
             stack.append((kid, cont + pieces.branch, cont + pieces.through))
 
 
-def decode_shown(session: SessionLike, items: Sequence[WalkItem]) -> None:
-    """Decode together the entries that ``tree_walk``'s items show (one read of the file
-    for neighbouring lines), so that drawing them reads nothing more.
+def decode_shown(session: SessionLike, items: Sequence[WalkItem]) -> dict[int, object]:
+    """The entries that ``tree_walk``'s items show, as their previews read them
+    (``entry_text``), decoded together (one read of the file for neighbouring lines): a
+    message entry's type, role and content alone (``text.preview_entry``), any other
+    entry in full.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
     >>> items = list(tree_walk(s, s.fates().names, set(), 0))
-    >>> decode_shown(s, items)  # then s.entry(position) reads nothing
-    >>> s.entry(items[0][0])["type"]
-    'session_info'
+    >>> shown = decode_shown(s, items)
+    >>> shown[items[0][0]]["type"], shown[items[4][0]]["message"]["role"]
+    ('session_info', 'user')
     """
-    session.entries_at([item for item, _, _ in items if not isinstance(item, Gap)])
+    positions = [item for item, _, _ in items if not isinstance(item, Gap)]
+    lines = session.decoded_lines(positions, PREVIEW)
+    shown: dict[int, object] = {}
+    for position, line in zip(positions, lines or ()):
+        entry = None if line is None else preview_entry(line)
+        if entry is not None:
+            shown[position] = entry
+    rest = [p for p in positions if p not in shown]
+    shown.update(zip(rest, session.entries_at(rest)))
+    return shown
 
 
 def _drawn(session: SessionLike, view: _TreeView, items: Sequence[WalkItem]) -> list[str]:
     """The lines of some of ``tree_walk``'s items."""
-    decode_shown(session, items)
+    shown = decode_shown(session, items)
     lines: list[str] = []
     for item, lead, cont in items:
         if isinstance(item, Gap):
             lines.append(_tree_gap(session, item, lead, view))
         else:
-            lines.extend(_node_lines(session, item, lead, cont, view))
+            lines.extend(_node_lines(session, item, lead, cont, view, shown[item]))
     return lines
 
 
