@@ -11,6 +11,9 @@ import random
 
 import pytest
 
+from pisession.engine.context import walk_path
+from pisession.engine.index import EntryIndex
+from pisession.errors import CycleError
 from pisession.tree import Positions, Shape
 
 
@@ -76,3 +79,40 @@ def test_a_chain_costs_a_byte_per_entry() -> None:
     assert shape.order == [] and shape.keys == [] and len(shape.follows) == 100_000
     assert shape.roots == [0] and shape.leaves == [99_999]
     assert shape.chain(0) == list(range(100_000))
+
+
+def plain_path(parents: list[int], leaf: int) -> list[int] | list[str]:
+    """Root to leaf, one parent at a time; at a parent cycle, its loop (as ids, from the
+    first entry seen twice)."""
+    path: list[int] = []
+    seen: set[int] = set()
+    while leaf >= 0:
+        if leaf in seen:
+            return [f"e{p}" for p in path[path.index(leaf) :]]
+        seen.add(leaf)
+        path.append(leaf)
+        leaf = parents[leaf]
+    return path[::-1]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_paths_walked_by_stretches_are_walked_one_by_one(seed: int) -> None:
+    """``context.walk_path`` takes stretches of entries that each follow the one before
+    at once: the same path as a walk one parent at a time, and the same loop where there
+    is one."""
+    rng = random.Random(seed)
+    size = rng.choice([1, 2, 3, 5, 20, 200, 3000])
+    parents = random_parents(rng, size)
+    if seed % 3 == 0:  # mostly the line before, as Pi writes them
+        parents = [p - 1 if rng.random() < 0.998 else parents[p] for p in range(size)]
+    ids = [f"e{p}" for p in range(size)]
+    index = EntryIndex([None] * size, ids, parents, [None] * size, lambda p: {})
+    for leaf in {*rng.sample(range(size), min(size, 30)), size - 1}:
+        index.walked.clear()
+        expected = plain_path(parents, leaf)
+        if expected and isinstance(expected[0], str):
+            with pytest.raises(CycleError) as caught:
+                walk_path(index, leaf)
+            assert caught.value.cycle == expected
+        else:
+            assert walk_path(index, leaf) == expected
