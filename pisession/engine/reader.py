@@ -21,7 +21,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import is_not, itemgetter, ne
+from operator import attrgetter, is_not, itemgetter, ne
 from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, cast
 
 import msgspec
@@ -256,6 +256,10 @@ def _pick(column: Any, keep: list[int]) -> Any:
     return array(column.typecode, picked) if isinstance(column, array) else picked
 
 
+#: A ``CoreLine``'s four fields at once.
+_CORE_FIELDS = attrgetter("type", "id", "parentId", "message")
+
+
 def _no_message() -> object:
     from ..tree import NO_MESSAGE
 
@@ -313,18 +317,18 @@ class _Columns:
         p.starts.fromlist(starts)
         p.ends.fromlist(ends)
         gap = self.no_message
-        types = self._names([c.type for c in cores])
+        # the four fields of every line taken in one pass over the lines (in C)
+        kinds, ids, parent_ids, messages = zip(*map(_CORE_FIELDS, cores)) if cores else ((),) * 4
+        types = self._names(kinds)
         p.types.extend(types)
-        p.ids.extend([c.id for c in cores])
-        p.parent_ids.extend([c.parentId for c in cores])
-        roles = self._names(
-            [gap if (m := c.message) is None or m is UNDEFINED else m.role for c in cores]
-        )
+        p.ids.extend(ids)
+        p.parent_ids.extend(parent_ids)
+        roles = self._names([gap if m is None or m is UNDEFINED else m.role for m in messages])
         p.roles.extend(roles)
         if self.count_block is not None:
             self.count_block(p.counted, first, types, roles, cores, self.no_message)
 
-    def _names(self, values: list[Any]) -> list[Any]:
+    def _names(self, values: Sequence[Any]) -> list[Any]:
         """The values with one string object per distinct name (in C when all hash)."""
         try:
             return list(map(self.names.setdefault, values, values))
