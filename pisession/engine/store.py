@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import Any, cast
 
 import msgspec
@@ -79,6 +80,17 @@ class LineStore:
             )
         return got[: end - start]
 
+    def _holds(self, start: int, end: int) -> bool:
+        """Whether the bytes read last hold bytes ``start`` to ``end`` and the newline."""
+        at, held = self._window
+        return at <= start and min(end + 1, self.size) <= at + len(held)
+
+    def _hold(self, start: int, end: int) -> None:
+        """Read bytes ``start`` to ``end`` (and the newline after) exactly, and keep them
+        for the lines asked for in them."""
+        want = min(end + 1, self.size)
+        self._window = (start, self._pread(start, want - start))
+
     def _pread(self, start: int, size: int) -> bytes:
         if self._fd is None:
             self._fd = os.open(cast(str, self.path), os.O_RDONLY | getattr(os, "O_BINARY", 0))
@@ -106,8 +118,11 @@ class LineStore:
         """Several lines decoded, consecutive ones together (``decode_lines``). With a
         msgspec ``decoder``, lines it refuses give None; without, ``JSON.parse``'s value."""
         out: list[Any] = []
-        for run in _runs(ranges):
+        runs = list(_runs(ranges))
+        for k, run in enumerate(runs):
             first, last = run[0][0], run[-1][1]
+            if self.data is None and not self._holds(first, last):
+                self._hold(first, _reach(runs, k))
             raw = self._read(first, last)
             decoded = _together(raw, len(run), decoder or schemas.ANY)
             if decoded is not None:
@@ -135,6 +150,27 @@ def _one(raw: bytes | memoryview, decoder: Any) -> object:
         return decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
+
+
+def _reach(runs: list[list[tuple[int, int]]], first: int) -> int:
+    """Where one read from the start of ``runs[first]`` ends: with the runs after it
+    that come less than a ``WINDOW`` after the one before (a read per run far from the
+    others, its lines only; one read for runs near each other, the bytes between them
+    too), at most ``REACH`` bytes.
+
+    >>> _reach([[(0, 10)], [(20, 30)], [(100_000, 100_010)]], 0)
+    30
+    """
+    start, end = runs[first][0][0], runs[first][-1][1]
+    for run in islice(runs, first + 1, None):
+        if not 0 <= run[0][0] - end < WINDOW or run[-1][1] - start > REACH:
+            break
+        end = run[-1][1]
+    return end
+
+
+#: The most bytes ``values`` reads at once for lines near each other.
+REACH = 1 << 20
 
 
 def _runs(ranges: Sequence[tuple[int, int]]) -> Iterator[list[tuple[int, int]]]:
