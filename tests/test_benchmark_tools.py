@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import pisession
-from pisession.engine import reader
+from pisession.engine import packing, reader
 from pisession.js.value import UNDEFINED
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
@@ -239,8 +239,8 @@ def test_parents_sent_as_the_ids_before_them_come_back_the_same(seed):
         copy_of(ids[k - 1]) if k and rng.random() < 0.7 else rng.choice(others)
         for k in range(len(ids))
     ]
-    packed = reader._parents_packed(parents, ids)
-    assert type(packed) is reader._AfterIds
+    packed = packing.parents_packed(parents, ids)
+    assert type(packed) is packing.AfterIds
     parsed = reader.ParsedLines(ids=ids, parent_ids=parents)
     back = pickle.loads(pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL))
     assert [(type(v), repr(v)) for v in back.parent_ids] == [(type(v), repr(v)) for v in parents]

@@ -20,9 +20,9 @@ import os
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, islice, repeat
-from operator import attrgetter, is_not, itemgetter, ne
-from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple, cast
+from itertools import islice
+from operator import attrgetter, itemgetter, ne
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import msgspec
 
@@ -30,6 +30,7 @@ from ..errors import Diagnostic, SessionFormatError
 from ..js.json import LineDecodeError, dumps, line_bounds, loads
 from ..js.value import UNDEFINED, js_falsy
 from . import schemas
+from .packing import packed, parents_packed, unpacked
 from .store import BLOCK as _BLOCK
 from .store import Buffer, LineStore
 
@@ -84,13 +85,13 @@ class ParsedLines:
         # (and the parents as the rows whose parent is not the entry before: the others
         # are made of the ids again, no second string for each)
         state = dict(self.__dict__)
-        state["ids"] = _packed(self.ids)
-        state["parent_ids"] = _parents_packed(self.parent_ids, self.ids)
+        state["ids"] = packed(self.ids)
+        state["parent_ids"] = parents_packed(self.parent_ids, self.ids)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state["ids"] = ids = _unpacked(state["ids"])
-        state["parent_ids"] = _unpacked(state["parent_ids"], ids)
+        state["ids"] = ids = unpacked(state["ids"])
+        state["parent_ids"] = unpacked(state["parent_ids"], ids)
         self.__dict__.update(state)
 
     def without(self, rows: Sequence[int], in_place: bool = False) -> ParsedLines:
@@ -177,77 +178,6 @@ def _counted_after(counted: Counted, cut: int, in_place: bool) -> Counted:
         del column[:first]
     counted.rows = rows
     return counted
-
-
-def _packed(column: list[Any]) -> object:
-    """A column of strings (a few other values allowed) as one text joined by ``\\n``
-    and the other values by row; the column itself when that cannot be undone.
-
-    >>> _packed(["a", None, "b"])
-    ('a\\n\\nb', {1: None})
-    >>> _packed(["a\\nb", "c"])
-    ['a\\nb', 'c']
-    """
-    others: list[int] = []
-    try:
-        text = "\n".join(column)  # in C, when every value is a string
-    except TypeError:
-        others = list(compress(range(len(column)), map(is_not, map(type, column), repeat(str))))
-        if len(others) > len(column) // 2:
-            return column
-        strings = list(column)
-        for row in others:
-            strings[row] = ""
-        text = "\n".join(strings)
-    if not column or text.count("\n") != len(column) - 1:  # a string holds a newline
-        return column
-    return text, {row: column[row] for row in others}
-
-
-class _AfterIds(NamedTuple):
-    """A parent column sent as the parents that are not the id of the row before."""
-
-    others: dict[int, object]
-
-
-def _parents_packed(parents: list[Any], ids: list[Any]) -> object:
-    """A parent column (``parent_ids``) packed against its rows' ``ids``: where every id
-    is a string, the rows whose parent is not the id of the row before (the first row
-    always), as ``_AfterIds``; else as ``_packed`` packs any column.
-
-    >>> _parents_packed([None, "a", "b", "a"], ["a", "b", "c", "d"])
-    _AfterIds(others={0: None, 3: 'a'})
-    >>> _unpacked(_, ["a", "b", "c", "d"])
-    [None, 'a', 'b', 'a']
-    """
-    if not parents or len(parents) != len(ids) or not set(map(type, ids)) <= {str}:
-        return _packed(parents)
-    # (a parent equal to a string id is that string: ``ne`` finds the others in C)
-    jumps = compress(range(1, len(ids)), map(ne, islice(parents, 1, None), ids))
-    return _AfterIds({0: parents[0], **{row: parents[row] for row in jumps}})
-
-
-def _unpacked(
-    packed: list[object] | tuple[str, dict[int, object]] | _AfterIds,
-    ids: list[object] | None = None,
-) -> list[object]:
-    """The column ``_packed`` made this of (or ``_parents_packed``, with the ``ids``).
-
-    >>> _unpacked(_packed(["a", None, "", "b"]))
-    ['a', None, '', 'b']
-    """
-    if type(packed) is list:
-        return packed
-    if type(packed) is _AfterIds:
-        column = [None, *islice(cast(list[object], ids), len(cast(list[object], ids)) - 1)]
-        for row, value in packed.others.items():
-            column[row] = value
-        return column
-    text, others = cast(tuple[str, dict[int, object]], packed)
-    column = cast(list[object], text.split("\n"))
-    for row, value in others.items():
-        column[row] = value
-    return column
 
 
 def _pick(column: Any, keep: list[int]) -> Any:
