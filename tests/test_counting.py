@@ -5,6 +5,7 @@ the shortcuts behind the statistics and the text helpers agree with plain versio
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
@@ -22,7 +23,7 @@ import pisession
 from pisession.build import session_bytes
 from pisession.engine import reader
 from pisession.engine.stats import COLUMNS, COUNTED, entry_contribution, session_stats, summed
-from pisession.js.value import js_number_value
+from pisession.js.value import UNDEFINED, js_number_value
 from pisession.views import text
 from pisession.views.explain import role_counts
 
@@ -290,3 +291,50 @@ def test_counted_rows_after_a_second_header_are_renumbered():
     want = [repr(entry_contribution(entry)) for entry in session.entries]
     assert [repr(row) for row in zip(*dense)] == want
     assert session.stats().to_dict() == session_stats(session.entries).to_dict()
+
+
+def _counts_more_plainly(kind, role, usage, no_message) -> bool:
+    """Whether a row can add more than its type and role say, read as the rule reads it."""
+    from pisession.engine.stats import COUNTING_KINDS
+
+    if type(kind) is str and kind not in COUNTING_KINDS:
+        return False
+    if kind == "message" and role is not no_message:
+        return role == "assistant" or (role == "toolResult" and usage not in (None, UNDEFINED))
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["message", "usage", "compaction", "label", "custom", 7, None]),
+            st.sampled_from(["user", "assistant", "toolResult", "system", 3, None, "NO", "LIST"]),
+            st.sampled_from([None, "absent", {"input": 1}]),
+        ),
+        max_size=40,
+    )
+)
+def test_the_rows_kept_are_the_rows_that_count_more(rows):
+    """``counting._counting_rows`` (each (type, role) looked up once) keeps the rows the
+    plain reading of the rule keeps, unhashable roles and a missing message included."""
+    from pisession.engine import counting
+    from pisession.engine.schemas import COUNTED
+    from pisession.tree import NO_MESSAGE
+
+    marks = {"NO": NO_MESSAGE, "LIST": ["a"]}
+    types = [kind for kind, _, _ in rows]
+    roles = [marks.get(role, role) if type(role) is str else role for _, role, _ in rows]
+    lines = []
+    for kind, role, usage in rows:
+        message = {} if usage == "absent" else {"usage": usage}
+        if type(role) is not str or role not in marks:
+            message["role"] = role
+        lines.append(COUNTED.decode(json.dumps({"type": kind, "message": message})))
+    usages = [line.message.usage for line in lines]
+    expected = [
+        k
+        for k in range(len(rows))
+        if _counts_more_plainly(types[k], roles[k], usages[k], NO_MESSAGE)
+    ]
+    assert counting._counting_rows(types, roles, lines, NO_MESSAGE) == expected
