@@ -20,6 +20,7 @@ from operator import attrgetter, eq, sub
 from typing import Any
 
 import msgspec
+from msgspec.structs import astuple
 
 from ..js.value import UNDEFINED
 from . import schemas
@@ -81,11 +82,8 @@ def line_contribution(line: CountedLine) -> tuple[Any, ...]:
     return (*contribution(line.type, line.usage, role, usage, calls), *line_usage(line))
 
 
-_MESSAGE, _CONTENT, _USAGE = attrgetter("message"), attrgetter("content"), attrgetter("usage")
-_COST, _TOTAL, _TIMESTAMP = attrgetter("cost"), attrgetter("total"), attrgetter("timestamp")
-_PROVIDER, _MODEL = attrgetter("provider"), attrgetter("model")
-_RESPONSE_MODEL = attrgetter("responseModel")
-_TOKENS = [attrgetter(name) for name in ("input", "output", "cacheRead", "cacheWrite")]
+_MESSAGE, _TOTAL, _TIMESTAMP = attrgetter("message"), attrgetter("total"), attrgetter("timestamp")
+_TOKEN_NAMES = ("input", "output", "cacheRead", "cacheWrite")
 
 
 def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
@@ -104,19 +102,21 @@ def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
     if not lines:
         return [[] for _ in COLUMNS]
     messages = list(map(_MESSAGE, lines))
-    contents = list(map(_CONTENT, messages))
+    # every field of every message at once (in C), a column each
+    fields = dict(zip(CountedMessage.__struct_fields__, zip(*map(astuple, messages))))
+    contents = fields["content"]
     if set(map(type, contents)) != {list}:
         return None
-    try:  # (a usage or cost that is null or absent has no such attribute)
-        usages = list(map(_USAGE, messages))
-        figures = [list(map(token, usages)) for token in _TOKENS]
-        figures.append(list(map(_TOTAL, map(_COST, usages))))
+    try:  # (a usage that is null or absent is no struct; a cost, no attribute)
+        usages = dict(zip(Usage.__struct_fields__, zip(*map(astuple, fields["usage"]))))
+        figures = [list(usages[name]) for name in _TOKEN_NAMES]
+        figures.append(list(map(_TOTAL, usages["cost"])))
         for column in figures:
             sum(column)  # (numbers, or undefined where absent: which cannot be added)
     except (AttributeError, TypeError, OverflowError):
         return None
     size = len(lines)
-    keys = _model_keys(messages)
+    keys = _model_keys(fields["provider"], fields["model"], fields["responseModel"])
     if keys is None:
         return None
     blocks = list(map(_TYPE, chain.from_iterable(contents)))
@@ -141,16 +141,15 @@ def assistant_columns(lines: Sequence[CountedLine]) -> list[list[Any]] | None:
     ]
 
 
-def _model_keys(messages: list[Any]) -> list[str] | None:
+def _model_keys(
+    providers: Sequence[Any], models: Sequence[Any], answered: Sequence[Any]
+) -> list[str] | None:
     """The key each assistant message's usage counts under (``provider/model``, the
     ``responseModel`` where it is not nullish), one string per key; None where a
     provider or model is no string (then the lines are counted one by one)."""
-    size = len(messages)
-    models = list(map(_MODEL, messages))
-    answered = list(map(_RESPONSE_MODEL, messages))
+    size = len(models)
     if answered.count(UNDEFINED) != size:  # responseModel, where it is not nullish
         models = [m if a is None or a is UNDEFINED else a for a, m in zip(answered, models)]
-    providers = list(map(_PROVIDER, messages))
     provider, model = providers[0], models[0]
     if (
         type(provider) is str
