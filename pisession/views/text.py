@@ -10,6 +10,7 @@ show them as escapes) and ``strip_unsafe`` (HTML and pictures: leave them out).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..engine.schemas import PreviewLine, PreviewMessage
 from ..js.json import UNSAFE_CHARS as _UNSAFE_CHARS
@@ -151,16 +152,17 @@ def message_text(message: object, enough: int | None = None) -> str:
     >>> message_text({"role": "compactionSummary", "summary": "We read util.py."})
     'We read util.py.'
     """
-    if enough is None:
-        return switch_text(message, PREVIEW)
-    return switch_text(
-        message,
-        TextMode(
-            PREVIEW.summary,
-            PREVIEW.bash,
-            PREVIEW.system,
-            lambda m: content_summary(js_field(m, "content"), enough),
-        ),
+    return switch_text(message, PREVIEW if enough is None else _preview_of(enough))
+
+
+@lru_cache(maxsize=16)
+def _preview_of(enough: int) -> TextMode[str]:
+    """``PREVIEW`` with content cut once it is ``enough`` characters long (made once)."""
+    return TextMode(
+        PREVIEW.summary,
+        PREVIEW.bash,
+        PREVIEW.system,
+        lambda m: content_summary(js_field(m, "content"), enough),
     )
 
 
