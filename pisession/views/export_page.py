@@ -49,6 +49,7 @@ from .text import entry_kind, entry_text, id_text, one_line, visible
 from .tree_text import _BOX, TREE_BLOCK, decode_shown, replayable, tree_walk
 
 if TYPE_CHECKING:
+    from ..engine.parallel import _Pending
     from .provenance import Fates
     from .reasons import Reading
 
@@ -616,20 +617,23 @@ def fragment_chunks(
 
 
 def _pieces(
-    ex: Export, collapse: int, showing: list[str] | None, before: str = "", after: str = ""
+    ex: Export,
+    collapse: int,
+    showing: list[str] | None,
+    before: str = "",
+    after: str = "",
+    usage: _Pending[str] | None = None,
 ) -> Iterator[str]:
     """``fragment_chunks``, with ``before`` and ``after`` written with its first and
-    last piece (the page's ends)."""
+    last piece (the page's ends); ``usage``: the usage table, when already asked for
+    (``usage_meanwhile``)."""
     from ..engine.parallel import BIG_SESSION
 
     # when the session is big, helper processes make the usage table and the last part
     # of the tree's lines (into a temporary file) meanwhile, while this one writes the
     # first part as it draws it and makes the other parts
     big = len(ex.session) >= BIG_SESSION
-    # (the tree's shape first: made after a fork, it would copy the pages of the parent
-    # column that it reads, a fault each, for 7,000 of them on the 200k session)
-    ex.session.shape  # noqa: B018
-    usage = usage_helper(ex.session, ex.leaf_id)
+    usage = usage or usage_meanwhile(ex.session, ex.leaf_id)
     walk, count, _ = replayable(lambda: _tree_walk(ex, collapse))
     split = count * MAIN_SHARE // 100 if big else count
     head, tail = _tree_section_ends(ex, count, collapse)
@@ -651,6 +655,21 @@ def _pieces(
         "loads nothing: no script, font or picture comes "
         "from elsewhere.</footer>\n</div>" + after
     )
+
+
+def usage_meanwhile(session: SessionLike, leaf_id: object) -> _Pending[str]:
+    """The usage table of the leaf (``export_usage.usage_helper``: made by a helper
+    process for a big session), asked for once the tree's shape is made: made after
+    the fork, the shape would copy every page of the parent column it reads (reading an
+    object writes its reference count), 7,000 of them on the 200k session.
+
+    >>> import pisession
+    >>> usage_meanwhile(pisession.load("tour"), None).result()[:13]
+    '<h2 id=usage>'
+    """
+    session.shape  # noqa: B018
+    session.path_positions(leaf_id)  # (and the path, walked once: kept)
+    return usage_helper(session, leaf_id)
 
 
 def _tree_pieces(
@@ -774,6 +793,8 @@ def export_html_chunks(
     # the secret shapes' helper (at the lowest priority) starts first: it needs no fates
     if showing is not None and len(session) >= BIG_SESSION:
         searches_meanwhile()
+    # and the usage table's before the fates (which take 1 s of the 1M chain's page)
+    usage = usage_meanwhile(session, leaf_id)
     ex = Export.of(session, leaf_id, limit, full_path)
     start = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
@@ -782,7 +803,7 @@ def export_html_chunks(
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(ex.title)} - pisession</title>\n</head><body>\n"
     )
-    return _pieces(ex, 12, showing, start, "\n</body></html>\n")
+    return _pieces(ex, 12, showing, start, "\n</body></html>\n", usage)
 
 
 # --- Markdown ----------------------------------------------------------------------------
