@@ -30,7 +30,7 @@ from ..tree import shown_name
 from .explain import gap_counts
 from .export_style import page_css
 from .export_text import chip, esc, message_html, rules_text
-from .export_usage import usage_helper, usage_table
+from .export_usage import usage_meanwhile, usage_table
 from .protocol import SessionLike
 from .provenance import FATE, FATES, OFF_PATH
 from .reasons import (
@@ -626,7 +626,7 @@ def _pieces(
 ) -> Iterator[str]:
     """``fragment_chunks``, with ``before`` and ``after`` written with its first and
     last piece (the page's ends); ``usage``: the usage table, when already asked for
-    (``usage_meanwhile``)."""
+    (``export_usage.usage_meanwhile``)."""
     from ..engine.parallel import BIG_SESSION
 
     # when the session is big, helper processes make the usage table and the last part
@@ -655,21 +655,6 @@ def _pieces(
         "loads nothing: no script, font or picture comes "
         "from elsewhere.</footer>\n</div>" + after
     )
-
-
-def usage_meanwhile(session: SessionLike, leaf_id: object) -> _Pending[str]:
-    """The usage table of the leaf (``export_usage.usage_helper``: made by a helper
-    process for a big session), asked for once the tree's shape is made: made after
-    the fork, the shape would copy every page of the parent column it reads (reading an
-    object writes its reference count), 7,000 of them on the 200k session.
-
-    >>> import pisession
-    >>> usage_meanwhile(pisession.load("tour"), None).result()[:13]
-    '<h2 id=usage>'
-    """
-    session.shape  # noqa: B018
-    session.path_positions(leaf_id)  # (and the path, walked once: kept)
-    return usage_helper(session, leaf_id)
 
 
 def _tree_pieces(
