@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from msgspec.structs import asdict
+
 from ..engine.schemas import PreviewLine, PreviewMessage
 from ..js.json import UNSAFE_CHARS as _UNSAFE_CHARS
 from ..js.value import UNDEFINED, plain
@@ -208,17 +210,8 @@ def preview_entry(line: PreviewLine) -> dict[str, object] | None:
     ):
         return None
     content: object = message.content
-    if type(content) is list:
-        content = [
-            {
-                "type": b.type,
-                "text": b.text,
-                "thinking": b.thinking,
-                "name": b.name,
-                "arguments": b.arguments,
-            }
-            for b in content
-        ]
+    if type(content) is list:  # (each block's fields as a dict, absent ones undefined)
+        content = list(map(asdict, content))
     return {"type": "message", "message": {"role": message.role, "content": content}}
 
 
