@@ -161,3 +161,16 @@ def test_a_session_without_lines_previews_from_its_entries():
     shown = tree_text.decode_shown(session, items)
     positions = [p for p, _, _ in items]
     assert [shown[p] for p in positions] == session.entries_at(positions)
+
+
+def test_the_roles_read_in_full_are_the_switchs_other_branches():
+    """``message_text.MORE_THAN_CONTENT`` names exactly the roles whose message the one
+    switch on a role reads more of than its content (every role Pi's data knows, the
+    summaries' roles, and some it does not)."""
+    from pisession.message_text import MORE_THAN_CONTENT, SUMMARY_ROLES, TextMode, message_text
+    from pisession.piversions import roles
+
+    probe = TextMode(lambda m: "summary", lambda m: "bash", lambda m: "system", lambda m: "")
+    for role in {*roles(), *SUMMARY_ROLES, "hookMessage", "custom", "", "x", None, 5}:
+        says_more = message_text({"role": role}, probe) != ""
+        assert says_more == (role in MORE_THAN_CONTENT), role
