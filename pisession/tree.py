@@ -209,8 +209,8 @@ class Shape:
         # the others, few in a session Pi wrote (in C): a root has no parent, or itself
         # (a cycle of one)
         others = array("q", compress(range(size), follows.translate(_NOT)))
-        links = map(parents.__getitem__, others), map(parents.__getitem__, others)
-        rooted = bytes(map(or_, map(lt, links[0], repeat(0)), map(eq, links[1], others)))
+        links = list(map(parents.__getitem__, others))
+        rooted = bytes(map(or_, map(lt, links, repeat(0)), map(eq, links, others)))
         roots = Positions.of(compress(others, rooted))
         order = sorted(compress(others, rooted.translate(_NOT)), key=parents.__getitem__)
         keys = list(map(parents.__getitem__, order))
@@ -332,8 +332,8 @@ class Shape:
         """
         out: dict[int, list[int]] = {p: [] for p in range(len(self))}
         reachable = self._reachable()
+        in_file = self.children_in_file_order
         for parent in sorted({*compress(range(-1, len(self) - 1), self.follows), *self.keys}):
-            in_file = self.children_in_file_order
             out[parent] = self.children(parent) if parent in reachable else in_file(parent)
         return out
 

@@ -67,9 +67,9 @@ def usage_helper(session: SessionLike, leaf_id: object) -> _Pending[str]:
 def usage_meanwhile(session: SessionLike, leaf_id: object) -> _Pending[str]:
     """The usage table of the leaf (``usage_helper``: made by a helper process for a
     big session, while the page's process reads the fates), asked for once the tree's
-    shape and the path are made: made after
-    the fork, the shape would copy every page of the parent column it reads (reading an
-    object writes its reference count), 7,000 of them on the 200k session.
+    shape and the path are made: made after the fork, the shape would copy every page
+    of the parent column it reads (reading an object writes its reference count),
+    7,000 of them on the 200k session.
 
     >>> import pisession
     >>> usage_meanwhile(pisession.load("tour"), None).result()[:13]

@@ -182,9 +182,10 @@ def tree_chunks(
     yield from _tree_blocks(session, view, remarkable(session, leaf), collapse)
 
 
-#: Lines of the tree drawn and written together (``tree``, ``export``): their entries are
-#: decoded together and forgotten after. A block of 1,024 (about 1.5 MB of lines in a long
-#: session) is reused memory; 4,096 faulted in 11,000 more pages on the 200k session.
+#: Lines of the tree drawn and written together (``tree``, ``export``): their previews
+#: are read together (``decode_shown``), and the entries read in full for them forgotten
+#: after. A block of 1,024 (about 1.5 MB of lines in a long session) is reused memory;
+#: 4,096 faulted in 11,000 more pages on the 200k session.
 TREE_BLOCK = 1024
 
 
