@@ -236,7 +236,9 @@ def test_summed_adds_as_javascript_does(contributions):
 
 
 unsafe_text = st.text(
-    st.sampled_from(list("ab \t\n\r\x1b[]0;m\x07\\\u00a0\u200e\u202e\u2028\ufeff\x85é中")),
+    st.sampled_from(
+        list("ab \t\n\r\x0b\x0c\x1c\x1f\x1b[]0;m\x07\\\u00a0\u200e\u202e\u2028\u3000\ufeff\x85é中")
+    ),
     max_size=200,
 )
 
@@ -248,7 +250,7 @@ def test_text_shortcuts_equal_the_plain_expressions(value):
     stripped = text._UNSAFE_IN_TEXT.sub("", text.ANSI.sub("", value).replace("\t", " "))
     assert text.strip_unsafe(value) == stripped
     line = text.strip_unsafe(re.sub(r"\s+", " ", value)).strip()
-    for width in (1, 3, 8, 80):
+    for width in (1, 3, 8, 60, 80):
         expected = line if len(line) <= width else line[: width - 1].rstrip() + "…"
         assert text.one_line(value, width) == expected
 

@@ -424,7 +424,9 @@ class _TreeDrawing:
         if marked is None:
             marked = self.marks[fate] = f"{'○' if fate == OFF_PATH else '●'} {chip(fate)}"
         entry_id = self.index.ids[position]
-        if type(entry_id) is str and entry_id.isprintable():  # esc(id_text(...)) of it
+        if type(entry_id) is str and entry_id.isalnum():  # (the usual id: nothing to escape)
+            shown_id = entry_id
+        elif type(entry_id) is str and entry_id.isprintable():  # esc(id_text(...)) of it
             shown_id = html.escape(entry_id)
         else:
             shown_id = esc(id_text(entry_id))

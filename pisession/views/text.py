@@ -10,9 +10,9 @@ show them as escapes) and ``strip_unsafe`` (HTML and pictures: leave them out).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-
-from msgspec.structs import asdict
+from typing import Any, cast
 
 from ..engine.schemas import PreviewLine, PreviewMessage
 from ..js.json import UNSAFE_CHARS as _UNSAFE_CHARS
@@ -29,7 +29,6 @@ _UNSAFE_IN_TEXT = re.compile(f"(?!\n)[{_UNSAFE_CHARS}]")
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]")
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_SPACES = re.compile(r"\s+")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -86,47 +85,57 @@ def one_line(text: object, width: int | None = 80, ellipsis: str = "…") -> str
     'a long text…'
     """
     value = plain(text)
-    start_length = None if width is None else 4 * width + 64
+    start_length = None if width is None else 2 * width + 16
     if width is not None and start_length is not None and len(value) > start_length:  # long
         head = value[:start_length]
         if "\x1b" not in head:  # then the cleaned start is the start of the cleaned text
-            start = _cleaned(head).strip()
+            start = _cleaned(head)
             if len(start) > width:
                 return start[: max(width - len(ellipsis), 0)].rstrip() + ellipsis
-    value = _cleaned(value).strip()
+    value = _cleaned(value)
     if width is None or len(value) <= width:
         return value
     return value[: max(width - len(ellipsis), 0)].rstrip() + ellipsis
 
 
 def _cleaned(value: str) -> str:
-    """Whitespace runs as one space, ANSI sequences and ``UNSAFE`` characters removed."""
+    """Whitespace runs as one space, ANSI sequences and ``UNSAFE`` characters removed,
+    whitespace at the ends too.
+
+    >>> _cleaned(" a \\t b\\u202e \\n")
+    'a b'
+    """
     if not value.isprintable() or "  " in value:  # else the only space is " ", alone
-        value = strip_unsafe(_SPACES.sub(" ", value))
-    return value
+        # (``split`` cuts at the runs of whitespace that ``\s+`` matches, in C; what
+        # a substitution of them would leave at the ends, the strip takes)
+        value = strip_unsafe(" ".join(value.split()))
+    return value.strip()
 
 
-def _block_text(block: object) -> str:
-    kind = js_field(block, "type")
+def _block_text(block: object, get: Callable[[Any, str], object] = js_field) -> str:
+    kind = get(block, "type")
     if kind == "text":
-        return plain(js_field(block, "text"))
+        return plain(get(block, "text"))
     if kind == "thinking":
-        return "[thinking] " + plain(js_field(block, "thinking"))
+        return "[thinking] " + plain(get(block, "thinking"))
     if kind == "toolCall":
-        arguments = js_field(block, "arguments")
+        arguments = get(block, "arguments")
         inner = ""
         if isinstance(arguments, dict):
             inner = ", ".join(f"{k}={one_line(v, 40)}" for k, v in arguments.items())
-        return f"[call] {plain(js_field(block, 'name'))}({inner})"
+        return f"[call] {plain(get(block, 'name'))}({inner})"
     if kind == "image":
         return "[image]"
     return f"[{plain(kind)}]"
 
 
-def content_summary(content: object, enough: int | None = None) -> str:
+def content_summary(
+    content: object, enough: int | None = None, get: Callable[[Any, str], object] = js_field
+) -> str:
     """Plain text of message content: a string, or its blocks described one by one.
     With ``enough``, blocks stop once the text is that long (for a preview: its start is
-    the same).
+    the same). ``get`` reads a block's field (``getattr``: the blocks of a line as
+    ``schemas.PREVIEW`` reads it).
 
     >>> content_summary([{"type": "text", "text": "hi"}, {"type": "toolCall",
     ...     "name": "bash", "arguments": {"command": "ls"}}])
@@ -140,7 +149,7 @@ def content_summary(content: object, enough: int | None = None) -> str:
         return plain(content)
     parts, size = [], -1
     for block in content:
-        parts.append(_block_text(block))
+        parts.append(_block_text(block, get))
         size += len(parts[-1]) + 1
         if enough is not None and size >= enough:
             break
@@ -189,12 +198,12 @@ PREVIEW: TextMode[str] = TextMode(
 )
 
 
-def preview_entry(line: PreviewLine) -> dict[str, object] | None:
-    """What ``entry_text`` reads of a message entry, made of its line as
-    ``schemas.PREVIEW`` read it (its type, its message's role, its content's blocks),
-    as an entry: ``entry_text`` of it is ``entry_text`` of the full entry. None for
-    another line (of another type, or whose message says more than its content): its
-    preview needs the full entry.
+def preview_entry(line: PreviewLine) -> PreviewLine | None:
+    """The line itself where ``entry_text`` can read a message entry's preview off it, as
+    ``schemas.PREVIEW`` read it (its type, its message's role, its content's blocks):
+    ``entry_text`` of it is then ``entry_text`` of the full entry. None for another line
+    (of another type, or whose message says more than its content): its preview needs
+    the full entry.
 
     >>> from pisession.engine.schemas import PREVIEW
     >>> line = PREVIEW.decode(b'{"type":"message","id":"a","message":{"role":"user",'
@@ -209,21 +218,21 @@ def preview_entry(line: PreviewLine) -> dict[str, object] | None:
         or message.role in MORE_THAN_CONTENT
     ):
         return None
-    content: object = message.content
-    if type(content) is list:  # (each block's fields as a dict, absent ones undefined)
-        content = list(map(asdict, content))
-    return {"type": "message", "message": {"role": message.role, "content": content}}
+    return line
 
 
 def entry_text(entry: object, enough: int | None = None) -> str:
     """What an entry holds or does, as one plain string (uncut, uncleaned; ``enough``:
-    as ``content_summary``, for a preview of that many characters).
+    as ``content_summary``, for a preview of that many characters). ``entry`` may also
+    be a line ``preview_entry`` gave: what its full entry says is read off it.
 
     >>> entry_text({"type": "label", "targetId": "a1", "label": "first answer"})
     'a1 = first answer'
     >>> entry_text({"type": "context_edit", "targetId": "t1", "replacement": None})
     'omit t1'
     """
+    if type(entry) is PreviewLine:  # (``preview_entry``'s: a message of its content alone)
+        return content_summary(cast(PreviewMessage, entry.message).content, enough, getattr)
     kind = js_field(entry, "type")
     if kind == "message":
         return message_text(js_field(entry, "message"), enough)

@@ -319,14 +319,14 @@ def _root_walk(
 def decode_shown(session: SessionLike, items: Sequence[WalkItem]) -> dict[int, object]:
     """The entries that ``tree_walk``'s items show, as their previews read them
     (``entry_text``), decoded together (one read of the file for neighbouring lines): a
-    message entry's type, role and content alone (``text.preview_entry``), any other
-    entry in full.
+    message entry's line as its type, role and content (``text.preview_entry``), any
+    other entry in full.
 
     >>> import pisession
     >>> s = pisession.load(pisession.sample_path("tour"))
     >>> items = list(tree_walk(s, s.fates().names, set(), 0))
     >>> shown = decode_shown(s, items)
-    >>> shown[items[0][0]]["type"], shown[items[4][0]]["message"]["role"]
+    >>> shown[items[0][0]]["type"], shown[items[4][0]].message.role
     ('session_info', 'user')
     """
     positions = [item for item, _, _ in items if not isinstance(item, Gap)]
