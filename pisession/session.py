@@ -217,7 +217,7 @@ class Session:
     @cached_property
     def name(self) -> str | None:
         """The session name (latest ``session_info``), or None."""
-        positions = of_type(self.index, "session_info")
+        positions = of_type(self.index, "session_info")[-1:]  # (the latest decides alone)
         entries = self.entries_at(positions)
         return session_name(entries, lambda k, reason: self.failure(positions[k], reason))
 

@@ -35,6 +35,7 @@ from test_properties import EXAMPLES, RANDOM, session_bytes
 import pisession
 from pisession import request, rule
 from pisession.engine import context, stream
+from pisession.engine.index import of_type
 from pisession.errors import PisessionError
 from pisession.js import json as jsjson
 from pisession.js.value import field, value_text
@@ -198,6 +199,10 @@ def _fates_bypass_matches(session, leaf: int | None, monkeypatch) -> None:
             assert (got.fate, got.messages, got.why.roles) == (name, count, roles), (position, size)
             assert fates.sends_system(position) == ("system" in roles), (position, size)
         assert fates.message_count() == len(expected.messages), size
+        on_path = set(expected.path)  # (the fate column says which entries are on it)
+        for kind in {k for k in session.index.types if type(k) is str}:
+            found = [p for p in of_type(session.index, kind) if p in on_path]
+            assert fates.on_path(kind) == found, (kind, size)
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")

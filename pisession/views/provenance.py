@@ -18,7 +18,7 @@ from typing import overload
 
 from .. import projection
 from ..engine import context as engine
-from ..engine.index import EntryIndex
+from ..engine.index import EntryIndex, of_type
 from ..js.value import UNDEFINED, truthy, value_text
 from ..js.value import field as js_field
 from ..rule import EDITABLE_ROLES
@@ -396,6 +396,19 @@ class Fates(Sequence[Fate]):
             }
             for f in self
         ]
+
+    def on_path(self, kind: str) -> list[int]:
+        """The entries of type ``kind`` on the path, in file order, read off the fate
+        column (an entry's fate is ``OFF_PATH`` exactly when it is not on the path): the
+        path itself is not read, whose entries a helper process may be sharing.
+
+        >>> import pisession
+        >>> s = pisession.load(pisession.sample_path("tour"))
+        >>> [s.line_of(p) for p in s.fates().on_path("compaction")]
+        [25]
+        """
+        names = self.names
+        return [p for p in of_type(self._session.index, kind) if names[p] != OFF_PATH]
 
     def counts(self) -> dict[str, int]:
         """How many entries have each fate (every fate listed, in ``FATES`` order)."""

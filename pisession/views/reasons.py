@@ -58,6 +58,7 @@ class Reading:
     thinking_level: object
     model: object
     messages: int
+    compactions: int  # how many the path holds
 
     @property
     def compaction(self) -> int | None:
@@ -82,7 +83,12 @@ def reading_of(fates: Fates) -> Reading:
     """
     settings = fates.steps.settings
     return Reading(
-        fates.path, fates.selection, settings.thinking_level, settings.model, fates.message_count()
+        fates.path,
+        fates.selection,
+        settings.thinking_level,
+        settings.model,
+        fates.message_count(),
+        len(fates.on_path("compaction")),
     )
 
 
@@ -198,7 +204,10 @@ def _compaction_rows(
     compaction = projection.compaction
     if compaction is None:
         return [("compaction", "none on the path: the whole path is selected")]
-    older = len(of_type(session.index, "compaction", projection.path)) - 1
+    if isinstance(projection, Reading):
+        older = projection.compactions - 1
+    else:
+        older = len(of_type(session.index, "compaction", projection.path)) - 1
     extra = f" (+{older} older on the path)" if older else ""
     return [
         ("compaction", f"{_where(session, compaction)}, newest{extra}"),
