@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, islice, repeat
 from operator import eq, ne
-from typing import Any, cast
+from typing import Any
 
 from ..js.value import NO_KEY, UNDEFINED, js_key, truthy
 from ..js.value import field as js_field
@@ -207,10 +207,9 @@ class EntryIndex:
         index = cls(types, ids, [], roles, decode, decode_many, source, parent_ids)
         if by_id is not None:  # (every id a string, as ``by_id`` was made only then)
             index.__dict__.update(by_id=by_id, string_ids=True)
-        found = parent_positions(
+        index.parents = parent_positions(
             parent_ids, ids, lambda: index.by_id, lambda: index.unique_ids, index.string_ids
         )
-        cast(list[Any], index.parents).extend(found)
         return index
 
     def __len__(self) -> int:

@@ -454,8 +454,12 @@ def _entry_rows(
     """The rows that are entries: all but the header and any later session header (Pi
     does not count those), each of which gets a diagnostic. ``in_place``: ``parsed``'s
     own columns lose the header row (no second copy of them)."""
-    later = islice(parsed.types, 1, None)
-    extra = list(compress(range(1, len(parsed)), map(eq, later, repeat("session"))))
+    types = parsed.types
+    extra: list[int] = []
+    if types.count("session") > types[:1].count("session"):  # (a scan in C, as a rule none)
+        extra = list(
+            compress(range(1, len(parsed)), map(eq, islice(types, 1, None), repeat("session")))
+        )
     for k in extra:
         message = "a second session header; Pi does not treat it as an entry"
         diagnostics.append(Diagnostic(parsed.lines[k], "extra-header", message))
