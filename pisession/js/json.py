@@ -573,7 +573,7 @@ def line_bounds(data: bytes, lo: int = 0, hi: int | None = None) -> tuple[list[i
     while end >= 0:
         append(end)
         end = find(b"\n", end + 1, hi)
-    starts = [lo, *(end + 1 for end in ends)]
+    starts = [lo, *map((1).__add__, ends)]
     if starts[-1] >= hi:
         starts.pop()
     else:

@@ -225,8 +225,10 @@ def gap_counts(names: Sequence[str], gap: Gap) -> str:
     >>> gap_counts(["sent", "summarized", "off-path", "summarized"], Gap(3, 1, 3))
     '2 summarized, 1 off-path'
     """
-    counts = Counter(gap.fates(names))
-    return ", ".join(f"{counts[k.name]:,} {k.name}" for k in FATES if counts[k.name])
+    fates = gap.fates(names)
+    one = bool(fates) and fates.count(fates[0]) == len(fates)  # (a run of the tree), in C
+    counts: dict[str, int] = {fates[0]: len(fates)} if one else Counter(fates)
+    return ", ".join(f"{counts[k.name]:,} {k.name}" for k in FATES if counts.get(k.name))
 
 
 def _gap_lines(

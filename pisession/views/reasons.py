@@ -343,7 +343,7 @@ def file_order_items(
     out: list[int | Gap] = []
     start = 0
     for _, group in groupby(names, None if run_of is None else run_of.__getitem__):
-        end = start + sum(1 for _ in group)
+        end = start + len(list(group))  # (counted in C)
         low = start
         for k in range(bisect_left(cuts, start), len(cuts)):
             if cuts[k] >= end:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
 from ..engine.schemas import PreviewLine, PreviewMessage
 from ..js.json import UNSAFE_CHARS as _UNSAFE_CHARS
@@ -232,7 +232,7 @@ def entry_text(entry: object, enough: int | None = None) -> str:
     'omit t1'
     """
     if type(entry) is PreviewLine:  # (``preview_entry``'s: a message of its content alone)
-        return content_summary(cast(PreviewMessage, entry.message).content, enough, getattr)
+        return content_summary(entry.message.content, enough, getattr)  # type: ignore[union-attr]
     kind = js_field(entry, "type")
     if kind == "message":
         return message_text(js_field(entry, "message"), enough)
