@@ -180,12 +180,14 @@ def test_reading_in_chunks_equals_reading_whole(tmp_path, big, chunk):
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_reading_in_two_halves_equals_reading_whole(tmp_path, monkeypatch, big, workers):
+@pytest.mark.parametrize("odd", [0, 8])
+def test_reading_in_two_halves_equals_reading_whole(tmp_path, monkeypatch, big, workers, odd):
     """Big files are parsed in two halves, the second by a forked process when it can
-    help (``pisession.engine.parallel``): rows, line numbers and diagnostics are the same."""
+    help (``pisession.engine.parallel``): rows, line numbers and diagnostics are the same
+    (``odd``: lines skipped on both sides of the middle, or none)."""
     rng = random.Random(5)
     lines = big.split(b"\n")
-    for _ in range(8):  # odd lines on both sides of the middle
+    for _ in range(odd):  # odd lines on both sides of the middle
         lines.insert(rng.randrange(1, len(lines)), rng.choice(ODD_LINES))
     data = b"\n".join(lines)
     whole, whole_diags = reader.parse_lines(data)

@@ -525,7 +525,11 @@ def _joined(
         positions.update(zip(rest.ids, range(base - 1, base - 1 + len(rest.ids))))
     else:
         first.id_positions = None
-    first.lines.extend(array("q", map(shift.__add__, rest.lines)))
+    lines = rest.lines
+    if lines and lines[-1] - lines[0] + 1 == len(lines):  # one line after another: a range
+        first.lines.extend(array("q", range(lines[0] + shift, lines[-1] + shift + 1)))
+    else:
+        first.lines.extend(array("q", map(shift.__add__, lines)))
     for name in ("starts", "ends", "types", "ids", "parent_ids", "roles"):
         getattr(first, name).extend(getattr(rest, name))
     if first.counted is not None and rest.counted is not None:
