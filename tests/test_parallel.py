@@ -18,6 +18,9 @@ def test_a_background_helper_runs_at_the_lowest_priority():
     # os.nice(0) answers the process's niceness
     assert in_child(os.nice, 0, background=True).result() == 19
     assert in_child(os.nice, 0).result() == os.nice(0)
+    if hasattr(os, "SCHED_IDLE"):  # and, on Linux, in the idle class
+        assert in_child(os.sched_getscheduler, 0, background=True).result() == os.SCHED_IDLE
+        assert in_child(os.sched_getscheduler, 0).result() == os.sched_getscheduler(0)
 
 
 @needs_fork

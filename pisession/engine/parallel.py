@@ -95,9 +95,13 @@ class _Pending(Generic[T]):
 
 
 def _lowest_priority() -> None:
-    """This process's priority lowered to the least (where the OS lets it)."""
+    """This process's priority lowered to the least (where the OS lets it): niceness 19,
+    and on Linux the idle class, whose process runs where a core would wait (a nice one
+    still takes a share of a busy core: from the two halves of a file being read)."""
     with contextlib.suppress(OSError):
         os.nice(19)
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
 def in_child(
