@@ -203,9 +203,14 @@ class Shape:
         throws (default ``index.fail``: a ``PiFailure`` naming the entry)."""
         parents = tree_parents(index) if parents is None else parents
         size = len(parents)
-        # in C: the entries whose parent is the entry before (the first has none)
-        follows = bytearray(map(eq, parents, range(-1, size - 1)))
-        follows[:1] = b"\0" * min(size, 1)
+        jumps = getattr(index, "jumps", None)
+        if jumps is not None and parents is index.parents:  # (known: the others follow)
+            follows = bytearray(b"\1") * size
+            for position in jumps:
+                follows[position] = 0
+        else:  # in C: the entries whose parent is the entry before
+            follows = bytearray(map(eq, parents, range(-1, size - 1)))
+        follows[:1] = b"\0" * min(size, 1)  # (the first has none)
         # the others, few in a session Pi wrote (in C): a root has no parent, or itself
         # (a cycle of one)
         others = array("q", compress(range(size), follows.translate(_NOT)))
@@ -380,12 +385,13 @@ class Shape:
 _STRING_OR_NULL = {str, type(None)}
 
 
-def tree_parents(index: TreeIndex) -> list[int]:
+def tree_parents(index: TreeIndex) -> Sequence[int]:
     """Each entry's parent as Pi's tree view (``getTree``) links it, -1 for a root: a
     ``parentId`` of ``null`` or equal to the entry's own id makes a root; any other is
     looked up among the entries' ids, falsy ones too (``""``, ``0``, ``false``, an absent
     one finding an entry without id), and a parent not found makes a root. Where the
-    ``parentId`` is a non-empty string, as Pi writes it, this is the context's link.
+    ``parentId`` is a non-empty string, as Pi writes it, this is the context's link
+    (then the index's own column is given, not to be changed).
 
     >>> from pisession.engine.index import EntryIndex
     >>> tree_parents(EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]))
@@ -393,10 +399,15 @@ def tree_parents(index: TreeIndex) -> list[int]:
     >>> EntryIndex.of([{"id": ""}, {"id": "b", "parentId": ""}]).parents
     [-1, -1]
     """
-    parents = list(index.parents)
     parent_ids, ids = index.parent_ids, index.ids
-    if set(map(type, parent_ids)) <= _STRING_OR_NULL and "" not in parent_ids:
-        return parents  # as Pi writes them: the context's links (null: a root)
+    jumps = getattr(index, "jumps", None)
+    # (where the index knows which parents are not the entry before: those alone; the
+    # others are the ids before them, non-empty strings, and a first entry without a
+    # parentId finds no entry among string ids)
+    odd = parent_ids if jumps is None else [parent_ids[p] for p in jumps]
+    if set(map(type, odd)) <= _STRING_OR_NULL and "" not in odd:
+        return index.parents  # as Pi writes them: the context's links (null: a root)
+    parents = list(index.parents)
     # in C: the entries whose parentId is not a non-empty string
     plain = map(and_, map(is_, map(type, parent_ids), repeat(str)), map(truth, parent_ids))
     for position in compress(range(len(parent_ids)), map(not_, plain)):  # (not a list)

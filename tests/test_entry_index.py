@@ -37,13 +37,34 @@ def session_columns(rng: random.Random, size: int, jumps: int, duplicate: bool):
     return parents, ids
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(80))
 def test_parents_equal_the_whole_index(seed: int) -> None:
+    """Parents equal the plain lookup's, the id index made or not; the jumps (where
+    ids are all different non-empty strings, the entries whose parent is not the one
+    before) are those a plain reading finds, and every other entry follows its parent."""
     rng = random.Random(seed)
     size = rng.choice([2, 3, 50, 400])
     jumps = rng.choice([0, 1, 3, size // 8, size])  # few (a scan) and many (the index)
     parents, ids = session_columns(rng, size, jumps, duplicate=seed % 4 == 0)
-    assert parent_positions(parents, ids) == plain_parents(parents, ids)
+    if seed % 10 == 1:  # an empty id, or one that is no string
+        ids[rng.randrange(size)] = rng.choice(["", 7, None])
+    if seed % 10 == 2:  # a parent of another type
+        parents[rng.randrange(size)] = rng.choice([0, [], False])
+    expected = plain_parents(parents, ids)
+    assert parent_positions(parents, ids) == expected
+    made = ix.id_index(ids) if all(type(i) is str for i in ids) else None
+    links = ix.parent_links(parents, ids, made=made)
+    assert links.parents == expected
+    known = (
+        all(type(i) is str and i for i in ids)
+        and len(set(ids)) == len(ids)
+        and all(type(p) in (str, type(None), type(UNDEFINED)) for p in parents)
+    )
+    assert (links.jumps is not None) == known
+    if known:
+        plainly = [k for k in range(1, size) if parents[k] != ids[k - 1]]
+        assert links.jumps == [0] * (parents[0] is not UNDEFINED) + plainly
+        assert all(expected[k] == k - 1 for k in range(1, size) if k not in links.jumps)
 
 
 def test_position_of_scans_then_makes_the_index() -> None:

@@ -116,3 +116,28 @@ def test_paths_walked_by_stretches_are_walked_one_by_one(seed: int) -> None:
             assert caught.value.cycle == expected
         else:
             assert walk_path(index, leaf) == expected
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_shape_made_of_the_indexs_jumps_is_the_shape_of_its_parents(seed: int) -> None:
+    """Where the index knows the entries whose parent is not the one before
+    (``EntryIndex.jumps``), the tree's links and its shape are made of those alone: the
+    same as made of every entry's parent."""
+    from test_entry_index import session_columns
+
+    from pisession.tree import tree_parents
+
+    rng = random.Random(seed)
+    size = rng.choice([2, 3, 50, 400])
+    parent_ids, ids = session_columns(rng, size, rng.choice([0, 1, 5, size]), seed % 5 == 0)
+    if seed % 7 == 1:  # a parent the tree view links otherwise: an empty id, or itself
+        position = rng.randrange(size)
+        ids[position] = "" if seed % 2 else ids[position]
+        parent_ids[position] = "" if seed % 2 else ids[position]
+    index = EntryIndex.of_columns(["message"] * size, ids, parent_ids, ["user"] * size, id)
+    plain = EntryIndex.of_columns(["message"] * size, ids, parent_ids, ["user"] * size, id)
+    plain.jumps = None  # (as an index that does not know them)
+    assert list(tree_parents(index)) == list(tree_parents(plain))
+    made, reference = Shape.of(index), Shape.of(plain)
+    for name in ("roots", "leaves", "follows", "order", "keys"):
+        assert list(getattr(made, name)) == list(getattr(reference, name)), name

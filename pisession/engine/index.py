@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, islice, repeat
 from operator import eq, ne
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..js.value import NO_KEY, UNDEFINED, js_key, truthy
 from ..js.value import field as js_field
@@ -74,6 +74,7 @@ def parent_positions(
     index_of: Callable[[], dict[Any, Any]] | None = None,
     unique: Callable[[], bool] | None = None,
     string_ids: bool | None = None,
+    made: dict[Any, Any] | None = None,
 ) -> list[int]:
     """The position of each entry's parent, or -1 where Pi's walk stops (``parentId``
     empty, null, absent or not found). ``index_of()`` gives the id index
@@ -81,40 +82,71 @@ def parent_positions(
     (worked out from ``ids`` by default); the index is asked for only when a parent must
     be looked up: where ids are all different strings, a parent that comes right before
     its child is known without one, and a long straight session needs no lookup at all.
-    ``string_ids``: whether every id is a string, when the caller knows.
+    ``string_ids``: whether every id is a string, when the caller knows; ``made``: the
+    id index, when already made.
 
     >>> parent_positions([None, "a", "zz", ""], ["a", "b", "", "d"])
     [-1, 0, -1, -1]
+    """
+    return parent_links(parent_ids, ids, index_of, unique, string_ids, made).parents
+
+
+class Links(NamedTuple):
+    """Each entry's parent position (``parent_positions``), and the ``jumps``: where ids
+    are all different non-empty strings, the entries whose ``parentId`` is not the id of
+    the entry before (and the first entry, unless its ``parentId`` is absent), in file
+    order: every other entry's parent is the entry before it. None where ids are not
+    such."""
+
+    parents: list[int]
+    jumps: list[int] | None
+
+
+def parent_links(
+    parent_ids: Sequence[object],
+    ids: Sequence[object],
+    index_of: Callable[[], dict[Any, Any]] | None = None,
+    unique: Callable[[], bool] | None = None,
+    string_ids: bool | None = None,
+    made: dict[Any, Any] | None = None,
+) -> Links:
+    """``parent_positions``, and the entries whose parent is not the entry before.
+
+    >>> parent_links([None, "a", "a"], ["a", "b", "c"])
+    Links(parents=[-1, 0, 0], jumps=[0, 2])
     """
     index_of = index_of or (lambda: id_index(ids))
     unique = unique or (lambda: len(set(ids)) == len(ids))
     if string_ids is None:
         string_ids = set(map(type, ids)) <= {str}
-    plain = string_ids and set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES
-    if plain and "" not in ids:
-        # string ids, none of them falsy: a plain lookup stops where Pi's walk stops
-        if len(ids) > 1:
-            # each parentId against the id before it (the first's: none), in C, the ids
-            # not copied
-            after = map(ne, islice(parent_ids, 1, None), ids)
-            elsewhere = [0] if ne(parent_ids[0], UNDEFINED) else []
-            elsewhere += compress(range(1, len(ids)), after)
-            # a parent that is not the one before needs the index (made first: then
-            # ``unique`` may read it; the commands that draw the tree ask for it anyway);
-            # falsy ones stop
+    # (an empty id: asked of the id index when it is made, else of the ids, in C)
+    if string_ids and len(ids) > 1 and "" not in (ids if made is None else made):
+        # each parentId against the id before it (the first's: none), in C, the ids not
+        # copied: the others are strings, those ids
+        after = map(ne, islice(parent_ids, 1, None), ids)
+        elsewhere = [0] if ne(parent_ids[0], UNDEFINED) else []
+        elsewhere += compress(range(1, len(ids)), after)
+        if all(type(parent_ids[p]) in _PLAIN_PARENT_TYPES for p in elsewhere):
+            # string ids, none of them falsy: a plain lookup stops where Pi's walk
+            # stops; a parent that is not the one before needs the index (made first:
+            # then ``unique`` may read it; the commands that draw the tree ask for it
+            # anyway); falsy ones stop
             lookup = index_of().get if any(parent_ids[p] for p in elsewhere) else {}.get
             if unique():
                 out = list(range(-1, len(ids) - 1))
                 for position in elsewhere:
                     out[position] = lookup(parent_ids[position], -1)
-                return out
-        return list(map(index_of().get, parent_ids, repeat(-1)))
+                return Links(out, elsewhere)
+            return Links(list(map(index_of().get, parent_ids, repeat(-1))), None)
+    plain = string_ids and set(map(type, parent_ids)) <= _PLAIN_PARENT_TYPES
+    if plain and "" not in ids:
+        return Links(list(map(index_of().get, parent_ids, repeat(-1))), None)
     by_id = index_of()
     out = []
     for parent_id in parent_ids:
         key = js_key(parent_id) if truthy(parent_id) else NO_KEY
         out.append(-1 if key is NO_KEY else by_id.get(key, -1))
-    return out
+    return Links(out, None)
 
 
 #: How many ids ``EntryIndex.position_of`` looks for by scanning the ids (in C, about a
@@ -155,6 +187,8 @@ class EntryIndex:
     walked: dict[Any, Any] = field(default_factory=dict[Any, Any], init=False, repr=False)
     #: how many more ids ``position_of`` may look for by a scan before making ``by_id``
     scans: int = field(default=SCANS_BEFORE_INDEX, init=False, repr=False)
+    #: the entries whose parent is not the entry before (``Links.jumps``; None: not known)
+    jumps: list[int] | None = field(default=None, init=False, repr=False)
 
     @cached_property
     def by_id(self) -> dict[Any, Any]:
@@ -207,8 +241,8 @@ class EntryIndex:
         index = cls(types, ids, [], roles, decode, decode_many, source, parent_ids)
         if by_id is not None:  # (every id a string, as ``by_id`` was made only then)
             index.__dict__.update(by_id=by_id, string_ids=True)
-        index.parents = parent_positions(
-            parent_ids, ids, lambda: index.by_id, lambda: index.unique_ids, index.string_ids
+        index.parents, index.jumps = parent_links(
+            parent_ids, ids, lambda: index.by_id, lambda: index.unique_ids, index.string_ids, by_id
         )
         return index
 
