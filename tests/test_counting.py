@@ -82,7 +82,7 @@ def test_counting_while_reading_counts_odd_shapes_as_the_full_entries(shape):
 
 
 def _counted_rows(parsed) -> list:
-    dense = parsed.counted.dense(parsed.types, parsed.roles)
+    dense = parsed.whole_counted().dense(parsed.types, parsed.roles)
     assert len(dense) == len(COLUMNS) and all(len(column) == len(parsed) for column in dense)
     return [repr(row) for row in zip(*dense)]
 
@@ -105,6 +105,8 @@ def test_counting_in_halves_and_chunks_equals_reading_whole(tmp_path, monkeypatc
     assert _counted_rows(chunked) == _counted_rows(whole)
     monkeypatch.setenv("PISESSION_WORKERS", workers)
     halves, _ = reader.parse_halves(str(path), len(data), counting=True)
+    # (a helper's rows come pickled, joined when asked for)
+    assert (halves.counted_later is not None) == (workers == "2")
     assert _counted_rows(halves) == _counted_rows(whole)
     monkeypatch.setattr(reader, "CHUNK", 1 << 16)  # a "big" file: chunks, halves, no bytes kept
     counting, later = pisession.load(path, counting=True), pisession.load(path)

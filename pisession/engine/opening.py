@@ -97,7 +97,7 @@ class Rows:
             raise SessionFormatError(
                 source, None, "the file changed since it was read (read it again)"
             )
-        return cast("Counted", rows.counted)
+        return cast("Counted", rows.whole_counted())
 
     def decode_many(self, rows: Sequence[int]) -> list[object]:
         values, starts, ends = self.parsed.values, self.parsed.starts, self.parsed.ends
@@ -339,7 +339,7 @@ class SessionFile:
 
         if self._rows is None:
             return counted_columns(self.index)
-        counted = self._rows.parsed.counted  # (None: not counted while read)
+        counted = self._rows.parsed.whole_counted()  # (None: not counted while read)
         return counted if counted is not None else self._rows.counted(self.source)
 
     def dumps(self) -> bytes:

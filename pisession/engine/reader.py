@@ -17,6 +17,7 @@ from __future__ import annotations
 import gc
 import io
 import os
+import pickle
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -75,9 +76,29 @@ class ParsedLines:
     #: -1) where every id is a string, made while a helper parses the rest of a big file
     #: (``index_ids``); None: not made (``EntryIndex.by_id`` makes it when asked)
     id_positions: dict[Any, int] | None = None
+    #: the counted rows of the rest of a big file as its helper sent them (pickled), with
+    #: the row here of their row 0: joined to ``counted`` when first asked for
+    #: (``whole_counted``), by the process that asks (``export``: the usage table's)
+    counted_later: tuple[int, bytes] | None = None
 
     def __len__(self) -> int:
         return len(self.types)
+
+    def whole_counted(self) -> Counted | None:
+        """``counted``, with the rows a helper sent joined to it first if they are not yet.
+
+        >>> parsed, _ = parse_lines(b'{"type":"usage","usage":{"input":3}}\\n', counting=True)
+        >>> list(parsed.whole_counted().rows)
+        [0]
+        """
+        if self.counted is not None and self.counted_later is not None:
+            base, sent = self.counted_later
+            rest = pickle.loads(sent)
+            self.counted.extend(map(base.__add__, rest.rows), ())
+            for column, more in zip(self.counted.columns, rest.columns):
+                column.extend(more)
+        self.counted_later = None
+        return self.counted
 
     def __getstate__(self) -> dict[str, Any]:
         # sent from the helper process that parsed half a file: the id columns are
@@ -87,6 +108,9 @@ class ParsedLines:
         state = dict(self.__dict__)
         state["ids"] = packed(self.ids)
         state["parent_ids"] = parents_packed(self.parent_ids, self.ids)
+        if self.counted is not None:  # (pickled apart: unpickled where it is asked for)
+            sent = pickle.dumps(self.whole_counted(), pickle.HIGHEST_PROTOCOL)
+            state["counted"], state["counted_later"] = None, (0, sent)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -104,8 +128,9 @@ class ParsedLines:
         ['a']
         """
         drop = sorted(set(rows))
-        counted = self.counted
-        if drop == list(range(len(drop))):  # the usual case: the header only, sliced in C
+        usual = drop == list(range(len(drop)))
+        counted = self.counted if usual else self.whole_counted()  # (else renumbered here)
+        if usual:  # the header only, sliced in C
             cut = len(drop)
             positions = self.id_positions if cut == 1 and in_place else None
             if positions is not None and positions.get(self.ids[0]) == -1:
@@ -121,7 +146,10 @@ class ParsedLines:
                     columns[k] = column[cut:]
             values = {k - cut: v for k, v in self.values.items() if k >= cut}
             kept = None if counted is None else _counted_after(counted, cut, in_place)
-            return ParsedLines(*columns, values, kept, positions)  # type: ignore[call-arg]
+            later = self.counted_later  # (the rest's rows, all after the cut)
+            if later is not None:
+                later = (later[0] - cut, later[1])
+            return ParsedLines(*columns, values, kept, positions, later)  # type: ignore[call-arg]
         dropped = set(drop)
         keep = [k for k in range(len(self)) if k not in dropped]
         renumber = {old: new for new, old in enumerate(keep)}
@@ -532,7 +560,9 @@ def _joined(
         first.lines.extend(array("q", map(shift.__add__, lines)))
     for name in ("starts", "ends", "types", "ids", "parent_ids", "roles"):
         getattr(first, name).extend(getattr(rest, name))
-    if first.counted is not None and rest.counted is not None:
+    if first.counted is not None and rest.counted_later is not None:  # (sent: joined later)
+        first.counted_later = (base + rest.counted_later[0], rest.counted_later[1])
+    elif first.counted is not None and rest.counted is not None:  # (made here)
         first.counted.extend(map(base.__add__, rest.counted.rows), ())
         for column, more in zip(first.counted.columns, rest.counted.columns):
             column.extend(more)
