@@ -242,3 +242,22 @@ def test_page_secrets_names_every_line_a_secret_shown_is_on():
     expected = [n + 1 for n, line in enumerate(lines) if token in line]
     assert [s.line for s in found] == expected == [1, 4, 6]
     assert [s.entry_id for s in found] == [None, "b", None]
+
+
+def test_a_plans_hint_test_finds_any_of_its_hints():
+    """``_holder``'s one test (a regular expression of several hints) says what a search
+    for each hint says, on texts made of pieces of every plan's hints."""
+    import random
+
+    rng = random.Random(7)
+    plans = [holds for _, _, holds, _, _ in redact._plans() if holds is not None]
+    hints = [h for _, _, hs in redact._searches() for h in hs]
+    pieces = [*hints, *(h[: len(h) // 2] for h in hints), *(h[1:] for h in hints), "x", " "]
+    for _ in range(400):
+        text = "".join(rng.choices(pieces, k=rng.randrange(0, 4)))
+        for _, _, hs in redact._searches():
+            for form in (hs, tuple(h.lower() for h in hs)):
+                holds = redact._holder(form)
+                if holds is not None:
+                    assert bool(holds(text)) == any(h in text for h in form), (form, text)
+    assert len(plans) == sum(1 for _, _, hs in redact._searches() if hs)

@@ -206,17 +206,13 @@ def _may_match(text: str) -> Iterator[tuple[int, str, re.Pattern[str]]]:
     without hints, and those whose hints ``text`` holds (in any case where the pattern
     ignores case somewhere, else as written: a literal matches only itself); a
     pattern with a quick test (``_FIRST``) only when that test finds something."""
-    lower = None
-    for rank, (kind, pattern, hints, exact, first) in enumerate(_plans()):
-        if hints:
-            if exact:
-                if not any(hint in text for hint in hints):
-                    continue
-            else:
-                if lower is None:
-                    lower = text.lower()
-                if not any(hint in lower for hint in hints):
-                    continue
+    lower = ""  # (made when first needed)
+    for rank, (kind, pattern, holds, exact, first) in enumerate(_plans()):
+        if holds is not None:
+            if not exact and not lower:
+                lower = text.lower()
+            if not holds(text if exact else lower):
+                continue
         if first is not None and first.search(text) is None:
             continue
         yield rank, kind, pattern
@@ -232,9 +228,12 @@ _FIRST = {
     ),
 }
 
-#: What ``_may_match`` reads of each pattern of ``_searches()``: (kind, pattern, hints,
-#: whether the hints are searched as written, the quick test or None).
-_Plan = tuple[str, re.Pattern[str], tuple[str, ...], bool, "re.Pattern[str] | None"]
+#: What ``_may_match`` reads of each pattern of ``_searches()``: (kind, pattern, the test
+#: of a text for its hints (``_holder``) or None, whether the hints are searched as
+#: written, the quick test or None).
+_Plan = tuple[
+    str, re.Pattern[str], "Callable[[str], object] | None", bool, "re.Pattern[str] | None"
+]
 
 #: ``_plans()`` once made, and the ``_searches()`` it was made of.
 _planned: list[tuple[Searches, tuple[_Plan, ...]]] = []
@@ -251,12 +250,28 @@ def _plans() -> tuple[_Plan, ...]:
         plans = []
         for kind, pattern, hints in made:
             exact = not _ignores_case(pattern)
-            hints = hints if exact else tuple(hint.lower() for hint in hints)
+            holds = _holder(hints if exact else tuple(hint.lower() for hint in hints))
             first = _FIRST.get(pattern.pattern)
             quick = None if first is None else re.compile(first, pattern.flags)
-            plans.append((kind, pattern, hints, exact, quick))
+            plans.append((kind, pattern, holds, exact, quick))
         _planned[:] = [(made, tuple(plans))]
     return _planned[0][1]
+
+
+def _holder(hints: tuple[str, ...]) -> Callable[[str], object] | None:
+    """A test of whether a text holds any of ``hints`` (None: there are none): one hint
+    looked for as it is, several by one regular expression of them (one pass over the
+    text, where a search for each would make one each).
+
+    >>> _holder(("ghp_", "gho_"))("a gho_b") is not None, _holder(("sk-",))("x"), _holder(())
+    (True, False, None)
+    """
+    if not hints:
+        return None
+    if len(hints) == 1:
+        (hint,) = hints
+        return lambda text: hint in text
+    return re.compile("|".join(map(re.escape, hints))).search
 
 
 def _ignores_case(pattern: re.Pattern[str]) -> bool:
