@@ -698,7 +698,7 @@ def _tree_pieces(
 
 #: The share of a big tree's lines (in percent) this process draws; a helper draws the
 #: rest meanwhile. This process also makes and writes every other part of the page.
-MAIN_SHARE = 45
+MAIN_SHARE = 43
 
 
 def _tree_walk(ex: Export, collapse: int) -> Iterator[tuple[Any, ...]]:
