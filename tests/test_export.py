@@ -550,3 +550,25 @@ def test_every_damaged_file_exports_and_draws_the_same_with_helper_processes(mon
     alone = [outcome(path) for path in files]
     monkeypatch.setenv("PISESSION_WORKERS", "2")
     assert [outcome(path) for path in files] == alone
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_gap_counts_each_fate_of_its_entries(seed):
+    """``gap_counts`` (one fate counted by ``list.count``, runs of several by
+    ``groupby``) says what counting each hidden entry's fate says, in ``FATES`` order."""
+    import random
+    from collections import Counter
+
+    from pisession.views.explain import Gap, gap_counts
+    from pisession.views.provenance import FATES
+
+    rng = random.Random(seed)
+    kinds = [k.name for k in FATES]
+    names = [rng.choice(kinds[: rng.randrange(1, 4)]) for _ in range(rng.randrange(5, 60))]
+    first = rng.randrange(len(names) - 2)
+    last = rng.randrange(first + 1, len(names))
+    positions = sorted(rng.sample(range(first, last + 1), rng.randrange(1, last - first + 2)))
+    for gap in (Gap(last - first + 1, first, last), Gap(len(positions), first, last, positions)):
+        counts = Counter(gap.fates(names))
+        expected = ", ".join(f"{counts[k]:,} {k}" for k in kinds if counts[k])
+        assert gap_counts(names, gap) == expected

@@ -22,9 +22,9 @@ the command line, notebooks and tests have always imported from here still are.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import TYPE_CHECKING
 
 from ..js.value import value_text
@@ -226,8 +226,12 @@ def gap_counts(names: Sequence[str], gap: Gap) -> str:
     '2 summarized, 1 off-path'
     """
     fates = gap.fates(names)
-    one = bool(fates) and fates.count(fates[0]) == len(fates)  # (a run of the tree), in C
-    counts: dict[str, int] = {fates[0]: len(fates)} if one else Counter(fates)
+    counts: dict[str, int] = {}
+    if fates and fates.count(fates[0]) == len(fates):  # one fate (a run of the tree), in C
+        counts[fates[0]] = len(fates)
+    else:  # runs of one fate, each counted in C
+        for fate, run in groupby(fates):
+            counts[fate] = counts.get(fate, 0) + len(list(run))
     return ", ".join(f"{counts[k.name]:,} {k.name}" for k in FATES if counts.get(k.name))
 
 
