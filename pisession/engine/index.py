@@ -72,23 +72,14 @@ def parent_positions(
     parent_ids: Sequence[object],
     ids: Sequence[object],
     index_of: Callable[[], dict[Any, Any]] | None = None,
-    unique: Callable[[], bool] | None = None,
-    string_ids: bool | None = None,
-    made: dict[Any, Any] | None = None,
 ) -> list[int]:
     """The position of each entry's parent, or -1 where Pi's walk stops (``parentId``
-    empty, null, absent or not found). ``index_of()`` gives the id index
-    (``id_index(ids)`` by default) and ``unique()`` whether string ids are all different
-    (worked out from ``ids`` by default); the index is asked for only when a parent must
-    be looked up: where ids are all different strings, a parent that comes right before
-    its child is known without one, and a long straight session needs no lookup at all.
-    ``string_ids``: whether every id is a string, when the caller knows; ``made``: the
-    id index, when already made.
+    empty, null, absent or not found): ``parent_links``' parents.
 
     >>> parent_positions([None, "a", "zz", ""], ["a", "b", "", "d"])
     [-1, 0, -1, -1]
     """
-    return parent_links(parent_ids, ids, index_of, unique, string_ids, made).parents
+    return parent_links(parent_ids, ids, index_of).parents
 
 
 class Links(NamedTuple):
@@ -110,7 +101,14 @@ def parent_links(
     string_ids: bool | None = None,
     made: dict[Any, Any] | None = None,
 ) -> Links:
-    """``parent_positions``, and the entries whose parent is not the entry before.
+    """Each entry's parent position, and the entries whose parent is not the entry
+    before (``Links``). ``index_of()`` gives the id index (``id_index(ids)`` by default)
+    and ``unique()`` whether string ids are all different (worked out from ``ids`` by
+    default); the index is asked for only when a parent must be looked up: where ids
+    are all different strings, a parent that comes right before its child is known
+    without one, and a long straight session needs no lookup at all. ``string_ids``:
+    whether every id is a string, when the caller knows; ``made``: the id index, when
+    already made.
 
     >>> parent_links([None, "a", "a"], ["a", "b", "c"])
     Links(parents=[-1, 0, 0], jumps=[0, 2])
