@@ -342,3 +342,15 @@ def test_the_rows_kept_are_the_rows_that_count_more(rows):
         if _counts_more_plainly(types[k], roles[k], usages[k], NO_MESSAGE)
     ]
     assert counting._counting_rows(types, roles, lines, NO_MESSAGE) == expected
+
+
+def test_counted_rows_sent_pickled_come_back_the_same():
+    """A helper's columns travel pickled, their counted rows apart (joined where first
+    asked for): unpickled on their own, they are the same rows and figures."""
+    import pickle
+
+    data = generated(300, seed=4) + b"\n" + "\n".join(ODD_USAGE_LINES).encode() + b"\n"
+    parsed, _ = reader.parse_lines(data, counting=True)
+    sent = pickle.loads(pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL))
+    assert sent.counted is None and sent.counted_later is not None
+    assert sent.whole_counted() == parsed.whole_counted() and sent.counted_later is None

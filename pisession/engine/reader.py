@@ -91,13 +91,16 @@ class ParsedLines:
         >>> list(parsed.whole_counted().rows)
         [0]
         """
-        if self.counted is not None and self.counted_later is not None:
+        if self.counted_later is not None:
+            from .stats import Counted
+
             base, sent = self.counted_later
-            rest = pickle.loads(sent)
+            rest, self.counted_later = pickle.loads(sent), None
+            if self.counted is None:  # (the helper's own columns, as they came)
+                self.counted = Counted()
             self.counted.extend(map(base.__add__, rest.rows), ())
             for column, more in zip(self.counted.columns, rest.columns):
                 column.extend(more)
-        self.counted_later = None
         return self.counted
 
     def __getstate__(self) -> dict[str, Any]:
