@@ -12,7 +12,7 @@ the entries that decide an answer are decoded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import compress, islice, repeat
@@ -93,6 +93,16 @@ class Links(NamedTuple):
     jumps: list[int] | None
 
 
+def rows_after_others(parent_ids: Sequence[object], ids: Sequence[object]) -> Iterator[int]:
+    """The rows, from the second, whose ``parentId`` is not the id of the row before,
+    found in C (the ids not copied); ``packing.parents_packed`` sends only those.
+
+    >>> list(rows_after_others([None, "a", "a", "c"], ["a", "b", "c", "d"]))
+    [2]
+    """
+    return compress(range(1, len(ids)), map(ne, islice(parent_ids, 1, None), ids))
+
+
 def parent_links(
     parent_ids: Sequence[object],
     ids: Sequence[object],
@@ -121,9 +131,8 @@ def parent_links(
     if string_ids and len(ids) > 1 and "" not in (ids if made is None else made):
         # each parentId against the id before it (the first's: none), in C, the ids not
         # copied: the others are strings, those ids
-        after = map(ne, islice(parent_ids, 1, None), ids)
         elsewhere = [0] if ne(parent_ids[0], UNDEFINED) else []
-        elsewhere += compress(range(1, len(ids)), after)
+        elsewhere += rows_after_others(parent_ids, ids)
         if all(type(parent_ids[p]) in _PLAIN_PARENT_TYPES for p in elsewhere):
             # string ids, none of them falsy: a plain lookup stops where Pi's walk
             # stops; a parent that is not the one before needs the index (made first:

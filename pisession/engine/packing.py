@@ -11,8 +11,10 @@ that is the id before it costs no second string.
 from __future__ import annotations
 
 from itertools import compress, islice, repeat
-from operator import is_not, ne
+from operator import is_not
 from typing import Any, NamedTuple, cast
+
+from .index import rows_after_others
 
 
 def packed(column: list[Any]) -> object:
@@ -58,8 +60,8 @@ def parents_packed(parents: list[Any], ids: list[Any]) -> object:
     """
     if not parents or len(parents) != len(ids) or not set(map(type, ids)) <= {str}:
         return packed(parents)
-    # (a parent equal to a string id is that string: ``ne`` finds the others in C)
-    jumps = compress(range(1, len(ids)), map(ne, islice(parents, 1, None), ids))
+    # (a parent equal to a string id is that string)
+    jumps = rows_after_others(parents, ids)
     return AfterIds({0: parents[0], **{row: parents[row] for row in jumps}})
 
 
