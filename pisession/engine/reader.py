@@ -98,9 +98,7 @@ class ParsedLines:
             rest, self.counted_later = pickle.loads(sent), None
             if self.counted is None:  # (the helper's own columns, as they came)
                 self.counted = Counted()
-            self.counted.extend(map(base.__add__, rest.rows), ())
-            for column, more in zip(self.counted.columns, rest.columns):
-                column.extend(more)
+            self.counted.append(base, rest)
         return self.counted
 
     def __getstate__(self) -> dict[str, Any]:
@@ -566,9 +564,7 @@ def _joined(
     if first.counted is not None and rest.counted_later is not None:  # (sent: joined later)
         first.counted_later = (base + rest.counted_later[0], rest.counted_later[1])
     elif first.counted is not None and rest.counted is not None:  # (made here)
-        first.counted.extend(map(base.__add__, rest.counted.rows), ())
-        for column, more in zip(first.counted.columns, rest.counted.columns):
-            column.extend(more)
+        first.counted.append(base, rest.counted)
     first.values.update((k + base, v) for k, v in rest.values.items())
     diagnostics += [Diagnostic(d.line + shift, d.kind, d.message) for d in rest_diagnostics]
     return first, diagnostics

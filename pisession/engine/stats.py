@@ -463,6 +463,18 @@ class Counted:
         for column, values in zip(self.columns, zip(*figures)):
             column.extend(values)
 
+    def append(self, base: int, more: Counted) -> None:
+        """Keep ``more``'s rows after those kept, its row 0 at row ``base`` here.
+
+        >>> counted, more = Counted(array("q", [1]), [[0] for _ in COLUMNS]), Counted()
+        >>> more.extend([0], [(5, *[0] * (len(COLUMNS) - 1))])
+        >>> counted.append(3, more); list(counted.rows), counted.columns[0]
+        ([1, 3], [0, 5])
+        """
+        self.rows.extend(array("q", map(base.__add__, more.rows)))
+        for column, values in zip(self.columns, more.columns):
+            column.extend(values)
+
     def local(self, positions: Sequence[int]) -> list[int]:
         """Where the kept rows among ``positions`` are in ``columns``, in the order of
         ``positions``.
